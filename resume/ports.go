@@ -1,0 +1,163 @@
+package resume
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/recess-action/recess/state"
+)
+
+// Clock is the engine's only source of time. Tests and RECESS_NOW pin it.
+type Clock interface {
+	Now() time.Time
+}
+
+// ClockFunc adapts a function to Clock.
+type ClockFunc func() time.Time
+
+// Now returns f().
+func (f ClockFunc) Now() time.Time { return f() }
+
+// Store keeps one record per discussion with optimistic writes.
+//
+// Load returns state.ErrNotFound when no record exists, and an error wrapping
+// state.ErrCorrupt when one exists but cannot be decoded (the store keeps it
+// aside; the engine refuses to overwrite it). Save writes rec if rec.Rev is
+// still the stored version (empty Rev: only if none exists), updates rec.Rev,
+// and returns an error wrapping state.ErrConflict otherwise. Pending lists the
+// records that need watching, soonest due first.
+type Store interface {
+	Load(ctx context.Context, discussion int) (*state.Record, error)
+	Save(ctx context.Context, rec *state.Record) error
+	Pending(ctx context.Context) ([]state.Summary, error)
+}
+
+// Discussions reads and writes the discussion itself.
+type Discussions interface {
+	// Discussion returns the discussion with every comment and reply, oldest
+	// first. A deleted discussion is ErrNotFound.
+	Discussion(ctx context.Context, number int) (*Discussion, error)
+	// Reply posts a comment. replyTo, when not empty, must be a top-level
+	// comment (GitHub threads only one level deep).
+	Reply(ctx context.Context, discussionID, replyTo, body string) (*Comment, error)
+	// React adds a reaction to a discussion or comment; Unreact removes one.
+	// Both are idempotent.
+	React(ctx context.Context, subjectID string, r Reaction) error
+	Unreact(ctx context.Context, subjectID string, r Reaction) error
+	// Label adds a label to the discussion (creating nothing: the label must
+	// exist or the call is a logged no-op); Unlabel removes it.
+	Label(ctx context.Context, discussionID, name string) error
+	Unlabel(ctx context.Context, discussionID, name string) error
+}
+
+// Reaction is a GitHub reaction content.
+type Reaction string
+
+// Reactions recess uses.
+const (
+	Eyes     Reaction = "EYES"
+	ThumbsUp Reaction = "THUMBS_UP"
+	Confused Reaction = "CONFUSED"
+)
+
+// Dispatcher starts agent runs and looks them up.
+type Dispatcher interface {
+	// Dispatch starts the agent workflow. It returns GitHub's run id when the
+	// server reports it (0 when it does not). An error wrapping
+	// ErrDispatchRefused means GitHub refused the request itself (retrying the
+	// same request cannot help); any other error may be transient.
+	Dispatch(ctx context.Context, req DispatchRequest) (runID int64, err error)
+	// FindRun looks a run up by the correlation id in its run-name.
+	// ErrNotFound when there is none (yet).
+	FindRun(ctx context.Context, correlationID string) (*WorkflowRun, error)
+	// Run returns a run by id.
+	Run(ctx context.Context, id int64) (*WorkflowRun, error)
+	// RecentDispatches counts agent runs created by workflow_dispatch at or
+	// after since, for the repository-wide rate limit.
+	RecentDispatches(ctx context.Context, since time.Time) (int, error)
+}
+
+// Errors the engine branches on, returned (wrapped) by the ports.
+var (
+	ErrNotFound        = errors.New("not found")
+	ErrDispatchRefused = errors.New("dispatch refused")
+)
+
+// DispatchRequest is one workflow_dispatch of the agent workflow.
+type DispatchRequest struct {
+	CorrelationID string
+	Discussion    int
+	// ResumeContext is the resume_context input (empty for a fresh dispatch).
+	ResumeContext string
+}
+
+// Inputs returns the workflow_dispatch inputs for the request.
+func (r DispatchRequest) Inputs() map[string]string {
+	return map[string]string{
+		"correlation_id":    r.CorrelationID,
+		"discussion_number": strconv.Itoa(r.Discussion),
+		"resume_context":    r.ResumeContext,
+	}
+}
+
+// WorkflowRun is what the engine needs to know of an agent run.
+type WorkflowRun struct {
+	ID         int64
+	Name       string
+	Status     string // queued, in_progress, completed, ...
+	Conclusion string // success, failure, cancelled, timed_out, ... (when completed)
+	CreatedAt  time.Time
+	URL        string
+}
+
+// Completed reports whether the run has ended.
+func (r *WorkflowRun) Completed() bool { return r.Status == "completed" }
+
+// Discussion is a snapshot of a discussion and its comments.
+type Discussion struct {
+	ID        string
+	Number    int
+	Title     string
+	Body      string
+	Author    string
+	CreatedAt time.Time
+	URL       string
+	Closed    bool
+	Locked    bool
+	// Mine is true when recess's own identity authored the discussion.
+	Mine bool
+	// Labels are the discussion's label names.
+	Labels []string
+	// Comments are all comments and replies, ordered by creation time.
+	Comments []Comment
+}
+
+// Comment is one discussion comment or reply.
+type Comment struct {
+	ID string
+	// ParentID is the top-level comment a reply sits under ("" for a
+	// top-level comment).
+	ParentID string
+	Author   string
+	// Association is GitHub's authorAssociation (OWNER, MEMBER,
+	// COLLABORATOR, CONTRIBUTOR, ...).
+	Association string
+	Body        string
+	CreatedAt   time.Time
+	URL         string
+	// Mine is GitHub's viewerDidAuthor: recess's own identity wrote it.
+	Mine      bool
+	Minimized bool
+	Deleted   bool
+}
+
+// WriteAccess reports whether the author may use slash commands.
+func (c *Comment) WriteAccess() bool {
+	switch c.Association {
+	case "OWNER", "MEMBER", "COLLABORATOR":
+		return true
+	}
+	return false
+}

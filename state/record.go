@@ -1,0 +1,299 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Schema is the version of the record format this package reads and writes.
+// A record with another schema is refused (see ErrCorrupt), never guessed at.
+const Schema = 1
+
+// Sentinel errors the engine branches on.
+var (
+	// ErrNotFound means no record exists for the discussion yet.
+	ErrNotFound = errors.New("state: no record")
+	// ErrConflict means the record changed since it was read: re-read and retry.
+	ErrConflict = errors.New("state: record changed since it was read")
+	// ErrCorrupt means a stored record could not be decoded. The store keeps the
+	// bytes aside and never overwrites them silently.
+	ErrCorrupt = errors.New("state: corrupt record")
+	// ErrTooLarge means an encoded record would not fit where the store keeps it.
+	ErrTooLarge = errors.New("state: record too large")
+)
+
+// Limits that keep a record bounded whatever happens in a discussion.
+const (
+	// MaxApplied is how many applied verdict correlation ids are remembered
+	// for idempotent re-delivery.
+	MaxApplied = 16
+	// MaxDispatchTimes is how many recent fresh-dispatch moments are kept
+	// for the per-discussion rate limit.
+	MaxDispatchTimes = 64
+	// MaxOpenRFCs bounds open recesses per discussion.
+	MaxOpenRFCs = 8
+	// MaxCursorIDs bounds the ids kept beside a cursor's timestamp.
+	MaxCursorIDs = 32
+	// MaxReplyIDs bounds the ids of recess's own replies kept per RFC.
+	MaxReplyIDs = 32
+	// MaxTriggerBytes bounds a stored trigger document.
+	MaxTriggerBytes = 8 << 10
+)
+
+// Record is everything recess keeps for one discussion. It holds cursors and
+// open recesses, never copies of the discussion's history: the discussion
+// itself is the history, and every run recomputes what it needs from it.
+type Record struct {
+	Schema int `json:"schema"`
+	// Discussion is the discussion number; DiscussionID its GraphQL node id.
+	Discussion   int    `json:"discussion"`
+	DiscussionID string `json:"discussion_id,omitempty"`
+
+	// Seen is the history cursor: every human comment at or before it has been
+	// handed to an agent run (or deliberately passed over). Comments after it
+	// are what the next dispatch must carry.
+	Seen Cursor `json:"seen"`
+
+	// Active is the agent run recess dispatched whose verdict has not arrived,
+	// or the intent to dispatch it. At most one per discussion.
+	Active *Run `json:"active,omitempty"`
+
+	// OpenRFCs are the open recesses, keyed by the correlation id of the
+	// verdict that opened them.
+	OpenRFCs map[string]*RFC `json:"open_rfcs,omitempty"`
+
+	// Queued is a fresh dispatch that was owed but held back (rate limit,
+	// failed dispatch call); a later run or sweep performs it.
+	Queued *Queued `json:"queued,omitempty"`
+
+	// Escalated is set when automatic dispatches stopped after repeated
+	// failed runs; only a maintainer's "/recess retry" lifts it.
+	Escalated *Escalation `json:"escalated,omitempty"`
+
+	// Dispatches are the moments of recent fresh dispatches (engine clock),
+	// for the per-discussion rate limit. Pruned to the last hour.
+	Dispatches []time.Time `json:"dispatches,omitempty"`
+
+	// Applied are correlation ids whose verdicts were applied, newest last.
+	Applied []string `json:"applied,omitempty"`
+
+	// Answered are ids of slash-command comments already answered or
+	// acknowledged, so that a re-run never answers twice.
+	Answered []string `json:"answered,omitempty"`
+
+	// Closed is set when the discussion was closed, locked or deleted and its
+	// recesses expired; the reason is kept for people.
+	Closed string `json:"closed,omitempty"`
+
+	// UpdatedAt is the engine clock at the last write.
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Status is the visible text stores that show the record to people (the
+	// status comment) display. It is derived by the engine and not part of
+	// the encoded record.
+	Status string `json:"-"`
+
+	// Rev is the store's version of the record as it was read, for
+	// optimistic writes. Empty for a record never stored.
+	Rev string `json:"-"`
+}
+
+// Cursor marks a position in a discussion's history by GitHub's own
+// timestamps: everything created at or before At is on the near side, except
+// comments created exactly at At whose ids are not in IDs (GitHub timestamps
+// have one-second resolution, so several comments can share one).
+type Cursor struct {
+	At  time.Time `json:"at"`
+	IDs []string  `json:"ids,omitempty"`
+}
+
+// Covers reports whether a comment created at t with the given id lies at or
+// before the cursor.
+func (c Cursor) Covers(id string, t time.Time) bool {
+	if t.Before(c.At) {
+		return true
+	}
+	if t.After(c.At) {
+		return false
+	}
+	for _, x := range c.IDs {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Advance moves the cursor to include a comment created at t with the given id.
+// It never moves backwards.
+func (c Cursor) Advance(id string, t time.Time) Cursor {
+	switch {
+	case t.After(c.At):
+		return Cursor{At: t, IDs: []string{id}}
+	case t.Equal(c.At):
+		if c.Covers(id, t) {
+			return c
+		}
+		ids := append(append([]string(nil), c.IDs...), id)
+		if len(ids) > MaxCursorIDs {
+			ids = ids[len(ids)-MaxCursorIDs:]
+		}
+		return Cursor{At: c.At, IDs: ids}
+	default:
+		return c
+	}
+}
+
+// Run states.
+const (
+	// RunDispatching: the intent is recorded, the dispatch not yet confirmed.
+	RunDispatching = "dispatching"
+	// RunDispatched: GitHub accepted the dispatch.
+	RunDispatched = "dispatched"
+	// RunEscalated: attempts are exhausted; waiting for "/recess retry".
+	RunEscalated = "escalated"
+)
+
+// Run is an agent run recess dispatched (or intends to dispatch).
+type Run struct {
+	CorrelationID string `json:"correlation_id"`
+	State         string `json:"state"`
+	// RunID is GitHub's workflow run id once known (from the dispatch answer,
+	// a run lookup, or the run's own claim).
+	RunID int64 `json:"run_id,omitempty"`
+	// Claimed is set when the run's claim step accepted it.
+	Claimed bool `json:"claimed,omitempty"`
+	// IntentAt is the engine clock when the intent was recorded;
+	// DispatchedAt when GitHub accepted it.
+	IntentAt     time.Time `json:"intent_at"`
+	DispatchedAt time.Time `json:"dispatched_at,omitzero"`
+	// Since is where the run's history begins: the history cursor before this
+	// dispatch. Until is the history cursor the dispatch carried everything up
+	// to. A retry rebuilds the same resume_context from Since..Until.
+	Since Cursor `json:"since"`
+	Until Cursor `json:"until"`
+	// Resume is set for a resume (nil for a fresh dispatch).
+	Resume *Resume `json:"resume,omitempty"`
+	// Attempt counts dispatches of this resume, the first included.
+	Attempt int `json:"attempt"`
+	// DispatchErrors counts failed dispatch calls; they never burn attempts.
+	DispatchErrors int `json:"dispatch_errors,omitempty"`
+	// LastError is the last dispatch or run failure, for people.
+	LastError string `json:"last_error,omitempty"`
+	// EyesOn is the subject (comment or discussion node id) that carries the
+	// EYES acknowledgement, removed when the verdict arrives.
+	EyesOn string `json:"eyes_on,omitempty"`
+}
+
+// Resume is what a resumed run was told, so a retry can tell it again.
+type Resume struct {
+	// CorrelationID is the original correlation id of the recess.
+	CorrelationID string          `json:"correlation_id"`
+	FiredBy       string          `json:"fired_by"`
+	FiredAt       time.Time       `json:"fired_at"`
+	Trigger       json.RawMessage `json:"trigger,omitempty"`
+	RecessCount   int             `json:"recess_count"`
+}
+
+// RFC is an open recess.
+type RFC struct {
+	// Trigger is the validated trigger document, as the verdict gave it.
+	Trigger json.RawMessage `json:"trigger"`
+	// OpenedAt is the engine clock when the recess opened; time-based
+	// moments (elapsed, expires) count from it.
+	OpenedAt time.Time `json:"opened_at"`
+	// RepliesAfter is the GitHub-timestamp cursor after which a human
+	// comment counts as a reply: the last reply recess posted for the verdict,
+	// or the recessing run's history cursor when it posted none.
+	RepliesAfter Cursor `json:"replies_after"`
+	// Since is where history_since begins: the history cursor of the run
+	// that recessed, so comments written while it worked are never lost.
+	Since Cursor `json:"since"`
+	// DueAt is the predicted moment at which time alone fires the trigger
+	// (nil when time alone cannot). The sweep visits records by it.
+	DueAt *time.Time `json:"due_at,omitempty"`
+	// RecessCount counts recesses in this chain, this one included.
+	RecessCount int `json:"recess_count"`
+	// ReplyIDs are the comments recess posted with the verdict (their
+	// top-level parents define scope "thread").
+	ReplyIDs []string `json:"reply_ids,omitempty"`
+	// ThreadRoots are the top-level comments that hold recess's replies.
+	ThreadRoots []string `json:"thread_roots,omitempty"`
+	// Summary is the verdict's summary, for people.
+	Summary string `json:"summary,omitempty"`
+}
+
+// Queued is an owed fresh dispatch.
+type Queued struct {
+	Since  time.Time `json:"since"`
+	Reason string    `json:"reason"`
+}
+
+// Escalation records why automatic dispatch stopped.
+type Escalation struct {
+	At     time.Time `json:"at"`
+	Reason string    `json:"reason"`
+}
+
+// New returns an empty record for a discussion.
+func New(number int) *Record {
+	return &Record{Schema: Schema, Discussion: number}
+}
+
+// Pending reports whether the record needs watching: an open recess, an
+// active or escalated run, or an owed dispatch.
+func (r *Record) Pending() bool {
+	return len(r.OpenRFCs) > 0 || r.Active != nil || r.Queued != nil
+}
+
+// NextDue is the earliest moment a sweep should visit the record: the
+// soonest RFC due moment, or now-ish for work that is owed right away
+// (an unconfirmed intent, a queued dispatch). Zero when nothing is owed by
+// the passing of time.
+func (r *Record) NextDue() time.Time {
+	var next time.Time
+	consider := func(t time.Time) {
+		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	for _, rfc := range r.OpenRFCs {
+		if rfc.DueAt != nil {
+			consider(*rfc.DueAt)
+		}
+	}
+	if r.Active != nil && r.Active.State != RunEscalated {
+		consider(r.Active.IntentAt)
+	}
+	if r.Queued != nil {
+		consider(r.Queued.Since)
+	}
+	return next
+}
+
+// Clone returns a deep copy, so a caller can change it and still compare.
+func (r *Record) Clone() *Record {
+	if r == nil {
+		return nil
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		panic(fmt.Sprintf("state: clone: %v", err))
+	}
+	var c Record
+	if err := json.Unmarshal(b, &c); err != nil {
+		panic(fmt.Sprintf("state: clone: %v", err))
+	}
+	c.Status, c.Rev = r.Status, r.Rev
+	return &c
+}
+
+// Summary is what a store can tell about a record without reading it whole:
+// enough for a sweep to choose what to visit, soonest due first.
+type Summary struct {
+	Discussion int
+	// NextDue as of the last write; zero when unknown or nothing is due by time.
+	NextDue time.Time
+}
