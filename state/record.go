@@ -79,9 +79,14 @@ type Record struct {
 	// Applied are correlation ids whose verdicts were applied, newest last.
 	Applied []string `json:"applied,omitempty"`
 
-	// Answered are ids of slash-command comments already answered or
-	// acknowledged, so that a re-run never answers twice.
-	Answered []string `json:"answered,omitempty"`
+	// Commands is the slash-command cursor: every command comment at or
+	// before it has been handled, so a re-run never handles one twice.
+	Commands Cursor `json:"commands"`
+
+	// Checked is the creation time of the newest comment the engine had
+	// looked at when it last wrote the record; a sweep that sees newer
+	// activity knows an event was lost and visits the discussion.
+	Checked time.Time `json:"checked,omitzero"`
 
 	// Closed is set when the discussion was closed, locked or deleted and its
 	// recesses expired; the reason is kept for people.
@@ -90,10 +95,10 @@ type Record struct {
 	// UpdatedAt is the engine clock at the last write.
 	UpdatedAt time.Time `json:"updated_at"`
 
-	// Status is the visible text stores that show the record to people (the
-	// status comment) display. It is derived by the engine and not part of
-	// the encoded record.
-	Status string `json:"-"`
+	// Status is the visible text that stores showing the record to people
+	// (the status comment) display. The engine derives it; it is kept in the
+	// record too, so that "nothing visible changed" needs no extra read.
+	Status string `json:"status,omitempty"`
 
 	// Rev is the store's version of the record as it was read, for
 	// optimistic writes. Empty for a record never stored.
@@ -286,7 +291,7 @@ func (r *Record) Clone() *Record {
 	if err := json.Unmarshal(b, &c); err != nil {
 		panic(fmt.Sprintf("state: clone: %v", err))
 	}
-	c.Status, c.Rev = r.Status, r.Rev
+	c.Rev = r.Rev
 	return &c
 }
 
@@ -294,6 +299,11 @@ func (r *Record) Clone() *Record {
 // enough for a sweep to choose what to visit, soonest due first.
 type Summary struct {
 	Discussion int
-	// NextDue as of the last write; zero when unknown or nothing is due by time.
+	// NextDue as of the last write; zero when nothing is due by time.
 	NextDue time.Time
+	// Known is false when the store could not tell NextDue and Checked
+	// without reading the record: the sweep must visit it.
+	Known bool
+	// Checked is Record.Checked as of the last write.
+	Checked time.Time
 }

@@ -1,0 +1,304 @@
+package resume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/recess-action/recess/state"
+)
+
+// ParseVerdict parses a verdict under the engine's policy (max-recess,
+// allowed trigger kinds), with the recess opening now.
+func (e *Engine) ParseVerdict(data []byte) (*Verdict, error) {
+	c := e.cfg()
+	return ParseVerdict(data, TriggerLimits{MaxRecess: c.MaxRecess, At: e.Clock.Now().UTC(), AllowedKinds: c.AllowedKinds})
+}
+
+// Verdict applies an agent's verdict. runID is the GitHub run the verdict
+// comes from (0 when unknown). Everything is validated before any side
+// effect: a verdict for another run than the active one is refused (stale or
+// duplicate) with an error wrapping ErrRefused; a verdict already applied is
+// a no-op, so a re-delivered verdict changes nothing.
+//
+// Replies are posted first, each with a hidden marker of the correlation id
+// and its index, so a re-run of the step never posts twice; then the record
+// is written (the run ends; a recessed verdict opens its recess); then the
+// EYES acknowledgement is removed.
+func (e *Engine) Verdict(ctx context.Context, v *Verdict, runID int64) (*Result, error) {
+	return e.run(ctx, v.DiscussionNumber, passOpts{command: "verdict"}, func(p *pass) error {
+		return p.verdict(v, runID)
+	})
+}
+
+func refuse(field, format string, args ...any) error {
+	return fmt.Errorf("%w: %w", ErrRefused, &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+}
+
+func (p *pass) verdict(v *Verdict, runID int64) error {
+	for _, id := range p.rec.Applied {
+		if id == v.CorrelationID {
+			p.res.note("verdict %s was already applied: nothing to do", v.CorrelationID)
+			p.res.CorrelationID = v.CorrelationID
+			return nil
+		}
+	}
+	a := p.rec.Active
+	switch {
+	case p.isNew:
+		return refuse("verdict.discussion_number", "recess has no record of discussion %d", v.DiscussionNumber)
+	case a == nil || a.CorrelationID != v.CorrelationID:
+		expected := "none"
+		if a != nil {
+			expected = a.CorrelationID
+		}
+		return refuse("verdict.correlation_id", "%q is not the active run of discussion %d (expected %s): stale or duplicate", v.CorrelationID, v.DiscussionNumber, expected)
+	case a.State == state.RunEscalated:
+		return refuse("verdict.correlation_id", "%q was escalated after its run ended without a verdict", v.CorrelationID)
+	case a.Claimed && a.RunID != 0 && runID != 0 && a.RunID != runID:
+		return refuse("verdict.correlation_id", "run %d claimed %q; this verdict comes from run %d", a.RunID, v.CorrelationID, runID)
+	}
+	if v.Verdict == VerdictRecessed && len(p.rec.OpenRFCs) >= state.MaxOpenRFCs {
+		return refuse("verdict.verdict", "discussion %d already has %d open recesses", v.DiscussionNumber, len(p.rec.OpenRFCs))
+	}
+	if _, err := p.discussion(); err != nil {
+		return fmt.Errorf("read discussion %d: %w", v.DiscussionNumber, err)
+	}
+	targets := make([]string, len(v.Replies))
+	for i, r := range v.Replies {
+		if r.ReplyTo == "" {
+			continue
+		}
+		c := p.comment(r.ReplyTo)
+		if c == nil {
+			return refuse(fmt.Sprintf("verdict.replies[%d].reply_to", i), "no comment %q in discussion %d", r.ReplyTo, v.DiscussionNumber)
+		}
+		targets[i] = c.ID
+		if c.ParentID != "" {
+			// GitHub threads one level deep: a reply to a reply goes under its parent.
+			targets[i] = c.ParentID
+		}
+	}
+
+	// Side effects from here on; each is idempotent.
+	var posted []*Comment
+	for i, r := range v.Replies {
+		c, err := p.postReply(v.CorrelationID, i, targets[i], r.Body)
+		if err != nil {
+			return err
+		}
+		posted = append(posted, c)
+	}
+
+	p.rec.Active = nil
+	p.rec.Applied = append(p.rec.Applied, v.CorrelationID)
+	if n := len(p.rec.Applied); n > state.MaxApplied {
+		p.rec.Applied = p.rec.Applied[n-state.MaxApplied:]
+	}
+	if a.EyesOn != "" {
+		p.unreact = append(p.unreact, a.EyesOn)
+	}
+	p.res.CorrelationID = v.CorrelationID
+	if v.Summary != "" {
+		p.res.note("summary: %s", v.Summary)
+	}
+	switch v.Verdict {
+	case VerdictAdjourned:
+		p.res.note("adjourned: %d repl(ies) posted; the run is over", len(posted))
+	case VerdictRecessed:
+		rfc := &state.RFC{
+			Trigger:      v.TriggerJSON,
+			OpenedAt:     p.now,
+			RepliesAfter: a.Until,
+			Since:        a.Until,
+			RecessCount:  1,
+			Summary:      v.Summary,
+		}
+		if a.Resume != nil {
+			rfc.RecessCount = a.Resume.RecessCount + 1
+		}
+		for _, c := range posted {
+			rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, state.Cursor{At: c.CreatedAt.UTC(), IDs: []string{c.ID}})
+			rfc.ReplyIDs = append(rfc.ReplyIDs, c.ID)
+			root := c.ID
+			if c.ParentID != "" {
+				root = c.ParentID
+			}
+			if !containsID(rfc.ThreadRoots, root) {
+				rfc.ThreadRoots = append(rfc.ThreadRoots, root)
+			}
+		}
+		if len(rfc.ReplyIDs) > state.MaxReplyIDs {
+			rfc.ReplyIDs = rfc.ReplyIDs[len(rfc.ReplyIDs)-state.MaxReplyIDs:]
+		}
+		p.rec.OpenRFCs[v.CorrelationID] = rfc
+		p.res.note("recessed: %d repl(ies) posted; waiting (%s)", len(posted), string(v.TriggerJSON))
+	}
+	// The rest is an ordinary reconciliation with the run over: a trigger
+	// that already holds fires now, and comments that arrived while the run
+	// worked get a fresh dispatch after an adjourned answer.
+	if err := p.evaluate(); err != nil {
+		return err
+	}
+	if err := p.intake(); err != nil {
+		return err
+	}
+	return p.finish()
+}
+
+// postReply posts reply i of a verdict unless an earlier attempt already did.
+func (p *pass) postReply(id string, i int, replyTo, body string) (*Comment, error) {
+	for j := range p.d.Comments {
+		c := &p.d.Comments[j]
+		if !c.Mine {
+			continue
+		}
+		if k, n, ok := parseReplyMarker(c.Body); ok && k == id && n == i {
+			return c, nil
+		}
+	}
+	c, err := p.e.Discussions.Reply(p.ctx, p.d.ID, replyTo, body+"\n\n"+replyMarker(id, i))
+	if err != nil {
+		return nil, fmt.Errorf("post reply %d of verdict %s: %w", i, id, err)
+	}
+	p.d.Comments = append(p.d.Comments, *c)
+	return c, nil
+}
+
+// Claim is the agent workflow's first step: is this run the one recess
+// expects for the correlation id? A duplicate or stale dispatch gets
+// Result.Stale and the workflow skips its work. The first run to claim an
+// id owns it.
+func (e *Engine) Claim(ctx context.Context, number int, correlationID string, runID int64) (*Result, error) {
+	return e.run(ctx, number, passOpts{command: "claim"}, func(p *pass) error {
+		p.res.CorrelationID = correlationID
+		a := p.rec.Active
+		switch {
+		case a == nil || a.CorrelationID != correlationID:
+			p.res.Stale = true
+			p.res.note("%s is not the run recess expects for discussion %d: stale", correlationID, number)
+			return nil
+		case a.State == state.RunEscalated:
+			p.res.Stale = true
+			p.res.note("%s was escalated: stale", correlationID)
+			return nil
+		case a.Claimed && a.RunID != 0 && runID != 0 && a.RunID != runID:
+			p.res.Stale = true
+			p.res.note("run %d already claimed %s: this run (%d) is a duplicate", a.RunID, correlationID, runID)
+			return nil
+		}
+		a.Claimed = true
+		if runID != 0 {
+			a.RunID = runID
+		}
+		if a.State == state.RunDispatching {
+			a.State, a.DispatchedAt = state.RunDispatched, p.now
+		}
+		p.res.note("run %d claimed %s", runID, correlationID)
+		return p.save()
+	})
+}
+
+// Status reports the discussion's open recesses without changing anything.
+func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
+	return e.run(ctx, number, passOpts{command: "status"}, func(p *pass) error {
+		if p.isNew {
+			p.res.note("recess has no record of discussion %d", number)
+			return nil
+		}
+		if _, err := p.discussion(); err != nil {
+			return fmt.Errorf("read discussion %d: %w", number, err)
+		}
+		for id, rfc := range p.rec.OpenRFCs {
+			t, err := ParseTrigger(rfc.Trigger, TriggerLimits{})
+			if err != nil {
+				return fmt.Errorf("record of discussion %d: open_rfcs[%q].trigger: %v: %w", number, id, err, state.ErrCorrupt)
+			}
+			if p.evals == nil {
+				p.evals, p.observed = map[string]Evaluation{}, map[string]Observed{}
+			}
+			o := p.observe(rfc)
+			p.evals[id], p.observed[id] = Evaluate(t, o, p.now), o
+		}
+		p.res.note("%s", p.statusLine())
+		return nil
+	})
+}
+
+// Sweep visits every discussion that needs it: due moments first (soonest
+// first), then records whose due moment the store cannot tell, at most
+// max-operations of them; the rest are left for the next sweep. It fires
+// due elapsed triggers, catches up missing_input triggers whose events were
+// lost, applies expiries, reconciles unconfirmed or failed dispatches and
+// escalates.
+func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
+	c := e.cfg()
+	now := e.Clock.Now().UTC()
+	res := &Result{Command: "sweep"}
+	list, err := e.Store.Pending(ctx)
+	if err != nil {
+		return res, fmt.Errorf("list pending discussions: %w", err)
+	}
+	var visit []state.Summary
+	for _, s := range list {
+		if !s.Known || (!s.NextDue.IsZero() && !s.NextDue.After(now)) || s.NextDue.IsZero() {
+			visit = append(visit, s)
+		}
+	}
+	sort.SliceStable(visit, func(i, j int) bool { return sweepBefore(visit[i], visit[j]) })
+	if len(visit) > c.MaxOperations {
+		res.Left = len(visit) - c.MaxOperations
+		visit = visit[:c.MaxOperations]
+		res.warn("max-operations %d reached: %d discussion(s) left for the next sweep", c.MaxOperations, res.Left)
+	}
+	var failures []error
+	for _, s := range visit {
+		r, err := e.Reconcile(ctx, s.Discussion)
+		res.Sweep = append(res.Sweep, r)
+		if err != nil {
+			failures = append(failures, fmt.Errorf("discussion %d: %w", s.Discussion, err))
+			r.warn("%v", err)
+			continue
+		}
+		if r.Dispatched && !res.Dispatched {
+			// The outputs name the first dispatch; the summary lists them all.
+			res.Dispatched, res.CorrelationID = true, r.CorrelationID
+		}
+		if r.Fired && !res.Fired {
+			res.Fired, res.FiredBy = true, r.FiredBy
+		}
+		for _, w := range r.Warnings {
+			res.warn("discussion %d: %s", s.Discussion, w)
+		}
+		res.OpenRFCs += r.OpenRFCs
+		res.RFCs = append(res.RFCs, r.RFCs...)
+		if r.DueAt != nil && (res.DueAt == nil || r.DueAt.Before(*res.DueAt)) {
+			res.DueAt = r.DueAt
+		}
+	}
+	res.note("visited %d of %d pending discussion(s)", len(visit), len(list))
+	return res, errors.Join(failures...)
+}
+
+// sweepBefore orders a sweep: known due moments soonest first, then the
+// records whose moment is not known, then those with no time component.
+func sweepBefore(a, b state.Summary) bool {
+	rank := func(s state.Summary) int {
+		switch {
+		case s.Known && !s.NextDue.IsZero():
+			return 0
+		case !s.Known:
+			return 1
+		default:
+			return 2
+		}
+	}
+	if ra, rb := rank(a), rank(b); ra != rb {
+		return ra < rb
+	}
+	if !a.NextDue.Equal(b.NextDue) {
+		return a.NextDue.Before(b.NextDue)
+	}
+	return a.Discussion < b.Discussion
+}

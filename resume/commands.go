@@ -1,0 +1,142 @@
+package resume
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// command is a parsed "/recess NAME [ARG]" line.
+type command struct {
+	name, arg string
+}
+
+var signalName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// parseCommand reads a slash command from the first non-empty line of a
+// comment body. ok is false for anything else (an ordinary comment).
+func parseCommand(body string) (command, bool) {
+	line := body
+	for {
+		i := strings.IndexByte(line, '\n')
+		first := line
+		if i >= 0 {
+			first = line[:i]
+		}
+		if strings.TrimSpace(first) != "" || i < 0 {
+			line = first
+			break
+		}
+		line = line[i+1:]
+	}
+	f := strings.Fields(line)
+	if len(f) < 2 || f[0] != "/recess" {
+		return command{}, false
+	}
+	c := command{name: strings.ToLower(f[1])}
+	if len(f) > 2 {
+		c.arg = strings.Join(f[2:], " ")
+	}
+	return c, true
+}
+
+// validate says what is wrong with a command, or "".
+func (c command) validate(max Duration, at time.Time) string {
+	switch c.name {
+	case "status", "cancel", "resume", "retry":
+		if c.arg != "" {
+			return fmt.Sprintf("/recess %s takes no argument", c.name)
+		}
+	case "signal":
+		if !signalName.MatchString(c.arg) {
+			return "/recess signal needs a name of 1 to 64 letters, digits, '.', '_' or '-'"
+		}
+	case "extend":
+		d, err := ParseDuration(c.arg)
+		if err != nil {
+			return "/recess extend needs an ISO-8601 duration such as P1D: " + err.Error()
+		}
+		if max.String() != "" && d.AddTo(at).After(max.AddTo(at)) {
+			return "/recess extend: " + c.arg + " is longer than max-recess " + max.String()
+		}
+	default:
+		return fmt.Sprintf("unknown command /recess %s (status, cancel, resume, signal NAME, retry, extend DURATION)", c.name)
+	}
+	return ""
+}
+
+// commandWindow is how far back a discussion recess sees for the first
+// time is searched for commands: old commands are history, not requests.
+const commandWindow = 10 * time.Minute
+
+// commands handles the slash commands written since the last run, oldest
+// first. Only write-level authors (OWNER, MEMBER, COLLABORATOR) may use
+// them; anyone else's "/recess ..." is an ordinary reply and a log line.
+// Each command is handled once: the command cursor moves past it in the same
+// record write that records its effect, and every comment recess posts in
+// answer carries a marker, so a re-run neither repeats nor loses one.
+func (p *pass) commands() error {
+	if p.isNew && p.rec.Commands.At.IsZero() {
+		p.rec.Commands = newest(p.d)
+		p.rec.Commands.At = p.rec.Commands.At.Add(-commandWindow)
+		p.rec.Commands.IDs = nil
+	}
+	for i := range p.d.Comments {
+		c := &p.d.Comments[i]
+		if p.rec.Commands.Covers(c.ID, c.CreatedAt) {
+			continue
+		}
+		cmd, ok := parseCommand(c.Body)
+		if !ok || c.Mine || c.Deleted || c.Minimized {
+			continue
+		}
+		p.rec.Commands = p.rec.Commands.Advance(c.ID, c.CreatedAt)
+		if !c.WriteAccess() {
+			p.e.logf("discussion %d: ignored /recess %s from @%s (%s): slash commands need write access; it counts as an ordinary reply", p.rec.Discussion, cmd.name, c.Author, c.Association)
+			p.res.note("ignored /recess %s from @%s: no write access", cmd.name, c.Author)
+			continue
+		}
+		if why := cmd.validate(p.cfg.MaxRecess, p.now); why != "" {
+			p.res.warn("comment %s: %s", c.ID, why)
+			if err := p.e.Discussions.React(p.ctx, c.ID, Confused); err != nil {
+				p.res.warn("could not react to comment %s: %v", c.ID, err)
+			}
+			continue
+		}
+		if err := p.command(c, cmd); err != nil {
+			return err
+		}
+		if err := p.e.Discussions.React(p.ctx, c.ID, ThumbsUp); err != nil {
+			p.res.warn("could not react to comment %s: %v", c.ID, err)
+		}
+	}
+	return nil
+}
+
+func (p *pass) command(c *Comment, cmd command) error {
+	p.res.note("/recess %s from @%s", strings.TrimSpace(cmd.name+" "+cmd.arg), c.Author)
+	switch cmd.name {
+	case "status":
+		return p.postOnce("answer."+c.ID, c.ID, p.statusLine())
+	case "cancel":
+		if len(p.rec.OpenRFCs) == 0 {
+			return p.postOnce("answer."+c.ID, c.ID, "There is no open recess to cancel.")
+		}
+		p.cancel = "cancelled by @" + c.Author
+	case "resume":
+		if len(p.rec.OpenRFCs) == 0 {
+			return p.postOnce("answer."+c.ID, c.ID, "There is no open recess to resume.")
+		}
+		p.manual = true
+	case "retry":
+		if p.rec.Active == nil || p.rec.Escalated == nil {
+			return p.postOnce("answer."+c.ID, c.ID, "Nothing is escalated: there is nothing to retry.")
+		}
+		p.retry = true
+	case "signal", "extend":
+		// Derived from the discussion on every evaluation (see observe), so
+		// that a lost event cannot lose a signal or an extension.
+	}
+	return nil
+}

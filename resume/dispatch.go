@@ -1,0 +1,174 @@
+package resume
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/recess-action/recess/state"
+)
+
+// finish performs the pass's one dispatch, if any, and writes the record.
+func (p *pass) finish() error {
+	if p.plan == nil {
+		if err := p.save(); err != nil {
+			return err
+		}
+		p.removeEyes()
+		return nil
+	}
+	return p.dispatch()
+}
+
+// dispatch is exactly-once bookkeeping around one workflow_dispatch: the
+// intent (new correlation id, state "dispatching") is written first; then
+// the dispatch; then the confirmation. A crash between the two writes leaves
+// an intent that the next run or sweep looks up by correlation id before
+// sending it again, and the agent workflow's claim step turns any remaining
+// duplicate into a no-op.
+func (p *pass) dispatch() error {
+	plan := p.plan
+	a := plan.run
+	a.IntentAt = p.now
+	p.rec.Active = a
+	p.rec.Queued = nil
+	p.rec.Seen = maxCursor(p.rec.Seen, a.Until)
+	if plan.fresh {
+		p.rec.Dispatches = append(p.rec.Dispatches, p.now)
+	}
+	input, err := p.resumeContext(a)
+	if err != nil {
+		return err
+	}
+	if err := p.save(); err != nil {
+		return err
+	}
+	p.removeEyes()
+
+	req := DispatchRequest{CorrelationID: a.CorrelationID, Discussion: p.rec.Discussion, ResumeContext: input}
+	runID, derr := p.e.Dispatcher.Dispatch(p.ctx, req)
+	if derr != nil {
+		return p.dispatchFailed(a, derr)
+	}
+	p.res.Dispatched = true
+	p.res.CorrelationID = a.CorrelationID
+	if a.Resume != nil {
+		p.res.Fired = true
+		p.res.FiredBy = a.Resume.FiredBy
+	}
+	p.res.note("dispatched the agent workflow (correlation id %s, attempt %d)", a.CorrelationID, a.Attempt)
+	if a.EyesOn != "" {
+		if err := p.e.Discussions.React(p.ctx, a.EyesOn, Eyes); err != nil {
+			p.res.warn("could not add the EYES reaction: %v", err)
+		}
+	}
+	return p.confirm(a.CorrelationID, runID)
+}
+
+// confirm records that GitHub accepted the dispatch. Another run may have
+// written meanwhile (a comment accumulating, the agent's own claim): the
+// confirmation is then applied to a fresh read, as long as the intent is
+// still the active one.
+func (p *pass) confirm(id string, runID int64) error {
+	for try := 0; try < maxConflictRetries; try++ {
+		a := p.rec.Active
+		if a == nil || a.CorrelationID != id {
+			return nil // settled by another run (claimed, or a verdict already)
+		}
+		if a.State == state.RunDispatching {
+			a.State = state.RunDispatched
+			a.DispatchedAt = p.now
+			a.LastError = ""
+		}
+		if a.RunID == 0 {
+			a.RunID = runID
+		}
+		err := p.save()
+		if err == nil || !errors.Is(err, state.ErrConflict) {
+			return err
+		}
+		rec, lerr := p.e.Store.Load(p.ctx, p.rec.Discussion)
+		if lerr != nil {
+			return fmt.Errorf("confirm dispatch %s: %w", id, lerr)
+		}
+		if rec.OpenRFCs == nil {
+			rec.OpenRFCs = map[string]*state.RFC{}
+		}
+		p.rec = rec
+		p.before = fingerprint(rec)
+	}
+	p.res.warn("could not confirm dispatch %s after repeated concurrent writes; the next run finds the run by its correlation id", id)
+	return nil
+}
+
+// dispatchFailed records a failed dispatch call. A transient failure is
+// retried by a later run and does not burn an attempt; a refusal (the
+// request itself is wrong: a missing workflow input, an unknown workflow)
+// cannot succeed by retrying and is escalated.
+func (p *pass) dispatchFailed(a *state.Run, derr error) error {
+	a.DispatchErrors++
+	a.LastError = derr.Error()
+	refused := errors.Is(derr, ErrDispatchRefused)
+	if refused {
+		if err := p.escalate(a, "GitHub refused to start the agent workflow: "+derr.Error()); err != nil {
+			return err
+		}
+	} else {
+		p.res.warn("the dispatch call failed (%v); a later run looks for the run and retries", derr)
+	}
+	if err := p.save(); err != nil && !errors.Is(err, state.ErrConflict) {
+		return err
+	}
+	p.removeEyes()
+	if refused {
+		return fmt.Errorf("dispatch of the agent workflow: %w", derr)
+	}
+	return nil
+}
+
+// removeEyes takes back EYES acknowledgements the pass decided to remove.
+func (p *pass) removeEyes() {
+	for _, id := range p.unreact {
+		if err := p.e.Discussions.Unreact(p.ctx, id, Eyes); err != nil {
+			p.res.warn("could not remove the EYES reaction: %v", err)
+		}
+	}
+	p.unreact = nil
+}
+
+// resumeContext renders what the run is told: nothing for the first look at
+// a discussion (the agent reads it), otherwise the history it has not seen.
+func (p *pass) resumeContext(a *state.Run) (string, error) {
+	if a.Resume == nil && a.Since.At.IsZero() {
+		return "", nil
+	}
+	rc := ResumeContext{HistorySince: p.history(a.Since, a.Until)}
+	if r := a.Resume; r != nil {
+		rc.CorrelationID, rc.FiredBy, rc.FiredAt = r.CorrelationID, r.FiredBy, r.FiredAt
+		rc.Trigger, rc.RecessCount = r.Trigger, r.RecessCount
+	} else {
+		rc.FiredBy, rc.FiredAt = FiredByIntake, p.now
+	}
+	return rc.Encode(DispatchRequest{CorrelationID: a.CorrelationID, Discussion: p.rec.Discussion})
+}
+
+// FiredByIntake is the fired_by of a fresh dispatch that carries history
+// (comments that arrived after an adjourned answer).
+const FiredByIntake = "intake"
+
+// history lists the human comments after since and up to until.
+func (p *pass) history(since, until state.Cursor) []HistoryEntry {
+	out := []HistoryEntry{}
+	for i := range p.d.Comments {
+		c := &p.d.Comments[i]
+		if since.Covers(c.ID, c.CreatedAt) || !until.Covers(c.ID, c.CreatedAt) || !p.human(c) {
+			continue
+		}
+		role := "user"
+		if c.WriteAccess() {
+			role = "maintainer"
+		}
+		out = append(out, HistoryEntry{ID: c.ID, Author: c.Author, Role: role, Body: c.Body,
+			CreatedAt: c.CreatedAt.UTC(), URL: c.URL, ReplyTo: c.ParentID})
+	}
+	return out
+}

@@ -1,0 +1,370 @@
+package resume_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
+)
+
+// world is an in-memory stand-in for GitHub and the store, behind the
+// engine's ports. It refuses what GitHub refuses (a reply to a reply, a
+// comment body over 65,536 characters, dispatch inputs over 65,535).
+type world struct {
+	mu  sync.Mutex
+	now time.Time
+
+	discussions map[int]*resume.Discussion
+	seq         int
+
+	reactions map[string]map[resume.Reaction]bool
+	labels    map[string]map[string]bool
+
+	dispatches []dispatchCall
+	runs       []*resume.WorkflowRun
+	// dispatchErrs are returned by the next Dispatch calls, in order; an
+	// entry errApplied means "started the run, then answered 502".
+	dispatchErrs []error
+	// onDispatch, when set, runs after a dispatch was accepted.
+	onDispatch func(dispatchCall)
+
+	records map[int][]byte
+	revs    map[int]int
+	// saveErrs are returned by the next Save calls.
+	saveErrs []error
+}
+
+type dispatchCall struct {
+	req resume.DispatchRequest
+	at  time.Time
+	run *resume.WorkflowRun
+}
+
+var errApplied = errors.New("502 after the dispatch was applied")
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	return &world{
+		now:         time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC),
+		discussions: map[int]*resume.Discussion{},
+		reactions:   map[string]map[resume.Reaction]bool{},
+		labels:      map[string]map[string]bool{},
+		records:     map[int][]byte{},
+		revs:        map[int]int{},
+	}
+}
+
+func (w *world) Now() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.now
+}
+
+func (w *world) advance(d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.now = w.now.Add(d)
+}
+
+func (w *world) engine(cfg resume.Config) *resume.Engine {
+	n := 0
+	if cfg.NewID == nil {
+		cfg.NewID = func() string {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			n++
+			return fmt.Sprintf("c-%d", n)
+		}
+	}
+	return &resume.Engine{Clock: w, Store: w, Discussions: w, Dispatcher: w, Config: cfg}
+}
+
+func (w *world) nextID(prefix string) string {
+	w.seq++
+	return fmt.Sprintf("%s_%d", prefix, w.seq)
+}
+
+// openDiscussion creates a discussion by a person.
+func (w *world) openDiscussion(author string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(w.discussions) + 1
+	w.discussions[n] = &resume.Discussion{ID: w.nextID("D"), Number: n, Title: "RFC", Body: "Please review",
+		Author: author, CreatedAt: w.now, URL: fmt.Sprintf("https://github.test/o/r/discussions/%d", n)}
+	return n
+}
+
+// say adds a person's comment (a reply when parent is not "").
+func (w *world) say(n int, author, assoc, parent, body string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := w.discussions[n]
+	id := w.nextID("DC")
+	d.Comments = append(d.Comments, resume.Comment{ID: id, ParentID: parent, Author: author, Association: assoc,
+		Body: body, CreatedAt: w.now, URL: d.URL + "#" + id})
+	return id
+}
+
+func (w *world) Discussion(_ context.Context, n int) (*resume.Discussion, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d, ok := w.discussions[n]
+	if !ok {
+		return nil, fmt.Errorf("discussion %d: %w", n, resume.ErrNotFound)
+	}
+	c := *d
+	c.Comments = append([]resume.Comment(nil), d.Comments...)
+	return &c, nil
+}
+
+func (w *world) Reply(_ context.Context, discussionID, replyTo, body string) (*resume.Comment, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len([]rune(body)) > 65536 {
+		return nil, errors.New("body is too long (maximum is 65536 characters)")
+	}
+	for _, d := range w.discussions {
+		if d.ID != discussionID {
+			continue
+		}
+		if replyTo != "" {
+			ok := false
+			for _, c := range d.Comments {
+				if c.ID == replyTo {
+					if c.ParentID != "" {
+						return nil, errors.New("parent comment is already in a thread, cannot reply to it")
+					}
+					ok = true
+				}
+			}
+			if !ok {
+				return nil, fmt.Errorf("comment %s: %w", replyTo, resume.ErrNotFound)
+			}
+		}
+		id := w.nextID("DC")
+		c := resume.Comment{ID: id, ParentID: replyTo, Author: "github-actions", Association: "NONE", Body: body,
+			CreatedAt: w.now, URL: d.URL + "#" + id, Mine: true}
+		d.Comments = append(d.Comments, c)
+		return &c, nil
+	}
+	return nil, fmt.Errorf("discussion %s: %w", discussionID, resume.ErrNotFound)
+}
+
+func (w *world) React(_ context.Context, id string, r resume.Reaction) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.reactions[id] == nil {
+		w.reactions[id] = map[resume.Reaction]bool{}
+	}
+	w.reactions[id][r] = true
+	return nil
+}
+
+func (w *world) Unreact(_ context.Context, id string, r resume.Reaction) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.reactions[id], r)
+	return nil
+}
+
+func (w *world) Label(_ context.Context, id, name string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.labels[id] == nil {
+		w.labels[id] = map[string]bool{}
+	}
+	w.labels[id][name] = true
+	return nil
+}
+
+func (w *world) Unlabel(_ context.Context, id, name string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.labels[id], name)
+	return nil
+}
+
+func (w *world) Dispatch(_ context.Context, req resume.DispatchRequest) (int64, error) {
+	w.mu.Lock()
+	var err error
+	if len(w.dispatchErrs) > 0 {
+		err, w.dispatchErrs = w.dispatchErrs[0], w.dispatchErrs[1:]
+	}
+	if err != nil && !errors.Is(err, errApplied) {
+		w.mu.Unlock()
+		return 0, err
+	}
+	total := 0
+	for _, v := range req.Inputs() {
+		total += len([]rune(v))
+	}
+	if total > resume.MaxDispatchInputChars {
+		w.mu.Unlock()
+		return 0, fmt.Errorf("inputs are too large (%d characters): %w", total, resume.ErrDispatchRefused)
+	}
+	run := &resume.WorkflowRun{ID: int64(1000 + len(w.runs)), Name: "agent " + req.CorrelationID, Status: "queued", CreatedAt: w.now}
+	w.runs = append(w.runs, run)
+	call := dispatchCall{req: req, at: w.now, run: run}
+	w.dispatches = append(w.dispatches, call)
+	hook := w.onDispatch
+	w.mu.Unlock()
+	if hook != nil {
+		hook(call)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return run.ID, nil
+}
+
+func (w *world) FindRun(_ context.Context, cid string) (*resume.WorkflowRun, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.runs {
+		if strings.HasSuffix(r.Name, " "+cid) {
+			c := *r
+			return &c, nil
+		}
+	}
+	return nil, fmt.Errorf("run of %s: %w", cid, resume.ErrNotFound)
+}
+
+func (w *world) Run(_ context.Context, id int64) (*resume.WorkflowRun, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.runs {
+		if r.ID == id {
+			c := *r
+			return &c, nil
+		}
+	}
+	return nil, fmt.Errorf("run %d: %w", id, resume.ErrNotFound)
+}
+
+func (w *world) RecentDispatches(_ context.Context, since time.Time) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, d := range w.dispatches {
+		if !d.at.Before(since) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (w *world) finishRun(id int64, conclusion string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.runs {
+		if r.ID == id {
+			r.Status, r.Conclusion = "completed", conclusion
+		}
+	}
+}
+
+// Store port: JSON records with a revision counter.
+
+func (w *world) Load(_ context.Context, n int) (*state.Record, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b, ok := w.records[n]
+	if !ok {
+		return nil, state.ErrNotFound
+	}
+	var r state.Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%w: %v", state.ErrCorrupt, err)
+	}
+	r.Rev = fmt.Sprint(w.revs[n])
+	return &r, nil
+}
+
+func (w *world) Save(_ context.Context, r *state.Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.saveErrs) > 0 {
+		err := w.saveErrs[0]
+		w.saveErrs = w.saveErrs[1:]
+		if err != nil {
+			return err
+		}
+	}
+	_, exists := w.records[r.Discussion]
+	if (r.Rev == "" && exists) || (r.Rev != "" && r.Rev != fmt.Sprint(w.revs[r.Discussion])) {
+		return state.ErrConflict
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	w.records[r.Discussion] = b
+	w.revs[r.Discussion]++
+	r.Rev = fmt.Sprint(w.revs[r.Discussion])
+	return nil
+}
+
+func (w *world) Pending(_ context.Context) ([]state.Summary, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []state.Summary
+	for n, b := range w.records {
+		var r state.Record
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, err
+		}
+		if r.Pending() {
+			out = append(out, state.Summary{Discussion: n, NextDue: r.NextDue(), Known: true, Checked: r.Checked})
+		}
+	}
+	return out, nil
+}
+
+// record returns the stored record (test helper).
+func (w *world) record(t *testing.T, n int) *state.Record {
+	t.Helper()
+	r, err := w.Load(context.Background(), n)
+	if err != nil {
+		t.Fatalf("load record %d: %v", n, err)
+	}
+	return r
+}
+
+func (w *world) mine(n int) []resume.Comment {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []resume.Comment
+	for _, c := range w.discussions[n].Comments {
+		if c.Mine {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (w *world) calls() []dispatchCall {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]dispatchCall(nil), w.dispatches...)
+}
+
+// resumeContext decodes the resume_context of dispatch i.
+func (w *world) resumeContext(t *testing.T, i int) resume.ResumeContext {
+	t.Helper()
+	calls := w.calls()
+	if i >= len(calls) {
+		t.Fatalf("dispatch %d: only %d dispatches", i, len(calls))
+	}
+	var rc resume.ResumeContext
+	if err := json.Unmarshal([]byte(calls[i].req.ResumeContext), &rc); err != nil {
+		t.Fatalf("dispatch %d: resume_context %q: %v", i, calls[i].req.ResumeContext, err)
+	}
+	return rc
+}
