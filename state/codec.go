@@ -1,0 +1,1180 @@
+package state
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxEncoded bounds an encoded record in bytes. Decode refuses larger input
+// before reading it, and Encode never produces it, so whatever a store holds
+// can be read back.
+const MaxEncoded = 60 << 10
+
+// MaxCommentBody is GitHub's limit on a discussion comment body, in
+// characters. EncodeComment counts UTF-16 code units, the larger of the usual
+// ways to count characters, so a body it accepts fits however GitHub counts.
+const MaxCommentBody = 65536
+
+// ErrInvalid means Encode was handed a record that breaks the format's rules
+// (a negative count, an empty correlation id, a trigger that is not a JSON
+// object): a bug in the caller, refused before anything is stored.
+var ErrInvalid = errors.New("state: invalid record")
+
+// RecordError says what is wrong with a record and where. Err is ErrCorrupt
+// (Decode, DecodeComment), ErrTooLarge or ErrInvalid (Encode, EncodeComment);
+// errors.Is sees both Err and Cause.
+type RecordError struct {
+	Err error
+	// Field is the path of the offending value, e.g. open_rfcs["c-1"].opened_at;
+	// empty when the record as a whole is at fault.
+	Field string
+	// Reason says what is wrong with it, for people.
+	Reason string
+	// Cause is the underlying error, if any.
+	Cause error
+}
+
+// Error returns "state: corrupt record: FIELD: REASON: CAUSE".
+func (e *RecordError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Err.Error())
+	if e.Field != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Reason)
+	if e.Cause != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Cause.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the sentinel and the cause.
+func (e *RecordError) Unwrap() []error {
+	if e.Cause == nil {
+		return []error{e.Err}
+	}
+	return []error{e.Err, e.Cause}
+}
+
+// Encode returns the record's wire form: compact JSON, fields in declaration
+// order and map keys sorted so equal records give equal bytes, the schema
+// forced to Schema, times in UTC, and strings as valid UTF-8 (a run of invalid
+// bytes becomes U+FFFD, as JSON cannot carry it). Rev is not part of it. A record over a bound (MaxOpenRFCs, MaxApplied, MaxDispatchTimes,
+// MaxCursorIDs, MaxReplyIDs for reply ids and thread roots, MaxTriggerBytes,
+// MaxEncoded) is refused with a *RecordError wrapping ErrTooLarge; one that
+// breaks another rule with ErrInvalid. rec itself is not changed.
+func Encode(rec *Record) ([]byte, error) {
+	if rec == nil {
+		return nil, &RecordError{Err: ErrInvalid, Reason: "nil record"}
+	}
+	return encode(canonical(rec))
+}
+
+// encode checks and marshals a record that is already canonical.
+func encode(c *Record) ([]byte, error) {
+	if err := check(c); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// The wire form is not embedded in HTML unescaped (the comment form is
+	// base64), so keep it readable for people inspecting a branch file.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(c); err != nil {
+		return nil, &RecordError{Err: ErrInvalid, Reason: "cannot marshal", Cause: err}
+	}
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if len(out) > MaxEncoded {
+		return nil, &RecordError{Err: ErrTooLarge, Reason: fmt.Sprintf("encoded record of %d bytes, more than %d", len(out), MaxEncoded)}
+	}
+	return out, nil
+}
+
+// Decode reads a record's wire form strictly: unknown or duplicate fields,
+// wrong types, a missing or other schema, trailing data, invalid UTF-8, a
+// trigger that is not a JSON object, a value outside the rules Encode checks
+// — each is a *RecordError wrapping ErrCorrupt that names the field. Input
+// over MaxEncoded is refused before it is read. A record Decode accepts
+// encodes again, and decodes to the same value. Times come back in UTC.
+func Decode(data []byte) (*Record, error) {
+	if len(data) > MaxEncoded {
+		return nil, &RecordError{Err: ErrCorrupt, Reason: fmt.Sprintf("%d bytes, more than %d", len(data), MaxEncoded)}
+	}
+	if !utf8.Valid(data) {
+		return nil, &RecordError{Err: ErrCorrupt, Reason: "not valid UTF-8"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	p := &parser{dec: dec}
+	rec, err := p.record()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, &RecordError{Err: ErrCorrupt, Reason: "trailing data after the record"}
+	}
+	c := canonical(rec)
+	// Encoding again applies every rule Encode applies, so whatever Decode
+	// accepts can be saved back unchanged.
+	if _, err := encode(c); err != nil {
+		var re *RecordError
+		if errors.As(err, &re) {
+			return nil, &RecordError{Err: ErrCorrupt, Field: re.Field, Reason: re.Reason, Cause: re.Cause}
+		}
+		return nil, &RecordError{Err: ErrCorrupt, Reason: "cannot encode again", Cause: err}
+	}
+	return c, nil
+}
+
+// canonical returns a deep copy in the form Encode writes: schema forced,
+// times in UTC (without monotonic readings), strings valid UTF-8, triggers
+// compacted. Values check refuses (nil map entries, invalid triggers) are
+// copied as they are, so check can name them.
+func canonical(r *Record) *Record {
+	c := &Record{
+		Schema:       Schema,
+		Discussion:   r.Discussion,
+		DiscussionID: text(r.DiscussionID),
+		Seen:         cursor(r.Seen),
+		Active:       run(r.Active),
+		Queued:       queued(r.Queued),
+		Escalated:    escalation(r.Escalated),
+		Dispatches:   times(r.Dispatches),
+		Applied:      texts(r.Applied),
+		Commands:     cursor(r.Commands),
+		Checked:      r.Checked.UTC(),
+		Closed:       text(r.Closed),
+		UpdatedAt:    r.UpdatedAt.UTC(),
+		Status:       text(r.Status),
+		Rev:          r.Rev,
+	}
+	if r.OpenRFCs != nil {
+		c.OpenRFCs = make(map[string]*RFC, len(r.OpenRFCs))
+		for id, o := range r.OpenRFCs {
+			c.OpenRFCs[id] = rfc(o)
+		}
+	}
+	return c
+}
+
+func text(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+
+func texts(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = text(s)
+	}
+	return out
+}
+
+func times(ts []time.Time) []time.Time {
+	if ts == nil {
+		return nil
+	}
+	out := make([]time.Time, len(ts))
+	for i, t := range ts {
+		out[i] = t.UTC()
+	}
+	return out
+}
+
+func cursor(c Cursor) Cursor { return Cursor{At: c.At.UTC(), IDs: texts(c.IDs)} }
+
+func trigger(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	if utf8.Valid(raw) && json.Valid(raw) {
+		var buf bytes.Buffer
+		if json.Compact(&buf, raw) == nil {
+			return buf.Bytes()
+		}
+	}
+	return slices.Clone(raw)
+}
+
+func run(r *Run) *Run {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.CorrelationID = text(r.CorrelationID)
+	c.State = text(r.State)
+	c.IntentAt = r.IntentAt.UTC()
+	c.DispatchedAt = r.DispatchedAt.UTC()
+	c.Since = cursor(r.Since)
+	c.Until = cursor(r.Until)
+	c.LastError = text(r.LastError)
+	c.EyesOn = text(r.EyesOn)
+	if r.Resume != nil {
+		c.Resume = &Resume{
+			CorrelationID: text(r.Resume.CorrelationID),
+			FiredBy:       text(r.Resume.FiredBy),
+			FiredAt:       r.Resume.FiredAt.UTC(),
+			Trigger:       trigger(r.Resume.Trigger),
+			RecessCount:   r.Resume.RecessCount,
+		}
+	}
+	return &c
+}
+
+func rfc(o *RFC) *RFC {
+	if o == nil {
+		return nil
+	}
+	c := &RFC{
+		Trigger:      trigger(o.Trigger),
+		OpenedAt:     o.OpenedAt.UTC(),
+		RepliesAfter: cursor(o.RepliesAfter),
+		Since:        cursor(o.Since),
+		RecessCount:  o.RecessCount,
+		ReplyIDs:     texts(o.ReplyIDs),
+		ThreadRoots:  texts(o.ThreadRoots),
+		Summary:      text(o.Summary),
+	}
+	if o.DueAt != nil {
+		t := o.DueAt.UTC()
+		c.DueAt = &t
+	}
+	return c
+}
+
+func queued(q *Queued) *Queued {
+	if q == nil {
+		return nil
+	}
+	return &Queued{Since: q.Since.UTC(), Reason: text(q.Reason)}
+}
+
+func escalation(e *Escalation) *Escalation {
+	if e == nil {
+		return nil
+	}
+	return &Escalation{At: e.At.UTC(), Reason: text(e.Reason)}
+}
+
+// check applies the format's rules to a canonical record. Over-bound values
+// are ErrTooLarge, anything else ErrInvalid; Decode turns both into
+// ErrCorrupt.
+func check(r *Record) error {
+	invalid := func(field, format string, args ...any) error {
+		return &RecordError{Err: ErrInvalid, Field: field, Reason: fmt.Sprintf(format, args...)}
+	}
+	tooMany := func(field string, n, limit int) error {
+		return &RecordError{Err: ErrTooLarge, Field: field, Reason: fmt.Sprintf("%d entries, more than %d", n, limit)}
+	}
+	checkTime := func(field string, t time.Time) error {
+		if y := t.Year(); y < 0 || y > 9999 {
+			return invalid(field, "year %d outside 0..9999", y)
+		}
+		return nil
+	}
+	checkCursor := func(field string, c Cursor) error {
+		if err := checkTime(field+".at", c.At); err != nil {
+			return err
+		}
+		if len(c.IDs) > MaxCursorIDs {
+			return tooMany(field+".ids", len(c.IDs), MaxCursorIDs)
+		}
+		return nil
+	}
+	checkTrigger := func(field string, raw json.RawMessage) error {
+		if !utf8.Valid(raw) || !json.Valid(raw) {
+			return invalid(field, "not valid JSON")
+		}
+		if raw[0] != '{' {
+			return invalid(field, "not a JSON object")
+		}
+		if len(raw) > MaxTriggerBytes {
+			return &RecordError{Err: ErrTooLarge, Field: field, Reason: fmt.Sprintf("%d bytes, more than %d", len(raw), MaxTriggerBytes)}
+		}
+		return nil
+	}
+	nonNegative := func(field string, n int64) error {
+		if n < 0 {
+			return invalid(field, "%d is negative", n)
+		}
+		return nil
+	}
+
+	if r.Schema != Schema {
+		return invalid("schema", "version %d, want %d", r.Schema, Schema)
+	}
+	if r.Discussion < 1 {
+		return invalid("discussion", "%d is not a discussion number", r.Discussion)
+	}
+	if err := checkCursor("seen", r.Seen); err != nil {
+		return err
+	}
+	if a := r.Active; a != nil {
+		if a.CorrelationID == "" {
+			return invalid("active.correlation_id", "empty")
+		}
+		switch a.State {
+		case RunDispatching, RunDispatched, RunEscalated:
+		default:
+			return invalid("active.state", "unknown state %q", a.State)
+		}
+		for _, v := range []struct {
+			field string
+			n     int64
+		}{{"active.run_id", a.RunID}, {"active.attempt", int64(a.Attempt)}, {"active.dispatch_errors", int64(a.DispatchErrors)}} {
+			if err := nonNegative(v.field, v.n); err != nil {
+				return err
+			}
+		}
+		if err := checkTime("active.intent_at", a.IntentAt); err != nil {
+			return err
+		}
+		if err := checkTime("active.dispatched_at", a.DispatchedAt); err != nil {
+			return err
+		}
+		if err := checkCursor("active.since", a.Since); err != nil {
+			return err
+		}
+		if err := checkCursor("active.until", a.Until); err != nil {
+			return err
+		}
+		if rs := a.Resume; rs != nil {
+			if rs.CorrelationID == "" {
+				return invalid("active.resume.correlation_id", "empty")
+			}
+			if err := checkTime("active.resume.fired_at", rs.FiredAt); err != nil {
+				return err
+			}
+			if len(rs.Trigger) > 0 {
+				if err := checkTrigger("active.resume.trigger", rs.Trigger); err != nil {
+					return err
+				}
+			}
+			if err := nonNegative("active.resume.recess_count", int64(rs.RecessCount)); err != nil {
+				return err
+			}
+		}
+	}
+	if len(r.OpenRFCs) > MaxOpenRFCs {
+		return tooMany("open_rfcs", len(r.OpenRFCs), MaxOpenRFCs)
+	}
+	ids := make([]string, 0, len(r.OpenRFCs))
+	for id := range r.OpenRFCs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		field := "open_rfcs[" + strconv.Quote(id) + "]"
+		if id == "" || !utf8.ValidString(id) {
+			return invalid(field, "key is not a correlation id")
+		}
+		o := r.OpenRFCs[id]
+		if o == nil {
+			return invalid(field, "null entry")
+		}
+		if len(o.Trigger) == 0 {
+			return invalid(field+".trigger", "missing")
+		}
+		if err := checkTrigger(field+".trigger", o.Trigger); err != nil {
+			return err
+		}
+		if err := checkTime(field+".opened_at", o.OpenedAt); err != nil {
+			return err
+		}
+		if err := checkCursor(field+".replies_after", o.RepliesAfter); err != nil {
+			return err
+		}
+		if err := checkCursor(field+".since", o.Since); err != nil {
+			return err
+		}
+		if o.DueAt != nil {
+			if err := checkTime(field+".due_at", *o.DueAt); err != nil {
+				return err
+			}
+		}
+		if err := nonNegative(field+".recess_count", int64(o.RecessCount)); err != nil {
+			return err
+		}
+		if len(o.ReplyIDs) > MaxReplyIDs {
+			return tooMany(field+".reply_ids", len(o.ReplyIDs), MaxReplyIDs)
+		}
+		// Every thread root holds at least one of the replies.
+		if len(o.ThreadRoots) > MaxReplyIDs {
+			return tooMany(field+".thread_roots", len(o.ThreadRoots), MaxReplyIDs)
+		}
+	}
+	if q := r.Queued; q != nil {
+		if err := checkTime("queued.since", q.Since); err != nil {
+			return err
+		}
+	}
+	if e := r.Escalated; e != nil {
+		if err := checkTime("escalated.at", e.At); err != nil {
+			return err
+		}
+	}
+	if len(r.Dispatches) > MaxDispatchTimes {
+		return tooMany("dispatches", len(r.Dispatches), MaxDispatchTimes)
+	}
+	for i, t := range r.Dispatches {
+		if err := checkTime("dispatches["+strconv.Itoa(i)+"]", t); err != nil {
+			return err
+		}
+	}
+	if len(r.Applied) > MaxApplied {
+		return tooMany("applied", len(r.Applied), MaxApplied)
+	}
+	if err := checkCursor("commands", r.Commands); err != nil {
+		return err
+	}
+	if err := checkTime("checked", r.Checked); err != nil {
+		return err
+	}
+	return checkTime("updated_at", r.UpdatedAt)
+}
+
+// parser reads the wire form token by token, so that every error can name
+// the field it is about and nothing is matched loosely (encoding/json alone
+// folds case, keeps the last of duplicate fields and says little about
+// where a nested value went wrong).
+type parser struct {
+	dec *json.Decoder
+}
+
+func (p *parser) fail(field, reason string, cause error) error {
+	return &RecordError{Err: ErrCorrupt, Field: field, Reason: reason, Cause: cause}
+}
+
+func (p *parser) token(field string) (json.Token, error) {
+	tok, err := p.dec.Token()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, p.fail(field, "malformed JSON", err)
+	}
+	return tok, nil
+}
+
+// describe names a token's JSON type for error messages.
+func describe(tok json.Token) string {
+	switch v := tok.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case json.Delim:
+		switch v {
+		case '{':
+			return "an object"
+		case '[':
+			return "an array"
+		}
+	}
+	return fmt.Sprintf("%v", tok)
+}
+
+// open reads the start of an object; null reports true when the value is
+// null and nullable allows it.
+func (p *parser) open(field string, nullable bool) (null bool, err error) {
+	tok, err := p.token(field)
+	if err != nil {
+		return false, err
+	}
+	if tok == nil && nullable {
+		return true, nil
+	}
+	if tok != json.Delim('{') {
+		return false, p.fail(field, "want an object, got "+describe(tok), nil)
+	}
+	return false, nil
+}
+
+// members reads the members of an object whose opening brace was read,
+// refusing duplicate names; member must consume each value.
+func (p *parser) members(field string, member func(key, path string) error) error {
+	seen := make(map[string]bool)
+	for p.dec.More() {
+		tok, err := p.token(field)
+		if err != nil {
+			return err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return p.fail(field, "want a member name, got "+describe(tok), nil)
+		}
+		path := key
+		if field != "" {
+			path = field + "." + key
+		}
+		if seen[key] {
+			return p.fail(path, "duplicate field", nil)
+		}
+		seen[key] = true
+		if err := member(key, path); err != nil {
+			return err
+		}
+	}
+	_, err := p.token(field)
+	return err
+}
+
+func (p *parser) unknown(path string) error {
+	return p.fail(path, "unknown field", nil)
+}
+
+func (p *parser) str(field string) (string, error) {
+	tok, err := p.token(field)
+	if err != nil {
+		return "", err
+	}
+	s, ok := tok.(string)
+	if !ok {
+		return "", p.fail(field, "want a string, got "+describe(tok), nil)
+	}
+	return s, nil
+}
+
+func (p *parser) integer(field string) (int64, error) {
+	tok, err := p.token(field)
+	if err != nil {
+		return 0, err
+	}
+	n, ok := tok.(json.Number)
+	if !ok {
+		return 0, p.fail(field, "want an integer, got "+describe(tok), nil)
+	}
+	v, err := strconv.ParseInt(string(n), 10, 64)
+	if err != nil {
+		return 0, p.fail(field, "want an integer", err)
+	}
+	return v, nil
+}
+
+func (p *parser) int(field string) (int, error) {
+	v, err := p.integer(field)
+	if err != nil {
+		return 0, err
+	}
+	if int64(int(v)) != v {
+		return 0, p.fail(field, "integer out of range", nil)
+	}
+	return int(v), nil
+}
+
+func (p *parser) boolean(field string) (bool, error) {
+	tok, err := p.token(field)
+	if err != nil {
+		return false, err
+	}
+	b, ok := tok.(bool)
+	if !ok {
+		return false, p.fail(field, "want a boolean, got "+describe(tok), nil)
+	}
+	return b, nil
+}
+
+func (p *parser) time(field string) (time.Time, error) {
+	s, err := p.str(field)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var t time.Time
+	// UnmarshalText is what encoding/json itself uses: strict RFC 3339.
+	if err := t.UnmarshalText([]byte(s)); err != nil {
+		return time.Time{}, p.fail(field, "want an RFC 3339 time", err)
+	}
+	return t.UTC(), nil
+}
+
+func (p *parser) array(field string, each func(path string) error) error {
+	tok, err := p.token(field)
+	if err != nil {
+		return err
+	}
+	if tok != json.Delim('[') {
+		return p.fail(field, "want an array, got "+describe(tok), nil)
+	}
+	for i := 0; p.dec.More(); i++ {
+		if err := each(field + "[" + strconv.Itoa(i) + "]"); err != nil {
+			return err
+		}
+	}
+	_, err = p.token(field)
+	return err
+}
+
+func (p *parser) strings(field string) ([]string, error) {
+	var out []string
+	err := p.array(field, func(path string) error {
+		s, err := p.str(path)
+		out = append(out, s)
+		return err
+	})
+	return out, err
+}
+
+func (p *parser) times(field string) ([]time.Time, error) {
+	var out []time.Time
+	err := p.array(field, func(path string) error {
+		t, err := p.time(path)
+		out = append(out, t)
+		return err
+	})
+	return out, err
+}
+
+func (p *parser) raw(field string) (json.RawMessage, error) {
+	var raw json.RawMessage
+	if err := p.dec.Decode(&raw); err != nil {
+		return nil, p.fail(field, "malformed JSON", err)
+	}
+	return raw, nil
+}
+
+func (p *parser) record() (*Record, error) {
+	if _, err := p.open("", false); err != nil {
+		return nil, err
+	}
+	r := &Record{}
+	sawSchema := false
+	err := p.members("", func(key, path string) error {
+		var err error
+		switch key {
+		case "schema":
+			sawSchema = true
+			if r.Schema, err = p.int(path); err == nil && r.Schema != Schema {
+				err = p.fail(path, fmt.Sprintf("version %d, want %d", r.Schema, Schema), nil)
+			}
+		case "discussion":
+			r.Discussion, err = p.int(path)
+		case "discussion_id":
+			r.DiscussionID, err = p.str(path)
+		case "seen":
+			r.Seen, err = p.cursor(path)
+		case "active":
+			r.Active, err = p.run(path)
+		case "open_rfcs":
+			r.OpenRFCs, err = p.rfcs(path)
+		case "queued":
+			r.Queued, err = p.queued(path)
+		case "escalated":
+			r.Escalated, err = p.escalation(path)
+		case "dispatches":
+			r.Dispatches, err = p.times(path)
+		case "applied":
+			r.Applied, err = p.strings(path)
+		case "commands":
+			r.Commands, err = p.cursor(path)
+		case "checked":
+			r.Checked, err = p.time(path)
+		case "closed":
+			r.Closed, err = p.str(path)
+		case "updated_at":
+			r.UpdatedAt, err = p.time(path)
+		case "status":
+			r.Status, err = p.str(path)
+		default:
+			err = p.unknown(path)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !sawSchema {
+		return nil, p.fail("schema", "missing", nil)
+	}
+	return r, nil
+}
+
+func (p *parser) cursor(field string) (Cursor, error) {
+	var c Cursor
+	if _, err := p.open(field, false); err != nil {
+		return c, err
+	}
+	err := p.members(field, func(key, path string) error {
+		var err error
+		switch key {
+		case "at":
+			c.At, err = p.time(path)
+		case "ids":
+			c.IDs, err = p.strings(path)
+		default:
+			err = p.unknown(path)
+		}
+		return err
+	})
+	return c, err
+}
+
+func (p *parser) run(field string) (*Run, error) {
+	if null, err := p.open(field, true); null || err != nil {
+		return nil, err
+	}
+	r := &Run{}
+	err := p.members(field, func(key, path string) error {
+		var err error
+		switch key {
+		case "correlation_id":
+			r.CorrelationID, err = p.str(path)
+		case "state":
+			r.State, err = p.str(path)
+		case "run_id":
+			r.RunID, err = p.integer(path)
+		case "claimed":
+			r.Claimed, err = p.boolean(path)
+		case "intent_at":
+			r.IntentAt, err = p.time(path)
+		case "dispatched_at":
+			r.DispatchedAt, err = p.time(path)
+		case "since":
+			r.Since, err = p.cursor(path)
+		case "until":
+			r.Until, err = p.cursor(path)
+		case "resume":
+			r.Resume, err = p.resume(path)
+		case "attempt":
+			r.Attempt, err = p.int(path)
+		case "dispatch_errors":
+			r.DispatchErrors, err = p.int(path)
+		case "last_error":
+			r.LastError, err = p.str(path)
+		case "eyes_on":
+			r.EyesOn, err = p.str(path)
+		default:
+			err = p.unknown(path)
+		}
+		return err
+	})
+	return r, err
+}
+
+func (p *parser) resume(field string) (*Resume, error) {
+	if null, err := p.open(field, true); null || err != nil {
+		return nil, err
+	}
+	r := &Resume{}
+	err := p.members(field, func(key, path string) error {
+		var err error
+		switch key {
+		case "correlation_id":
+			r.CorrelationID, err = p.str(path)
+		case "fired_by":
+			r.FiredBy, err = p.str(path)
+		case "fired_at":
+			r.FiredAt, err = p.time(path)
+		case "trigger":
+			r.Trigger, err = p.raw(path)
+		case "recess_count":
+			r.RecessCount, err = p.int(path)
+		default:
+			err = p.unknown(path)
+		}
+		return err
+	})
+	return r, err
+}
+
+func (p *parser) rfcs(field string) (map[string]*RFC, error) {
+	if _, err := p.open(field, false); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*RFC)
+	seen := make(map[string]bool)
+	for p.dec.More() {
+		tok, err := p.token(field)
+		if err != nil {
+			return nil, err
+		}
+		id, ok := tok.(string)
+		if !ok {
+			return nil, p.fail(field, "want a correlation id, got "+describe(tok), nil)
+		}
+		path := field + "[" + strconv.Quote(id) + "]"
+		if seen[id] {
+			return nil, p.fail(path, "duplicate key", nil)
+		}
+		seen[id] = true
+		null, err := p.open(path, true)
+		if err != nil {
+			return nil, err
+		}
+		if null {
+			return nil, p.fail(path, "null entry", nil)
+		}
+		o, err := p.rfc(path)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = o
+	}
+	if _, err := p.token(field); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rfc reads an RFC whose opening brace was read.
+func (p *parser) rfc(field string) (*RFC, error) {
+	o := &RFC{}
+	err := p.members(field, func(key, path string) error {
+		var err error
+		switch key {
+		case "trigger":
+			o.Trigger, err = p.raw(path)
+		case "opened_at":
+			o.OpenedAt, err = p.time(path)
+		case "replies_after":
+			o.RepliesAfter, err = p.cursor(path)
+		case "since":
+			o.Since, err = p.cursor(path)
+		case "due_at":
+			var tok json.Token
+			if tok, err = p.token(path); err != nil {
+				return err
+			}
+			if tok == nil {
+				return nil
+			}
+			s, ok := tok.(string)
+			if !ok {
+				return p.fail(path, "want an RFC 3339 time, got "+describe(tok), nil)
+			}
+			var t time.Time
+			if err := t.UnmarshalText([]byte(s)); err != nil {
+				return p.fail(path, "want an RFC 3339 time", err)
+			}
+			t = t.UTC()
+			o.DueAt = &t
+		case "recess_count":
+			o.RecessCount, err = p.int(path)
+		case "reply_ids":
+			o.ReplyIDs, err = p.strings(path)
+		case "thread_roots":
+			o.ThreadRoots, err = p.strings(path)
+		case "summary":
+			o.Summary, err = p.str(path)
+		default:
+			err = p.unknown(path)
+		}
+		return err
+	})
+	return o, err
+}
+
+func (p *parser) queued(field string) (*Queued, error) {
+	if null, err := p.open(field, true); null || err != nil {
+		return nil, err
+	}
+	q := &Queued{}
+	err := p.members(field, func(key, path string) error {
+		var err error
+		switch key {
+		case "since":
+			q.Since, err = p.time(path)
+		case "reason":
+			q.Reason, err = p.str(path)
+		default:
+			err = p.unknown(path)
+		}
+		return err
+	})
+	return q, err
+}
+
+func (p *parser) escalation(field string) (*Escalation, error) {
+	if null, err := p.open(field, true); null || err != nil {
+		return nil, err
+	}
+	e := &Escalation{}
+	err := p.members(field, func(key, path string) error {
+		var err error
+		switch key {
+		case "at":
+			e.At, err = p.time(path)
+		case "reason":
+			e.Reason, err = p.str(path)
+		default:
+			err = p.unknown(path)
+		}
+		return err
+	})
+	return e, err
+}
+
+// Markers recess leaves in comment bodies. All are HTML comments, so people
+// reading the discussion never see them, and all are recognised by their
+// exact spelling only.
+const (
+	markerOpen  = "<!-- recess:"
+	markerClose = "-->"
+	stateMarker = markerOpen + "state"
+	// stateVersion is the version of the hidden-comment wrapping (the record
+	// inside carries its own schema).
+	stateVersion = "v1"
+	replyKind    = "reply"
+	answerKind   = "answer"
+	// wrapColumns keeps the hidden payload's lines short, as MIME does, so
+	// the body stays readable in an editor.
+	wrapColumns = 76
+)
+
+// markerWords are the words that make a marker; Neutralize breaks them in
+// text recess did not write.
+var markerWords = []string{"recess:state", "recess:reply", "recess:answer"}
+
+// Neutralize returns text in which no recess marker can be recognised: a
+// WORD JOINER (U+2060, invisible) goes between "recess" and ":" in each
+// marker word. Use it on any text recess posts but did not write (an agent's
+// reply, a summary) so that only recess's own marker counts.
+func Neutralize(text string) string {
+	for _, w := range markerWords {
+		if strings.Contains(text, w) {
+			text = strings.ReplaceAll(text, w, "recess\u2060"+w[len("recess"):])
+		}
+	}
+	return text
+}
+
+// cleanVisible makes the visible text safe to post and to put in front of
+// the hidden record: valid UTF-8, no NUL (GitHub drops it), no marker, no
+// trailing blank space (the separator provides it).
+func cleanVisible(visible string) string {
+	visible = strings.ToValidUTF8(visible, "\uFFFD")
+	visible = strings.ReplaceAll(visible, "\x00", "")
+	visible = Neutralize(visible)
+	return strings.TrimRight(visible, " \t\r\n")
+}
+
+// commentLen counts characters as UTF-16 code units.
+func commentLen(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+// wrappedLen is the length of the wrapped base64 of n bytes.
+func wrappedLen(n int) int {
+	b := base64.StdEncoding.EncodedLen(n)
+	if b == 0 {
+		return 0
+	}
+	return b + (b-1)/wrapColumns
+}
+
+// The hidden record's first and last lines; the payload lies between.
+const (
+	stateHeader = stateMarker + " " + stateVersion + "\n"
+	stateFooter = "\n" + markerClose
+)
+
+// EncodeComment returns a comment body: the visible text for people, a blank
+// line, and the encoded record in a hidden HTML comment. The record travels
+// as base64 (no '-' or '>' in that alphabet, so nothing in it can close the
+// comment, and nothing markdown rewrites), wrapped at 76 columns. The visible
+// text is cleaned first: invalid UTF-8 becomes U+FFFD, NUL is dropped, any
+// marker word is broken (see Neutralize), so the record's marker is the only
+// one and the last. A body over MaxCommentBody is ErrTooLarge.
+func EncodeComment(visible string, rec *Record) (string, error) {
+	data, err := Encode(rec)
+	if err != nil {
+		return "", err
+	}
+	visible = cleanVisible(visible)
+	payload := base64.StdEncoding.EncodeToString(data)
+	var b strings.Builder
+	b.Grow(len(visible) + 2 + len(stateHeader) + wrappedLen(len(data)) + len(stateFooter))
+	if visible != "" {
+		b.WriteString(visible)
+		b.WriteString("\n\n")
+	}
+	b.WriteString(stateHeader)
+	for len(payload) > wrapColumns {
+		b.WriteString(payload[:wrapColumns])
+		b.WriteByte('\n')
+		payload = payload[wrapColumns:]
+	}
+	b.WriteString(payload)
+	b.WriteString(stateFooter)
+	body := b.String()
+	if n := commentLen(body); n > MaxCommentBody {
+		return "", &RecordError{Err: ErrTooLarge, Reason: fmt.Sprintf("comment body of %d characters, more than %d", n, MaxCommentBody)}
+	}
+	return body, nil
+}
+
+// CommentCapacity is the largest encoded record, in bytes, that EncodeComment
+// can put behind this visible text within MaxCommentBody (and MaxEncoded).
+func CommentCapacity(visible string) int {
+	visible = cleanVisible(visible)
+	overhead := len(stateHeader) + len(stateFooter)
+	if visible != "" {
+		overhead += commentLen(visible) + 2
+	}
+	avail := MaxCommentBody - overhead
+	if avail <= 0 {
+		return 0
+	}
+	n := min(avail/4*3, MaxEncoded)
+	for n > 0 && wrappedLen(n) > avail {
+		n--
+	}
+	return n
+}
+
+// HasMarker reports whether body holds a hidden record marker at all, well
+// formed or not; it is cheaper than DecodeComment.
+func HasMarker(body string) bool {
+	return strings.Contains(body, stateMarker)
+}
+
+// DecodeComment reads the record hidden in a comment body by EncodeComment.
+// Only the last marker counts. found is false when there is none; when the
+// last one cannot be read (other version, not closed, not base64, not a
+// record) found is true and err wraps ErrCorrupt. Whether the comment is
+// trustworthy (written by recess's own identity) is for the caller to decide.
+func DecodeComment(body string) (rec *Record, found bool, err error) {
+	i := strings.LastIndex(body, stateMarker)
+	if i < 0 {
+		return nil, false, nil
+	}
+	corrupt := func(reason string, cause error) (*Record, bool, error) {
+		return nil, true, &RecordError{Err: ErrCorrupt, Reason: "hidden record: " + reason, Cause: cause}
+	}
+	rest := body[i+len(stateMarker):]
+	end := strings.Index(rest, markerClose)
+	if end < 0 {
+		return corrupt("marker is not closed", nil)
+	}
+	rest = rest[:end]
+	version, payload, ok := strings.Cut(strings.TrimLeft(rest, " \t"), "\n")
+	if version = strings.TrimRight(version, " \t\r"); !ok || version != stateVersion {
+		return corrupt(fmt.Sprintf("unsupported marker version %.20q", version), nil)
+	}
+	payload = strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\t', '\r', '\n', '\f', '\v':
+			return -1
+		}
+		return r
+	}, payload)
+	if len(payload) > base64.StdEncoding.EncodedLen(MaxEncoded) {
+		return corrupt(fmt.Sprintf("payload of %d characters, more than %d", len(payload), base64.StdEncoding.EncodedLen(MaxEncoded)), nil)
+	}
+	data, err := base64.StdEncoding.Strict().DecodeString(payload)
+	if err != nil {
+		return corrupt("payload is not base64", err)
+	}
+	rec, err = Decode(data)
+	if err != nil {
+		return nil, true, err
+	}
+	return rec, true, nil
+}
+
+// markerToken spells an id inside a marker: as it is when it is made of
+// [A-Za-z0-9._-] (GitHub node ids and recess's correlation ids are), else
+// "b64:" and its base64, which cannot contain a space or close the comment.
+func markerToken(id string) string {
+	plain := id != ""
+	for i := 0; i < len(id) && plain; i++ {
+		c := id[i]
+		plain = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+	}
+	if plain {
+		return id
+	}
+	return "b64:" + base64.StdEncoding.EncodeToString([]byte(id))
+}
+
+func parseMarkerToken(tok string) (string, bool) {
+	if enc, ok := strings.CutPrefix(tok, "b64:"); ok {
+		b, err := base64.StdEncoding.Strict().DecodeString(enc)
+		if err != nil {
+			return "", false
+		}
+		return string(b), true
+	}
+	return tok, tok != "" && markerToken(tok) == tok
+}
+
+// lastMarker returns the words of the last marker of that kind in body.
+func lastMarker(body, kind string) ([]string, bool) {
+	open := markerOpen + kind + " "
+	i := strings.LastIndex(body, open)
+	if i < 0 {
+		return nil, false
+	}
+	rest := body[i+len(open):]
+	end := strings.Index(rest, markerClose)
+	if end < 0 {
+		return nil, false
+	}
+	return strings.Fields(rest[:end]), true
+}
+
+// ReplyMarker is the hidden marker recess appends to each reply it posts for
+// a verdict, so that a re-run finds the reply and never posts it twice.
+// index is the reply's position in the verdict (0 or more).
+func ReplyMarker(correlationID string, index int) string {
+	return markerOpen + replyKind + " " + markerToken(correlationID) + " " + strconv.Itoa(index) + " " + markerClose
+}
+
+// ParseReplyMarker reads the last reply marker in body.
+func ParseReplyMarker(body string) (correlationID string, index int, ok bool) {
+	words, ok := lastMarker(body, replyKind)
+	if !ok || len(words) != 2 {
+		return "", 0, false
+	}
+	cid, ok := parseMarkerToken(words[0])
+	if !ok {
+		return "", 0, false
+	}
+	for _, c := range []byte(words[1]) {
+		if c < '0' || c > '9' {
+			return "", 0, false
+		}
+	}
+	index, err := strconv.Atoi(words[1])
+	if err != nil {
+		return "", 0, false
+	}
+	return cid, index, true
+}
+
+// CommandMarker is the hidden marker recess appends to its answer to a slash
+// command, naming the command's comment, so a re-run never answers twice.
+func CommandMarker(commentID string) string {
+	return markerOpen + answerKind + " " + markerToken(commentID) + " " + markerClose
+}
+
+// ParseCommandMarker reads the last answer marker in body.
+func ParseCommandMarker(body string) (commentID string, ok bool) {
+	words, ok := lastMarker(body, answerKind)
+	if !ok || len(words) != 1 {
+		return "", false
+	}
+	return parseMarkerToken(words[0])
+}
