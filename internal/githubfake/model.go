@@ -1,0 +1,683 @@
+package githubfake
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// repo is one repository with its discussions, labels, git objects and
+// workflows.
+type repo struct {
+	owner, name string
+	ownerAcct   *identity
+	dbID        int64
+	nodeID      string
+	createdAt   time.Time
+
+	nextNumber  int // shared by issues and discussions, as on GitHub
+	discussions []*discussion
+	labels      []*label
+	category    *category
+	assoc       map[string]string // lower-case login -> association
+
+	defaultBranch string
+	git           *gitStore
+	workflows     map[string]*workflow // by file name
+	runNumber     int
+}
+
+func (r *repo) fullName() string { return r.owner + "/" + r.name }
+
+type category struct {
+	dbID   int64
+	nodeID string
+	name   string
+	slug   string
+	emoji  string
+	desc   string
+	at     time.Time
+}
+
+type label struct {
+	repo        *repo
+	dbID        int64
+	nodeID      string
+	name        string
+	color       string
+	description string
+	createdAt   time.Time
+}
+
+type reaction struct {
+	content string
+	user    *identity
+	at      time.Time
+}
+
+type discussion struct {
+	repo      *repo
+	dbID      int64
+	nodeID    string
+	number    int
+	title     string
+	body      string
+	author    *identity
+	createdAt time.Time
+	updatedAt time.Time
+	closed    bool
+	closedAt  time.Time
+	reason    string // state reason when closed: RESOLVED, OUTDATED, DUPLICATE
+	locked    bool
+	deleted   bool
+	labels    []*label
+	comments  []*comment // top-level, in creation order
+	reactions []*reaction
+}
+
+type comment struct {
+	disc      *discussion
+	parent    *comment // nil for a top-level comment
+	dbID      int64
+	nodeID    string
+	author    *identity
+	body      string
+	createdAt time.Time
+	updatedAt time.Time
+	deletedAt time.Time // set on a deleted top-level comment kept for its replies
+	minimized bool
+	minReason string
+	replies   []*comment
+	reactions []*reaction
+}
+
+func (d *discussion) url(g *GitHub) string {
+	return fmt.Sprintf("%s/%s/discussions/%d", g.serverURL, d.repo.fullName(), d.number)
+}
+
+func (c *comment) url(g *GitHub) string {
+	return fmt.Sprintf("%s#discussioncomment-%d", c.disc.url(g), c.dbID)
+}
+
+// association is the author association of login with r.
+func (r *repo) association(a *identity) string {
+	if a == nil {
+		return "NONE"
+	}
+	if v, ok := r.assoc[strings.ToLower(a.login)]; ok {
+		return v
+	}
+	if strings.EqualFold(a.login, r.owner) {
+		return "OWNER"
+	}
+	return "NONE"
+}
+
+// canWrite reports whether a may moderate r: OWNER, MEMBER and COLLABORATOR
+// have write access, and a bot stands for a GITHUB_TOKEN or app installation
+// with the repository's write permissions.
+func (r *repo) canWrite(a *identity) bool {
+	if a == nil {
+		return false
+	}
+	if a.kind == KindBot {
+		return true
+	}
+	switch r.association(a) {
+	case "OWNER", "MEMBER", "COLLABORATOR":
+		return true
+	}
+	return false
+}
+
+// AddRepo creates a repository with a default branch "main" holding an
+// initial commit, a "General" discussion category and the owner's account.
+// Adding an existing repository is a no-op.
+func (g *GitHub) AddRepo(owner, name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	key := strings.ToLower(owner + "/" + name)
+	if _, ok := g.repos[key]; ok {
+		return
+	}
+	now := g.clock()
+	r := &repo{
+		owner:         owner,
+		name:          name,
+		ownerAcct:     g.authorFor(owner),
+		dbID:          g.newDB() + 500_000_000,
+		createdAt:     now,
+		nextNumber:    1,
+		assoc:         map[string]string{},
+		defaultBranch: "main",
+		workflows:     map[string]*workflow{},
+	}
+	r.nodeID = nodeID("R", uint32(r.dbID))
+	cat := &category{dbID: g.newDB(), name: "General", slug: "general", emoji: ":speech_balloon:",
+		desc: "Chat about anything and everything here", at: now}
+	cat.nodeID = nodeID("DIC", uint32(r.dbID), uint32(cat.dbID))
+	r.category = cat
+	g.nodes[cat.nodeID] = cat
+	r.git = newGitStore()
+	r.git.initBranch("main", now, g.authorFor(owner))
+	g.repos[key] = r
+	g.nodes[r.nodeID] = r
+}
+
+// repo finds a repository by "owner/name". Callers hold g.mu.
+func (g *GitHub) repo(full string) (*repo, error) {
+	r, ok := g.repos[strings.ToLower(full)]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownRepo, full)
+	}
+	return r, nil
+}
+
+// SetAssociation sets login's author association with the repository
+// (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, ...). OWNER, MEMBER and
+// COLLABORATOR give write access (moderation, commenting on locked
+// discussions).
+func (g *GitHub) SetAssociation(repoName, login, assoc string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, err := g.repo(repoName)
+	if err != nil {
+		return err
+	}
+	switch assoc {
+	case "OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR", "FIRST_TIMER", "FIRST_TIME_CONTRIBUTOR", "MANNEQUIN", "NONE":
+	default:
+		return fmt.Errorf("%w: association %q", ErrInvalid, assoc)
+	}
+	g.authorFor(login)
+	r.assoc[strings.ToLower(strings.TrimSuffix(login, "[bot]"))] = assoc
+	return nil
+}
+
+// AddLabel creates a label in the repository and returns its node id. An
+// existing label (names compare case-insensitively) is returned as is.
+func (g *GitHub) AddLabel(repoName, name string) (string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, err := g.repo(repoName)
+	if err != nil {
+		return "", err
+	}
+	if name == "" {
+		return "", fmt.Errorf("%w: empty label name", ErrInvalid)
+	}
+	if l := r.label(name); l != nil {
+		return l.nodeID, nil
+	}
+	l := &label{repo: r, dbID: g.newDB() + 1_000_000_000, name: name, color: "ededed", createdAt: g.clock()}
+	l.nodeID = nodeID("LA", uint32(r.dbID), uint32(l.dbID))
+	r.labels = append(r.labels, l)
+	g.nodes[l.nodeID] = l
+	return l.nodeID, nil
+}
+
+func (r *repo) label(name string) *label {
+	for _, l := range r.labels {
+		if strings.EqualFold(l.name, name) {
+			return l
+		}
+	}
+	return nil
+}
+
+// Discussion is a snapshot of a discussion, for tests.
+type Discussion struct {
+	ID         string
+	DatabaseID int64
+	Number     int
+	Repo       string
+	Title      string
+	Body       string
+	Author     string // GraphQL login
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	Closed     bool
+	Locked     bool
+	Labels     []string
+	URL        string
+	// Reactions maps a reaction content (EYES, THUMBS_UP, ...) to the logins
+	// that left it, in order.
+	Reactions map[string][]string
+}
+
+// Comment is a snapshot of a discussion comment or reply, for tests.
+type Comment struct {
+	ID              string
+	DatabaseID      int64
+	DiscussionID    string
+	ParentID        string // "" for a top-level comment
+	Author          string // GraphQL login
+	Body            string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	DeletedAt       time.Time // non-zero for a deleted comment kept for its replies
+	Minimized       bool
+	MinimizedReason string
+	URL             string
+	Reactions       map[string][]string
+}
+
+func (g *GitHub) snapDiscussion(d *discussion) Discussion {
+	s := Discussion{
+		ID: d.nodeID, DatabaseID: d.dbID, Number: d.number, Repo: d.repo.fullName(),
+		Title: d.title, Body: d.body, Author: loginOf(d.author), CreatedAt: d.createdAt,
+		UpdatedAt: d.updatedAt, Closed: d.closed, Locked: d.locked, URL: d.url(g),
+		Reactions: snapReactions(d.reactions),
+	}
+	for _, l := range d.labels {
+		s.Labels = append(s.Labels, l.name)
+	}
+	return s
+}
+
+func (g *GitHub) snapComment(c *comment) Comment {
+	s := Comment{
+		ID: c.nodeID, DatabaseID: c.dbID, DiscussionID: c.disc.nodeID, Author: loginOf(c.author),
+		Body: c.body, CreatedAt: c.createdAt, UpdatedAt: c.updatedAt, DeletedAt: c.deletedAt,
+		Minimized: c.minimized, MinimizedReason: c.minReason, URL: c.url(g),
+		Reactions: snapReactions(c.reactions),
+	}
+	if c.parent != nil {
+		s.ParentID = c.parent.nodeID
+	}
+	return s
+}
+
+func snapReactions(rs []*reaction) map[string][]string {
+	m := map[string][]string{}
+	for _, r := range rs {
+		m[r.content] = append(m[r.content], r.user.graphQLLogin())
+	}
+	return m
+}
+
+func loginOf(a *identity) string {
+	if a == nil {
+		return ""
+	}
+	return a.graphQLLogin()
+}
+
+// CreateDiscussion opens a discussion in the General category, numbered from
+// the repository's shared issue/discussion sequence.
+func (g *GitHub) CreateDiscussion(repoName, author, title, body string) (Discussion, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, err := g.repo(repoName)
+	if err != nil {
+		return Discussion{}, err
+	}
+	if strings.TrimSpace(title) == "" {
+		return Discussion{}, fmt.Errorf("%w: empty title", ErrInvalid)
+	}
+	now := g.clock()
+	d := &discussion{repo: r, dbID: g.newDB(), number: r.nextNumber, title: title, body: body,
+		author: g.authorFor(author), createdAt: now, updatedAt: now}
+	r.nextNumber++
+	d.nodeID = nodeID("D", uint32(r.dbID), uint32(d.dbID))
+	r.discussions = append(r.discussions, d)
+	g.nodes[d.nodeID] = d
+	return g.snapDiscussion(d), nil
+}
+
+// SkipNumbers advances the repository's number sequence by n, as issues and
+// pull requests opened in between would.
+func (g *GitHub) SkipNumbers(repoName string, n int) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, err := g.repo(repoName)
+	if err != nil {
+		return err
+	}
+	r.nextNumber += n
+	return nil
+}
+
+// discussionByID finds a live discussion by node id. Callers hold g.mu.
+func (g *GitHub) discussionByID(id string) (*discussion, error) {
+	d, ok := g.nodes[id].(*discussion)
+	if !ok || d.deleted {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownDiscussion, id)
+	}
+	return d, nil
+}
+
+func (g *GitHub) commentByID(id string) (*comment, error) {
+	c, ok := g.nodes[id].(*comment)
+	if !ok || c.disc.deleted {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownComment, id)
+	}
+	return c, nil
+}
+
+// Discussion returns a snapshot of the discussion with that number.
+func (g *GitHub) Discussion(repoName string, number int) (Discussion, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, err := g.repo(repoName)
+	if err != nil {
+		return Discussion{}, err
+	}
+	d := r.discussion(number)
+	if d == nil {
+		return Discussion{}, fmt.Errorf("%w: #%d in %s", ErrUnknownDiscussion, number, repoName)
+	}
+	return g.snapDiscussion(d), nil
+}
+
+func (r *repo) discussion(number int) *discussion {
+	for _, d := range r.discussions {
+		if d.number == number && !d.deleted {
+			return d
+		}
+	}
+	return nil
+}
+
+// Comments returns every visible comment and reply of the discussion
+// (deleted ones kept for their replies included), ordered by creation.
+func (g *GitHub) Comments(discussionID string) ([]Comment, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d, err := g.discussionByID(discussionID)
+	if err != nil {
+		return nil, err
+	}
+	var all []*comment
+	for _, c := range d.comments {
+		all = append(all, c)
+		all = append(all, c.replies...)
+	}
+	slices.SortStableFunc(all, func(a, b *comment) int { return compareInt(a.dbID, b.dbID) })
+	out := make([]Comment, 0, len(all))
+	for _, c := range all {
+		out = append(out, g.snapComment(c))
+	}
+	return out, nil
+}
+
+// Comment posts a top-level comment as author (no permission checks: the Go
+// API is the test's hand, not a client).
+func (g *GitHub) Comment(discussionID, author, body string) (Comment, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d, err := g.discussionByID(discussionID)
+	if err != nil {
+		return Comment{}, err
+	}
+	c := g.addComment(d, nil, g.authorFor(author), body)
+	return g.snapComment(c), nil
+}
+
+// Reply posts a reply under a top-level comment. Like GitHub, a reply to a
+// reply is refused.
+func (g *GitHub) Reply(parentCommentID, author, body string) (Comment, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p, err := g.commentByID(parentCommentID)
+	if err != nil {
+		return Comment{}, err
+	}
+	if p.parent != nil {
+		return Comment{}, fmt.Errorf("%w: %s is a reply; GitHub threads only under top-level comments", ErrInvalid, parentCommentID)
+	}
+	c := g.addComment(p.disc, p, g.authorFor(author), body)
+	return g.snapComment(c), nil
+}
+
+// addComment appends a comment; callers have validated everything.
+func (g *GitHub) addComment(d *discussion, parent *comment, author *identity, body string) *comment {
+	now := g.clock()
+	c := &comment{disc: d, parent: parent, dbID: g.newDB() + 10_000_000, author: author, body: body,
+		createdAt: now, updatedAt: now}
+	c.nodeID = nodeID("DC", uint32(d.repo.dbID), uint32(c.dbID))
+	if parent != nil {
+		parent.replies = append(parent.replies, c)
+	} else {
+		d.comments = append(d.comments, c)
+	}
+	d.updatedAt = now
+	g.nodes[c.nodeID] = c
+	return c
+}
+
+// EditComment replaces a comment's body.
+func (g *GitHub) EditComment(commentID, body string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, err := g.commentByID(commentID)
+	if err != nil {
+		return err
+	}
+	c.body = body
+	c.updatedAt = g.clock()
+	return nil
+}
+
+// DeleteComment deletes a comment the way GitHub does: a top-level comment
+// that has replies stays as a tombstone (deletedAt set, body emptied) so
+// its thread survives; any other comment disappears from every connection
+// and from node(id:).
+func (g *GitHub) DeleteComment(commentID string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, err := g.commentByID(commentID)
+	if err != nil {
+		return err
+	}
+	g.deleteComment(c)
+	return nil
+}
+
+func (g *GitHub) deleteComment(c *comment) {
+	now := g.clock()
+	if c.deletedAt.IsZero() {
+		cp := *c
+		g.graveyard[c.nodeID] = &cp
+	}
+	if c.parent == nil && len(c.replies) > 0 {
+		c.deletedAt = now
+		c.body = ""
+		c.updatedAt = now
+		return
+	}
+	delete(g.nodes, c.nodeID)
+	if c.parent != nil {
+		p := c.parent
+		p.replies = slices.DeleteFunc(p.replies, func(x *comment) bool { return x == c })
+		// A tombstone whose last reply went has nothing left to hold up.
+		if !p.deletedAt.IsZero() && len(p.replies) == 0 {
+			delete(g.nodes, p.nodeID)
+			p.disc.comments = slices.DeleteFunc(p.disc.comments, func(x *comment) bool { return x == p })
+		}
+		return
+	}
+	c.disc.comments = slices.DeleteFunc(c.disc.comments, func(x *comment) bool { return x == c })
+}
+
+// MinimizeComment hides a comment with a classifier (OUTDATED, SPAM, ...).
+func (g *GitHub) MinimizeComment(commentID, classifier string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, err := g.commentByID(commentID)
+	if err != nil {
+		return err
+	}
+	reason, ok := minimizedReasons[classifier]
+	if !ok {
+		return fmt.Errorf("%w: classifier %q", ErrInvalid, classifier)
+	}
+	c.minimized, c.minReason = true, reason
+	return nil
+}
+
+// minimizedReasons maps the mutation's classifier to the lower-case form the
+// minimizedReason field reports.
+var minimizedReasons = map[string]string{
+	"ABUSE": "abuse", "DUPLICATE": "duplicate", "OFF_TOPIC": "off-topic",
+	"OUTDATED": "outdated", "RESOLVED": "resolved", "SPAM": "spam",
+}
+
+// CloseDiscussion closes a discussion (reason RESOLVED, OUTDATED or
+// DUPLICATE; empty means RESOLVED).
+func (g *GitHub) CloseDiscussion(discussionID, reason string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d, err := g.discussionByID(discussionID)
+	if err != nil {
+		return err
+	}
+	if reason == "" {
+		reason = "RESOLVED"
+	}
+	now := g.clock()
+	d.closed, d.closedAt, d.reason, d.updatedAt = true, now, reason, now
+	return nil
+}
+
+// ReopenDiscussion reopens a closed discussion.
+func (g *GitHub) ReopenDiscussion(discussionID string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d, err := g.discussionByID(discussionID)
+	if err != nil {
+		return err
+	}
+	d.closed, d.closedAt, d.reason, d.updatedAt = false, time.Time{}, "REOPENED", g.clock()
+	return nil
+}
+
+// LockDiscussion locks (or unlocks) a discussion: only accounts with write
+// access can comment on a locked one.
+func (g *GitHub) LockDiscussion(discussionID string, locked bool) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d, err := g.discussionByID(discussionID)
+	if err != nil {
+		return err
+	}
+	d.locked = locked
+	d.updatedAt = g.clock()
+	return nil
+}
+
+// DeleteDiscussion deletes a discussion: it disappears from every query.
+func (g *GitHub) DeleteDiscussion(discussionID string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d, err := g.discussionByID(discussionID)
+	if err != nil {
+		return err
+	}
+	d.deleted = true
+	delete(g.nodes, d.nodeID)
+	return nil
+}
+
+// EditDiscussion replaces a discussion's title and body.
+func (g *GitHub) EditDiscussion(discussionID, title, body string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d, err := g.discussionByID(discussionID)
+	if err != nil {
+		return err
+	}
+	d.title, d.body, d.updatedAt = title, body, g.clock()
+	return nil
+}
+
+// LabelDiscussion adds an existing label to a discussion.
+func (g *GitHub) LabelDiscussion(discussionID, name string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d, err := g.discussionByID(discussionID)
+	if err != nil {
+		return err
+	}
+	l := d.repo.label(name)
+	if l == nil {
+		return fmt.Errorf("%w: no label %q", ErrInvalid, name)
+	}
+	g.addLabels(d, []*label{l})
+	return nil
+}
+
+func (g *GitHub) addLabels(d *discussion, ls []*label) {
+	for _, l := range ls {
+		if !slices.Contains(d.labels, l) {
+			d.labels = append(d.labels, l)
+			d.updatedAt = g.clock()
+		}
+	}
+}
+
+func (g *GitHub) removeLabels(d *discussion, ls []*label) {
+	for _, l := range ls {
+		if slices.Contains(d.labels, l) {
+			d.labels = slices.DeleteFunc(d.labels, func(x *label) bool { return x == l })
+			d.updatedAt = g.clock()
+		}
+	}
+}
+
+// React adds login's reaction to a discussion or comment; it is idempotent.
+func (g *GitHub) React(subjectID, login, content string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	rs, err := g.reactions(subjectID)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(reactionContents, content) {
+		return fmt.Errorf("%w: reaction %q", ErrInvalid, content)
+	}
+	*rs = addReaction(*rs, content, g.authorFor(login), g.clock())
+	return nil
+}
+
+// reactionContents lists GraphQL's ReactionContent values in GitHub's
+// display order.
+var reactionContents = []string{"THUMBS_UP", "THUMBS_DOWN", "LAUGH", "HOORAY", "CONFUSED", "HEART", "ROCKET", "EYES"}
+
+func (g *GitHub) reactions(subjectID string) (*[]*reaction, error) {
+	switch s := g.nodes[subjectID].(type) {
+	case *discussion:
+		if !s.deleted {
+			return &s.reactions, nil
+		}
+	case *comment:
+		if !s.disc.deleted {
+			return &s.reactions, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no reactable %q", ErrInvalid, subjectID)
+}
+
+func addReaction(rs []*reaction, content string, who *identity, at time.Time) []*reaction {
+	for _, r := range rs {
+		if r.content == content && r.user == who {
+			return rs
+		}
+	}
+	return append(rs, &reaction{content: content, user: who, at: at})
+}
+
+func removeReaction(rs []*reaction, content string, who *identity) []*reaction {
+	return slices.DeleteFunc(rs, func(r *reaction) bool { return r.content == content && r.user == who })
+}
+
+func compareInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

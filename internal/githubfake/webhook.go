@@ -1,0 +1,248 @@
+package githubfake
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// examples are GitHub's own webhook payload examples (octokit/webhooks, see
+// testdata/github/SOURCES.md), copied here because go:embed cannot reach
+// outside the package. Payloads are built from them so that every key
+// GitHub sends is there, with the fake's values substituted.
+//
+//go:embed webhooks/*.json
+var examples embed.FS
+
+// Event says which webhook delivery to build.
+type Event struct {
+	// Action is the payload's action: created, edited, deleted, closed,
+	// reopened, locked, unlocked, labeled, unlabeled, ... for discussion;
+	// created, edited, deleted for discussion_comment.
+	Action string
+	// Sender is the login that caused the event; empty means the author.
+	Sender string
+	// Changes maps an edited field (body, title) to its previous value.
+	Changes map[string]string
+	// Label names the label of a labeled/unlabeled event.
+	Label string
+}
+
+// exampleFor picks the real example closest to the event.
+func exampleFor(event, action string) (map[string]any, error) {
+	name := event + "." + action + ".json"
+	if _, err := examples.Open("webhooks/" + name); err != nil {
+		switch {
+		case event == "discussion" && (action == "unlabeled"):
+			name = "discussion.labeled.json"
+		case event == "discussion" && action == "unlocked":
+			name = "discussion.locked.json"
+		case event == "discussion":
+			name = "discussion.created.json"
+		default:
+			return nil, fmt.Errorf("%w: no %s event with action %q", ErrInvalid, event, action)
+		}
+	}
+	b, err := examples.ReadFile("webhooks/" + name)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// webAPIRoot is the API base webhook URLs point to.
+func (g *GitHub) webAPIRoot() string {
+	if g.srv != nil {
+		return g.srv.URL + APIPrefix
+	}
+	return "https://api.github.com"
+}
+
+// DiscussionPayload builds the JSON GitHub delivers for a `discussion`
+// event from the fake's current state of the discussion (which may be
+// deleted, for action "deleted").
+func (g *GitHub) DiscussionPayload(discussionID string, ev Event) ([]byte, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d := g.anyDiscussion(discussionID)
+	if d == nil {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownDiscussion, discussionID)
+	}
+	m, err := exampleFor("discussion", ev.Action)
+	if err != nil {
+		return nil, err
+	}
+	m["action"] = ev.Action
+	if err := g.fillCommon(m, d, d.author, ev); err != nil {
+		return nil, err
+	}
+	if _, ok := m["label"]; ok || ev.Label != "" {
+		l := d.repo.label(ev.Label)
+		if l == nil {
+			return nil, fmt.Errorf("%w: a %s event needs an existing label, got %q", ErrInvalid, ev.Action, ev.Label)
+		}
+		m["label"] = map[string]any{"id": l.dbID, "node_id": l.nodeID,
+			"url":  g.webAPIRoot() + "/repos/" + d.repo.fullName() + "/labels/" + l.name,
+			"name": l.name, "color": l.color, "default": false, "description": nilIfEmpty(l.description)}
+	}
+	return json.Marshal(m)
+}
+
+// DiscussionCommentPayload builds the JSON GitHub delivers for a
+// `discussion_comment` event (created, edited, deleted) from the fake's
+// state of the comment; a deleted comment is rendered as it was.
+func (g *GitHub) DiscussionCommentPayload(commentID string, ev Event) ([]byte, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, ok := g.nodes[commentID].(*comment)
+	if !ok || !c.deletedAt.IsZero() {
+		c, ok = g.graveyard[commentID]
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownComment, commentID)
+	}
+	m, err := exampleFor("discussion_comment", ev.Action)
+	if err != nil {
+		return nil, err
+	}
+	m["action"] = ev.Action
+	if err := g.fillCommon(m, c.disc, c.author, ev); err != nil {
+		return nil, err
+	}
+	r := c.disc.repo
+	var parent any
+	if c.parent != nil {
+		parent = c.parent.dbID
+	}
+	comment := m["comment"].(map[string]any)
+	comment["id"] = c.dbID
+	comment["node_id"] = c.nodeID
+	comment["html_url"] = c.url(g)
+	comment["parent_id"] = parent
+	comment["child_comment_count"] = len(c.replies)
+	comment["repository_url"] = r.fullName()
+	comment["discussion_id"] = c.disc.dbID
+	comment["author_association"] = r.association(c.author)
+	comment["user"] = g.userJSONAt(g.webAPIRoot(), c.author)
+	comment["created_at"] = ghTime(c.createdAt)
+	comment["updated_at"] = ghTime(c.updatedAt)
+	comment["body"] = c.body
+	comment["reactions"] = reactionsJSON(g.webAPIRoot()+"/repos/"+r.fullName()+fmt.Sprintf("/discussions/comments/%d/reactions", c.dbID), c.reactions)
+	return json.Marshal(m)
+}
+
+// anyDiscussion finds a discussion by id, deleted ones included.
+func (g *GitHub) anyDiscussion(id string) *discussion {
+	for _, r := range g.repos {
+		for _, d := range r.discussions {
+			if d.nodeID == id {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// fillCommon substitutes discussion, repository, sender and changes.
+func (g *GitHub) fillCommon(m map[string]any, d *discussion, author *identity, ev Event) error {
+	root := g.webAPIRoot()
+	r := d.repo
+	sender := author
+	if ev.Sender != "" {
+		a, err := g.lookupAccount(ev.Sender)
+		if err != nil {
+			return err
+		}
+		sender = a
+	}
+	disc := m["discussion"].(map[string]any)
+	state := "open"
+	if d.closed {
+		state = "closed"
+	}
+	n := 0
+	for _, c := range d.comments {
+		n += 1 + len(c.replies)
+	}
+	disc["repository_url"] = root + "/repos/" + r.fullName()
+	disc["html_url"] = d.url(g)
+	disc["id"] = d.dbID
+	disc["node_id"] = d.nodeID
+	disc["number"] = d.number
+	disc["title"] = d.title
+	disc["body"] = d.body
+	disc["user"] = g.userJSONAt(root, d.author)
+	disc["state"] = state
+	disc["locked"] = d.locked
+	disc["comments"] = n
+	disc["created_at"] = ghTime(d.createdAt)
+	disc["updated_at"] = ghTime(d.updatedAt)
+	disc["author_association"] = r.association(d.author)
+	disc["active_lock_reason"] = nil
+	if _, ok := disc["state_reason"]; ok {
+		disc["state_reason"] = nilIfEmpty(strings.ToLower(d.reason))
+	}
+	if cat, ok := disc["category"].(map[string]any); ok {
+		c := r.category
+		cat["id"], cat["node_id"], cat["repository_id"] = c.dbID, c.nodeID, r.dbID
+		cat["name"], cat["slug"], cat["emoji"], cat["description"] = c.name, c.slug, c.emoji, c.desc
+		cat["created_at"], cat["updated_at"] = ghTime(c.at), ghTime(c.at)
+	}
+	m["repository"] = g.repoPayload(m["repository"].(map[string]any), r)
+	m["sender"] = g.userJSONAt(root, sender)
+	if _, ok := m["changes"]; ok || len(ev.Changes) > 0 {
+		ch := map[string]any{}
+		for k, v := range ev.Changes {
+			ch[k] = map[string]any{"from": v}
+		}
+		m["changes"] = ch
+	}
+	return nil
+}
+
+// repoPayload rewrites the example repository for r: every URL is moved to
+// r's paths and the identifying fields are replaced.
+func (g *GitHub) repoPayload(ex map[string]any, r *repo) map[string]any {
+	root := g.webAPIRoot()
+	const exName = "Codertocat/Hello-World"
+	out := map[string]any{}
+	for k, v := range ex {
+		if s, ok := v.(string); ok {
+			s = strings.ReplaceAll(s, "https://api.github.com/repos/"+exName, root+"/repos/"+r.fullName())
+			s = strings.ReplaceAll(s, "https://github.com/"+exName, g.serverURL+"/"+r.fullName())
+			s = strings.ReplaceAll(s, "git://github.com/"+exName, "git://"+strings.TrimPrefix(strings.TrimPrefix(g.serverURL, "https://"), "http://")+"/"+r.fullName())
+			s = strings.ReplaceAll(s, "git@github.com:"+exName, "git@github.com:"+r.fullName())
+			v = s
+		}
+		out[k] = v
+	}
+	out["id"] = r.dbID
+	out["node_id"] = r.nodeID
+	out["name"] = r.name
+	out["full_name"] = r.fullName()
+	out["owner"] = g.userJSONAt(root, r.ownerAcct)
+	out["default_branch"] = r.defaultBranch
+	out["created_at"] = ghTime(r.createdAt)
+	out["pushed_at"] = ghTime(r.createdAt)
+	out["updated_at"] = ghTime(r.createdAt)
+	return out
+}
+
+// reactionsJSON is the REST reaction rollup.
+func reactionsJSON(url string, rs []*reaction) map[string]any {
+	names := map[string]string{"THUMBS_UP": "+1", "THUMBS_DOWN": "-1", "LAUGH": "laugh", "HOORAY": "hooray",
+		"CONFUSED": "confused", "HEART": "heart", "ROCKET": "rocket", "EYES": "eyes"}
+	m := map[string]any{"url": url, "total_count": len(rs)}
+	for _, n := range names {
+		m[n] = 0
+	}
+	for _, r := range rs {
+		m[names[r.content]] = m[names[r.content]].(int) + 1
+	}
+	return m
+}
