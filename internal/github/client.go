@@ -1,0 +1,301 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	gogithub "github.com/google/go-github/v92/github"
+	"github.com/shurcooL/githubv4"
+
+	"github.com/recess-action/recess/resume"
+)
+
+// The client satisfies the engine's ports.
+var (
+	_ resume.Discussions = (*Client)(nil)
+	_ resume.Dispatcher  = (*Client)(nil)
+)
+
+// Defaults for Config fields left empty.
+const (
+	DefaultAPIURL          = "https://api.github.com"
+	DefaultWorkflow        = "agent.yml"
+	DefaultMaxWait         = 60 * time.Second
+	DefaultAttempts        = 3
+	DefaultBackoff         = time.Second
+	DefaultContentBurst    = 10
+	DefaultContentInterval = time.Second
+)
+
+// Config says where GitHub is and which repository and workflow recess works
+// on. Zero values take the documented defaults.
+type Config struct {
+	// Token authenticates every request (GITHUB_TOKEN or a PAT).
+	Token string
+	// APIURL is the REST base (GITHUB_API_URL): https://api.github.com, or a
+	// GitHub Enterprise Server / fake ".../api/v3". A trailing slash is
+	// optional; every REST path is resolved under it.
+	APIURL string
+	// GraphQLURL is the GraphQL endpoint (GITHUB_GRAPHQL_URL), always
+	// honoured. Empty: derived from APIURL (".../api/v3" → ".../api/graphql",
+	// otherwise APIURL + "/graphql").
+	GraphQLURL string
+	// Owner and Repo name the repository.
+	Owner, Repo string
+	// Workflow is the agent workflow's file name (default agent.yml).
+	Workflow string
+	// Ref is the ref dispatches run on; empty means the repository's default
+	// branch (looked up once).
+	Ref string
+	// HTTPClient is the base client whose Transport (and Timeout) carry the
+	// requests; nil means http.DefaultTransport without timeout.
+	HTTPClient *http.Client
+	// Clock is the wall clock for pacing and rate-limit waits. It must not be
+	// the engine's clock when that is pinned (RECESS_NOW): a frozen clock
+	// would never let the pacing bucket refill. Nil: the system clock.
+	Clock resume.Clock
+	// Sleep waits (or gives up with ctx). Nil: a real timer. Tests pass a
+	// function that records the wait and moves their clock.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Logf receives diagnostics (rate-limit waits, forged markers, missing
+	// labels). Nil: discarded.
+	Logf func(format string, args ...any)
+	// MaxWait bounds a single rate-limit wait; a longer one fails with
+	// *RateLimitError instead (default 60 s).
+	MaxWait time.Duration
+	// Attempts is how often a safe request (GET, GraphQL query) is tried on
+	// server errors, the first try included (default 3).
+	Attempts int
+	// Backoff is the wait before the first retry, doubling after (default 1 s).
+	Backoff time.Duration
+	// ContentBurst and ContentInterval pace content-creating requests: up to
+	// ContentBurst at once, then one per ContentInterval (defaults 10 and
+	// 1 s: at most 70 in any minute, under GitHub's 80).
+	ContentBurst    int
+	ContentInterval time.Duration
+	// UserAgent is sent with every request (default "recess").
+	UserAgent string
+}
+
+// ConfigError names the Config field that is unusable.
+type ConfigError struct {
+	Field  string
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return "github: config " + e.Field + ": " + e.Reason
+}
+
+// Client talks to one repository on one GitHub. Build it with New.
+type Client struct {
+	owner, repo, workflow string
+	gql                   *githubv4.Client
+	rest                  *gogithub.Client
+	tr                    *transport
+	logf                  func(string, ...any)
+
+	mu sync.Mutex
+	// ref is Config.Ref or the default branch once looked up.
+	ref string
+	// noRunDetails is set once the server refused return_run_details; it
+	// is never sent again by this client.
+	noRunDetails bool
+	// labels caches label ids by name; "" records a label that does not
+	// exist (asked once per client).
+	labels map[string]string
+	// snaps are discussion snapshots read by the comment store, handed to
+	// the next Discussion call as long as no write went through since.
+	snaps map[int]*snapshot
+	// parents maps every comment id ever seen to its top-level parent ("" for
+	// a top-level comment); threading is immutable, so this never goes stale.
+	parents map[string]string
+}
+
+// New builds a Client. It sends no request.
+func New(cfg Config) (*Client, error) {
+	if cfg.Owner == "" {
+		return nil, &ConfigError{Field: "Owner", Reason: "empty"}
+	}
+	if cfg.Repo == "" {
+		return nil, &ConfigError{Field: "Repo", Reason: "empty"}
+	}
+	if strings.ContainsAny(cfg.Owner+cfg.Repo, "/ ?#") {
+		return nil, &ConfigError{Field: "Owner/Repo", Reason: fmt.Sprintf("%q/%q is not a repository name", cfg.Owner, cfg.Repo)}
+	}
+	workflow := cfg.Workflow
+	if workflow == "" {
+		workflow = DefaultWorkflow
+	}
+	if strings.ContainsAny(workflow, "/?#") {
+		return nil, &ConfigError{Field: "Workflow", Reason: fmt.Sprintf("%q is not a workflow file name", workflow)}
+	}
+
+	apiURL := cfg.APIURL
+	if apiURL == "" {
+		apiURL = DefaultAPIURL
+	}
+	api, err := url.Parse(apiURL)
+	if err != nil || (api.Scheme != "http" && api.Scheme != "https") || api.Host == "" {
+		return nil, &ConfigError{Field: "APIURL", Reason: fmt.Sprintf("%q is not an http(s) URL", apiURL)}
+	}
+	// go-github resolves relative paths against the base; without a
+	// trailing slash the last segment ("v3") would be replaced.
+	if !strings.HasSuffix(api.Path, "/") {
+		api.Path += "/"
+	}
+	gqlURL := cfg.GraphQLURL
+	if gqlURL == "" {
+		gqlURL = deriveGraphQLURL(api)
+	}
+	gq, err := url.Parse(gqlURL)
+	if err != nil || (gq.Scheme != "http" && gq.Scheme != "https") || gq.Host == "" {
+		return nil, &ConfigError{Field: "GraphQLURL", Reason: fmt.Sprintf("%q is not an http(s) URL", gqlURL)}
+	}
+
+	base := http.DefaultTransport
+	var timeout time.Duration
+	if cfg.HTTPClient != nil {
+		if cfg.HTTPClient.Transport != nil {
+			base = cfg.HTTPClient.Transport
+		}
+		timeout = cfg.HTTPClient.Timeout
+	}
+	clock := cfg.Clock
+	if clock == nil {
+		// The transport needs the real passage of time (see Config.Clock);
+		// this is the one place recess's GitHub code reads the wall clock.
+		clock = resume.ClockFunc(time.Now)
+	}
+	sleep := cfg.Sleep
+	if sleep == nil {
+		sleep = sleepContext
+	}
+	logf := cfg.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	agent := cfg.UserAgent
+	if agent == "" {
+		agent = "recess"
+	}
+	tr := &transport{
+		base:     base,
+		token:    cfg.Token,
+		agent:    agent,
+		graphql:  gq,
+		clock:    clock,
+		sleep:    sleep,
+		logf:     logf,
+		maxWait:  orDefault(cfg.MaxWait, DefaultMaxWait),
+		attempts: orDefault(cfg.Attempts, DefaultAttempts),
+		backoff:  orDefault(cfg.Backoff, DefaultBackoff),
+		burst:    float64(orDefault(cfg.ContentBurst, DefaultContentBurst)),
+		interval: orDefault(cfg.ContentInterval, DefaultContentInterval),
+		sem:      make(chan struct{}, 1),
+	}
+	hc := &http.Client{Transport: tr, Timeout: timeout}
+
+	apiString := api.String()
+	rest, err := gogithub.NewClient(
+		gogithub.WithHTTPClient(hc),
+		gogithub.WithURLs(&apiString, &apiString),
+		// The transport owns every wait, on the injected clock; go-github's
+		// own bookkeeping would refuse requests on the wall clock.
+		gogithub.WithDisableRateLimitCheck(),
+		gogithub.WithUserAgent(agent),
+	)
+	if err != nil {
+		return nil, &ConfigError{Field: "APIURL", Reason: err.Error()}
+	}
+
+	c := &Client{
+		owner:    cfg.Owner,
+		repo:     cfg.Repo,
+		workflow: workflow,
+		gql:      githubv4.NewEnterpriseClient(gq.String(), hc),
+		rest:     rest,
+		tr:       tr,
+		logf:     logf,
+		ref:      cfg.Ref,
+		labels:   map[string]string{},
+		snaps:    map[int]*snapshot{},
+		parents:  map[string]string{},
+	}
+	return c, nil
+}
+
+func deriveGraphQLURL(api *url.URL) string {
+	u := *api
+	p := strings.TrimSuffix(u.Path, "/")
+	if strings.HasSuffix(p, "/api/v3") {
+		u.Path = strings.TrimSuffix(p, "/v3") + "/graphql"
+	} else {
+		u.Path = p + "/graphql"
+	}
+	return u.String()
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// Stats returns the transport's counters, for logs and benchmarks.
+func (c *Client) Stats() Stats { return c.tr.snapshot() }
+
+// writes is the number of content-creating requests so far; a snapshot taken
+// at another count may be stale.
+func (c *Client) writes() int { return c.tr.snapshot().Writes() }
+
+// query and mutate run githubv4 operations. net/http wraps the transport's
+// typed errors in a *url.Error that only repeats the endpoint; it is dropped.
+func (c *Client) query(ctx context.Context, q any, vars map[string]any) error {
+	return unwrapTransport(c.gql.Query(ctx, q, vars))
+}
+
+func (c *Client) mutate(ctx context.Context, m any, input githubv4.Input) error {
+	return unwrapTransport(c.gql.Mutate(ctx, m, input, nil))
+}
+
+func unwrapTransport(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		switch ue.Err.(type) {
+		case *GraphQLError, *StatusError, *RateLimitError:
+			return ue.Err
+		}
+	}
+	return err
+}
+
+// restStatus returns the HTTP status of a go-github error (0 when the
+// request got no answer).
+func restStatus(resp *gogithub.Response, err error) int {
+	var er *gogithub.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return er.Response.StatusCode
+	}
+	if resp != nil && resp.Response != nil {
+		return resp.StatusCode
+	}
+	return 0
+}
+
+// restErr wraps a go-github error with what was being done, adding
+// resume.ErrNotFound for a 404.
+func restErr(what string, resp *gogithub.Response, err error) error {
+	if restStatus(resp, err) == http.StatusNotFound {
+		return fmt.Errorf("%s: %w: %w", what, resume.ErrNotFound, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

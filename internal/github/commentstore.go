@@ -1,0 +1,645 @@
+package github
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shurcooL/githubv4"
+
+	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
+)
+
+var _ resume.Store = (*CommentStore)(nil)
+
+// WaitingLabel marks the discussions whose record is pending, so that a
+// sweep finds them with a search instead of reading every discussion. The
+// repository owner creates it; without it Pending falls back to listing
+// open discussions.
+const WaitingLabel = "recess:waiting"
+
+// statusScan is how many top-level comments Pending looks at, per
+// discussion, to find recess's status comment without reading the
+// discussion. The status comment is written by the first save of a
+// discussion's record, before any agent reply, so it is nearly always
+// recess's first comment.
+const statusScan = 10
+
+// fallbackPages bounds the open-discussion listing used when the waiting
+// label is missing.
+const fallbackPages = 10
+
+// CommentStore keeps each discussion's record in recess's own status comment
+// in that discussion (state-store: comment): visible text for people plus the
+// record in a hidden marker, as state.EncodeComment writes it. Only a
+// comment GitHub says recess authored (viewerDidAuthor) is trusted.
+//
+// GitHub has no compare-and-swap on comments. Save re-reads the status
+// comment and compares its updatedAt and body with the revision that was
+// loaded, and serialises saves per discussion within the process, so
+// writers sharing a store never lose an update. Between that re-read and the
+// update, a writer in another process can still slip in (a window of one
+// request), and two first saves racing from different processes can leave
+// two status comments (Load then uses the newest and reports it). Close it
+// with the front-door workflow's concurrency group per
+// discussion, which serialises recess runs on a discussion, and use the
+// branch store (a real compare-and-swap on a git ref) where that is not
+// enough.
+type CommentStore struct {
+	c     *Client
+	label string
+
+	mu sync.Mutex
+	// locks serialise saves per discussion.
+	locks map[int]*sync.Mutex
+	// labeled is whether the waiting label was on the discussion when it
+	// was last read or written; absent when unknown.
+	labeled map[int]bool
+	// forged are comments by others that carried a state marker.
+	forged map[string]bool
+	// duplicates counts reads that found more than one trusted status
+	// comment in a discussion.
+	duplicates int
+}
+
+// NewCommentStore returns the comment store over c.
+func NewCommentStore(c *Client) *CommentStore {
+	return &CommentStore{
+		c:       c,
+		label:   WaitingLabel,
+		locks:   map[int]*sync.Mutex{},
+		labeled: map[int]bool{},
+		forged:  map[string]bool{},
+	}
+}
+
+// ForgedMarkers returns the ids of comments not authored by recess that
+// carried a state marker, ignored and reported when seen.
+func (s *CommentStore) ForgedMarkers() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.forged))
+	for id := range s.forged {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// DuplicateStatus counts reads that found several trusted status comments in
+// one discussion (the newest wins): the trace of a cross-process race.
+func (s *CommentStore) DuplicateStatus() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.duplicates
+}
+
+// found is a decoded status comment.
+type found struct {
+	id  string
+	rec *state.Record
+}
+
+// Load reads the discussion (one request for most discussions) and returns
+// the record in the newest trusted status comment. The read is handed to the
+// next Discussion call, so an engine run that loads and then reads the
+// discussion pays for one request.
+func (s *CommentStore) Load(ctx context.Context, discussion int) (*state.Record, error) {
+	snap, err := s.c.fetch(ctx, discussion)
+	if err != nil {
+		return nil, loadErr(discussion, err)
+	}
+	s.observe(discussion, snap)
+	s.c.keep(discussion, snap)
+	f, err := s.status(discussion, snap.comments)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return nil, fmt.Errorf("github: comment store: discussion %d: %w", discussion, state.ErrNotFound)
+	}
+	return f.rec, nil
+}
+
+func loadErr(discussion int, err error) error {
+	if errors.Is(err, resume.ErrNotFound) {
+		// A deleted discussion took its status comment with it.
+		return fmt.Errorf("github: comment store: discussion %d: %w: %w", discussion, state.ErrNotFound, err)
+	}
+	return fmt.Errorf("github: comment store: %w", err)
+}
+
+// observe remembers whether the waiting label is on the discussion.
+func (s *CommentStore) observe(discussion int, snap *snapshot) {
+	has := false
+	for _, l := range snap.disc.Labels {
+		if l == s.label {
+			has = true
+		}
+	}
+	s.mu.Lock()
+	s.labeled[discussion] = has
+	s.mu.Unlock()
+}
+
+// status finds the newest trusted status comment among comments (oldest
+// first). Markers in comments recess did not author are ignored and
+// reported; a corrupt marker in recess's own comment is ErrCorrupt.
+func (s *CommentStore) status(discussion int, comments []storedComment) (*found, error) {
+	var trusted []storedComment
+	for _, cm := range comments {
+		if cm.Deleted || !state.HasMarker(cm.Body) {
+			continue
+		}
+		if !cm.Mine {
+			s.mu.Lock()
+			first := !s.forged[cm.ID]
+			s.forged[cm.ID] = true
+			s.mu.Unlock()
+			if first {
+				s.c.logf("github: comment store: discussion %d: ignoring a state marker in comment %s by %q (not authored by recess)", discussion, cm.ID, cm.Author)
+			}
+			continue
+		}
+		trusted = append(trusted, cm)
+	}
+	var out *found
+	count := 0
+	for i := len(trusted) - 1; i >= 0; i-- {
+		cm := trusted[i]
+		rec, ok, err := decodeStatus(discussion, cm.ID, cm.Body)
+		if !ok {
+			continue
+		}
+		count++
+		if out != nil {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		rec.Rev = makeRev(cm.ID, cm.UpdatedAt, cm.Body)
+		out = &found{id: cm.ID, rec: rec}
+	}
+	if count > 1 {
+		s.mu.Lock()
+		s.duplicates++
+		s.mu.Unlock()
+		s.c.logf("github: comment store: discussion %d: %d status comments by recess; using the newest, %s", discussion, count, out.id)
+	}
+	return out, nil
+}
+
+// decodeStatus decodes a status comment body. ok is false when the body
+// holds no marker after all.
+func decodeStatus(discussion int, commentID, body string) (*state.Record, bool, error) {
+	rec, ok, err := state.DecodeComment(body)
+	if !ok {
+		return nil, false, nil
+	}
+	if err != nil {
+		if !errors.Is(err, state.ErrCorrupt) {
+			err = fmt.Errorf("%w: %w", state.ErrCorrupt, err)
+		}
+		return nil, true, fmt.Errorf("github: comment store: discussion %d: status comment %s (left as it is): %w", discussion, commentID, err)
+	}
+	if rec.Discussion != discussion {
+		return nil, true, fmt.Errorf("github: comment store: discussion %d: status comment %s (left as it is) holds the record of discussion %d: %w",
+			discussion, commentID, rec.Discussion, state.ErrCorrupt)
+	}
+	return rec, true, nil
+}
+
+// makeRev is a status comment's version: its id, GitHub's updatedAt and a
+// hash of its body, so that any edit (by anyone with access) between a read
+// and a write is seen.
+func makeRev(id string, updatedAt time.Time, body string) string {
+	return id + "@" + updatedAt.UTC().Format(time.RFC3339Nano) + "@" + bodySum(body)
+}
+
+func parseRev(rev string) (id string, updatedAt time.Time, sum string, ok bool) {
+	parts := strings.Split(rev, "@")
+	if len(parts) != 3 || parts[0] == "" || parts[2] == "" {
+		return "", time.Time{}, "", false
+	}
+	t, err := time.Parse(time.RFC3339Nano, parts[1])
+	if err != nil {
+		return "", time.Time{}, "", false
+	}
+	return parts[0], t, parts[2], true
+}
+
+func bodySum(body string) string {
+	h := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(h[:16])
+}
+
+// statusQuery re-reads a status comment before it is overwritten, with the
+// discussion's labels so that the waiting label is kept right without
+// another request.
+type statusQuery struct {
+	Node *struct {
+		C struct {
+			ID              string
+			Body            string
+			UpdatedAt       time.Time
+			ViewerDidAuthor bool
+			DeletedAt       *time.Time
+			Discussion      *struct {
+				ID     string
+				Number int
+				Labels struct {
+					Nodes []struct{ Name string }
+				} `graphql:"labels(first: 100)"`
+			}
+		} `graphql:"... on DiscussionComment"`
+	} `graphql:"node(id: $id)"`
+}
+
+// Save writes rec into its discussion's status comment if the comment is
+// still at rec.Rev (an empty Rev: only if there is no status comment yet),
+// and sets rec.Rev. It returns an error wrapping state.ErrConflict when the
+// comment changed or appeared since it was read, and state.ErrCorrupt when
+// the stored record is corrupt (it is never overwritten). A save that would
+// not change the body sends no write, only the re-read that checks Rev (one
+// small query): skipping that too would let a stale or corrupted record pass
+// as saved. The waiting label follows rec.Pending().
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment
+func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
+	if rec == nil {
+		return errors.New("github: comment store: nil record")
+	}
+	n := rec.Discussion
+	what := fmt.Sprintf("github: comment store: discussion %d", n)
+	// Like every store, stamp UpdatedAt only when the caller did not (the
+	// engine's clock wins).
+	stamped := *rec
+	if stamped.UpdatedAt.IsZero() {
+		stamped.UpdatedAt = s.c.tr.clock.Now().UTC()
+	}
+	body, err := state.EncodeComment(rec.Status, &stamped)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+
+	unlock := s.lock(n)
+	defer unlock()
+
+	var (
+		written commentNode
+		discID  string
+	)
+	if rec.Rev == "" {
+		snap, err := s.c.fetch(ctx, n)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		s.observe(n, snap)
+		f, err := s.status(n, snap.comments)
+		if err != nil {
+			return err
+		}
+		if f != nil {
+			return fmt.Errorf("%s: a status comment (%s) already exists: %w", what, f.id, state.ErrConflict)
+		}
+		discID = snap.disc.ID
+		if written, err = s.c.addComment(ctx, discID, "", body); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+	} else {
+		id, updatedAt, sum, ok := parseRev(rec.Rev)
+		if !ok {
+			return fmt.Errorf("%s: revision %q is not this store's: %w", what, rec.Rev, state.ErrConflict)
+		}
+		var q statusQuery
+		if err := s.c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)}); err != nil {
+			if errors.Is(err, resume.ErrNotFound) {
+				return fmt.Errorf("%s: status comment %s is gone: %w", what, id, state.ErrConflict)
+			}
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if q.Node == nil || q.Node.C.ID == "" || q.Node.C.DeletedAt != nil || !q.Node.C.ViewerDidAuthor ||
+			q.Node.C.Discussion == nil || q.Node.C.Discussion.Number != n {
+			return fmt.Errorf("%s: status comment %s is gone: %w", what, id, state.ErrConflict)
+		}
+		cur := q.Node.C
+		if !cur.UpdatedAt.Equal(updatedAt) || bodySum(cur.Body) != sum {
+			if _, ok, derr := decodeStatus(n, id, cur.Body); ok && derr != nil {
+				return derr
+			}
+			return fmt.Errorf("%s: status comment %s changed since it was read: %w", what, id, state.ErrConflict)
+		}
+		discID = cur.Discussion.ID
+		has := false
+		for _, l := range cur.Discussion.Labels.Nodes {
+			if l.Name == s.label {
+				has = true
+			}
+		}
+		s.mu.Lock()
+		s.labeled[n] = has
+		s.mu.Unlock()
+		if sum == bodySum(body) {
+			// Nothing visible or stored would change: no write. The
+			// re-read above still runs, so a record changed or corrupted
+			// since the caller's read is reported, not papered over.
+			return s.syncLabel(ctx, n, rec, discID)
+		}
+		if written, err = s.c.updateComment(ctx, id, body); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	rec.Rev = makeRev(written.ID, written.UpdatedAt, written.Body)
+	rec.UpdatedAt = stamped.UpdatedAt
+	return s.syncLabel(ctx, n, rec, discID)
+}
+
+// syncLabel puts the waiting label on a pending record's discussion and
+// takes it off otherwise, only when that changes something. A failure is
+// logged, not returned: the record is saved, and the next save or sweep
+// repairs the label.
+func (s *CommentStore) syncLabel(ctx context.Context, n int, rec *state.Record, discID string) error {
+	want := rec.Pending()
+	s.mu.Lock()
+	has, known := s.labeled[n]
+	s.mu.Unlock()
+	if known && has == want {
+		return nil
+	}
+	if discID == "" {
+		discID = rec.DiscussionID
+	}
+	if discID == "" {
+		s.c.logf("github: comment store: discussion %d: node id unknown; waiting label not updated", n)
+		return nil
+	}
+	var err error
+	if want {
+		err = s.c.Label(ctx, discID, s.label)
+	} else {
+		err = s.c.Unlabel(ctx, discID, s.label)
+	}
+	if err != nil {
+		s.c.logf("github: comment store: discussion %d: waiting label not updated (a sweep may miss it until the next save): %v", n, err)
+		return nil
+	}
+	s.mu.Lock()
+	s.labeled[n] = want
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *CommentStore) lock(n int) func() {
+	s.mu.Lock()
+	l := s.locks[n]
+	if l == nil {
+		l = &sync.Mutex{}
+		s.locks[n] = l
+	}
+	s.mu.Unlock()
+	l.Lock()
+	return l.Unlock
+}
+
+// addComment posts a comment and returns it as GitHub stored it.
+func (c *Client) addComment(ctx context.Context, discussionID, replyTo, body string) (commentNode, error) {
+	input := githubv4.AddDiscussionCommentInput{
+		DiscussionID: githubv4.ID(discussionID),
+		Body:         githubv4.String(body),
+	}
+	if replyTo != "" {
+		id := githubv4.ID(replyTo)
+		input.ReplyToID = &id
+	}
+	var m struct {
+		AddDiscussionComment struct {
+			Comment commentNode
+		} `graphql:"addDiscussionComment(input: $input)"`
+	}
+	if err := c.mutate(ctx, &m, input); err != nil {
+		return commentNode{}, fmt.Errorf("add comment to %s: %w", discussionID, err)
+	}
+	return m.AddDiscussionComment.Comment, nil
+}
+
+// updateComment replaces a comment's body.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment
+func (c *Client) updateComment(ctx context.Context, id, body string) (commentNode, error) {
+	var m struct {
+		UpdateDiscussionComment struct {
+			Comment commentNode
+		} `graphql:"updateDiscussionComment(input: $input)"`
+	}
+	input := githubv4.UpdateDiscussionCommentInput{CommentID: githubv4.ID(id), Body: githubv4.String(body)}
+	if err := c.mutate(ctx, &m, input); err != nil {
+		return commentNode{}, fmt.Errorf("update comment %s: %w", id, err)
+	}
+	return m.UpdateDiscussionComment.Comment, nil
+}
+
+// scanNode is what Pending reads of each discussion: its number and which of
+// its first comments recess wrote.
+type scanNode struct {
+	Number   int
+	Comments struct {
+		Nodes []struct {
+			ID              string
+			ViewerDidAuthor bool
+		}
+	} `graphql:"comments(first: $scan)"`
+}
+
+type searchQuery struct {
+	Search struct {
+		PageInfo pageInfo
+		Nodes    []struct {
+			D scanNode `graphql:"... on Discussion"`
+		}
+	} `graphql:"search(query: $query, type: DISCUSSION, first: 100, after: $after)"`
+}
+
+type openDiscussionsQuery struct {
+	Repository struct {
+		Discussions struct {
+			PageInfo pageInfo
+			Nodes    []scanNode
+		} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
+	} `graphql:"repository(owner: $owner, name: $name)"`
+}
+
+type bodiesQuery struct {
+	Nodes []*struct {
+		C struct {
+			ID              string
+			Body            string
+			ViewerDidAuthor bool
+		} `graphql:"... on DiscussionComment"`
+	} `graphql:"nodes(ids: $ids)"`
+}
+
+// Pending lists the discussions a sweep must consider, soonest due first,
+// without reading any discussion whole. Discussions carrying the waiting
+// label are found with a search (one request per 100); recess's first own
+// comment among each one's first comments is read in one batched request per
+// 100, and where it is the status comment the summary carries the record's
+// NextDue and Checked (Known). Elsewhere Known is false and the sweep must
+// visit. So a sweep costs two requests per 100 waiting discussions plus a
+// read for each one that is due or unknown, instead of a read per waiting
+// discussion.
+//
+// Without the label, open discussions are listed by most recent update (at
+// most 1,000) and reported; those whose status comment is not found are
+// returned as unknown. GitHub's search index trails writes by seconds to
+// minutes, so a label added moments ago may be missed until the next sweep.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/queries#search
+func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
+	labelID, err := s.c.labelID(ctx, s.label)
+	if err != nil {
+		return nil, fmt.Errorf("github: comment store: pending: %w", err)
+	}
+	var scanned []scanNode
+	if labelID != "" {
+		scanned, err = s.searchWaiting(ctx)
+	} else {
+		s.c.logf("github: comment store: label %q missing in %s/%s: listing open discussions instead (create the label to make sweeps cheap)", s.label, s.c.owner, s.c.repo)
+		scanned, err = s.listOpen(ctx)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("github: comment store: pending: %w", err)
+	}
+
+	first := map[int]string{}
+	var ids []string
+	for _, d := range scanned {
+		for _, cm := range d.Comments.Nodes {
+			if cm.ViewerDidAuthor {
+				first[d.Number] = cm.ID
+				ids = append(ids, cm.ID)
+				break
+			}
+		}
+	}
+	bodies, err := s.c.bodies(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("github: comment store: pending: %w", err)
+	}
+
+	seen := map[int]bool{}
+	var out []state.Summary
+	for _, d := range scanned {
+		if d.Number <= 0 || seen[d.Number] {
+			continue
+		}
+		seen[d.Number] = true
+		sum := state.Summary{Discussion: d.Number}
+		if body, ok := bodies[first[d.Number]]; ok {
+			rec, found, err := decodeStatus(d.Number, first[d.Number], body)
+			if found && err == nil {
+				if !rec.Pending() {
+					// A stale label, or an idle discussion in the
+					// fallback listing: nothing to do.
+					continue
+				}
+				sum.NextDue, sum.Known, sum.Checked = rec.NextDue(), true, rec.Checked
+			}
+		}
+		out = append(out, sum)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.NextDue.IsZero() != b.NextDue.IsZero() {
+			return !a.NextDue.IsZero()
+		}
+		if !a.NextDue.Equal(b.NextDue) {
+			return a.NextDue.Before(b.NextDue)
+		}
+		return a.Discussion < b.Discussion
+	})
+	return out, nil
+}
+
+func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
+	query := fmt.Sprintf("repo:%s/%s label:%q", s.c.owner, s.c.repo, s.label)
+	var out []scanNode
+	var after *githubv4.String
+	for {
+		var q searchQuery
+		vars := map[string]any{
+			"query": githubv4.String(query),
+			"after": after,
+			"scan":  githubv4.Int(statusScan),
+		}
+		if err := s.c.query(ctx, &q, vars); err != nil {
+			return nil, fmt.Errorf("search %s: %w", query, err)
+		}
+		for _, n := range q.Search.Nodes {
+			out = append(out, n.D)
+		}
+		pi := q.Search.PageInfo
+		if !pi.HasNextPage || pi.EndCursor == nil {
+			return out, nil
+		}
+		after = githubv4.NewString(githubv4.String(*pi.EndCursor))
+	}
+}
+
+func (s *CommentStore) listOpen(ctx context.Context) ([]scanNode, error) {
+	var out []scanNode
+	var after *githubv4.String
+	for page := 0; page < fallbackPages; page++ {
+		var q openDiscussionsQuery
+		vars := s.c.repoVars()
+		vars["after"] = after
+		vars["scan"] = githubv4.Int(statusScan)
+		if err := s.c.query(ctx, &q, vars); err != nil {
+			return nil, fmt.Errorf("open discussions: %w", err)
+		}
+		out = append(out, q.Repository.Discussions.Nodes...)
+		pi := q.Repository.Discussions.PageInfo
+		if !pi.HasNextPage || pi.EndCursor == nil {
+			return out, nil
+		}
+		after = githubv4.NewString(githubv4.String(*pi.EndCursor))
+	}
+	s.c.logf("github: comment store: more than %d open discussions; the sweep considers the %d most recently updated", fallbackPages*pageSize, len(out))
+	return out, nil
+}
+
+// bodies reads the bodies of recess's own comments by id, 100 per request.
+func (c *Client) bodies(ctx context.Context, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), pageSize)]
+		ids = ids[len(chunk):]
+		gids := make([]githubv4.ID, len(chunk))
+		for i, id := range chunk {
+			gids[i] = githubv4.ID(id)
+		}
+		var q bodiesQuery
+		if err := c.query(ctx, &q, map[string]any{"ids": gids}); err != nil {
+			if errors.Is(err, resume.ErrNotFound) {
+				// A comment deleted since the scan voids the whole
+				// answer; its discussions are then simply unknown.
+				c.logf("github: comment store: some status comments vanished during the sweep: %v", err)
+				continue
+			}
+			return nil, fmt.Errorf("comment bodies: %w", err)
+		}
+		for _, n := range q.Nodes {
+			if n != nil && n.C.ViewerDidAuthor {
+				out[n.C.ID] = n.C.Body
+			}
+		}
+	}
+	return out, nil
+}

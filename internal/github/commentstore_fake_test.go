@@ -1,0 +1,192 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/state"
+	"github.com/recess-action/recess/state/storetest"
+)
+
+// fakeDiscussions is how many discussions each fake repository starts with;
+// the conformance suite uses numbers below it.
+const fakeDiscussions = 80
+
+// fakeRepo is a fake GitHub with one repository, recess's token (the Actions
+// bot), the waiting label and fakeDiscussions discussions opened by alice.
+type fakeRepo struct {
+	gh    *githubfake.GitHub
+	clock *fakeClock
+	ids   map[int]string
+}
+
+func newFakeRepo(t *testing.T) *fakeRepo {
+	t.Helper()
+	clock := newFakeClock()
+	// The budget is a real GITHUB_TOKEN's ten times over: the racing-writer
+	// cases retry a lot, and budgets are not what this suite is about.
+	gh := githubfake.New(githubfake.WithClock(clock.Now), githubfake.WithGraphQLBudget(10_000), githubfake.WithRESTBudget(10_000))
+	gh.Start()
+	t.Cleanup(gh.Close)
+	gh.AddRepo("o", "r")
+	gh.AddToken(testToken, "github-actions[bot]", githubfake.KindBot)
+	if _, err := gh.AddLabel("o/r", WaitingLabel); err != nil {
+		t.Fatalf("AddLabel = %v", err)
+	}
+	f := &fakeRepo{gh: gh, clock: clock, ids: map[int]string{}}
+	for range fakeDiscussions {
+		d, err := gh.CreateDiscussion("o/r", "alice", "RFC", "Please comment.")
+		if err != nil {
+			t.Fatalf("CreateDiscussion = %v", err)
+		}
+		f.ids[d.Number] = d.ID
+	}
+	return f
+}
+
+func (f *fakeRepo) client(t *testing.T) *Client {
+	t.Helper()
+	c, err := New(Config{Token: testToken, APIURL: f.gh.URL(), GraphQLURL: f.gh.GraphQLURL(), Owner: "o", Repo: "r",
+		Clock: f.clock, Sleep: f.clock.Sleep, Logf: t.Logf})
+	if err != nil {
+		t.Fatalf("New = %v", err)
+	}
+	return c
+}
+
+// corrupt replaces recess's status comment in discussion n with a marker
+// that cannot be decoded (or posts one as recess when there is none), as a
+// bad write or a hand edit would leave it.
+func (f *fakeRepo) corrupt(t *testing.T, n int) {
+	t.Helper()
+	const bad = "⏸ status\n\n<!-- recess:state v1\n@@@ not base64 @@@\n-->"
+	id, ok := f.ids[n]
+	if !ok {
+		t.Fatalf("no discussion %d in the fake repository", n)
+	}
+	comments, err := f.gh.Comments(id)
+	if err != nil {
+		t.Fatalf("Comments(%d) = %v", n, err)
+	}
+	for i := len(comments) - 1; i >= 0; i-- {
+		c := comments[i]
+		if c.Author == "github-actions" && state.HasMarker(c.Body) {
+			if err := f.gh.EditComment(c.ID, bad); err != nil {
+				t.Fatalf("EditComment = %v", err)
+			}
+			return
+		}
+	}
+	if _, err := f.gh.Comment(id, "github-actions[bot]", bad); err != nil {
+		t.Fatalf("Comment = %v", err)
+	}
+}
+
+func TestCommentStoreConformance(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	repos := map[storetest.Store]*fakeRepo{}
+	storetest.Run(t, storetest.Harness{
+		New: func(t *testing.T) storetest.Store {
+			f := newFakeRepo(t)
+			s := NewCommentStore(f.client(t))
+			mu.Lock()
+			repos[s] = f
+			mu.Unlock()
+			return s
+		},
+		Corrupt: func(t *testing.T, s storetest.Store, discussion int) {
+			mu.Lock()
+			f := repos[s]
+			mu.Unlock()
+			f.corrupt(t, discussion)
+		},
+		// The status comment's visible text takes part of GitHub's 65,536
+		// characters; the suite's largest records carry none.
+		MaxRecordBytes: state.CommentCapacity(""),
+	})
+}
+
+// TestCommentStoreOnFakeGitHub checks what the suite cannot see: identity by
+// viewerDidAuthor on a GitHub that renders the bot's login two ways, and the
+// request counts the engine's budget depends on.
+func TestCommentStoreOnFakeGitHub(t *testing.T) {
+	t.Parallel()
+	f := newFakeRepo(t)
+	c := f.client(t)
+	store := NewCommentStore(c)
+	ctx := context.Background()
+	// Someone copies a status comment into their own comment.
+	forged, _ := state.EncodeComment("⏸ fake", dueRecord(3, epoch))
+	fc, err := f.gh.Comment(f.ids[3], "mallory", forged)
+	if err != nil {
+		t.Fatalf("Comment = %v", err)
+	}
+	if _, err := store.Load(ctx, 3); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("Load(3) with only a forged marker = %v, want ErrNotFound", err)
+	}
+	if got := store.ForgedMarkers(); len(got) != 1 || got[0] != fc.ID {
+		t.Errorf("ForgedMarkers() = %v, want [%s]", got, fc.ID)
+	}
+
+	rec := dueRecord(3, epoch.Add(time.Hour))
+	f.gh.ResetLog()
+	if err := store.Save(ctx, rec); err != nil {
+		t.Fatalf("Save(3) = %v", err)
+	}
+	t.Logf("Save (create) on the fake: %d GraphQL requests, %d points", f.gh.CountGraphQL(), f.gh.GraphQLPoints())
+	d, err := f.gh.Discussion("o/r", 3)
+	if err != nil || !contains(d.Labels, WaitingLabel) {
+		t.Errorf("discussion 3 labels = %v, %v, want %s", d.Labels, err, WaitingLabel)
+	}
+
+	f.gh.ResetLog()
+	loaded, err := store.Load(ctx, 3)
+	if err != nil {
+		t.Fatalf("Load(3) = %v", err)
+	}
+	if _, err := c.Discussion(ctx, 3); err != nil {
+		t.Fatalf("Discussion(3) = %v", err)
+	}
+	if got := f.gh.CountGraphQL() + f.gh.CountREST(); got != 1 {
+		t.Errorf("Load+Discussion requests = %d, want 1", got)
+	}
+
+	f.gh.ResetLog()
+	if err := store.Save(ctx, loaded); err != nil {
+		t.Fatalf("Save(unchanged) = %v", err)
+	}
+	if got := f.gh.CountGraphQL() + f.gh.CountREST(); got != 1 {
+		t.Errorf("Save(unchanged) requests = %d, want 1 (the re-read, no write)", got)
+	}
+
+	loaded.Applied = []string{"c-1"}
+	f.gh.ResetLog()
+	if err := store.Save(ctx, loaded); err != nil {
+		t.Fatalf("Save(changed) = %v", err)
+	}
+	if got := f.gh.CountGraphQL() + f.gh.CountREST(); got != 2 {
+		t.Errorf("Save(changed) requests = %d, want 2", got)
+	}
+
+	f.gh.ResetLog()
+	list, err := store.Pending(ctx)
+	if err != nil || len(list) != 1 || list[0].Discussion != 3 || !list[0].Known {
+		t.Errorf("Pending() = %+v, %v, want discussion 3, known", list, err)
+	}
+	t.Logf("Pending on the fake: %d GraphQL requests, %d points", f.gh.CountGraphQL(), f.gh.GraphQLPoints())
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}

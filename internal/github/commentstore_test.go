@@ -1,0 +1,493 @@
+package github
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
+)
+
+// dueRecord is a pending record whose only open recess is due at due.
+func dueRecord(n int, due time.Time) *state.Record {
+	rec := state.New(n)
+	rec.OpenRFCs = map[string]*state.RFC{"c-" + fmt.Sprint(n): {
+		Trigger:     json.RawMessage(`{"kind":"elapsed","elapsed":"P1D"}`),
+		OpenedAt:    due.Add(-24 * time.Hour),
+		DueAt:       &due,
+		RecessCount: 1,
+	}}
+	rec.Checked = epoch.Add(-time.Minute)
+	rec.UpdatedAt = epoch
+	rec.Status = "⏸ Waiting until " + due.Format(time.RFC3339)
+	return rec
+}
+
+// plant writes a status comment directly into the hub, as recess (mine) or
+// as someone else.
+func plant(t *testing.T, h *hub, d *hubDisc, rec *state.Record, mine bool) *hubComment {
+	t.Helper()
+	body, err := state.EncodeComment(rec.Status, rec)
+	if err != nil {
+		t.Fatalf("EncodeComment = %v", err)
+	}
+	author := "mallory"
+	if mine {
+		author = "github-actions"
+	}
+	return h.comment(d, "", author, body, mine)
+}
+
+func (h *hub) body(c *hubComment) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return c.body
+}
+
+func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	h.addLabel(WaitingLabel)
+	d := h.addDiscussion(7)
+	h.comment(d, "", "alice", "Which backend?", false)
+	c := h.client(t, nil)
+	store := NewCommentStore(c)
+	ctx := context.Background()
+
+	count := func(name string, want []string, f func() error) {
+		t.Helper()
+		h.ResetCalls()
+		if err := f(); err != nil {
+			t.Fatalf("%s = %v", name, err)
+		}
+		if diff := cmp.Diff(want, roots(h.Calls()), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s requests (-want +got):\n%s", name, diff)
+		}
+		t.Logf("%s: %d requests", name, len(h.Calls()))
+	}
+
+	rec := dueRecord(7, epoch.Add(time.Hour))
+	count("Save (create)", []string{"query repository", "mutation addDiscussionComment", "query repository", "mutation addLabelsToLabelable"},
+		func() error { return store.Save(ctx, rec) })
+	if rec.Rev == "" {
+		t.Fatalf("Save did not set Rev")
+	}
+	if !h.hasLabel(d, WaitingLabel) {
+		t.Errorf("waiting label not added for a pending record")
+	}
+
+	var loaded *state.Record
+	var disc *resume.Discussion
+	count("Load+Discussion", []string{"query repository"}, func() error {
+		var err error
+		if loaded, err = store.Load(ctx, 7); err != nil {
+			return err
+		}
+		disc, err = c.Discussion(ctx, 7)
+		return err
+	})
+	if diff := cmp.Diff(rec, loaded); diff != "" {
+		t.Errorf("Load(7) (-saved +loaded):\n%s", diff)
+	}
+	if len(disc.Comments) != 2 || !disc.Comments[1].Mine {
+		t.Errorf("Discussion(7) after Load = %d comments, want the question and recess's status comment", len(disc.Comments))
+	}
+
+	count("Save (unchanged)", []string{"query node"}, func() error { return store.Save(ctx, loaded) })
+
+	loaded.Applied = append(loaded.Applied, "c-a")
+	count("Save (changed)", []string{"query node", "mutation updateDiscussionComment"}, func() error { return store.Save(ctx, loaded) })
+
+	// A write went through the client: the next Discussion reads again.
+	count("Discussion after a write", []string{"query repository"}, func() error { _, err := c.Discussion(ctx, 7); return err })
+
+	loaded.OpenRFCs = nil
+	count("Save (no longer pending)", []string{"query node", "mutation updateDiscussionComment", "mutation removeLabelsFromLabelable"},
+		func() error { return store.Save(ctx, loaded) })
+	if h.hasLabel(d, WaitingLabel) {
+		t.Errorf("waiting label still on a discussion with nothing pending")
+	}
+
+	again, err := store.Load(ctx, 7)
+	if err != nil {
+		t.Fatalf("Load(7) = %v", err)
+	}
+	if diff := cmp.Diff(loaded, again); diff != "" {
+		t.Errorf("Load(7) after updates (-saved +loaded):\n%s", diff)
+	}
+}
+
+func TestCommentStoreConflicts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// act interferes between the Load and the Save.
+		act func(t *testing.T, h *hub, status *hubComment, store *CommentStore)
+		// rev makes the Rev the Save carries from the loaded one.
+		rev  func(loaded string) string
+		want error
+	}{
+		{
+			name: "stale_rev_after_another_save",
+			act: func(t *testing.T, h *hub, _ *hubComment, store *CommentStore) {
+				other, err := store.Load(context.Background(), 7)
+				if err != nil {
+					t.Fatalf("Load = %v", err)
+				}
+				other.Applied = []string{"c-other"}
+				if err := store.Save(context.Background(), other); err != nil {
+					t.Fatalf("Save (other writer) = %v", err)
+				}
+			},
+			want: state.ErrConflict,
+		},
+		{
+			name: "edited_by_someone_with_access",
+			act: func(t *testing.T, h *hub, status *hubComment, _ *CommentStore) {
+				h.edit(func() { status.body += "\n(edited by an admin)" })
+			},
+			want: state.ErrConflict,
+		},
+		{
+			name: "status_comment_deleted",
+			act: func(t *testing.T, h *hub, status *hubComment, _ *CommentStore) {
+				h.edit(func() { delete(h.comments, status.id) })
+			},
+			want: state.ErrConflict,
+		},
+		{
+			name: "create_over_existing",
+			rev:  func(string) string { return "" },
+			want: state.ErrConflict,
+		},
+		{
+			name: "foreign_rev",
+			rev:  func(string) string { return "not-a-rev" },
+			want: state.ErrConflict,
+		},
+		{
+			name: "overwritten_with_a_corrupt_record",
+			act: func(t *testing.T, h *hub, status *hubComment, _ *CommentStore) {
+				h.edit(func() { status.body = "x\n\n<!-- recess:state v1\n!!!not base64!!!\n-->" })
+			},
+			want: state.ErrCorrupt,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHub(t)
+			h.addLabel(WaitingLabel)
+			d := h.addDiscussion(7)
+			status := plant(t, h, d, dueRecord(7, epoch), true)
+			store := NewCommentStore(h.client(t, nil))
+			ctx := context.Background()
+			rec, err := store.Load(ctx, 7)
+			if err != nil {
+				t.Fatalf("Load(7) = %v", err)
+			}
+			if tt.act != nil {
+				tt.act(t, h, status, store)
+			}
+			if tt.rev != nil {
+				rec.Rev = tt.rev(rec.Rev)
+			}
+			before := h.body(status)
+			rec.Applied = append(rec.Applied, "c-mine")
+			err = store.Save(ctx, rec)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Save = %v, want %v", err, tt.want)
+			}
+			if got := h.body(status); got != before {
+				t.Errorf("status comment changed by a refused Save:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestCommentStoreTrust(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// setup plants comments and returns the record Load must find
+		// (nil: none) and the forged comment ids.
+		setup      func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string)
+		wantErr    error
+		duplicates int
+	}{
+		{
+			name: "forged_marker_only",
+			setup: func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string) {
+				forged := plant(t, h, d, dueRecord(7, epoch), false)
+				return nil, []string{forged.id}
+			},
+			wantErr: state.ErrNotFound,
+		},
+		{
+			name: "forged_marker_newer_than_ours",
+			setup: func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string) {
+				ours := dueRecord(7, epoch)
+				plant(t, h, d, ours, true)
+				forged := plant(t, h, d, dueRecord(7, epoch.Add(-time.Hour)), false)
+				return ours, []string{forged.id}
+			},
+		},
+		{
+			name: "forged_marker_in_a_reply",
+			setup: func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string) {
+				ours := dueRecord(7, epoch)
+				st := plant(t, h, d, ours, true)
+				body, _ := state.EncodeComment("", dueRecord(7, epoch.Add(-time.Hour)))
+				forged := h.comment(d, st.id, "mallory", body, false)
+				return ours, []string{forged.id}
+			},
+		},
+		{
+			name: "newest_of_two_trusted",
+			setup: func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string) {
+				plant(t, h, d, dueRecord(7, epoch), true)
+				newer := dueRecord(7, epoch.Add(time.Hour))
+				plant(t, h, d, newer, true)
+				return newer, nil
+			},
+			duplicates: 1,
+		},
+		{
+			name: "our_marker_corrupt",
+			setup: func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string) {
+				h.comment(d, "", "github-actions", "status\n\n<!-- recess:state v1\nnot-base64\n-->", true)
+				return nil, nil
+			},
+			wantErr: state.ErrCorrupt,
+		},
+		{
+			name: "record_of_another_discussion",
+			setup: func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string) {
+				plant(t, h, d, dueRecord(8, epoch), true)
+				return nil, nil
+			},
+			wantErr: state.ErrCorrupt,
+		},
+		{
+			name: "deleted_status_comment_is_not_trusted",
+			setup: func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string) {
+				gone := plant(t, h, d, dueRecord(7, epoch), true)
+				h.edit(func() { gone.deleted = true })
+				return nil, nil
+			},
+			wantErr: state.ErrNotFound,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHub(t)
+			d := h.addDiscussion(7)
+			want, forged := tt.setup(t, h, d)
+			store := NewCommentStore(h.client(t, nil))
+			got, err := store.Load(context.Background(), 7)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("Load(7) = %v, want %v", err, tt.wantErr)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("Load(7) = %v", err)
+				}
+				if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(state.Record{}, "Rev")); diff != "" {
+					t.Errorf("Load(7) (-want +got):\n%s", diff)
+				}
+			}
+			if diff := cmp.Diff(forged, store.ForgedMarkers(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("ForgedMarkers() (-want +got):\n%s", diff)
+			}
+			if got := store.DuplicateStatus(); got != tt.duplicates {
+				t.Errorf("DuplicateStatus() = %d, want %d", got, tt.duplicates)
+			}
+		})
+	}
+}
+
+func TestCommentStoreCorruptNeverOverwritten(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	d := h.addDiscussion(7)
+	bad := h.comment(d, "", "github-actions", "status\n\n<!-- recess:state v1\nnot-base64\n-->", true)
+	store := NewCommentStore(h.client(t, nil))
+	ctx := context.Background()
+	if _, err := store.Load(ctx, 7); !errors.Is(err, state.ErrCorrupt) || !strings.Contains(err.Error(), bad.id) {
+		t.Errorf("Load(7) = %v, want ErrCorrupt naming comment %s", err, bad.id)
+	}
+	if err := store.Save(ctx, dueRecord(7, epoch)); !errors.Is(err, state.ErrCorrupt) {
+		t.Errorf("Save over a corrupt record = %v, want ErrCorrupt", err)
+	}
+	if _, err := store.Load(ctx, 7); !errors.Is(err, state.ErrCorrupt) {
+		t.Errorf("Load(7) after the refused Save = %v, want ErrCorrupt still", err)
+	}
+	for _, cl := range h.Calls() {
+		if cl.Method == "mutation" {
+			t.Errorf("sent %s over a corrupt record", cl.Root)
+		}
+	}
+}
+
+func TestCommentStoreDeletedDiscussion(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	_, err := NewCommentStore(h.client(t, nil)).Load(context.Background(), 9)
+	if !errors.Is(err, state.ErrNotFound) || !errors.Is(err, resume.ErrNotFound) {
+		t.Errorf("Load(9) of a missing discussion = %v, want state.ErrNotFound and resume.ErrNotFound", err)
+	}
+}
+
+func TestCommentStoreRacingWriters(t *testing.T) {
+	t.Parallel()
+	for _, writers := range []int{2, 8} {
+		t.Run(fmt.Sprintf("writers_%d", writers), func(t *testing.T) {
+			t.Parallel()
+			h := newHub(t)
+			h.addLabel(WaitingLabel)
+			h.addDiscussion(7)
+			store := NewCommentStore(h.client(t, nil))
+			ctx := context.Background()
+			var wg sync.WaitGroup
+			for i := range writers {
+				wg.Go(func() {
+					for {
+						rec, err := store.Load(ctx, 7)
+						if errors.Is(err, state.ErrNotFound) {
+							rec, err = dueRecord(7, epoch), nil
+							rec.Rev = ""
+						}
+						if err != nil {
+							t.Errorf("Load = %v", err)
+							return
+						}
+						rec.Applied = append(rec.Applied, fmt.Sprintf("c-w%d", i))
+						err = store.Save(ctx, rec)
+						if errors.Is(err, state.ErrConflict) {
+							continue
+						}
+						if err != nil {
+							t.Errorf("Save = %v", err)
+						}
+						return
+					}
+				})
+			}
+			wg.Wait()
+			rec, err := store.Load(ctx, 7)
+			if err != nil {
+				t.Fatalf("Load = %v", err)
+			}
+			if len(rec.Applied) != writers {
+				t.Errorf("Applied = %v, want all %d writers' ids (no lost update)", rec.Applied, writers)
+			}
+			if got := store.DuplicateStatus(); got != 0 {
+				t.Errorf("DuplicateStatus() = %d, want 0", got)
+			}
+		})
+	}
+}
+
+func TestCommentStorePending(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	h.addLabel(WaitingLabel)
+	var want []state.Summary
+	// 250 waiting discussions, due in reverse order of their numbers.
+	for n := 1; n <= 250; n++ {
+		d := h.addDiscussion(n)
+		h.comment(d, "", "alice", "question", false)
+		due := epoch.Add(time.Duration(300-n) * time.Minute)
+		plant(t, h, d, dueRecord(n, due), true)
+		h.edit(func() { d.labels[WaitingLabel] = true })
+		want = append([]state.Summary{{Discussion: n, NextDue: due, Known: true, Checked: epoch.Add(-time.Minute)}}, want...)
+	}
+	// A stale label over a record with nothing pending: left out.
+	stale := h.addDiscussion(251)
+	idle := state.New(251)
+	idle.UpdatedAt = epoch
+	plant(t, h, stale, idle, true)
+	// A status comment beyond the scanned comments: unknown, must visit.
+	late := h.addDiscussion(252)
+	for range statusScan {
+		h.comment(late, "", "alice", "chatter", false)
+	}
+	plant(t, h, late, dueRecord(252, epoch), true)
+	// Nothing due by time alone: known, after every due one.
+	waiting := h.addDiscussion(253)
+	active := pendingRecord(253)
+	active.Active.State = state.RunEscalated
+	plant(t, h, waiting, active, true)
+	// Not labelled: not found by the search.
+	unlabelled := h.addDiscussion(254)
+	plant(t, h, unlabelled, dueRecord(254, epoch), true)
+	h.edit(func() {
+		stale.labels[WaitingLabel] = true
+		late.labels[WaitingLabel] = true
+		waiting.labels[WaitingLabel] = true
+	})
+	want = append(want,
+		state.Summary{Discussion: 252},
+		state.Summary{Discussion: 253, Known: true},
+	)
+
+	store := NewCommentStore(h.client(t, nil))
+	got, err := store.Pending(context.Background())
+	if err != nil {
+		t.Fatalf("Pending() = %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Pending() (-want +got):\n%s", diff)
+	}
+	// Label lookup, three search pages, three batches of status bodies.
+	wantCalls := []string{"query repository", "query search", "query search", "query search", "query nodes", "query nodes", "query nodes"}
+	if diff := cmp.Diff(wantCalls, roots(h.Calls())); diff != "" {
+		t.Errorf("Pending() requests (-want +got):\n%s", diff)
+	}
+	t.Logf("Pending over %d waiting discussions: %d requests", 253, len(h.Calls()))
+}
+
+func TestCommentStorePendingFallback(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	due := h.addDiscussion(1)
+	plant(t, h, due, dueRecord(1, epoch), true)
+	never := h.addDiscussion(2)
+	h.comment(never, "", "alice", "hello", false)
+	idle := h.addDiscussion(3)
+	rec := state.New(3)
+	rec.UpdatedAt = epoch
+	plant(t, h, idle, rec, true)
+	closed := h.addDiscussion(4)
+	plant(t, h, closed, dueRecord(4, epoch), true)
+	h.edit(func() { closed.closed = true })
+
+	got, err := NewCommentStore(h.client(t, nil)).Pending(context.Background())
+	if err != nil {
+		t.Fatalf("Pending() = %v", err)
+	}
+	// Without the label: open discussions, those with recess's status
+	// decoded exactly, the others to be visited.
+	want := []state.Summary{
+		{Discussion: 1, NextDue: epoch, Known: true, Checked: epoch.Add(-time.Minute)},
+		{Discussion: 2},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Pending() without the label (-want +got):\n%s", diff)
+	}
+	wantCalls := []string{"query repository", "query repository", "query nodes"}
+	if diff := cmp.Diff(wantCalls, roots(h.Calls())); diff != "" {
+		t.Errorf("Pending() requests (-want +got):\n%s", diff)
+	}
+}

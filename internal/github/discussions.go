@@ -1,0 +1,467 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/shurcooL/githubv4"
+
+	"github.com/recess-action/recess/resume"
+)
+
+// pageSize is GitHub's largest page for any connection.
+const pageSize = 100
+
+// The GraphQL documents below are githubv4 tagged structs: the struct is the
+// selection set. A test validates every document they produce against
+// GitHub's schema.
+
+type actor struct {
+	Login string
+}
+
+type pageInfo struct {
+	HasNextPage bool
+	EndCursor   *string
+}
+
+// commentNode is what recess reads of any discussion comment or reply.
+type commentNode struct {
+	ID                string
+	Body              string
+	URL               string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	IsMinimized       bool
+	DeletedAt         *time.Time
+	ViewerDidAuthor   bool
+	AuthorAssociation string
+	Author            *actor
+	ReplyTo           *struct{ ID string }
+}
+
+type replyConn struct {
+	PageInfo pageInfo
+	Nodes    []commentNode
+}
+
+// topComment is a top-level comment with its first page of replies. The
+// shared fields sit behind an inline fragment on the comment's own type:
+// githubv4 cannot decode into an embedded unexported struct.
+type topComment struct {
+	C       commentNode `graphql:"... on DiscussionComment"`
+	Replies replyConn   `graphql:"replies(first: 100)"`
+}
+
+type commentConn struct {
+	PageInfo pageInfo
+	Nodes    []topComment
+}
+
+type discussionNode struct {
+	ID              string
+	Number          int
+	Title           string
+	Body            string
+	URL             string
+	CreatedAt       time.Time
+	Closed          bool
+	Locked          bool
+	ViewerDidAuthor bool
+	Author          *actor
+	Labels          struct {
+		Nodes []struct{ Name string }
+	} `graphql:"labels(first: 100)"`
+	Comments commentConn `graphql:"comments(first: 100)"`
+}
+
+// discussionQuery reads a discussion, its first 100 comments and the first
+// 100 replies of each: GitHub costs it about one point, and most
+// discussions need nothing more.
+type discussionQuery struct {
+	Repository struct {
+		Discussion *discussionNode `graphql:"discussion(number: $number)"`
+	} `graphql:"repository(owner: $owner, name: $name)"`
+}
+
+// commentsPageQuery reads a further page of top-level comments.
+type commentsPageQuery struct {
+	Repository struct {
+		Discussion *struct {
+			Comments commentConn `graphql:"comments(first: 100, after: $after)"`
+		} `graphql:"discussion(number: $number)"`
+	} `graphql:"repository(owner: $owner, name: $name)"`
+}
+
+// repliesPageQuery reads a further page of one comment's replies.
+type repliesPageQuery struct {
+	Node *struct {
+		C struct {
+			Replies replyConn `graphql:"replies(first: 100, after: $after)"`
+		} `graphql:"... on DiscussionComment"`
+	} `graphql:"node(id: $id)"`
+}
+
+// parentQuery finds the top-level comment a comment sits under.
+type parentQuery struct {
+	Node *struct {
+		C struct {
+			ID      string
+			ReplyTo *struct{ ID string }
+		} `graphql:"... on DiscussionComment"`
+	} `graphql:"node(id: $id)"`
+}
+
+// snapshot is one read of a discussion, with what the engine's types do not
+// carry but the comment store needs.
+type snapshot struct {
+	disc     *resume.Discussion
+	comments []storedComment
+	// writes is the client's write count when the read began.
+	writes int
+}
+
+// storedComment is a comment as the store sees it.
+type storedComment struct {
+	resume.Comment
+	UpdatedAt time.Time
+}
+
+func (c *Client) repoVars() map[string]any {
+	return map[string]any{
+		"owner": githubv4.String(c.owner),
+		"name":  githubv4.String(c.repo),
+	}
+}
+
+// Discussion returns the discussion with every comment and reply, oldest
+// first. When the comment store has just read the same discussion and no
+// write went through the client since, that read is handed over instead of
+// asking again.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
+func (c *Client) Discussion(ctx context.Context, number int) (*resume.Discussion, error) {
+	c.mu.Lock()
+	s := c.snaps[number]
+	delete(c.snaps, number)
+	c.mu.Unlock()
+	if s != nil && s.writes == c.writes() {
+		return s.disc, nil
+	}
+	s, err := c.fetch(ctx, number)
+	if err != nil {
+		return nil, err
+	}
+	return s.disc, nil
+}
+
+// keep offers a snapshot to the next Discussion call.
+func (c *Client) keep(number int, s *snapshot) {
+	c.mu.Lock()
+	c.snaps[number] = s
+	c.mu.Unlock()
+}
+
+// fetch reads a discussion completely: the main query, then further pages
+// only where GitHub says there are more.
+func (c *Client) fetch(ctx context.Context, number int) (*snapshot, error) {
+	writes := c.writes()
+	what := fmt.Sprintf("github: discussion %d", number)
+	vars := c.repoVars()
+	vars["number"] = githubv4.Int(number)
+	var q discussionQuery
+	if err := c.query(ctx, &q, vars); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	d := q.Repository.Discussion
+	if d == nil {
+		return nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
+	}
+
+	var all []storedComment
+	conn := d.Comments
+	for {
+		for _, top := range conn.Nodes {
+			all = append(all, toStored(top.C, ""))
+			replies, err := c.allReplies(ctx, top.C.ID, top.Replies)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", what, err)
+			}
+			for _, r := range replies {
+				all = append(all, toStored(r, top.C.ID))
+			}
+		}
+		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
+			break
+		}
+		var pq commentsPageQuery
+		pv := c.repoVars()
+		pv["number"] = githubv4.Int(number)
+		pv["after"] = githubv4.String(*conn.PageInfo.EndCursor)
+		if err := c.query(ctx, &pq, pv); err != nil {
+			return nil, fmt.Errorf("%s: comments after %s: %w", what, *conn.PageInfo.EndCursor, err)
+		}
+		if pq.Repository.Discussion == nil {
+			return nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
+		}
+		conn = pq.Repository.Discussion.Comments
+	}
+	// GitHub lists replies under their comment; the engine wants one
+	// timeline. Stable, so equal timestamps keep GitHub's order.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].CreatedAt.Before(all[j].CreatedAt) })
+
+	disc := &resume.Discussion{
+		ID:        d.ID,
+		Number:    d.Number,
+		Title:     d.Title,
+		Body:      d.Body,
+		Author:    login(d.Author),
+		CreatedAt: d.CreatedAt,
+		URL:       d.URL,
+		Closed:    d.Closed,
+		Locked:    d.Locked,
+		Mine:      d.ViewerDidAuthor,
+		Comments:  make([]resume.Comment, len(all)),
+	}
+	for _, l := range d.Labels.Nodes {
+		disc.Labels = append(disc.Labels, l.Name)
+	}
+	c.mu.Lock()
+	for i, sc := range all {
+		disc.Comments[i] = sc.Comment
+		c.parents[sc.ID] = sc.ParentID
+	}
+	c.mu.Unlock()
+	return &snapshot{disc: disc, comments: all, writes: writes}, nil
+}
+
+// allReplies returns a comment's replies, following further pages when the
+// first one was not all.
+func (c *Client) allReplies(ctx context.Context, commentID string, first replyConn) ([]commentNode, error) {
+	out := first.Nodes
+	page := first.PageInfo
+	for page.HasNextPage && page.EndCursor != nil {
+		var q repliesPageQuery
+		vars := map[string]any{
+			"id":    githubv4.ID(commentID),
+			"after": githubv4.String(*page.EndCursor),
+		}
+		if err := c.query(ctx, &q, vars); err != nil {
+			return nil, fmt.Errorf("replies of %s: %w", commentID, err)
+		}
+		if q.Node == nil {
+			return nil, fmt.Errorf("replies of %s: %w", commentID, resume.ErrNotFound)
+		}
+		out = append(out, q.Node.C.Replies.Nodes...)
+		page = q.Node.C.Replies.PageInfo
+	}
+	return out, nil
+}
+
+func toStored(n commentNode, parent string) storedComment {
+	if n.ReplyTo != nil && n.ReplyTo.ID != "" {
+		parent = n.ReplyTo.ID
+	}
+	return storedComment{
+		Comment: resume.Comment{
+			ID:          n.ID,
+			ParentID:    parent,
+			Author:      login(n.Author),
+			Association: n.AuthorAssociation,
+			Body:        n.Body,
+			CreatedAt:   n.CreatedAt,
+			URL:         n.URL,
+			Mine:        n.ViewerDidAuthor,
+			Minimized:   n.IsMinimized,
+			Deleted:     n.DeletedAt != nil,
+		},
+		UpdatedAt: n.UpdatedAt,
+	}
+}
+
+// login is an actor's login; a deleted account has no actor and no login.
+func login(a *actor) string {
+	if a == nil {
+		return ""
+	}
+	return a.Login
+}
+
+// Reply posts a comment on a discussion, threaded under replyTo when given.
+// GitHub threads only one level deep and refuses a reply to a reply, so a
+// replyTo that is itself a reply is replaced by its top-level parent.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#adddiscussioncomment
+func (c *Client) Reply(ctx context.Context, discussionID, replyTo, body string) (*resume.Comment, error) {
+	parent := ""
+	if replyTo != "" {
+		var err error
+		if parent, err = c.topLevel(ctx, replyTo); err != nil {
+			return nil, fmt.Errorf("github: reply to %s: %w", replyTo, err)
+		}
+	}
+	n, err := c.addComment(ctx, discussionID, parent, body)
+	if err != nil {
+		return nil, fmt.Errorf("github: %w", err)
+	}
+	sc := toStored(n, parent)
+	c.mu.Lock()
+	c.parents[sc.ID] = sc.ParentID
+	c.mu.Unlock()
+	out := sc.Comment
+	return &out, nil
+}
+
+// topLevel returns the comment itself when it is top-level, else its parent:
+// from what earlier reads saw, or one small node query.
+func (c *Client) topLevel(ctx context.Context, id string) (string, error) {
+	c.mu.Lock()
+	parent, known := c.parents[id]
+	c.mu.Unlock()
+	if !known {
+		var q parentQuery
+		if err := c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)}); err != nil {
+			return "", err
+		}
+		if q.Node == nil || q.Node.C.ID == "" {
+			return "", fmt.Errorf("comment %s: %w", id, resume.ErrNotFound)
+		}
+		if q.Node.C.ReplyTo != nil {
+			parent = q.Node.C.ReplyTo.ID
+		}
+		c.mu.Lock()
+		c.parents[id] = parent
+		c.mu.Unlock()
+	}
+	if parent != "" {
+		return parent, nil
+	}
+	return id, nil
+}
+
+// React adds a reaction to a discussion or comment. GitHub treats adding an
+// existing reaction as success.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#addreaction
+func (c *Client) React(ctx context.Context, subjectID string, r resume.Reaction) error {
+	var m struct {
+		AddReaction struct {
+			ClientMutationID *string
+		} `graphql:"addReaction(input: $input)"`
+	}
+	input := githubv4.AddReactionInput{SubjectID: githubv4.ID(subjectID), Content: githubv4.ReactionContent(r)}
+	if err := c.mutate(ctx, &m, input); err != nil {
+		return fmt.Errorf("github: react %s on %s: %w", r, subjectID, err)
+	}
+	return nil
+}
+
+// Unreact removes recess's reaction from a discussion or comment.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#removereaction
+func (c *Client) Unreact(ctx context.Context, subjectID string, r resume.Reaction) error {
+	var m struct {
+		RemoveReaction struct {
+			ClientMutationID *string
+		} `graphql:"removeReaction(input: $input)"`
+	}
+	input := githubv4.RemoveReactionInput{SubjectID: githubv4.ID(subjectID), Content: githubv4.ReactionContent(r)}
+	if err := c.mutate(ctx, &m, input); err != nil {
+		return fmt.Errorf("github: remove reaction %s from %s: %w", r, subjectID, err)
+	}
+	return nil
+}
+
+// labelID returns the node id of a repository label, "" when the repository
+// has no such label. Both answers are cached for the client's lifetime.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/objects#repository
+func (c *Client) labelID(ctx context.Context, name string) (string, error) {
+	c.mu.Lock()
+	id, ok := c.labels[name]
+	c.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	var q struct {
+		Repository struct {
+			Label *struct{ ID string } `graphql:"label(name: $label)"`
+		} `graphql:"repository(owner: $owner, name: $name)"`
+	}
+	vars := c.repoVars()
+	vars["label"] = githubv4.String(name)
+	if err := c.query(ctx, &q, vars); err != nil {
+		return "", fmt.Errorf("github: label %q: %w", name, err)
+	}
+	if q.Repository.Label != nil {
+		id = q.Repository.Label.ID
+	}
+	if id == "" {
+		c.logf("github: label %q does not exist in %s/%s; create it to enable labelling", name, c.owner, c.repo)
+	}
+	c.mu.Lock()
+	c.labels[name] = id
+	c.mu.Unlock()
+	return id, nil
+}
+
+// Label adds an existing repository label to a discussion. A label that does
+// not exist is a logged no-op: recess creates nothing in a repository.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#addlabelstolabelable
+func (c *Client) Label(ctx context.Context, discussionID, name string) error {
+	id, err := c.labelID(ctx, name)
+	if err != nil || id == "" {
+		return err
+	}
+	var m struct {
+		AddLabelsToLabelable struct {
+			ClientMutationID *string
+		} `graphql:"addLabelsToLabelable(input: $input)"`
+	}
+	input := githubv4.AddLabelsToLabelableInput{LabelableID: githubv4.ID(discussionID), LabelIDs: []githubv4.ID{githubv4.ID(id)}}
+	if err := c.mutate(ctx, &m, input); err != nil {
+		return fmt.Errorf("github: label %s with %q: %w", discussionID, name, err)
+	}
+	return nil
+}
+
+// Unlabel removes a label from a discussion; a label that does not exist is
+// a no-op.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#removelabelsfromlabelable
+func (c *Client) Unlabel(ctx context.Context, discussionID, name string) error {
+	id, err := c.labelID(ctx, name)
+	if err != nil || id == "" {
+		return err
+	}
+	var m struct {
+		RemoveLabelsFromLabelable struct {
+			ClientMutationID *string
+		} `graphql:"removeLabelsFromLabelable(input: $input)"`
+	}
+	input := githubv4.RemoveLabelsFromLabelableInput{LabelableID: githubv4.ID(discussionID), LabelIDs: []githubv4.ID{githubv4.ID(id)}}
+	if err := c.mutate(ctx, &m, input); err != nil {
+		return fmt.Errorf("github: unlabel %s from %q: %w", discussionID, name, err)
+	}
+	return nil
+}
+
+// Minimize hides a comment as outdated, for a status comment that a newer one
+// replaced.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#minimizecomment
+func (c *Client) Minimize(ctx context.Context, commentID string) error {
+	var m struct {
+		MinimizeComment struct {
+			ClientMutationID *string
+		} `graphql:"minimizeComment(input: $input)"`
+	}
+	input := githubv4.MinimizeCommentInput{SubjectID: githubv4.ID(commentID), Classifier: githubv4.ReportedContentClassifiersOutdated}
+	if err := c.mutate(ctx, &m, input); err != nil {
+		return fmt.Errorf("github: minimize %s: %w", commentID, err)
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/recess-action/recess/resume"
+)
+
+func TestDiscussionPaginatesBothLevels(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	d := h.addDiscussion(3)
+	// Comments and replies are written interleaved, so the timeline is not
+	// GitHub's grouping of replies under their comment.
+	replies := map[int]int{0: 230, 150: 120, 249: 1}
+	var created, tops []*hubComment
+	for i := range 250 {
+		top := h.comment(d, "", "alice", "top", false)
+		tops = append(tops, top)
+		created = append(created, top)
+		for range replies[i] / 2 {
+			created = append(created, h.comment(d, top.id, "bob", "reply", false))
+		}
+	}
+	// The other half of each comment's replies, after every comment.
+	for i, top := range tops {
+		for range replies[i] - replies[i]/2 {
+			created = append(created, h.comment(d, top.id, "carol", "late reply", false))
+		}
+	}
+
+	c := h.client(t, nil)
+	got, err := c.Discussion(context.Background(), 3)
+	if err != nil {
+		t.Fatalf("Discussion(3) = %v", err)
+	}
+	sort.SliceStable(created, func(i, j int) bool { return created[i].created.Before(created[j].created) })
+	var wantIDs, gotIDs []string
+	wantParent := map[string]string{}
+	for _, c := range created {
+		wantIDs = append(wantIDs, c.id)
+		wantParent[c.id] = c.parent
+	}
+	for _, cm := range got.Comments {
+		gotIDs = append(gotIDs, cm.ID)
+		if cm.ParentID != wantParent[cm.ID] {
+			t.Errorf("comment %s ParentID = %q, want %q", cm.ID, cm.ParentID, wantParent[cm.ID])
+		}
+	}
+	if len(gotIDs) != 250+351 {
+		t.Errorf("Discussion(3) has %d comments, want %d", len(gotIDs), 250+351)
+	}
+	if diff := cmp.Diff(wantIDs, gotIDs); diff != "" {
+		t.Errorf("Discussion(3) comment order (-want +got):\n%s", diff)
+	}
+	// The main query, two more reply pages of comment 0, comment pages 2
+	// and 3, one more reply page of comment 150; comment 249's single
+	// reply came with its comment.
+	if got := len(h.Calls()); got != 6 {
+		t.Errorf("requests = %d, want 6:\n%v", got, roots(h.Calls()))
+	}
+}
+
+func TestDiscussionMapsFields(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	h.addLabel("rfc")
+	d := h.addDiscussion(5)
+	top := h.comment(d, "", "alice", "question", false)
+	ours := h.comment(d, top.id, "github-actions", "answer", true)
+	gone := h.comment(d, "", "", "deleted", false)
+	h.edit(func() {
+		d.labels["rfc"] = true
+		top.assoc = "MEMBER"
+		ours.minimized = true
+		gone.deleted = true
+	})
+
+	got, err := h.client(t, nil).Discussion(context.Background(), 5)
+	if err != nil {
+		t.Fatalf("Discussion(5) = %v", err)
+	}
+	url := "https://github.com/o/r/discussions/5"
+	want := &resume.Discussion{
+		ID: d.id, Number: 5, Title: "RFC 5", Body: "body", Author: "alice", CreatedAt: d.created, URL: url,
+		Labels: []string{"rfc"},
+		Comments: []resume.Comment{
+			{ID: top.id, Author: "alice", Association: "MEMBER", Body: "question", CreatedAt: top.created, URL: url + "#" + top.id},
+			{ID: ours.id, ParentID: top.id, Author: "github-actions", Association: "NONE", Body: "answer", CreatedAt: ours.created,
+				URL: url + "#" + ours.id, Mine: true, Minimized: true},
+			{ID: gone.id, Association: "NONE", Body: "deleted", CreatedAt: gone.created, URL: url + "#" + gone.id, Deleted: true},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Discussion(5) (-want +got):\n%s", diff)
+	}
+}
+
+func TestDiscussionNotFound(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	_, err := h.client(t, nil).Discussion(context.Background(), 404)
+	if !errors.Is(err, resume.ErrNotFound) {
+		t.Errorf("Discussion(404) = %v, want ErrNotFound", err)
+	}
+}
+
+func TestReplyThreadsUnderTopLevel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// known: the client read the discussion first.
+		known      bool
+		replyTo    func(top, reply *hubComment) string
+		wantParent func(top, reply *hubComment) string
+		wantCalls  []string
+	}{
+		{"top_level", false, func(*hubComment, *hubComment) string { return "" }, func(*hubComment, *hubComment) string { return "" },
+			[]string{"mutation addDiscussionComment"}},
+		{"under_known_comment", true, func(top, _ *hubComment) string { return top.id }, func(top, _ *hubComment) string { return top.id },
+			[]string{"query repository", "mutation addDiscussionComment"}},
+		{"reply_to_known_reply", true, func(_, r *hubComment) string { return r.id }, func(top, _ *hubComment) string { return top.id },
+			[]string{"query repository", "mutation addDiscussionComment"}},
+		{"reply_to_unknown_reply", false, func(_, r *hubComment) string { return r.id }, func(top, _ *hubComment) string { return top.id },
+			[]string{"query node", "mutation addDiscussionComment"}},
+		{"unknown_top_level", false, func(top, _ *hubComment) string { return top.id }, func(top, _ *hubComment) string { return top.id },
+			[]string{"query node", "mutation addDiscussionComment"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHub(t)
+			d := h.addDiscussion(1)
+			top := h.comment(d, "", "alice", "q", false)
+			reply := h.comment(d, top.id, "bob", "r", false)
+			c := h.client(t, nil)
+			ctx := context.Background()
+			if tt.known {
+				if _, err := c.Discussion(ctx, 1); err != nil {
+					t.Fatalf("Discussion(1) = %v", err)
+				}
+			}
+			got, err := c.Reply(ctx, d.id, tt.replyTo(top, reply), "answer")
+			if err != nil {
+				t.Fatalf("Reply = %v", err)
+			}
+			if want := tt.wantParent(top, reply); got.ParentID != want || !got.Mine || got.Body != "answer" {
+				t.Errorf("Reply = %+v, want ParentID %q, Mine, body %q", got, want, "answer")
+			}
+			if diff := cmp.Diff(tt.wantCalls, roots(h.Calls())); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLabels(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	h.addLabel("recess:escalated")
+	d := h.addDiscussion(1)
+	c := h.client(t, nil)
+	ctx := context.Background()
+	steps := []struct {
+		name string
+		do   func() error
+	}{
+		{"label", func() error { return c.Label(ctx, d.id, "recess:escalated") }},
+		{"label_again", func() error { return c.Label(ctx, d.id, "recess:escalated") }},
+		{"missing_label", func() error { return c.Label(ctx, d.id, "no-such-label") }},
+		{"missing_label_again", func() error { return c.Unlabel(ctx, d.id, "no-such-label") }},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s = %v, want nil", s.name, err)
+		}
+	}
+	if !h.hasLabel(d, "recess:escalated") {
+		t.Errorf("label recess:escalated not on the discussion")
+	}
+	// One lookup per label name for the client's lifetime; a missing label
+	// sends no mutation.
+	want := []string{
+		"query repository", "mutation addLabelsToLabelable", "mutation addLabelsToLabelable",
+		"query repository",
+	}
+	if diff := cmp.Diff(want, roots(h.Calls())); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+	if err := c.Unlabel(ctx, d.id, "recess:escalated"); err != nil || h.hasLabel(d, "recess:escalated") {
+		t.Errorf("Unlabel = %v; label still on: %v", err, h.hasLabel(d, "recess:escalated"))
+	}
+}

@@ -1,0 +1,197 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	gogithub "github.com/google/go-github/v92/github"
+
+	"github.com/recess-action/recess/resume"
+)
+
+// Dispatch starts the agent workflow with the request's inputs and asks
+// GitHub for the run's details, returning the run id (0 when the server does
+// not report it). A server that refuses return_run_details (older GitHub
+// Enterprise Server answers 400) gets the dispatch again without it, once,
+// and never sees the field again from this client; the engine then finds the
+// run by the correlation id in its run-name.
+//
+// A dispatch is never retried on a server error: a 502 may hide an applied
+// dispatch, and the engine's intent bookkeeping looks for the run instead.
+// 400, 404 and 422 answers wrap resume.ErrDispatchRefused.
+//
+// GitHub docs: https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event
+func (c *Client) Dispatch(ctx context.Context, req resume.DispatchRequest) (int64, error) {
+	ref, err := c.dispatchRef(ctx)
+	if err != nil {
+		return 0, err
+	}
+	inputs := map[string]any{}
+	for k, v := range req.Inputs() {
+		inputs[k] = v
+	}
+	body := gogithub.CreateWorkflowDispatchEventRequest{Ref: ref, Inputs: inputs}
+	c.mu.Lock()
+	withDetails := !c.noRunDetails
+	c.mu.Unlock()
+	if withDetails {
+		body.ReturnRunDetails = gogithub.Ptr(true)
+	}
+	what := fmt.Sprintf("github: dispatch %s for discussion %d (%s)", c.workflow, req.Discussion, req.CorrelationID)
+
+	details, resp, err := c.rest.Actions.CreateWorkflowDispatchEventByFileName(ctx, c.owner, c.repo, c.workflow, body)
+	if err != nil && withDetails && restStatus(resp, err) == http.StatusBadRequest {
+		// The 400 refused the request before applying it, so sending it
+		// again without the field cannot dispatch twice.
+		body.ReturnRunDetails = nil
+		var retryErr error
+		details, resp, retryErr = c.rest.Actions.CreateWorkflowDispatchEventByFileName(ctx, c.owner, c.repo, c.workflow, body)
+		if retryErr == nil {
+			c.mu.Lock()
+			c.noRunDetails = true
+			c.mu.Unlock()
+			c.logf("github: server refused return_run_details (%v); dispatching without it from now on", err)
+		}
+		err = retryErr
+	}
+	if err != nil {
+		switch restStatus(resp, err) {
+		case http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity:
+			return 0, fmt.Errorf("%s: %w: %w", what, resume.ErrDispatchRefused, err)
+		}
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	if details != nil && details.WorkflowRunID != nil {
+		return *details.WorkflowRunID, nil
+	}
+	return 0, nil
+}
+
+// dispatchRef is Config.Ref, or the repository's default branch, looked up
+// once.
+//
+// GitHub docs: https://docs.github.com/rest/repos/repos#get-a-repository
+func (c *Client) dispatchRef(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	ref := c.ref
+	c.mu.Unlock()
+	if ref != "" {
+		return ref, nil
+	}
+	repo, resp, err := c.rest.Repositories.Get(ctx, c.owner, c.repo)
+	if err != nil {
+		return "", restErr(fmt.Sprintf("github: repository %s/%s", c.owner, c.repo), resp, err)
+	}
+	ref = repo.GetDefaultBranch()
+	if ref == "" {
+		return "", fmt.Errorf("github: repository %s/%s reports no default branch; set the ref input", c.owner, c.repo)
+	}
+	c.mu.Lock()
+	c.ref = ref
+	c.mu.Unlock()
+	return ref, nil
+}
+
+// FindRun looks up the agent run whose run-name carries the correlation id,
+// among the workflow's most recent 100 workflow_dispatch runs (a lookup
+// follows a dispatch closely, so the first page is enough). ErrNotFound when
+// there is none yet.
+//
+// GitHub docs: https://docs.github.com/rest/actions/workflow-runs#list-workflow-runs-for-a-workflow
+func (c *Client) FindRun(ctx context.Context, correlationID string) (*resume.WorkflowRun, error) {
+	return c.FindRunSince(ctx, correlationID, time.Time{})
+}
+
+// FindRunSince is FindRun limited to runs created at or after since (zero:
+// no limit), for when the dispatch moment is known: GitHub then filters
+// server-side and older runs cannot crowd the page.
+func (c *Client) FindRunSince(ctx context.Context, correlationID string, since time.Time) (*resume.WorkflowRun, error) {
+	what := fmt.Sprintf("github: find run %q", correlationID)
+	if correlationID == "" {
+		return nil, fmt.Errorf("%s: empty correlation id: %w", what, resume.ErrNotFound)
+	}
+	opts := &gogithub.ListWorkflowRunsOptions{
+		Event:       "workflow_dispatch",
+		ListOptions: gogithub.ListOptions{PerPage: pageSize},
+	}
+	if !since.IsZero() {
+		opts.Created = ">=" + since.UTC().Format(time.RFC3339)
+	}
+	runs, resp, err := c.rest.Actions.ListWorkflowRunsByFileName(ctx, c.owner, c.repo, c.workflow, opts)
+	if err != nil {
+		return nil, restErr(what, resp, err)
+	}
+	for _, r := range runs.WorkflowRuns {
+		if hasToken(r.GetName(), correlationID) || hasToken(r.GetDisplayTitle(), correlationID) {
+			return toRun(r), nil
+		}
+	}
+	return nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
+}
+
+// Run returns a workflow run by id.
+//
+// GitHub docs: https://docs.github.com/rest/actions/workflow-runs#get-a-workflow-run
+func (c *Client) Run(ctx context.Context, id int64) (*resume.WorkflowRun, error) {
+	r, resp, err := c.rest.Actions.GetWorkflowRunByID(ctx, c.owner, c.repo, id)
+	if err != nil {
+		return nil, restErr(fmt.Sprintf("github: run %d", id), resp, err)
+	}
+	return toRun(r), nil
+}
+
+// RecentDispatches counts the agent workflow's workflow_dispatch runs
+// created at or after since, in one request: GitHub's total_count answers
+// it, so only one run is transferred.
+//
+// GitHub docs: https://docs.github.com/rest/actions/workflow-runs#list-workflow-runs-for-a-workflow
+func (c *Client) RecentDispatches(ctx context.Context, since time.Time) (int, error) {
+	opts := &gogithub.ListWorkflowRunsOptions{
+		Event:       "workflow_dispatch",
+		Created:     ">=" + since.UTC().Format(time.RFC3339),
+		ListOptions: gogithub.ListOptions{PerPage: 1},
+	}
+	runs, resp, err := c.rest.Actions.ListWorkflowRunsByFileName(ctx, c.owner, c.repo, c.workflow, opts)
+	if err != nil {
+		return 0, restErr("github: recent dispatches", resp, err)
+	}
+	return runs.GetTotalCount(), nil
+}
+
+func toRun(r *gogithub.WorkflowRun) *resume.WorkflowRun {
+	name := r.GetDisplayTitle()
+	if name == "" {
+		name = r.GetName()
+	}
+	return &resume.WorkflowRun{
+		ID:         r.GetID(),
+		Name:       name,
+		Status:     r.GetStatus(),
+		Conclusion: r.GetConclusion(),
+		CreatedAt:  r.GetCreatedAt().Time,
+		URL:        r.GetHTMLURL(),
+	}
+}
+
+// hasToken reports whether s contains tok as a whole token: not as part of a
+// longer id ("c-12" must not match "c-123").
+func hasToken(s, tok string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], tok)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(tok)
+		if (start == 0 || !idByte(s[start-1])) && (end == len(s) || !idByte(s[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func idByte(b byte) bool {
+	return b == '-' || b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}

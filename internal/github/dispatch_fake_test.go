@@ -1,0 +1,97 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/resume"
+)
+
+// TestDispatchOnFakeGitHub dispatches the agent workflow on the fake GitHub,
+// as github.com does it and as an older GitHub Enterprise Server that
+// refuses return_run_details does, and finds the run by its run-name.
+func TestDispatchOnFakeGitHub(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		opts   []githubfake.Option
+		withID bool
+	}{
+		{"run_details", nil, true},
+		{"older_server", []githubfake.Option{githubfake.RefuseRunDetails()}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			clock := newFakeClock()
+			gh := githubfake.New(append(tt.opts, githubfake.WithClock(clock.Now))...)
+			gh.Start()
+			t.Cleanup(gh.Close)
+			gh.AddRepo("o", "r")
+			gh.AddToken(testToken, "github-actions[bot]", githubfake.KindBot)
+			inputs := map[string]githubfake.InputSpec{
+				"correlation_id":    {Required: true},
+				"discussion_number": {Required: true},
+				"resume_context":    {},
+			}
+			runName := func(in map[string]string) string {
+				return "agent " + in["correlation_id"] + " #" + in["discussion_number"]
+			}
+			if err := gh.AddWorkflow("o/r", "agent.yml", inputs, runName); err != nil {
+				t.Fatalf("AddWorkflow = %v", err)
+			}
+			c, err := New(Config{Token: testToken, APIURL: gh.URL(), GraphQLURL: gh.GraphQLURL(), Owner: "o", Repo: "r",
+				Clock: clock, Sleep: clock.Sleep, Logf: t.Logf})
+			if err != nil {
+				t.Fatalf("New = %v", err)
+			}
+			ctx := context.Background()
+
+			gh.ResetLog()
+			id, err := c.Dispatch(ctx, request)
+			if err != nil {
+				t.Fatalf("Dispatch = %v", err)
+			}
+			t.Logf("Dispatch: %d REST requests (default-branch lookup included)", gh.CountREST())
+			if (id != 0) != tt.withID {
+				t.Errorf("Dispatch() = %d, want a run id: %v", id, tt.withID)
+			}
+			gh.ResetLog()
+			found, err := c.FindRun(ctx, request.CorrelationID)
+			if err != nil {
+				t.Fatalf("FindRun(%q) = %v", request.CorrelationID, err)
+			}
+			if got := gh.CountREST(); got != 1 {
+				t.Errorf("FindRun requests = %d, want 1", got)
+			}
+			if tt.withID && found.ID != id {
+				t.Errorf("FindRun(%q).ID = %d, want the dispatched %d", request.CorrelationID, found.ID, id)
+			}
+			if want := "agent c-7f3a #12"; found.Name != want || found.Status != "queued" {
+				t.Errorf("FindRun(%q) = %+v, want name %q, queued", request.CorrelationID, found, want)
+			}
+			run, err := c.Run(ctx, found.ID)
+			if err != nil || run.ID != found.ID {
+				t.Errorf("Run(%d) = %+v, %v", found.ID, run, err)
+			}
+			n, err := c.RecentDispatches(ctx, clock.Now().Add(-time.Hour))
+			if err != nil || n != 1 {
+				t.Errorf("RecentDispatches = %d, %v, want 1", n, err)
+			}
+			if _, err := c.FindRun(ctx, "c-other"); !errors.Is(err, resume.ErrNotFound) {
+				t.Errorf("FindRun(%q) = %v, want ErrNotFound", "c-other", err)
+			}
+			// A workflow that does not exist is refused by GitHub itself:
+			// retrying cannot help.
+			bad := resume.DispatchRequest{CorrelationID: "c-x", Discussion: 1}
+			c2, _ := New(Config{Token: testToken, APIURL: gh.URL(), GraphQLURL: gh.GraphQLURL(), Owner: "o", Repo: "r",
+				Workflow: "missing.yml", Clock: clock, Sleep: clock.Sleep})
+			if _, err := c2.Dispatch(ctx, bad); !errors.Is(err, resume.ErrDispatchRefused) {
+				t.Errorf("Dispatch(missing workflow) = %v, want ErrDispatchRefused", err)
+			}
+		})
+	}
+}

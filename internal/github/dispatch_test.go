@@ -1,0 +1,318 @@
+package github
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/recess-action/recess/resume"
+)
+
+const dispatchPath = "/api/v3/repos/o/r/actions/workflows/agent.yml/dispatches"
+
+type dispatchBody struct {
+	Ref              string            `json:"ref"`
+	Inputs           map[string]string `json:"inputs"`
+	ReturnRunDetails *bool             `json:"return_run_details"`
+}
+
+// dispatchServer serves the repository (default branch "trunk") and a
+// dispatch endpoint that answers with answer(body) and records the bodies.
+type dispatchServer struct {
+	mu     sync.Mutex
+	bodies []dispatchBody
+}
+
+func (d *dispatchServer) install(t *testing.T, h *hub, answer func(w http.ResponseWriter, b dispatchBody)) {
+	h.rest.HandleFunc("GET /api/v3/repos/o/r", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"id": 1, "name": "r", "full_name": "o/r", "default_branch": "trunk"})
+	})
+	h.rest.HandleFunc("POST "+dispatchPath, func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var b dispatchBody
+		if err := json.Unmarshal(raw, &b); err != nil {
+			t.Errorf("dispatch body %q: %v", raw, err)
+		}
+		d.mu.Lock()
+		d.bodies = append(d.bodies, b)
+		d.mu.Unlock()
+		answer(w, b)
+	})
+}
+
+func (d *dispatchServer) Bodies() []dispatchBody {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]dispatchBody(nil), d.bodies...)
+}
+
+func runDetails(w http.ResponseWriter, b dispatchBody) {
+	writeJSON(w, 200, map[string]any{"workflow_run_id": 4242,
+		"run_url": "https://api.github.com/repos/o/r/actions/runs/4242", "html_url": "https://github.com/o/r/actions/runs/4242"})
+}
+
+// olderServer refuses return_run_details like older GitHub Enterprise Server.
+func olderServer(w http.ResponseWriter, b dispatchBody) {
+	if b.ReturnRunDetails != nil {
+		writeJSON(w, 400, map[string]any{"message": "Invalid request.\n\n\"return_run_details\" is not a permitted key."})
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func status(code int, msg string) func(w http.ResponseWriter, b dispatchBody) {
+	return func(w http.ResponseWriter, b dispatchBody) {
+		writeJSON(w, code, map[string]any{"message": msg})
+	}
+}
+
+var request = resume.DispatchRequest{CorrelationID: "c-7f3a", Discussion: 12, ResumeContext: `{"correlation_id":"c-0"}`}
+
+func TestDispatch(t *testing.T) {
+	t.Parallel()
+	yes := true
+	wantInputs := map[string]string{"correlation_id": "c-7f3a", "discussion_number": "12", "resume_context": `{"correlation_id":"c-0"}`}
+	tests := []struct {
+		name    string
+		answer  func(w http.ResponseWriter, b dispatchBody)
+		wantID  int64
+		refused bool
+		failed  bool
+		bodies  []dispatchBody
+	}{
+		{
+			name:   "run_details_returned",
+			answer: runDetails,
+			wantID: 4242,
+			bodies: []dispatchBody{{Ref: "trunk", Inputs: wantInputs, ReturnRunDetails: &yes}},
+		},
+		{
+			name:   "older_server_refuses_field",
+			answer: olderServer,
+			wantID: 0,
+			bodies: []dispatchBody{
+				{Ref: "trunk", Inputs: wantInputs, ReturnRunDetails: &yes},
+				{Ref: "trunk", Inputs: wantInputs},
+			},
+		},
+		{
+			name:    "unprocessable_is_refused",
+			answer:  status(422, "Unexpected inputs provided: [\"resume_context\"]"),
+			refused: true,
+			bodies:  []dispatchBody{{Ref: "trunk", Inputs: wantInputs, ReturnRunDetails: &yes}},
+		},
+		{
+			name:    "missing_workflow_is_refused",
+			answer:  status(404, "Not Found"),
+			refused: true,
+			bodies:  []dispatchBody{{Ref: "trunk", Inputs: wantInputs, ReturnRunDetails: &yes}},
+		},
+		{
+			name:    "bad_request_both_ways_is_refused",
+			answer:  status(400, "Problems parsing JSON"),
+			refused: true,
+			bodies: []dispatchBody{
+				{Ref: "trunk", Inputs: wantInputs, ReturnRunDetails: &yes},
+				{Ref: "trunk", Inputs: wantInputs},
+			},
+		},
+		{
+			// A 502 may hide an applied dispatch: neither refused nor
+			// repeated.
+			name:   "bad_gateway_is_plain_and_not_retried",
+			answer: status(502, "Server Error"),
+			failed: true,
+			bodies: []dispatchBody{{Ref: "trunk", Inputs: wantInputs, ReturnRunDetails: &yes}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHub(t)
+			var ds dispatchServer
+			ds.install(t, h, tt.answer)
+			c := h.client(t, nil)
+			id, err := c.Dispatch(context.Background(), request)
+			if got := errors.Is(err, resume.ErrDispatchRefused); got != tt.refused {
+				t.Errorf("Dispatch() = %v; refused %v, want %v", err, got, tt.refused)
+			}
+			if wantErr := tt.refused || tt.failed; (err != nil) != wantErr {
+				t.Errorf("Dispatch() = %v, want error %v", err, wantErr)
+			}
+			if id != tt.wantID {
+				t.Errorf("Dispatch() = %d, want %d", id, tt.wantID)
+			}
+			if diff := cmp.Diff(tt.bodies, ds.Bodies()); diff != "" {
+				t.Errorf("dispatch bodies (-want +got):\n%s", diff)
+			}
+			if tt.failed && c.Stats().Retries != 0 {
+				t.Errorf("Stats().Retries = %d, want 0 for a dispatch", c.Stats().Retries)
+			}
+		})
+	}
+}
+
+func TestDispatchRefusalRememberedAndRunFound(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	var ds dispatchServer
+	ds.install(t, h, olderServer)
+	h.rest.HandleFunc("GET /api/v3/repos/o/r/actions/workflows/agent.yml/runs", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"total_count": 2, "workflow_runs": []any{
+			runJSON(9, "agent c-7f3a0 #13"),
+			runJSON(8, "agent c-7f3a #12"),
+		}})
+	})
+	c := h.client(t, func(cfg *Config) { cfg.Ref = "release" })
+	ctx := context.Background()
+	for i := range 2 {
+		id, err := c.Dispatch(ctx, request)
+		if err != nil || id != 0 {
+			t.Fatalf("Dispatch() #%d = %d, %v, want 0, nil", i+1, id, err)
+		}
+	}
+	// The field is sent once; after the refusal, never again. Config.Ref
+	// spares the default-branch lookup.
+	yes := true
+	inputs := request.Inputs()
+	want := []dispatchBody{
+		{Ref: "release", Inputs: inputs, ReturnRunDetails: &yes},
+		{Ref: "release", Inputs: inputs},
+		{Ref: "release", Inputs: inputs},
+	}
+	if diff := cmp.Diff(want, ds.Bodies()); diff != "" {
+		t.Errorf("dispatch bodies (-want +got):\n%s", diff)
+	}
+	run, err := c.FindRun(ctx, request.CorrelationID)
+	if err != nil {
+		t.Fatalf("FindRun(%q) = %v", request.CorrelationID, err)
+	}
+	if run.ID != 8 {
+		t.Errorf("FindRun(%q).ID = %d, want 8 (c-7f3a0 is another id)", request.CorrelationID, run.ID)
+	}
+	for _, cl := range h.Calls() {
+		if strings.HasPrefix(cl.Root, "/repos/o/r?") || cl.Root == "/repos/o/r" {
+			t.Errorf("unexpected default-branch lookup %s with Config.Ref set", cl.Root)
+		}
+	}
+}
+
+func TestFindRun(t *testing.T) {
+	t.Parallel()
+	runs := []any{
+		runJSON(5, "agent c-12"),
+		runJSON(4, "c-1x and more"),
+		runJSON(3, "resume (c-1) for #4"),
+		runJSON(2, "agent c-9"),
+	}
+	tests := []struct {
+		name   string
+		id     string
+		since  time.Time
+		want   int64
+		query  string
+		absent bool
+	}{
+		{name: "whole_token_in_parentheses", id: "c-1", want: 3, query: "event=workflow_dispatch&per_page=100"},
+		{name: "newest_match", id: "c-12", want: 5, query: "event=workflow_dispatch&per_page=100"},
+		{name: "none", id: "c-2", absent: true, query: "event=workflow_dispatch&per_page=100"},
+		{name: "since_filters_server_side", id: "c-9", since: epoch, want: 2,
+			query: "created=%3E%3D2026-11-21T10%3A00%3A00Z&event=workflow_dispatch&per_page=100"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHub(t)
+			h.rest.HandleFunc("GET /api/v3/repos/o/r/actions/workflows/agent.yml/runs", func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.RawQuery != tt.query {
+					t.Errorf("runs query = %q, want %q", r.URL.RawQuery, tt.query)
+				}
+				writeJSON(w, 200, map[string]any{"total_count": len(runs), "workflow_runs": runs})
+			})
+			c := h.client(t, nil)
+			run, err := c.FindRunSince(context.Background(), tt.id, tt.since)
+			if tt.absent {
+				if !errors.Is(err, resume.ErrNotFound) {
+					t.Errorf("FindRun(%q) = %v, %v, want ErrNotFound", tt.id, run, err)
+				}
+				return
+			}
+			if err != nil || run.ID != tt.want {
+				t.Fatalf("FindRun(%q) = %+v, %v, want run %d", tt.id, run, err, tt.want)
+			}
+			want := &resume.WorkflowRun{ID: tt.want, Name: run.Name, Status: "queued", CreatedAt: epoch,
+				URL: "https://github.com/o/r/actions/runs/" + itoa(tt.want)}
+			if diff := cmp.Diff(want, run); diff != "" {
+				t.Errorf("FindRun(%q) (-want +got):\n%s", tt.id, diff)
+			}
+			if got := len(h.Calls()); got != 1 {
+				t.Errorf("requests = %d, want 1", got)
+			}
+		})
+	}
+}
+
+func TestRunNotFound(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	_, err := h.client(t, nil).Run(context.Background(), 99)
+	if !errors.Is(err, resume.ErrNotFound) {
+		t.Errorf("Run(99) = %v, want ErrNotFound", err)
+	}
+}
+
+func TestRecentDispatches(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	h.rest.HandleFunc("GET /api/v3/repos/o/r/actions/workflows/agent.yml/runs", func(w http.ResponseWriter, r *http.Request) {
+		want := "created=%3E%3D2026-11-21T09%3A00%3A00Z&event=workflow_dispatch&per_page=1"
+		if r.URL.RawQuery != want {
+			t.Errorf("runs query = %q, want %q", r.URL.RawQuery, want)
+		}
+		writeJSON(w, 200, map[string]any{"total_count": 17, "workflow_runs": []any{runJSON(1, "x")}})
+	})
+	c := h.client(t, nil)
+	since := epoch.Add(-time.Hour).In(time.FixedZone("CET", 3600))
+	n, err := c.RecentDispatches(context.Background(), since)
+	if err != nil || n != 17 {
+		t.Errorf("RecentDispatches(%v) = %d, %v, want 17, nil", since, n, err)
+	}
+	if got := len(h.Calls()); got != 1 {
+		t.Errorf("requests = %d, want 1", got)
+	}
+}
+
+func TestHasToken(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		s, tok string
+		want   bool
+	}{
+		{"agent c-1", "c-1", true},
+		{"c-1", "c-1", true},
+		{"agent c-12", "c-1", false},
+		{"agent xc-1", "c-1", false},
+		{"agent c-1_b", "c-1", false},
+		{"resume c-1: #4", "c-1", true},
+		{"c-12 then c-1.", "c-1", true},
+		{"", "c-1", false},
+	}
+	for _, tt := range tests {
+		if got := hasToken(tt.s, tt.tok); got != tt.want {
+			t.Errorf("hasToken(%q, %q) = %v, want %v", tt.s, tt.tok, got, tt.want)
+		}
+	}
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

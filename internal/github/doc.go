@@ -1,0 +1,23 @@
+// Package github is the one place in recess that speaks to GitHub. It adapts
+// GitHub's GraphQL API (through githubv4) and REST API (through go-github) to
+// the ports the engine declares in package resume: Discussions, Dispatcher
+// and, for the comment state store, Store.
+//
+// A Client is built once per run from Config and is safe for concurrent use,
+// although it deliberately never sends two requests at once: GitHub's
+// secondary rate limits punish concurrency, and one token's budget is shared
+// with every workflow in the repository. Every request of both libraries goes
+// through one http.RoundTripper that authenticates, serialises, paces
+// content-creating requests, waits out rate limits within a bound, and
+// retries server errors only where repeating the request cannot apply it
+// twice. Errors come back wrapped around the engine's sentinels
+// (resume.ErrNotFound, resume.ErrDispatchRefused, and the state sentinels for
+// the store) so the engine can decide without knowing HTTP.
+//
+// CommentStore is the state store that keeps each discussion's record in
+// recess's own status comment (state-store: comment).
+//
+// Identity is always GitHub's viewerDidAuthor, never a login comparison: the
+// Actions bot is "github-actions" in GraphQL but "github-actions[bot]" in REST
+// and webhooks.
+package github

@@ -1,0 +1,157 @@
+package github
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
+)
+
+// TestDocumentsValidAgainstSchema drives every GraphQL query and mutation the
+// client can send (each paginating follow-up included) against the test
+// server, which captures them, then validates every captured document, with
+// its variables, against GitHub's schema. A field, argument or variable type
+// GitHub does not know fails it. (The test server also refuses invalid
+// documents as they arrive, so every other test checks the same.)
+func TestDocumentsValidAgainstSchema(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	ctx := context.Background()
+	h.addLabel(WaitingLabel)
+	h.addLabel("recess:escalated")
+	d1 := h.addDiscussion(1)
+	var first *hubComment
+	for i := range 150 {
+		c := h.comment(d1, "", "alice", "comment", false)
+		if i == 0 {
+			first = c
+		}
+	}
+	var reply *hubComment
+	for range 120 {
+		reply = h.comment(d1, first.id, "bob", "reply", false)
+	}
+	d2 := h.addDiscussion(2)
+
+	c := h.client(t, nil)
+	store := NewCommentStore(c)
+	steps := []struct {
+		name string
+		run  func() error
+	}{
+		{"discussion_with_pages", func() error { _, err := c.Discussion(ctx, 1); return err }},
+		{"reply_to_unknown_reply", func() error {
+			_, err := h.client(t, nil).Reply(ctx, d1.id, reply.id, "threaded")
+			return err
+		}},
+		{"react", func() error { return c.React(ctx, first.id, resume.Eyes) }},
+		{"unreact", func() error { return c.Unreact(ctx, first.id, resume.Eyes) }},
+		{"label", func() error { return c.Label(ctx, d2.id, "recess:escalated") }},
+		{"unlabel", func() error { return c.Unlabel(ctx, d2.id, "recess:escalated") }},
+		{"minimize", func() error { return c.Minimize(ctx, first.id) }},
+		{"save_create", func() error { return store.Save(ctx, pendingRecord(2)) }},
+		{"load_and_save_update", func() error {
+			rec, err := store.Load(ctx, 2)
+			if err != nil {
+				return err
+			}
+			rec.Applied = append(rec.Applied, "c-1")
+			return store.Save(ctx, rec)
+		}},
+		{"pending_search", func() error { _, err := store.Pending(ctx); return err }},
+		{"pending_fallback", func() error {
+			h.mu.Lock()
+			delete(h.labels, WaitingLabel)
+			h.mu.Unlock()
+			_, err := NewCommentStore(h.client(t, nil)).Pending(ctx)
+			return err
+		}},
+	}
+	for _, s := range steps {
+		if err := s.run(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+	}
+
+	docs := map[string]bool{}
+	roots := map[string]bool{}
+	for _, cl := range h.Calls() {
+		if cl.Kind != "graphql" {
+			continue
+		}
+		if _, err := validate(h.schema, cl.Query, cl.Vars); err != nil {
+			t.Errorf("%v\n%s", err, cl.Query)
+		}
+		docs[cl.Query] = true
+		roots[cl.Method+" "+cl.Root] = true
+	}
+	want := []string{
+		"mutation addDiscussionComment",
+		"mutation addLabelsToLabelable",
+		"mutation addReaction",
+		"mutation minimizeComment",
+		"mutation removeLabelsFromLabelable",
+		"mutation removeReaction",
+		"mutation updateDiscussionComment",
+		"query node",
+		"query nodes",
+		"query repository",
+		"query search",
+	}
+	if diff := cmp.Diff(want, keys(roots)); diff != "" {
+		t.Errorf("root fields sent (-want +got):\n%s", diff)
+	}
+	// The client's documents: discussion, comment page, reply page, parent
+	// lookup, label lookup, status re-read, bodies, search, open
+	// discussions, and seven mutations. A new document must be driven
+	// above, and this count raised.
+	if got, want := len(docs), 16; got != want {
+		t.Errorf("distinct documents sent = %d, want %d:\n%s", got, want, strings.Join(keys(docs), "\n"))
+	}
+}
+
+// TestValidatorRefusesUnknownField makes sure the validation above has
+// teeth: a document with a field GitHub does not have is refused.
+func TestValidatorRefusesUnknownField(t *testing.T) {
+	t.Parallel()
+	schema := loadSchema(t)
+	tests := []struct {
+		name  string
+		query string
+		vars  map[string]any
+	}{
+		{"unknown_field", `query($id:ID!){node(id:$id){... on DiscussionComment{id bodyy}}}`, map[string]any{"id": "x"}},
+		{"wrong_variable_type", `query($n:String!){repository(owner:"o",name:"r"){discussion(number:$n){id}}}`, map[string]any{"n": "1"}},
+		{"missing_variable", `query($n:Int!){repository(owner:"o",name:"r"){discussion(number:$n){id}}}`, map[string]any{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := validate(schema, tt.query, tt.vars); err == nil {
+				t.Errorf("validate(%q) = nil, want an error", tt.query)
+			}
+		})
+	}
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// pendingRecord is a record with an active run: pending, due at once.
+func pendingRecord(n int) *state.Record {
+	rec := state.New(n)
+	rec.Active = &state.Run{CorrelationID: "c-1", State: state.RunDispatching, IntentAt: epoch, Attempt: 1}
+	rec.UpdatedAt = epoch
+	return rec
+}
