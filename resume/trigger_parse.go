@@ -1,0 +1,539 @@
+package resume
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/recess-action/recess/state"
+)
+
+// TriggerLimits are the policy bounds a trigger is checked against.
+type TriggerLimits struct {
+	// MaxRecess bounds every duration (elapsed, expires), measured from At.
+	// The zero Duration means no bound.
+	MaxRecess Duration
+	// At is the moment the recess would open.
+	At time.Time
+	// AllowedKinds, when not empty, are the only kinds a trigger may use
+	// (composites included).
+	AllowedKinds []string
+}
+
+// Bounds on a trigger document, so a hostile agent cannot make recess keep
+// or evaluate something unbounded.
+const (
+	// MaxTriggerBytes is the largest trigger document accepted.
+	MaxTriggerBytes = state.MaxTriggerBytes
+	// MaxTriggerChildren bounds the "of" list of any / all.
+	MaxTriggerChildren = 16
+	// MaxTriggerReplies bounds missing_input's "replies".
+	MaxTriggerReplies = 10000
+	// MaxSignalName bounds an escalation_needed signal name.
+	MaxSignalName = 64
+	// maxLogin is GitHub's limit on a login, without a "[bot]" suffix.
+	maxLogin = 39
+	// MaxFromLogins bounds missing_input's "from" list.
+	MaxFromLogins = 100
+	// maxJSONDepth bounds nesting while decoding, before any field is
+	// checked; a valid trigger needs 5 levels.
+	maxJSONDepth = 16
+	// maxJSONMembers bounds the members of one object while decoding (a
+	// trigger node has at most 6), which keeps the duplicate-key check cheap.
+	maxJSONMembers = 32
+)
+
+// ParseTrigger decodes and validates a trigger document strictly. Errors are
+// *FieldError naming the field (prefix "trigger"); a refused duration is
+// available through errors.As as a *DurationError.
+//
+// A JSON null counts as the field being absent. Defaults are filled in, so
+// the result is canonical: Scope is ScopeDiscussion unless "thread" was
+// asked for, and OnExpire is OnExpireResume when only expires was given.
+func ParseTrigger(data []byte, lim TriggerLimits) (*Trigger, error) {
+	const root = "trigger"
+	if len(data) > MaxTriggerBytes {
+		return nil, &FieldError{Field: root, Reason: "document is larger than " + strconv.Itoa(MaxTriggerBytes>>10) + " KiB"}
+	}
+	v, err := decodeJSON(data, root)
+	if err != nil {
+		return nil, err
+	}
+	p := triggerParser{lim: lim}
+	if !lim.MaxRecess.IsZero() {
+		p.maxAt = lim.MaxRecess.AddTo(lim.At)
+		p.bounded = true
+	}
+	return p.node(v, root, 0)
+}
+
+type triggerParser struct {
+	lim     TriggerLimits
+	maxAt   time.Time
+	bounded bool
+}
+
+// triggerFields lists, per kind, the fields it may carry besides the ones
+// every node may carry (kind, expires, on_expire).
+var triggerFields = map[string][]string{
+	KindMissingInput:     {"replies", "from", "scope"},
+	KindElapsed:          {"elapsed"},
+	KindEscalationNeeded: {"signal"},
+	KindAny:              {"of"},
+	KindAll:              {"of"},
+}
+
+func isKnownTriggerField(name string) bool {
+	switch name {
+	case "kind", "replies", "from", "scope", "elapsed", "signal", "of", "expires", "on_expire":
+		return true
+	}
+	return false
+}
+
+func (p *triggerParser) node(v *jsonValue, path string, depth int) (*Trigger, error) {
+	if v.kind != jsonObject {
+		return nil, &FieldError{Field: path, Reason: "must be a JSON object"}
+	}
+	kv := v.get("kind")
+	if kv == nil {
+		return nil, &FieldError{Field: path + ".kind", Reason: "missing"}
+	}
+	if kv.kind != jsonString {
+		return nil, &FieldError{Field: path + ".kind", Reason: "must be a string"}
+	}
+	kind := kv.str
+	own, known := triggerFields[kind]
+	if !known {
+		return nil, &FieldError{Field: path + ".kind", Reason: "unknown kind " + quote(kind) +
+			" (want missing_input, elapsed, escalation_needed, any or all)"}
+	}
+	if len(p.lim.AllowedKinds) > 0 && !slices.Contains(p.lim.AllowedKinds, kind) {
+		return nil, &FieldError{Field: path + ".kind", Reason: "kind " + quote(kind) + " is not allowed by policy"}
+	}
+	composite := kind == KindAny || kind == KindAll
+	if composite && depth >= 2 {
+		return nil, &FieldError{Field: path + ".kind", Reason: "composites nest one level at most (" + kind + " inside a composite inside a composite)"}
+	}
+	for i := range v.obj {
+		m := &v.obj[i]
+		name := m.key
+		if !isKnownTriggerField(name) {
+			return nil, &FieldError{Field: fieldPath(path, name), Reason: "unknown field"}
+		}
+		if name == "kind" || name == "expires" || name == "on_expire" || slices.Contains(own, name) {
+			continue
+		}
+		if m.val.kind != jsonNull {
+			return nil, &FieldError{Field: path + "." + name, Reason: "not allowed for kind " + kind}
+		}
+	}
+
+	t := &Trigger{Kind: kind}
+	var err error
+	switch kind {
+	case KindMissingInput:
+		if t.Replies, err = parseReplies(v.get("replies"), path+".replies"); err != nil {
+			return nil, err
+		}
+		if t.From, err = parseFrom(v.get("from"), path+".from"); err != nil {
+			return nil, err
+		}
+		t.Scope = ScopeDiscussion
+		if sv := v.get("scope"); sv != nil {
+			if sv.kind != jsonString || (sv.str != ScopeDiscussion && sv.str != ScopeThread) {
+				return nil, &FieldError{Field: path + ".scope", Reason: `must be "discussion" or "thread"`}
+			}
+			t.Scope = sv.str
+		}
+	case KindElapsed:
+		if t.Elapsed, err = p.duration(v.get("elapsed"), path+".elapsed"); err != nil {
+			return nil, err
+		}
+	case KindEscalationNeeded:
+		sv := v.get("signal")
+		field := path + ".signal"
+		switch {
+		case sv == nil:
+			return nil, &FieldError{Field: field, Reason: "missing"}
+		case sv.kind != jsonString:
+			return nil, &FieldError{Field: field, Reason: "must be a string"}
+		case !ValidSignalName(sv.str):
+			return nil, &FieldError{Field: field, Reason: "must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' or '-'"}
+		}
+		t.Signal = sv.str
+	case KindAny, KindAll:
+		ov := v.get("of")
+		field := path + ".of"
+		switch {
+		case ov == nil:
+			return nil, &FieldError{Field: field, Reason: "missing"}
+		case ov.kind != jsonArray:
+			return nil, &FieldError{Field: field, Reason: "must be a list of triggers"}
+		case len(ov.arr) == 0:
+			return nil, &FieldError{Field: field, Reason: "must list at least one trigger"}
+		case len(ov.arr) > MaxTriggerChildren:
+			return nil, &FieldError{Field: field, Reason: "lists more than " + strconv.Itoa(MaxTriggerChildren) + " triggers"}
+		}
+		t.Of = make([]*Trigger, len(ov.arr))
+		for i := range ov.arr {
+			if t.Of[i], err = p.node(&ov.arr[i], field+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	if ev := v.get("expires"); ev != nil {
+		if t.Expires, err = p.duration(ev, path+".expires"); err != nil {
+			return nil, err
+		}
+	}
+	if ev := v.get("on_expire"); ev != nil {
+		field := path + ".on_expire"
+		if ev.kind != jsonString || (ev.str != OnExpireResume && ev.str != OnExpireCancel) {
+			return nil, &FieldError{Field: field, Reason: `must be "resume" or "cancel"`}
+		}
+		if t.Expires == nil {
+			return nil, &FieldError{Field: field, Reason: "needs expires"}
+		}
+		t.OnExpire = ev.str
+	} else if t.Expires != nil {
+		t.OnExpire = OnExpireResume
+	}
+	return t, nil
+}
+
+func parseReplies(v *jsonValue, field string) (int, error) {
+	if v == nil {
+		return 0, &FieldError{Field: field, Reason: "missing"}
+	}
+	if v.kind != jsonNumber {
+		return 0, &FieldError{Field: field, Reason: "must be an integer"}
+	}
+	s := v.str
+	neg := s[0] == '-'
+	digits := s
+	if neg {
+		digits = s[1:]
+	}
+	for i := 0; i < len(digits); i++ {
+		if !isDigit(digits[i]) {
+			return 0, &FieldError{Field: field, Reason: "must be an integer"}
+		}
+	}
+	if neg {
+		return 0, &FieldError{Field: field, Reason: "must be at least 1"}
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n > MaxTriggerReplies {
+		return 0, &FieldError{Field: field, Reason: "must be at most " + strconv.Itoa(MaxTriggerReplies)}
+	}
+	if n < 1 {
+		return 0, &FieldError{Field: field, Reason: "must be at least 1"}
+	}
+	return n, nil
+}
+
+func parseFrom(v *jsonValue, field string) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if v.kind != jsonArray {
+		return nil, &FieldError{Field: field, Reason: "must be a list of GitHub logins"}
+	}
+	if len(v.arr) == 0 {
+		return nil, &FieldError{Field: field, Reason: "must list at least one login (leave it out to count everyone)"}
+	}
+	if len(v.arr) > MaxFromLogins {
+		return nil, &FieldError{Field: field, Reason: "lists more than " + strconv.Itoa(MaxFromLogins) + " logins"}
+	}
+	out := make([]string, len(v.arr))
+	for i := range v.arr {
+		e := &v.arr[i]
+		if e.kind != jsonString || !ValidLogin(e.str) {
+			return nil, &FieldError{Field: field + "[" + strconv.Itoa(i) + "]", Reason: "must be a GitHub login"}
+		}
+		out[i] = e.str
+	}
+	return out, nil
+}
+
+// duration parses a duration field and checks it against max-recess.
+func (p *triggerParser) duration(v *jsonValue, field string) (*Duration, error) {
+	if v == nil {
+		return nil, &FieldError{Field: field, Reason: "missing"}
+	}
+	if v.kind != jsonString {
+		return nil, &FieldError{Field: field, Reason: "must be an ISO-8601 duration string"}
+	}
+	d, err := ParseDuration(v.str)
+	if err != nil {
+		return nil, &FieldError{Field: field, Reason: "invalid " + err.Error(), Err: err}
+	}
+	if p.bounded && d.AddTo(p.lim.At).After(p.maxAt) {
+		return nil, &FieldError{Field: field, Reason: d.String() + " is longer than max-recess " + p.lim.MaxRecess.String()}
+	}
+	return &d, nil
+}
+
+// ValidLogin reports whether s can be a GitHub login: 1 to 39 letters,
+// digits and single inner hyphens, optionally followed by "[bot]" for an app.
+func ValidLogin(s string) bool {
+	if n := len(s) - len("[bot]"); n > 0 && s[n:] == "[bot]" {
+		s = s[:n]
+	}
+	if len(s) == 0 || len(s) > maxLogin || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isDigit(c), 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case c == '-' && s[i-1] != '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ValidSignalName reports whether s can name an escalation_needed signal:
+// 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'. AnySignal ("*") is not one: only
+// "/recess resume" delivers it.
+func ValidSignalName(s string) bool {
+	if len(s) == 0 || len(s) > MaxSignalName {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isDigit(c), 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// fieldPath names a member of an object; a name that is not a plain
+// identifier is quoted so hostile keys cannot forge a path or break a line.
+func fieldPath(path, name string) string {
+	plain := name != ""
+	for i := 0; i < len(name) && plain; i++ {
+		c := name[i]
+		plain = isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '-'
+	}
+	if plain {
+		return path + "." + name
+	}
+	return path + "[" + quote(name) + "]"
+}
+
+// MarshalJSON writes the trigger in its canonical document form: kind, the
+// kind's own fields, then expires and on_expire; durations as written.
+// Defaults are left out (scope "discussion", on_expire "resume"), so the
+// canonical form of a parsed document is never longer than the document and
+// always fits MaxTriggerBytes again. ParseTrigger reads it back unchanged.
+func (t *Trigger) MarshalJSON() ([]byte, error) {
+	if t == nil {
+		return []byte("null"), nil
+	}
+	var b bytes.Buffer
+	if err := t.appendJSON(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func (t *Trigger) appendJSON(b *bytes.Buffer) error {
+	if t == nil {
+		return errors.New("resume: marshal trigger: nil trigger in of")
+	}
+	b.WriteString(`{"kind":`)
+	b.WriteString(quote(t.Kind))
+	switch t.Kind {
+	case KindMissingInput:
+		b.WriteString(`,"replies":`)
+		b.WriteString(strconv.Itoa(t.Replies))
+		if len(t.From) > 0 {
+			b.WriteString(`,"from":[`)
+			for i, f := range t.From {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(quote(f))
+			}
+			b.WriteByte(']')
+		}
+		if t.Scope == ScopeThread {
+			b.WriteString(`,"scope":"thread"`)
+		}
+	case KindElapsed:
+		if t.Elapsed == nil {
+			return errors.New("resume: marshal trigger: elapsed without a duration")
+		}
+		b.WriteString(`,"elapsed":`)
+		b.WriteString(quote(t.Elapsed.String()))
+	case KindEscalationNeeded:
+		b.WriteString(`,"signal":`)
+		b.WriteString(quote(t.Signal))
+	case KindAny, KindAll:
+		b.WriteString(`,"of":[`)
+		for i, c := range t.Of {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := c.appendJSON(b); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	default:
+		return fmt.Errorf("resume: marshal trigger: unknown kind %s", quote(t.Kind))
+	}
+	if t.Expires != nil {
+		b.WriteString(`,"expires":`)
+		b.WriteString(quote(t.Expires.String()))
+		if t.OnExpire != "" && t.OnExpire != OnExpireResume {
+			b.WriteString(`,"on_expire":`)
+			b.WriteString(quote(t.OnExpire))
+		}
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+// A small JSON tree that keeps member order and refuses what encoding/json
+// lets through silently: duplicated keys and trailing data.
+
+type jsonKind uint8
+
+const (
+	jsonNull jsonKind = iota
+	jsonBool
+	jsonNumber
+	jsonString
+	jsonArray
+	jsonObject
+)
+
+type jsonValue struct {
+	kind jsonKind
+	str  string // string value, or the literal text of a number
+	arr  []jsonValue
+	obj  []jsonMember
+}
+
+type jsonMember struct {
+	key string
+	val jsonValue
+}
+
+// get returns the member named key, or nil when it is absent or null.
+func (v *jsonValue) get(key string) *jsonValue {
+	for i := range v.obj {
+		if v.obj[i].key == key {
+			if v.obj[i].val.kind == jsonNull {
+				return nil
+			}
+			return &v.obj[i].val
+		}
+	}
+	return nil
+}
+
+// decodeJSON decodes a whole document that must be one object. Errors are
+// *FieldError under root.
+func decodeJSON(data []byte, root string) (*jsonValue, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err == io.EOF {
+		return nil, &FieldError{Field: root, Reason: "empty document"}
+	}
+	if err != nil {
+		return nil, &FieldError{Field: root, Reason: "invalid JSON: " + err.Error(), Err: err}
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, &FieldError{Field: root, Reason: "not a JSON object"}
+	}
+	v := &jsonValue{}
+	if err := decodeInto(dec, tok, v, root, 0); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &FieldError{Field: root, Reason: "trailing data after the object"}
+	}
+	return v, nil
+}
+
+func decodeInto(dec *json.Decoder, tok json.Token, v *jsonValue, path string, depth int) error {
+	invalid := func(err error) error {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return &FieldError{Field: path, Reason: "invalid JSON: " + err.Error(), Err: err}
+	}
+	switch x := tok.(type) {
+	case nil:
+		v.kind = jsonNull
+	case bool:
+		v.kind = jsonBool
+	case json.Number:
+		v.kind, v.str = jsonNumber, string(x)
+	case string:
+		v.kind, v.str = jsonString, x
+	case json.Delim:
+		if depth >= maxJSONDepth {
+			return &FieldError{Field: path, Reason: "nested too deeply"}
+		}
+		if x == '[' {
+			v.kind = jsonArray
+			for dec.More() {
+				t, err := dec.Token()
+				if err != nil {
+					return invalid(err)
+				}
+				v.arr = append(v.arr, jsonValue{})
+				elem := path + "[" + strconv.Itoa(len(v.arr)-1) + "]"
+				if err := decodeInto(dec, t, &v.arr[len(v.arr)-1], elem, depth+1); err != nil {
+					return err
+				}
+			}
+		} else {
+			v.kind = jsonObject
+			for dec.More() {
+				t, err := dec.Token()
+				if err != nil {
+					return invalid(err)
+				}
+				key, _ := t.(string) // the decoder returns only strings for keys
+				member := fieldPath(path, key)
+				if len(v.obj) == maxJSONMembers {
+					return &FieldError{Field: member, Reason: "too many fields (an object has at most " + strconv.Itoa(maxJSONMembers) + ")"}
+				}
+				for i := range v.obj {
+					if v.obj[i].key == key {
+						return &FieldError{Field: member, Reason: "duplicated key"}
+					}
+				}
+				if t, err = dec.Token(); err != nil {
+					return invalid(err)
+				}
+				v.obj = append(v.obj, jsonMember{key: key})
+				if err := decodeInto(dec, t, &v.obj[len(v.obj)-1].val, member, depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return invalid(err)
+		}
+	}
+	return nil
+}
