@@ -81,6 +81,11 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		}
 	}
 
+	// Everything in the snapshot was there before recess posted anything:
+	// with GitHub's one-second timestamps, only this tells a comment
+	// written in the same second as recess's reply from a later one.
+	before := newest(p.d)
+
 	// Side effects from here on; each is idempotent.
 	var posted []*Comment
 	for i, r := range v.Replies {
@@ -117,6 +122,9 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		}
 		if a.Resume != nil {
 			rfc.RecessCount = a.Resume.RecessCount + 1
+		}
+		if len(posted) > 0 {
+			rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, before)
 		}
 		for _, c := range posted {
 			rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, state.Cursor{At: c.CreatedAt.UTC(), IDs: []string{c.ID}})
@@ -224,6 +232,30 @@ func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
 		p.res.note("%s", p.statusLine())
 		return nil
 	})
+}
+
+// StatusAll reports every discussion with something pending, without
+// changing anything.
+func (e *Engine) StatusAll(ctx context.Context) (*Result, error) {
+	res := &Result{Command: "status"}
+	list, err := e.Store.Pending(ctx)
+	if err != nil {
+		return res, fmt.Errorf("list pending discussions: %w", err)
+	}
+	for _, s := range list {
+		r, err := e.Status(ctx, s.Discussion)
+		if err != nil {
+			return res, fmt.Errorf("discussion %d: %w", s.Discussion, err)
+		}
+		res.Sweep = append(res.Sweep, r)
+		res.OpenRFCs += r.OpenRFCs
+		res.RFCs = append(res.RFCs, r.RFCs...)
+		if r.DueAt != nil && (res.DueAt == nil || r.DueAt.Before(*res.DueAt)) {
+			res.DueAt = r.DueAt
+		}
+	}
+	res.note("%d discussion(s) with something pending", len(list))
+	return res, nil
 }
 
 // Sweep visits every discussion that needs it: due moments first (soonest

@@ -83,7 +83,7 @@ func (c Config) withDefaults() Config {
 	if c.MaxOperations <= 0 {
 		c.MaxOperations = d.MaxOperations
 	}
-	if c.MaxRecess.String() == "" {
+	if c.MaxRecess.IsZero() {
 		c.MaxRecess = d.MaxRecess
 	}
 	if c.DispatchGrace <= 0 {

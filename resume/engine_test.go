@@ -740,3 +740,39 @@ func TestClosedDiscussion_expires_recess(t *testing.T) {
 		t.Errorf("record after close: open %d closed %q", len(rec.OpenRFCs), rec.Closed)
 	}
 }
+
+func TestRecess_comment_in_the_same_second_as_the_question(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	e := w.engine(resume.Config{})
+	n := w.openDiscussion("alice")
+	mustRun(t)(e.Intake(ctx, n))
+	w.advance(time.Minute)
+	// Written while the agent worked, in the very second it posts its question.
+	w.say(n, "bob", "NONE", "", "early thought")
+	mustRun(t)(verdict(t, e, recessed("c-1", n, `{"kind":"missing_input","replies":1}`, "question?")))
+	// Same second, but after recess's reply: it counts.
+	w.say(n, "carol", "NONE", "", "answer")
+	res := mustRun(t)(e.Inbound(ctx, n))
+	if !res.Fired {
+		t.Fatalf("carol's answer did not fire the recess")
+	}
+	rc := w.resumeContext(t, 1)
+	if len(rc.HistorySince) != 2 {
+		t.Errorf("history_since = %+v, want bob's and carol's comments", rc.HistorySince)
+	}
+}
+
+func TestRecess_earlier_comment_does_not_count_as_a_reply(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	e := w.engine(resume.Config{})
+	n := w.openDiscussion("alice")
+	mustRun(t)(e.Intake(ctx, n))
+	w.advance(time.Minute)
+	w.say(n, "bob", "NONE", "", "early thought")
+	res := mustRun(t)(verdict(t, e, recessed("c-1", n, `{"kind":"missing_input","replies":1}`, "question?")))
+	if res.Fired || len(w.calls()) != 1 {
+		t.Fatalf("a comment written before the question fired the recess")
+	}
+}

@@ -1,0 +1,53 @@
+// Command recess is the recess GitHub Action and its local CLI.
+//
+// With no arguments it runs as the action (reading what GitHub Actions
+// provides); with a subcommand it predicts and debugs locally:
+//
+//	recess eval --trigger JSON --opened-at T --now T [--replies N] [--signal NAME]... [--max-recess D]
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage:
+  recess                        run as the GitHub Action (inputs from the environment)
+  recess demo [-v]              tell the whole story locally: a recess, people replying, the resume
+                                (against the embedded fake GitHub; no token, no network)
+  recess scenario [-v] FILE...  run scenario files against the embedded fake GitHub
+  recess eval [flags]           evaluate a trigger at a moment; "recess eval -h" for its flags
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program behind an injectable environment, so tests drive
+// it with a map and buffers. It returns the exit status: 0 done, 2 refused
+// input or usage.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return actionExit(runActionMode(ctx, getenv, stdout, stderr))
+	}
+	switch args[0] {
+	case "eval":
+		return runEval(ctx, args[1:], getenv, stdin, stdout, stderr)
+	case "demo":
+		return runDemo(ctx, args[1:], stdout, stderr)
+	case "scenario":
+		return runScenarios(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "recess: unknown command %q\n%s", args[0], usage)
+	return 2
+}
