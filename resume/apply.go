@@ -162,11 +162,11 @@ func (p *pass) postReply(id string, i int, replyTo, body string) (*Comment, erro
 		if !c.Mine {
 			continue
 		}
-		if k, n, ok := parseReplyMarker(c.Body); ok && k == id && n == i {
+		if k, n, ok := state.ParseReplyMarker(c.Body); ok && k == id && n == i {
 			return c, nil
 		}
 	}
-	c, err := p.e.Discussions.Reply(p.ctx, p.d.ID, replyTo, body+"\n\n"+replyMarker(id, i))
+	c, err := p.e.Discussions.Reply(p.ctx, p.d.ID, replyTo, body+"\n\n"+state.ReplyMarker(id, i))
 	if err != nil {
 		return nil, fmt.Errorf("post reply %d of verdict %s: %w", i, id, err)
 	}

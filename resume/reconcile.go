@@ -288,7 +288,7 @@ func (p *pass) postOnce(key, replyTo, body string) error {
 		if !c.Mine {
 			continue
 		}
-		if k, _, ok := parseReplyMarker(c.Body); ok && k == key {
+		if k, _, ok := state.ParseReplyMarker(c.Body); ok && k == key {
 			return nil
 		}
 	}
@@ -297,7 +297,7 @@ func (p *pass) postOnce(key, replyTo, body string) error {
 			replyTo = c.ParentID
 		}
 	}
-	c, err := p.e.Discussions.Reply(p.ctx, p.d.ID, replyTo, body+"\n\n"+replyMarker(key, 0))
+	c, err := p.e.Discussions.Reply(p.ctx, p.d.ID, replyTo, body+"\n\n"+state.ReplyMarker(key, 0))
 	if err != nil {
 		return fmt.Errorf("post comment on discussion %d: %w", p.rec.Discussion, err)
 	}
