@@ -45,6 +45,7 @@ type actionRun struct {
 	getenv func(string) string
 	gha    *githubactions.Action
 	stdout io.Writer
+	stderr io.Writer
 	clock  resume.Clock
 	set    *settings
 	ev     *event
@@ -57,7 +58,7 @@ type actionRun struct {
 // nothing; the returned error only decides the exit status.
 func runActionMode(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
 	gha := githubactions.New(githubactions.WithGetenv(githubactions.GetenvFunc(getenv)), githubactions.WithWriter(stdout))
-	a := &actionRun{getenv: getenv, gha: gha, stdout: stdout}
+	a := &actionRun{getenv: getenv, gha: gha, stdout: stdout, stderr: stderr}
 	err := a.run(ctx)
 	if err == nil {
 		return nil
@@ -90,7 +91,7 @@ func (a *actionRun) run(ctx context.Context) error {
 		return err
 	}
 	a.set = set
-	if set.Token != "" {
+	if set.Token != "" && a.getenv("GITHUB_ACTIONS") == "true" {
 		a.gha.AddMask(set.Token)
 	}
 	ev, err := readEvent(a.getenv("GITHUB_EVENT_NAME"), a.getenv("GITHUB_EVENT_PATH"))
@@ -226,7 +227,7 @@ func (a *actionRun) engine() (*resume.Engine, error) {
 		Repo:       name,
 		Workflow:   a.set.Workflow,
 		Ref:        a.set.Ref,
-		Logf:       func(format string, args ...any) { a.gha.Infof(format, args...) },
+		Logf:       a.logf,
 	})
 	if err != nil {
 		return nil, err
@@ -248,7 +249,7 @@ func (a *actionRun) engine() (*resume.Engine, error) {
 		Discussions: c,
 		Dispatcher:  c,
 		Config:      a.set.Engine,
-		Logf:        func(format string, args ...any) { a.gha.Infof(format, args...) },
+		Logf:        a.logf,
 	}
 	if a.set.DryRun {
 		a.dry = &dryLog{clock: a.clock}
@@ -257,6 +258,12 @@ func (a *actionRun) engine() (*resume.Engine, error) {
 		e.Dispatcher = dryDispatcher{Dispatcher: e.Dispatcher, log: a.dry}
 	}
 	return e, nil
+}
+
+// logf writes a log line to stderr: the job log shows it, and stdout stays
+// for workflow commands and machine-readable output.
+func (a *actionRun) logf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "recess: "+format+"\n", args...)
 }
 
 // status reports one discussion (the event's) or every pending one, as a

@@ -273,7 +273,7 @@ func TestRunUsage(t *testing.T) {
 		wantStderr string
 	}{
 		{name: "no_arguments_is_the_action", args: nil, wantCode: 2, wantStdout: "::error title=recess refused GITHUB_EVENT_NAME::GITHUB_EVENT_NAME: not set; set the command input\n"},
-		{name: "unknown_command", args: []string{"status"}, wantCode: 2, wantStderr: "recess: unknown command \"status\"\n" + usage},
+		{name: "unknown_command", args: []string{"bogus"}, wantCode: 2, wantStderr: "recess: unknown command \"bogus\"\n" + usage},
 		{name: "help", args: []string{"--help"}, wantStdout: usage},
 		{name: "eval_help", args: []string{"eval", "-h"}, wantStdout: evalUsage},
 	}

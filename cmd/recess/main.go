@@ -21,6 +21,9 @@ const usage = `usage:
                                 (against the embedded fake GitHub; no token, no network)
   recess scenario [-v] FILE...  run scenario files against the embedded fake GitHub
   recess eval [flags]           evaluate a trigger at a moment; "recess eval -h" for its flags
+  recess status --repo O/R      what a repository's recesses wait for (token from GITHUB_TOKEN)
+  recess sweep --dry-run --repo O/R
+                                what a sweep would do now (RECESS_NOW pins the moment)
 `
 
 func main() {
@@ -44,6 +47,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "scenario":
 		return runScenarios(ctx, args[1:], stdout, stderr)
+	case "status", "sweep":
+		return runRepoCommand(ctx, args[0], args[1:], getenv, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -155,14 +155,13 @@ func (st *story) clock() time.Time {
 	return st.now
 }
 
-// runScenario tells the story and checks its expectations. It returns an
-// error naming the first step whose expectation failed.
-func runScenario(ctx context.Context, s *scenario, out io.Writer, verbose bool) (*story, error) {
+// newStory starts the embedded fake GitHub with the repository, the
+// labels and the agent workflow a story needs. Close it with st.close.
+func newStory(s *scenario, out io.Writer, verbose bool) (*story, error) {
 	dir, err := os.MkdirTemp("", "recess-scenario-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
 	st := &story{s: s, out: out, verbose: verbose, now: s.Start.UTC(), labels: map[string]string{},
 		handled: map[int64]bool{}, dir: dir, repo: storyOwner + "/" + storyRepo, runSeq: 9000}
 	st.gh = githubfake.New(githubfake.WithClock(st.clock))
@@ -170,6 +169,7 @@ func runScenario(ctx context.Context, s *scenario, out io.Writer, verbose bool) 
 	st.gh.AddToken(storyToken, "github-actions", githubfake.KindBot)
 	for _, l := range []string{resume.LabelWaiting, resume.LabelEscalated} {
 		if _, err := st.gh.AddLabel(st.repo, l); err != nil {
+			os.RemoveAll(dir)
 			return nil, err
 		}
 	}
@@ -179,15 +179,33 @@ func runScenario(ctx context.Context, s *scenario, out io.Writer, verbose bool) 
 		"resume_context":    {},
 	}, func(in map[string]string) string { return "agent " + in["correlation_id"] })
 	if err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
-	st.gh.Start()
-	defer st.gh.Close()
 	for _, m := range s.Maintainers {
 		if err := st.gh.SetAssociation(st.repo, m, "MEMBER"); err != nil {
+			os.RemoveAll(dir)
 			return nil, err
 		}
 	}
+	st.gh.Start()
+	return st, nil
+}
+
+func (st *story) close() {
+	st.gh.Close()
+	os.RemoveAll(st.dir)
+}
+
+// runScenario tells the story and checks its expectations. It returns an
+// error naming the first step whose expectation failed. The returned
+// story's fake GitHub is closed but can still be inspected.
+func runScenario(ctx context.Context, s *scenario, out io.Writer, verbose bool) (*story, error) {
+	st, err := newStory(s, out, verbose)
+	if err != nil {
+		return nil, err
+	}
+	defer st.close()
 	if s.Name != "" {
 		fmt.Fprintf(out, "# %s\n\n", s.Name)
 	}
