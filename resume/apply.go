@@ -166,7 +166,9 @@ func (p *pass) postReply(id string, i int, replyTo, body string) (*Comment, erro
 			return c, nil
 		}
 	}
-	c, err := p.e.Discussions.Reply(p.ctx, p.d.ID, replyTo, body+"\n\n"+state.ReplyMarker(id, i))
+	// The agent's text may carry anything (a prompt-injected marker among
+	// it): only the marker recess appends may count.
+	c, err := p.e.Discussions.Reply(p.ctx, p.d.ID, replyTo, state.Neutralize(body)+"\n\n"+state.ReplyMarker(id, i))
 	if err != nil {
 		return nil, fmt.Errorf("post reply %d of verdict %s: %w", i, id, err)
 	}

@@ -3,6 +3,7 @@ package resume
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/recess-action/recess/state"
 )
@@ -106,10 +107,10 @@ func (p *pass) confirm(id string, runID int64) error {
 // cannot succeed by retrying and is escalated.
 func (p *pass) dispatchFailed(a *state.Run, derr error) error {
 	a.DispatchErrors++
-	a.LastError = derr.Error()
+	a.LastError = clip(derr.Error(), maxErrorText)
 	refused := errors.Is(derr, ErrDispatchRefused)
 	if refused {
-		if err := p.escalate(a, "GitHub refused to start the agent workflow: "+derr.Error()); err != nil {
+		if err := p.escalate(a, "GitHub refused to start the agent workflow: "+clip(derr.Error(), maxErrorText)); err != nil {
 			return err
 		}
 	} else {
@@ -171,4 +172,19 @@ func (p *pass) history(since, until state.Cursor) []HistoryEntry {
 			CreatedAt: c.CreatedAt.UTC(), URL: c.URL, ReplyTo: c.ParentID})
 	}
 	return out
+}
+
+// maxErrorText bounds error text kept in the record (GitHub's messages can
+// be long, and the record is bounded).
+const maxErrorText = 400
+
+// clip shortens s to at most n bytes on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

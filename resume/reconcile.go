@@ -131,6 +131,9 @@ func (p *pass) checkActive() error {
 		if p.retry {
 			p.rec.Escalated = nil
 			next := p.nextAttempt(a, 1)
+			// A maintainer's retry also hands over what was said while
+			// automatic runs were stopped.
+			next.Until = maxCursor(a.Until, newest(p.d))
 			p.plan = &dispatchPlan{run: next}
 			p.res.note("escalation lifted by /recess retry: dispatching again")
 			if err := p.e.Discussions.Unlabel(p.ctx, p.d.ID, LabelEscalated); err != nil {
@@ -297,7 +300,7 @@ func (p *pass) postOnce(key, replyTo, body string) error {
 			replyTo = c.ParentID
 		}
 	}
-	c, err := p.e.Discussions.Reply(p.ctx, p.d.ID, replyTo, body+"\n\n"+state.ReplyMarker(key, 0))
+	c, err := p.e.Discussions.Reply(p.ctx, p.d.ID, replyTo, state.Neutralize(body)+"\n\n"+state.ReplyMarker(key, 0))
 	if err != nil {
 		return fmt.Errorf("post comment on discussion %d: %w", p.rec.Discussion, err)
 	}
