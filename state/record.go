@@ -3,7 +3,6 @@ package state
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -276,23 +275,6 @@ func (r *Record) NextDue() time.Time {
 		consider(r.Queued.Since)
 	}
 	return next
-}
-
-// Clone returns a deep copy, so a caller can change it and still compare.
-func (r *Record) Clone() *Record {
-	if r == nil {
-		return nil
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		panic(fmt.Sprintf("state: clone: %v", err))
-	}
-	var c Record
-	if err := json.Unmarshal(b, &c); err != nil {
-		panic(fmt.Sprintf("state: clone: %v", err))
-	}
-	c.Rev = r.Rev
-	return &c
 }
 
 // Summary is what a store can tell about a record without reading it whole:
