@@ -1,0 +1,1134 @@
+package github
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	gogithub "github.com/google/go-github/v92/github"
+	"github.com/shurcooL/githubv4"
+
+	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
+)
+
+var _ resume.Store = (*BranchStore)(nil)
+
+// DefaultStateBranch is the branch the branch store writes when the
+// state-branch input is empty.
+const DefaultStateBranch = "recess-state"
+
+// indexShards is how many files the index of due moments is split into. A
+// sweep reads all of them in one request; writes to different discussions
+// rarely touch the same shard, which keeps the files small and their
+// history readable.
+const indexShards = 16
+
+// branchSaveAttempts bounds how often one Save commits again after the
+// branch head moved under it. Every failed attempt means another writer's
+// commit landed, so this is only reached under sustained contention.
+const branchSaveAttempts = 32
+
+// ErrNeedsContentsWrite means GitHub refused to let the token read or write
+// the state branch ("Resource not accessible by integration"): the workflow
+// must grant the permission.
+var ErrNeedsContentsWrite = errors.New("github: the branch store needs `contents: write` in the workflow's permissions")
+
+// BranchFileError says which file on the state branch cannot be used and
+// why. It wraps state.ErrCorrupt: the file is left as it is, never
+// overwritten, until someone repairs it.
+type BranchFileError struct {
+	Branch string
+	// Path is the file: discussions/<n>.json or index/<k>.json.
+	Path string
+	// Reason says what is wrong with it, for people.
+	Reason string
+	// Cause is the decoding error, if any.
+	Cause error
+}
+
+// Error names the file and says what is wrong with it.
+func (e *BranchFileError) Error() string {
+	head := "github: branch store: " + e.Path + " on branch " + e.Branch + " (left as it is) " + e.Reason + ": "
+	switch {
+	case e.Cause == nil:
+		return head + state.ErrCorrupt.Error()
+	case errors.Is(e.Cause, state.ErrCorrupt):
+		// A *state.RecordError already says "state: corrupt record".
+		return head + e.Cause.Error()
+	}
+	return head + state.ErrCorrupt.Error() + ": " + e.Cause.Error()
+}
+
+// Unwrap returns state.ErrCorrupt and the cause.
+func (e *BranchFileError) Unwrap() []error {
+	if e.Cause == nil {
+		return []error{state.ErrCorrupt}
+	}
+	return []error{state.ErrCorrupt, e.Cause}
+}
+
+func (s *BranchStore) fileErr(path, reason string, cause error) error {
+	return &BranchFileError{Branch: s.branch, Path: path, Reason: reason, Cause: cause}
+}
+
+// branchReadme is the only file of the branch's first commit, for people who
+// come across the branch.
+const branchReadme = `# recess state
+
+This branch is written by recess, the GitHub Action that lets an agent
+answering Discussions pause until people reply. It is not part of the
+project's code and shares no history with it.
+
+- discussions/<number>.json: what recess keeps for one discussion.
+- index/<k>.json (k = number mod 16): when each waiting discussion is next
+  due, so a scheduled sweep reads 16 small files instead of every discussion.
+
+Do not edit, merge or rebase it by hand: recess writes it with
+compare-and-swap commits, and a file it cannot read stops recess for that
+discussion until the file is fixed. Deleting the branch forgets every
+waiting discussion.
+`
+
+// BranchStore keeps each discussion's record as a JSON file on a dedicated
+// orphan branch (state-store: branch), with an index of due moments beside
+// the records. Every write is one createCommitOnBranch with expectedHeadOid:
+// a real compare-and-swap on the branch head. When the head moved because of
+// writes to other discussions, Save re-reads its own file and, if that is
+// unchanged, commits again on the new head; only a change to the record it
+// read is a conflict.
+//
+// The store remembers what it last saw of the branch (the head, the blob of
+// each file it read, the index shards), so that a Save right after a Load or
+// after its own previous Save is a single request. That memory is only a
+// guess about the base to commit on: expectedHeadOid makes a wrong guess
+// fail, never succeed.
+//
+// The token needs contents: write (ErrNeedsContentsWrite otherwise).
+type BranchStore struct {
+	c      *Client
+	branch string
+	// err is set when the branch name is unusable; every call returns it.
+	err error
+
+	// saveMu serialises saves within the process: they share the branch
+	// head, so concurrent ones would only make each other commit again.
+	saveMu sync.Mutex
+
+	mu   sync.Mutex
+	view branchView
+}
+
+// branchView is what the store last knew of the branch.
+type branchView struct {
+	// head is the commit the rest describes; "" when unknown or missing.
+	head string
+	// missing is set when the last read found no branch.
+	missing bool
+	// complete is set when every file not listed is known to be absent at
+	// head: the store created the branch itself.
+	complete bool
+	// files are record blob oids by discussion ("" for no file).
+	files map[int]string
+	// shards are the parsed index shards.
+	shards map[int]branchIndex
+}
+
+func (v *branchView) reset(head string, missing bool) {
+	*v = branchView{head: head, missing: missing, files: map[int]string{}, shards: map[int]branchIndex{}}
+}
+
+// NewBranchStore returns the branch store over c, writing branch (empty:
+// DefaultStateBranch; a "refs/heads/" prefix is accepted). It sends no
+// request: the branch is created by the first Save that needs it. An
+// unusable branch name makes every call fail with a *ConfigError.
+func NewBranchStore(c *Client, branch string) *BranchStore {
+	branch = strings.TrimPrefix(branch, "refs/heads/")
+	if branch == "" {
+		branch = DefaultStateBranch
+	}
+	s := &BranchStore{c: c, branch: branch, err: checkBranchName(branch)}
+	s.view.reset("", false)
+	return s
+}
+
+// Branch returns the name of the branch the store writes.
+func (s *BranchStore) Branch() string { return s.branch }
+
+// checkBranchName refuses names git refuses (git check-ref-format) and
+// names that would break an object expression ("branch:path").
+func checkBranchName(name string) error {
+	reason := ""
+	switch {
+	case name == "@", strings.HasPrefix(name, "-"):
+		reason = "is not a branch name"
+	case strings.HasPrefix(name, "/"), strings.HasSuffix(name, "/"), strings.Contains(name, "//"):
+		reason = "has an empty path component"
+	case strings.HasSuffix(name, "."), strings.HasSuffix(name, ".lock"):
+		reason = `ends with "." or ".lock"`
+	case strings.Contains(name, ".."), strings.Contains(name, "@{"), strings.Contains(name, "/."), strings.HasPrefix(name, "."):
+		reason = `contains "..", "@{" or a component starting with "."`
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
+			reason = fmt.Sprintf("contains %q", r)
+		}
+	}
+	if reason == "" {
+		return nil
+	}
+	return &ConfigError{Field: "StateBranch", Reason: fmt.Sprintf("%q %s", name, reason)}
+}
+
+// branchPaths are the record file and index shard of a discussion.
+func branchPaths(n int) (file, shard string, k int) {
+	k = n % indexShards
+	return "discussions/" + strconv.Itoa(n) + ".json", "index/" + strconv.Itoa(k) + ".json", k
+}
+
+func (s *BranchStore) expr(path string) githubv4.String {
+	return githubv4.String(s.branch + ":" + path)
+}
+
+// gitObjectNode is a git object read by expression: a blob for a file. Text
+// is null for a binary blob and cut short (isTruncated) for a large one.
+type gitObjectNode struct {
+	Typename string `graphql:"__typename"`
+	Oid      string
+	Blob     struct {
+		Text        *string
+		IsTruncated bool
+	} `graphql:"... on Blob"`
+}
+
+type refNode struct {
+	Target *struct{ Oid string }
+}
+
+// The branch head is selected before the files on purpose. A query reads the
+// ref and each object(expression:) separately, not as one snapshot; GitHub
+// resolves a selection's fields in document order, so the head read is never
+// newer than the files. A head older than the files only makes the next
+// commit fail its expectedHeadOid and re-read; a head newer than a file
+// could let a commit land on a version of the file the reader never saw.
+
+// branchReadQuery reads the head, one record file and its index shard.
+type branchReadQuery struct {
+	Repository struct {
+		Ref   *refNode       `graphql:"ref(qualifiedName: $ref)"`
+		File  *gitObjectNode `graphql:"file: object(expression: $file)"`
+		Shard *gitObjectNode `graphql:"shard: object(expression: $shard)"`
+	} `graphql:"repository(owner: $owner, name: $name)"`
+}
+
+// branchLoadQuery is branchReadQuery plus the discussion as Discussion reads
+// it, so that the engine's next Discussion call costs nothing.
+type branchLoadQuery struct {
+	Repository struct {
+		Ref        *refNode        `graphql:"ref(qualifiedName: $ref)"`
+		File       *gitObjectNode  `graphql:"file: object(expression: $file)"`
+		Shard      *gitObjectNode  `graphql:"shard: object(expression: $shard)"`
+		Discussion *discussionNode `graphql:"discussion(number: $number)"`
+	} `graphql:"repository(owner: $owner, name: $name)"`
+}
+
+// branchPendingQuery reads every index shard at once.
+type branchPendingQuery struct {
+	Repository struct {
+		Ref *refNode       `graphql:"ref(qualifiedName: $ref)"`
+		S0  *gitObjectNode `graphql:"s0: object(expression: $s0)"`
+		S1  *gitObjectNode `graphql:"s1: object(expression: $s1)"`
+		S2  *gitObjectNode `graphql:"s2: object(expression: $s2)"`
+		S3  *gitObjectNode `graphql:"s3: object(expression: $s3)"`
+		S4  *gitObjectNode `graphql:"s4: object(expression: $s4)"`
+		S5  *gitObjectNode `graphql:"s5: object(expression: $s5)"`
+		S6  *gitObjectNode `graphql:"s6: object(expression: $s6)"`
+		S7  *gitObjectNode `graphql:"s7: object(expression: $s7)"`
+		S8  *gitObjectNode `graphql:"s8: object(expression: $s8)"`
+		S9  *gitObjectNode `graphql:"s9: object(expression: $s9)"`
+		S10 *gitObjectNode `graphql:"s10: object(expression: $s10)"`
+		S11 *gitObjectNode `graphql:"s11: object(expression: $s11)"`
+		S12 *gitObjectNode `graphql:"s12: object(expression: $s12)"`
+		S13 *gitObjectNode `graphql:"s13: object(expression: $s13)"`
+		S14 *gitObjectNode `graphql:"s14: object(expression: $s14)"`
+		S15 *gitObjectNode `graphql:"s15: object(expression: $s15)"`
+	} `graphql:"repository(owner: $owner, name: $name)"`
+}
+
+func (q *branchPendingQuery) shards() [indexShards]*gitObjectNode {
+	r := &q.Repository
+	return [indexShards]*gitObjectNode{r.S0, r.S1, r.S2, r.S3, r.S4, r.S5, r.S6, r.S7,
+		r.S8, r.S9, r.S10, r.S11, r.S12, r.S13, r.S14, r.S15}
+}
+
+func (s *BranchStore) readVars(n int) map[string]any {
+	file, shard, _ := branchPaths(n)
+	vars := s.c.repoVars()
+	vars["ref"] = githubv4.String("refs/heads/" + s.branch)
+	vars["file"] = s.expr(file)
+	vars["shard"] = s.expr(shard)
+	return vars
+}
+
+// branchRead is one consistent-enough look at a discussion's files.
+type branchRead struct {
+	// missing is set when the branch does not exist.
+	missing bool
+	head    string
+	// file is the record file (nil when there is none), fileOID its oid.
+	file    *gitObjectNode
+	fileOID string
+	// shard is the discussion's index shard, or shardErr why it is unusable.
+	shard    branchIndex
+	shardErr error
+}
+
+func (s *BranchStore) toRead(n int, ref *refNode, file, shard *gitObjectNode) *branchRead {
+	r := &branchRead{}
+	if ref == nil || ref.Target == nil || ref.Target.Oid == "" {
+		r.missing = true
+	} else {
+		r.head = ref.Target.Oid
+		r.file = file
+		if file != nil {
+			r.fileOID = file.Oid
+		}
+		_, shardPath, k := branchPaths(n)
+		r.shard, r.shardErr = s.parseIndex(shardPath, k, shard)
+	}
+	s.observe(n, r)
+	return r
+}
+
+// read reads the head, a discussion's record file and its shard: one
+// request.
+func (s *BranchStore) read(ctx context.Context, n int) (*branchRead, error) {
+	var q branchReadQuery
+	if err := s.c.query(ctx, &q, s.readVars(n)); err != nil {
+		return nil, s.accessErr(fmt.Sprintf("reading branch %s", s.branch), err)
+	}
+	return s.toRead(n, q.Repository.Ref, q.Repository.File, q.Repository.Shard), nil
+}
+
+// Load returns the record of a discussion: state.ErrNotFound when the branch
+// or the file does not exist, an error wrapping state.ErrCorrupt (naming the
+// file, which is left as it is) when the file cannot be decoded. One request
+// reads the branch head, the file, its index shard and the discussion with
+// its first comments; the discussion is handed to the next Discussion call.
+// A deleted discussion costs a second request (the record is still
+// returned, so the engine can expire its recesses).
+//
+// GitHub docs: https://docs.github.com/graphql/reference/objects#repository
+func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if discussion <= 0 {
+		return nil, fmt.Errorf("github: branch store: discussion number %d: %w", discussion, state.ErrInvalid)
+	}
+	what := fmt.Sprintf("github: branch store: discussion %d", discussion)
+	writes := s.c.writes()
+	vars := s.readVars(discussion)
+	vars["number"] = githubv4.Int(discussion)
+	var q branchLoadQuery
+	var r *branchRead
+	err := s.c.query(ctx, &q, vars)
+	switch {
+	case err == nil:
+		rq := &q.Repository
+		r = s.toRead(discussion, rq.Ref, rq.File, rq.Shard)
+		if rq.Discussion != nil {
+			snap, err := s.c.branchSnapshot(ctx, discussion, rq.Discussion, writes)
+			if err != nil {
+				// The record is read; Discussion will read the
+				// discussion again.
+				s.c.logf("%s: completing the discussion read: %v", what, err)
+			} else {
+				s.c.keep(discussion, snap)
+			}
+		}
+	case discussionGone(err):
+		if r, err = s.read(ctx, discussion); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	default:
+		return nil, fmt.Errorf("%s: %w", what, s.accessErr("reading branch "+s.branch, err))
+	}
+	if r.missing {
+		return nil, fmt.Errorf("%s: branch %s does not exist yet: %w", what, s.branch, state.ErrNotFound)
+	}
+	if r.file == nil {
+		return nil, fmt.Errorf("%s: %w", what, state.ErrNotFound)
+	}
+	filePath, _, _ := branchPaths(discussion)
+	rec, err := s.decodeFile(discussion, filePath, r.file)
+	if err != nil {
+		return nil, err
+	}
+	rec.Rev = makeBranchRev(r.fileOID, r.head)
+	return rec, nil
+}
+
+// discussionGone reports whether a load failed only because the discussion
+// does not exist (GitHub answers NOT_FOUND for repository.discussion and
+// drops the whole answer).
+func discussionGone(err error) bool {
+	var ge *GraphQLError
+	if !errors.As(err, &ge) || !ge.NotFound() {
+		return false
+	}
+	for _, it := range ge.Errors {
+		if len(it.Path) == 0 || it.Path[len(it.Path)-1] != "discussion" {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeFile decodes a record file, or says why it cannot be used.
+func (s *BranchStore) decodeFile(n int, path string, f *gitObjectNode) (*state.Record, error) {
+	corrupt := func(reason string, err error) error {
+		return s.fileErr(path, reason, err)
+	}
+	switch {
+	case f.Typename != "" && f.Typename != "Blob":
+		return nil, corrupt("is a "+f.Typename+", not a file", nil)
+	case f.Blob.Text == nil:
+		return nil, corrupt("is binary", nil)
+	case f.Blob.IsTruncated:
+		return nil, corrupt(fmt.Sprintf("is too large to read (more than GitHub returns whole; a record is at most %d bytes)", state.MaxEncoded), nil)
+	}
+	rec, err := state.Decode([]byte(*f.Blob.Text))
+	if err != nil {
+		return nil, corrupt("cannot be decoded", err)
+	}
+	if rec.Discussion != n {
+		return nil, corrupt(fmt.Sprintf("holds the record of discussion %d", rec.Discussion), nil)
+	}
+	return rec, nil
+}
+
+// observe merges a read into the view. A read at another head replaces it.
+func (s *BranchStore) observe(n int, r *branchRead) {
+	_, _, k := branchPaths(n)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.missing != s.view.missing || r.head != s.view.head {
+		s.view.reset(r.head, r.missing)
+	}
+	if r.missing {
+		return
+	}
+	s.view.files[n] = r.fileOID
+	if r.shardErr == nil {
+		s.view.shards[k] = r.shard
+	}
+}
+
+// branchBase is the state a commit is built on.
+type branchBase struct {
+	missing bool
+	head    string
+	shard   branchIndex
+}
+
+// fromView returns the base the view knows for a discussion whose file the
+// caller read as revBlob ("" for none); ok is false when the view does not
+// know enough or knows the file changed.
+func (s *BranchStore) fromView(n, k int, revBlob string) (branchBase, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := &s.view
+	if v.missing {
+		return branchBase{missing: true}, revBlob == ""
+	}
+	if v.head == "" {
+		return branchBase{}, false
+	}
+	file, fok := v.files[n]
+	shard, sok := v.shards[k]
+	if v.complete {
+		if !fok {
+			file, fok = "", true
+		}
+		if !sok {
+			shard, sok = branchIndex{}, true
+		}
+	}
+	if !fok || !sok || file != revBlob {
+		return branchBase{}, false
+	}
+	return branchBase{head: v.head, shard: shard}, true
+}
+
+// committed records a commit of this store in the view.
+func (s *BranchStore) committed(prev, head string, n int, blob string, k int, shard branchIndex) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.view.missing || s.view.head != prev {
+		s.view.reset(head, false)
+	}
+	s.view.head = head
+	s.view.files[n] = blob
+	s.view.shards[k] = shard
+}
+
+func (s *BranchStore) forget() {
+	s.mu.Lock()
+	s.view.reset("", false)
+	s.mu.Unlock()
+}
+
+// Save writes rec as discussions/<n>.json and its entry in the index, in one
+// commit, if the file is still the one rec.Rev was read from (an empty Rev:
+// only if there is no file), and sets rec.Rev. It returns an error wrapping
+// state.ErrConflict when the file changed, appeared or disappeared since,
+// and state.ErrCorrupt when the stored file (or the index shard) cannot be
+// decoded: it is never overwritten.
+//
+// The commit goes on the head the store last saw (from Load, or its own
+// previous Save): one request. When that head moved because of writes to
+// other discussions, the commit fails, the store re-reads the file and the
+// shard, and commits again on the new head if the file is unchanged (three
+// requests). A save that would change neither the file nor the index entry
+// sends no commit, only the read that checks Rev. The first save in a
+// repository creates the branch as an orphan holding only a README (three
+// REST requests).
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#createcommitonbranch
+func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
+	if s.err != nil {
+		return s.err
+	}
+	if rec == nil {
+		return fmt.Errorf("github: branch store: nil record: %w", state.ErrInvalid)
+	}
+	n := rec.Discussion
+	if n <= 0 {
+		return fmt.Errorf("github: branch store: discussion number %d: %w", n, state.ErrInvalid)
+	}
+	what := fmt.Sprintf("github: branch store: discussion %d", n)
+	// Like every store, stamp UpdatedAt only when the caller did not (the
+	// engine's clock wins).
+	stamped := *rec
+	if stamped.UpdatedAt.IsZero() {
+		stamped.UpdatedAt = s.c.tr.clock.Now().UTC()
+	}
+	data, err := state.Encode(&stamped)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	want := gitBlobOID(data)
+	entry, pending := indexEntryOf(&stamped)
+	revBlob := ""
+	if rec.Rev != "" {
+		b, _, ok := parseBranchRev(rec.Rev)
+		if !ok {
+			return fmt.Errorf("%s: revision %q is not this store's: %w", what, rec.Rev, state.ErrConflict)
+		}
+		revBlob = b
+	}
+	filePath, shardPath, k := branchPaths(n)
+
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+
+	var (
+		mustRead   bool
+		verified   bool   // a read in this call saw the file at revBlob
+		applied    bool   // a commit of this call may have gone through
+		staleAt    string // the head a commit of this call failed on
+		lagRetries int
+	)
+	for attempt := 0; attempt < branchSaveAttempts; attempt++ {
+		b, ok := branchBase{}, false
+		if !mustRead {
+			b, ok = s.fromView(n, k, revBlob)
+		}
+		if !ok {
+			r, err := s.read(ctx, n)
+			if err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			mustRead = false
+			if !r.missing && r.head == staleAt && lagRetries < 3 {
+				// The read trails the commit that beat ours; give
+				// GitHub a moment rather than fail on it again.
+				lagRetries++
+				if err := s.c.tr.wait(ctx, s.c.tr.backoff<<(lagRetries-1)); err != nil {
+					return fmt.Errorf("%s: %w", what, err)
+				}
+				mustRead = true
+				continue
+			}
+			if b, err = s.judge(n, filePath, r, revBlob, want, applied); err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			if applied && r.fileOID == want {
+				revBlob = want
+			}
+			verified = true
+		}
+		if b.missing {
+			head, created, err := s.createBranch(ctx)
+			if err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			if !created {
+				// Another run created it first: use theirs.
+				mustRead = true
+				continue
+			}
+			b = branchBase{head: head, shard: branchIndex{}}
+		}
+
+		old, had := b.shard[n]
+		entryChanged := had != pending || (pending && !old.equal(entry))
+		fileChanged := want != revBlob
+		if !fileChanged && !entryChanged {
+			if !verified {
+				// Nothing to write, but Rev must still be checked: a
+				// record changed or corrupted since the caller read it
+				// must not pass as saved.
+				mustRead = true
+				continue
+			}
+			rec.Rev = makeBranchRev(want, b.head)
+			rec.UpdatedAt = stamped.UpdatedAt
+			return nil
+		}
+		shard := b.shard.with(n, entry, pending)
+		var adds []githubv4.FileAddition
+		if fileChanged {
+			adds = append(adds, fileAddition(filePath, data))
+		}
+		if entryChanged {
+			adds = append(adds, fileAddition(shardPath, shard.encode()))
+		}
+		head, err := s.commit(ctx, b.head, fmt.Sprintf("recess: discussion #%d", n), adds)
+		switch commitOutcomeOf(err) {
+		case commitDone:
+			s.committed(b.head, head, n, want, k, shard)
+			rec.Rev = makeBranchRev(want, head)
+			rec.UpdatedAt = stamped.UpdatedAt
+			return nil
+		case commitStale:
+			staleAt = b.head
+		case commitNoBranch:
+			staleAt = ""
+		case commitUnknown:
+			s.c.logf("%s: the commit may not have gone through (%v); reading the branch again", what, err)
+			applied = true
+		default:
+			return fmt.Errorf("%s: %w", what, s.accessErr("committing to branch "+s.branch, err))
+		}
+		s.forget()
+		mustRead = true
+	}
+	return fmt.Errorf("%s: branch %s kept moving for %d attempts: %w", what, s.branch, branchSaveAttempts, state.ErrConflict)
+}
+
+// judge decides from a fresh read whether a save may go on, and on what.
+func (s *BranchStore) judge(n int, path string, r *branchRead, revBlob, want string, applied bool) (branchBase, error) {
+	if r.missing {
+		if revBlob != "" {
+			return branchBase{}, fmt.Errorf("the record is gone (branch %s does not exist): %w", s.branch, state.ErrConflict)
+		}
+		return branchBase{missing: true}, nil
+	}
+	cur := r.fileOID
+	if cur != revBlob && !(applied && cur == want) {
+		if r.file != nil {
+			// Corrupt wins over conflict: the engine must stop, not retry.
+			if _, err := s.decodeFile(n, path, r.file); err != nil {
+				return branchBase{}, err
+			}
+		}
+		switch {
+		case cur == "":
+			return branchBase{}, fmt.Errorf("%s was removed since it was read: %w", path, state.ErrConflict)
+		case revBlob == "":
+			return branchBase{}, fmt.Errorf("%s already exists: %w", path, state.ErrConflict)
+		}
+		return branchBase{}, fmt.Errorf("%s changed since it was read: %w", path, state.ErrConflict)
+	}
+	if r.shardErr != nil {
+		return branchBase{}, r.shardErr
+	}
+	return branchBase{head: r.head, shard: r.shard}, nil
+}
+
+func fileAddition(path string, data []byte) githubv4.FileAddition {
+	return githubv4.FileAddition{
+		Path:     githubv4.String(path),
+		Contents: githubv4.Base64String(base64.StdEncoding.EncodeToString(data)),
+	}
+}
+
+// commit adds files to the branch on top of expected and returns the new
+// head.
+func (s *BranchStore) commit(ctx context.Context, expected, headline string, adds []githubv4.FileAddition) (string, error) {
+	nwo := githubv4.String(s.c.owner + "/" + s.c.repo)
+	branch := githubv4.String(s.branch)
+	input := githubv4.CreateCommitOnBranchInput{
+		Branch:          githubv4.CommittableBranch{RepositoryNameWithOwner: &nwo, BranchName: &branch},
+		ExpectedHeadOid: githubv4.GitObjectID(expected),
+		Message:         githubv4.CommitMessage{Headline: githubv4.String(headline)},
+		FileChanges:     &githubv4.FileChanges{Additions: &adds},
+	}
+	var m struct {
+		CreateCommitOnBranch struct {
+			Commit *struct{ Oid string }
+		} `graphql:"createCommitOnBranch(input: $input)"`
+	}
+	if err := s.c.mutate(ctx, &m, input); err != nil {
+		return "", err
+	}
+	if c := m.CreateCommitOnBranch.Commit; c != nil && c.Oid != "" {
+		return c.Oid, nil
+	}
+	// Applied, but GitHub did not say where the branch is now: the next
+	// commit finds out (and fails over to a read).
+	return "", nil
+}
+
+type commitOutcome int
+
+const (
+	commitDone commitOutcome = iota
+	// commitStale: the head moved (GitHub's STALE_DATA answer to a stale
+	// expectedHeadOid: HTTP 200, createCommitOnBranch null, "Expected branch
+	// to point to ... but it did not.  Pull and try again.").
+	commitStale
+	// commitNoBranch: the branch is gone.
+	commitNoBranch
+	// commitUnknown: no answer (server error, broken connection); the
+	// commit may have been applied.
+	commitUnknown
+	// commitFailed: refused for another reason.
+	commitFailed
+)
+
+func commitOutcomeOf(err error) commitOutcome {
+	if err == nil {
+		return commitDone
+	}
+	var ge *GraphQLError
+	if errors.As(err, &ge) {
+		for _, it := range ge.Errors {
+			if it.Type == "STALE_DATA" || strings.HasPrefix(it.Message, "Expected branch to point to") {
+				return commitStale
+			}
+		}
+		if ge.NotFound() {
+			return commitNoBranch
+		}
+		return commitFailed
+	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		if se.StatusCode >= 500 {
+			return commitUnknown
+		}
+		return commitFailed
+	}
+	var rl *RateLimitError
+	if errors.As(err, &rl) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return commitFailed
+	}
+	return commitUnknown
+}
+
+// createBranch creates the branch as an orphan: a tree holding only the
+// README, a commit without parents, and the ref. created is false when
+// another run created the branch first (GitHub: 422 "Reference already
+// exists"); the commit made here is then left unreferenced, for GitHub to
+// collect.
+//
+// GitHub docs: https://docs.github.com/rest/git/trees#create-a-tree,
+// https://docs.github.com/rest/git/commits#create-a-commit,
+// https://docs.github.com/rest/git/refs#create-a-reference
+func (s *BranchStore) createBranch(ctx context.Context) (head string, created bool, err error) {
+	what := "creating branch " + s.branch
+	ctree := gogithub.TreeEntry{
+		Path:    gogithub.Ptr("README.md"),
+		Mode:    gogithub.Ptr("100644"),
+		Type:    gogithub.Ptr("blob"),
+		Content: gogithub.Ptr(branchReadme),
+	}
+	// No base tree: the tree holds the README and nothing of the project.
+	tree, resp, err := s.c.rest.Git.CreateTree(ctx, s.c.owner, s.c.repo, "", []*gogithub.TreeEntry{&ctree})
+	if err != nil {
+		return "", false, s.accessErr(what, restErr("create tree", resp, err))
+	}
+	// No parents: a root commit, sharing no history with the project.
+	commit, resp, err := s.c.rest.Git.CreateCommit(ctx, s.c.owner, s.c.repo, gogithub.Commit{
+		Message: gogithub.Ptr("recess: start the state branch"),
+		Tree:    &gogithub.Tree{SHA: tree.SHA},
+	}, nil)
+	if err != nil {
+		return "", false, s.accessErr(what, restErr("create commit", resp, err))
+	}
+	_, resp, err = s.c.rest.Git.CreateRef(ctx, s.c.owner, s.c.repo, gogithub.CreateRef{
+		Ref: "refs/heads/" + s.branch,
+		SHA: commit.GetSHA(),
+	})
+	if err != nil {
+		var er *gogithub.ErrorResponse
+		if restStatus(resp, err) == http.StatusUnprocessableEntity && errors.As(err, &er) &&
+			strings.Contains(strings.ToLower(er.Message), "already exists") {
+			s.c.logf("github: branch store: branch %s was created by another run meanwhile; using it", s.branch)
+			return "", false, nil
+		}
+		return "", false, s.accessErr(what, restErr("create ref", resp, err))
+	}
+	s.mu.Lock()
+	s.view.reset(commit.GetSHA(), false)
+	s.view.complete = true
+	s.mu.Unlock()
+	return commit.GetSHA(), true, nil
+}
+
+// accessErr wraps err with what was being done, adding
+// ErrNeedsContentsWrite when GitHub refused the token access.
+func (s *BranchStore) accessErr(what string, err error) error {
+	if refusedAccess(err) {
+		return fmt.Errorf("%s: %w: %w", what, ErrNeedsContentsWrite, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// refusedAccess reports GitHub's "you may not": a GraphQL FORBIDDEN error
+// or a REST 403 (rate limits never get here: the transport turns them into
+// waits or a *RateLimitError).
+func refusedAccess(err error) bool {
+	var ge *GraphQLError
+	if errors.As(err, &ge) {
+		for _, it := range ge.Errors {
+			if slices.Contains(it.Path, any("discussion")) {
+				// Load also reads the discussion: refusing that is
+				// about discussions: read, not the branch.
+				continue
+			}
+			if it.Type == "FORBIDDEN" || strings.Contains(it.Message, "Resource not accessible by integration") {
+				return true
+			}
+		}
+		return false
+	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.StatusCode == http.StatusForbidden
+	}
+	var er *gogithub.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden
+}
+
+// Pending lists every discussion in the index, soonest due first (nothing
+// due last, ties by number), each Known with the NextDue and Checked of its
+// last save: one request reading the 16 index shards, whatever the number
+// of records. No branch yet is an empty list. A shard that cannot be decoded
+// is an error wrapping state.ErrCorrupt naming it, as the sweep cannot tell
+// which discussions it would miss.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/objects#repository
+func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	vars := s.c.repoVars()
+	vars["ref"] = githubv4.String("refs/heads/" + s.branch)
+	for k := range indexShards {
+		vars["s"+strconv.Itoa(k)] = s.expr("index/" + strconv.Itoa(k) + ".json")
+	}
+	var q branchPendingQuery
+	if err := s.c.query(ctx, &q, vars); err != nil {
+		return nil, fmt.Errorf("github: branch store: pending: %w", s.accessErr("reading branch "+s.branch, err))
+	}
+	ref := q.Repository.Ref
+	if ref == nil || ref.Target == nil || ref.Target.Oid == "" {
+		return nil, nil
+	}
+	head := ref.Target.Oid
+	var out []state.Summary
+	parsed := map[int]branchIndex{}
+	for k, obj := range q.shards() {
+		ix, err := s.parseIndex("index/"+strconv.Itoa(k)+".json", k, obj)
+		if err != nil {
+			return nil, fmt.Errorf("github: branch store: pending: %w", err)
+		}
+		parsed[k] = ix
+		for n, e := range ix {
+			out = append(out, state.Summary{Discussion: n, NextDue: e.NextDue, Known: true, Checked: e.Checked})
+		}
+	}
+	s.mu.Lock()
+	if s.view.missing || s.view.head != head {
+		s.view.reset(head, false)
+	}
+	for k, ix := range parsed {
+		s.view.shards[k] = ix
+	}
+	s.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.NextDue.IsZero() != b.NextDue.IsZero() {
+			return !a.NextDue.IsZero()
+		}
+		if !a.NextDue.Equal(b.NextDue) {
+			return a.NextDue.Before(b.NextDue)
+		}
+		return a.Discussion < b.Discussion
+	})
+	return out, nil
+}
+
+// indexEntry is what the index keeps of a pending record.
+type indexEntry struct {
+	NextDue time.Time
+	Checked time.Time
+}
+
+func (e indexEntry) equal(o indexEntry) bool {
+	return e.NextDue.Equal(o.NextDue) && e.Checked.Equal(o.Checked)
+}
+
+// indexEntryOf is rec's index entry; pending is false when rec does not
+// belong in the index.
+func indexEntryOf(rec *state.Record) (indexEntry, bool) {
+	return indexEntry{NextDue: rec.NextDue(), Checked: rec.Checked}, rec.Pending()
+}
+
+// branchIndex is one index shard: discussion number -> entry.
+type branchIndex map[int]indexEntry
+
+// with returns a copy with n's entry set (pending) or removed.
+func (ix branchIndex) with(n int, e indexEntry, pending bool) branchIndex {
+	out := make(branchIndex, len(ix)+1)
+	for k, v := range ix {
+		out[k] = v
+	}
+	if pending {
+		out[n] = e
+	} else {
+		delete(out, n)
+	}
+	return out
+}
+
+// indexFileEntry is an entry's wire form: RFC 3339 times in UTC (with
+// nanoseconds when they have them), null for none.
+type indexFileEntry struct {
+	NextDue *string `json:"next_due"`
+	Checked *string `json:"checked"`
+}
+
+func wireTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339Nano)
+	return &s
+}
+
+// encode renders the shard with one entry per line in number order, so that
+// the branch's history shows each change as a one-line diff.
+func (ix branchIndex) encode() []byte {
+	nums := make([]int, 0, len(ix))
+	for n := range ix {
+		nums = append(nums, n)
+	}
+	slices.Sort(nums)
+	var b bytes.Buffer
+	b.WriteString("{")
+	for i, n := range nums {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		e := ix[n]
+		line, err := json.Marshal(indexFileEntry{NextDue: wireTime(e.NextDue), Checked: wireTime(e.Checked)})
+		if err != nil {
+			panic(fmt.Sprintf("github: branch store: encoding an index entry: %v", err))
+		}
+		fmt.Fprintf(&b, "\n  %q: %s", strconv.Itoa(n), line)
+	}
+	if len(nums) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("}\n")
+	return b.Bytes()
+}
+
+// parseIndex reads shard k; an absent shard is empty. Anything but an
+// object of positive discussion numbers that belong in shard k, each with
+// exactly next_due and checked (RFC 3339 or null), is an error wrapping
+// state.ErrCorrupt that names the file.
+func (s *BranchStore) parseIndex(path string, k int, obj *gitObjectNode) (branchIndex, error) {
+	ix := branchIndex{}
+	if obj == nil {
+		return ix, nil
+	}
+	corrupt := func(reason string, err error) error {
+		return s.fileErr(path, reason, err)
+	}
+	switch {
+	case obj.Typename != "" && obj.Typename != "Blob":
+		return nil, corrupt("is a "+obj.Typename+", not a file", nil)
+	case obj.Blob.Text == nil:
+		return nil, corrupt("is binary", nil)
+	case obj.Blob.IsTruncated:
+		return nil, corrupt("is too large to read whole", nil)
+	}
+	dec := json.NewDecoder(strings.NewReader(*obj.Blob.Text))
+	dec.DisallowUnknownFields()
+	var raw map[string]*indexFileEntry
+	if err := dec.Decode(&raw); err != nil {
+		return nil, corrupt("cannot be decoded", err)
+	}
+	if dec.More() {
+		return nil, corrupt("has data after the object", nil)
+	}
+	parse := func(key, field string, v *string) (time.Time, error) {
+		if v == nil {
+			return time.Time{}, nil
+		}
+		t, err := time.Parse(time.RFC3339Nano, *v)
+		if err != nil {
+			return time.Time{}, corrupt(fmt.Sprintf("entry %q: %s", key, field), err)
+		}
+		return t, nil
+	}
+	for key, e := range raw {
+		n, err := strconv.Atoi(key)
+		if err != nil || n <= 0 || strconv.Itoa(n) != key {
+			return nil, corrupt(fmt.Sprintf("entry %q is not a discussion number", key), nil)
+		}
+		if n%indexShards != k {
+			return nil, corrupt(fmt.Sprintf("entry %q belongs in index/%d.json", key, n%indexShards), nil)
+		}
+		if e == nil {
+			return nil, corrupt(fmt.Sprintf("entry %q is null", key), nil)
+		}
+		var ie indexEntry
+		if ie.NextDue, err = parse(key, "next_due", e.NextDue); err != nil {
+			return nil, err
+		}
+		if ie.Checked, err = parse(key, "checked", e.Checked); err != nil {
+			return nil, err
+		}
+		ix[n] = ie
+	}
+	return ix, nil
+}
+
+// makeBranchRev is a record's version: the blob oid of its file and the
+// branch head it was seen at.
+func makeBranchRev(blob, head string) string {
+	if blob == "" {
+		blob = "absent"
+	}
+	return blob + "@" + head
+}
+
+// parseBranchRev splits a revision; blob is "" for "absent".
+func parseBranchRev(rev string) (blob, head string, ok bool) {
+	blob, head, found := strings.Cut(rev, "@")
+	if !found || !isOID(head) && head != "" {
+		return "", "", false
+	}
+	if blob == "absent" {
+		return "", head, true
+	}
+	if !isOID(blob) {
+		return "", "", false
+	}
+	return blob, head, true
+}
+
+func isOID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil && strings.ToLower(s) == s
+}
+
+// gitBlobOID is the object id git (and GitHub) gives a file's contents, so
+// that a save knows its blob without asking.
+func gitBlobOID(data []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// branchSnapshot completes a discussion read that came inside the branch
+// store's load query, exactly as fetch completes its own first page:
+// further pages only where GitHub says there are more.
+func (c *Client) branchSnapshot(ctx context.Context, number int, d *discussionNode, writes int) (*snapshot, error) {
+	what := fmt.Sprintf("github: discussion %d", number)
+	var all []storedComment
+	conn := d.Comments
+	for {
+		for _, top := range conn.Nodes {
+			all = append(all, toStored(top.C, ""))
+			replies, err := c.allReplies(ctx, top.C.ID, top.Replies)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", what, err)
+			}
+			for _, r := range replies {
+				all = append(all, toStored(r, top.C.ID))
+			}
+		}
+		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
+			break
+		}
+		var pq commentsPageQuery
+		pv := c.repoVars()
+		pv["number"] = githubv4.Int(number)
+		pv["after"] = githubv4.String(*conn.PageInfo.EndCursor)
+		if err := c.query(ctx, &pq, pv); err != nil {
+			return nil, fmt.Errorf("%s: comments after %s: %w", what, *conn.PageInfo.EndCursor, err)
+		}
+		if pq.Repository.Discussion == nil {
+			return nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
+		}
+		conn = pq.Repository.Discussion.Comments
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].CreatedAt.Before(all[j].CreatedAt) })
+	disc := &resume.Discussion{
+		ID:        d.ID,
+		Number:    d.Number,
+		Title:     d.Title,
+		Body:      d.Body,
+		Author:    login(d.Author),
+		CreatedAt: d.CreatedAt,
+		URL:       d.URL,
+		Closed:    d.Closed,
+		Locked:    d.Locked,
+		Mine:      d.ViewerDidAuthor,
+		Comments:  make([]resume.Comment, len(all)),
+	}
+	for _, l := range d.Labels.Nodes {
+		disc.Labels = append(disc.Labels, l.Name)
+	}
+	c.mu.Lock()
+	for i, sc := range all {
+		disc.Comments[i] = sc.Comment
+		c.parents[sc.ID] = sc.ParentID
+	}
+	c.mu.Unlock()
+	return &snapshot{disc: disc, comments: all, writes: writes}, nil
+}
