@@ -238,10 +238,7 @@ func (a *actionRun) engine() (*resume.Engine, error) {
 	case "comment":
 		store = gh.NewCommentStore(c)
 	case "branch":
-		store, err = newBranchStore(c, a.set.StateBranch)
-		if err != nil {
-			return nil, err
-		}
+		store = gh.NewBranchStore(c, a.set.StateBranch)
 	}
 	e := &resume.Engine{
 		Clock:       a.clock,
