@@ -22,13 +22,14 @@ import (
 // fires with its latest child (ties: last in order) and is cancelled as soon
 // as one child is.
 //
-// DueAt: for a fired node it is the moment it fired (At); for a cancelled
-// node nil; for a waiting node the earliest moment at which time alone fires
-// it: an elapsed due moment, an expiry with on_expire resume, the earliest of
-// its children for any, and for all the latest of its children (counting
-// fired ones at their fire moment) when every child can be fired by time. An
-// expiry with on_expire cancel clears a due moment at or after it, since time
-// alone would cancel the node first.
+// DueAt is the earliest moment at which the passing of time alone fires the
+// node, from its time components only, whether or not it already fired: an
+// elapsed due moment, an expiry with on_expire resume, the earliest of its
+// children's for any, and for all the latest of its children's when every
+// child without a time component has already fired. It is nil when no time
+// component can fire the node (replies and signals are not time), and for a
+// cancelled node. An expiry with on_expire cancel clears a due moment at or
+// after it, since time alone would cancel the node first.
 func Evaluate(t *Trigger, o Observed, now time.Time) Evaluation {
 	e := evaluator{
 		opened: o.OpenedAt, replies: o.Replies, signals: o.Signals,
@@ -137,13 +138,25 @@ func (e *evaluator) node(buf []byte, t *Trigger) ([]byte, result) {
 	if t.Expires != nil {
 		buf, r = e.expiry(buf, t, r, start)
 	}
-	switch r.state {
-	case stateFired:
-		r.due, r.hasDue = r.at, true
-	case stateCancelled:
+	if r.state == stateCancelled {
 		r.due, r.hasDue = time.Time{}, false
 	}
 	return buf, r
+}
+
+// withExpiry folds a node's expiry moment into its due moment: a resume
+// expiry is itself a time component; a cancel expiry at or before the due
+// moment means time alone cancels the node rather than fires it.
+func withExpiry(r result, exp time.Time, cancel bool) result {
+	switch {
+	case cancel:
+		if r.hasDue && !r.due.Before(exp) {
+			r.due, r.hasDue = time.Time{}, false
+		}
+	case !r.hasDue || exp.Before(r.due):
+		r.due, r.hasDue = exp, true
+	}
+	return r
 }
 
 // expiry applies a node's expires to the outcome of its body, whose reason
@@ -154,7 +167,7 @@ func (e *evaluator) expiry(buf []byte, t *Trigger, r result, start int) ([]byte,
 	switch {
 	case r.state != statePending && r.at.Before(exp):
 		// Decided before the expiry, whenever it is looked at.
-		return buf, r
+		return buf, withExpiry(r, exp, cancel)
 	case !e.now.Before(exp):
 		buf = append(buf[:start], "expired at "...)
 		buf = appendTime(buf, exp)
@@ -162,25 +175,18 @@ func (e *evaluator) expiry(buf []byte, t *Trigger, r result, start int) ([]byte,
 			buf = append(buf, ", cancelled"...)
 			return buf, result{state: stateCancelled, at: exp}
 		}
-		return buf, result{state: stateFired, firedBy: FiredByExpired, at: exp}
+		return buf, withExpiry(result{state: stateFired, firedBy: FiredByExpired, at: exp, due: r.due, hasDue: r.hasDue}, exp, false)
 	case r.state != statePending:
 		// Fired at or after the expiry moment by GitHub's clock, but the
 		// expiry has not come by ours: the fire stands.
-		return buf, r
+		return buf, withExpiry(r, exp, cancel)
 	}
 	buf = append(buf, "; expires "...)
 	buf = appendTime(buf, exp)
 	if cancel {
 		buf = append(buf, ", then cancelled"...)
-		if r.hasDue && !r.due.Before(exp) {
-			r.hasDue = false
-		}
-		return buf, r
 	}
-	if !r.hasDue || exp.Before(r.due) {
-		r.due, r.hasDue = exp, true
-	}
-	return buf, r
+	return buf, withExpiry(r, exp, cancel)
 }
 
 func (e *evaluator) missingInput(buf []byte, t *Trigger) ([]byte, result) {
@@ -275,7 +281,7 @@ func (e *evaluator) elapsed(buf []byte, t *Trigger) ([]byte, result) {
 	if !e.now.Before(due) {
 		buf = append(buf, "elapsed at "...)
 		buf = appendTime(buf, due)
-		return buf, result{state: stateFired, firedBy: KindElapsed, at: due}
+		return buf, result{state: stateFired, firedBy: KindElapsed, at: due, due: due, hasDue: true}
 	}
 	buf = append(buf, "elapsed due "...)
 	buf = appendTime(buf, due)
@@ -323,6 +329,7 @@ func (e *evaluator) composite(buf []byte, t *Trigger) ([]byte, result) {
 		lastCancel       time.Time
 		firstCancel      time.Time
 		dueAll, dueAllOK = time.Time{}, true
+		dueAllSet        bool
 		dueAny, dueAnyOK = time.Time{}, false
 		isAny            = t.Kind == KindAny
 	)
@@ -350,14 +357,17 @@ func (e *evaluator) composite(buf []byte, t *Trigger) ([]byte, result) {
 			}
 			cancelled++
 		}
-		if r.hasDue {
+		switch {
+		case r.hasDue:
 			if !dueAnyOK || r.due.Before(dueAny) {
 				dueAny, dueAnyOK = r.due, true
 			}
 			if r.due.After(dueAll) {
-				dueAll = r.due
+				dueAll, dueAllSet = r.due, true
 			}
-		} else {
+		case r.state != stateFired:
+			// A child that only people can fire, still waiting: time alone
+			// cannot fire the all.
 			dueAllOK = false
 		}
 	}
@@ -367,17 +377,18 @@ func (e *evaluator) composite(buf []byte, t *Trigger) ([]byte, result) {
 		case fired > 0:
 			s, end := seg[2*decider], seg[2*decider+1]
 			buf = buf[:start+copy(buf[start:], buf[s:end])]
-			return buf, result{state: stateFired, firedBy: decided.firedBy, at: decided.at}
+			return buf, result{state: stateFired, firedBy: decided.firedBy, at: decided.at, due: dueAny, hasDue: dueAnyOK}
 		case cancelled == n:
 			return buf, result{state: stateCancelled, at: lastCancel}
 		}
 		return buf, result{due: dueAny, hasDue: dueAnyOK}
 	}
+	dueOK := dueAllOK && dueAllSet
 	switch {
 	case cancelled > 0:
 		return buf, result{state: stateCancelled, at: firstCancel}
 	case fired == n:
-		return buf, result{state: stateFired, firedBy: decided.firedBy, at: decided.at}
+		return buf, result{state: stateFired, firedBy: decided.firedBy, at: decided.at, due: dueAll, hasDue: dueOK}
 	}
-	return buf, result{due: dueAll, hasDue: dueAllOK}
+	return buf, result{due: dueAll, hasDue: dueOK}
 }

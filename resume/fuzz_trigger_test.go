@@ -117,11 +117,34 @@ func FuzzParseTrigger(f *testing.F) {
 		if ev.Fired && ev.Cancelled {
 			t.Errorf("Evaluate(%s) = %+v, both fired and cancelled", out, ev)
 		}
-		if ev.Fired && (ev.FiredBy == "" || ev.DueAt == nil || !ev.DueAt.Equal(ev.At)) {
-			t.Errorf("Evaluate(%s) = %+v, a fire needs fired_by and due_at = at", out, ev)
+		if ev.Fired && (ev.FiredBy == "" || ev.At.IsZero()) {
+			t.Errorf("Evaluate(%s) = %+v, a fire needs fired_by and its moment", out, ev)
+		}
+		if ev.Cancelled && ev.DueAt != nil {
+			t.Errorf("Evaluate(%s) = %+v, a cancelled trigger has no due moment", out, ev)
+		}
+		if ev.DueAt != nil && ev.DueAt.Before(testOpenedAt) {
+			t.Errorf("Evaluate(%s) = %+v, due before the recess opened", out, ev)
+		}
+		if ev.DueAt != nil && !hasTimeComponent(trig) {
+			t.Errorf("Evaluate(%s) = %+v, a due moment without any time component", out, ev)
 		}
 		if ev.Reason == "" {
 			t.Errorf("Evaluate(%s) reason is empty", out)
 		}
 	})
+}
+
+// hasTimeComponent reports whether time alone could ever fire t: an
+// elapsed node or a resume expiry somewhere in it.
+func hasTimeComponent(t *Trigger) bool {
+	if t.Kind == KindElapsed || (t.Expires != nil && t.OnExpire != OnExpireCancel) {
+		return true
+	}
+	for _, c := range t.Of {
+		if hasTimeComponent(c) {
+			return true
+		}
+	}
+	return false
 }
