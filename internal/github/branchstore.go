@@ -198,11 +198,7 @@ func branchPaths(n int) (file, shard string, k int) {
 	return "discussions/" + strconv.Itoa(n) + ".json", "index/" + strconv.Itoa(k) + ".json", k
 }
 
-func (s *BranchStore) expr(path string) githubv4.String {
-	return githubv4.String(s.branch + ":" + path)
-}
-
-// gitObjectNode is a git object read by expression: a blob for a file. Text
+// gitObjectNode is a file as the decoders read it: its blob oid and text. Text
 // is null for a binary blob and cut short (isTruncated) for a large one.
 type gitObjectNode struct {
 	Typename string `graphql:"__typename"`
@@ -213,23 +209,55 @@ type gitObjectNode struct {
 	} `graphql:"... on Blob"`
 }
 
-type refNode struct {
-	Target *struct{ Oid string }
+// treeFileNode is a file of the head commit (Commit.file(path:)).
+type treeFileNode struct {
+	Oid    string
+	Object *struct {
+		Typename string `graphql:"__typename"`
+		Blob     struct {
+			Text        *string
+			IsTruncated bool
+		} `graphql:"... on Blob"`
+	}
 }
 
-// The branch head is selected before the files on purpose. A query reads the
-// ref and each object(expression:) separately, not as one snapshot; GitHub
-// resolves a selection's fields in document order, so the head read is never
-// newer than the files. A head older than the files only makes the next
-// commit fail its expectedHeadOid and re-read; a head newer than a file
-// could let a commit land on a version of the file the reader never saw.
+// node returns the file as the object the decoders read (nil when absent).
+func (f *treeFileNode) node() *gitObjectNode {
+	if f == nil || f.Object == nil {
+		return nil
+	}
+	return &gitObjectNode{Typename: f.Object.Typename, Oid: f.Oid, Blob: f.Object.Blob}
+}
+
+// The head and the files are read from one commit: the branch's target and,
+// inside it, Commit.file(path:). A query's separate fields are not one
+// snapshot, but a commit's tree never changes, so the files read are exactly
+// those of the head oid read beside them, and a commit made on that head
+// with expectedHeadOid can never land on a version of a file the reader did
+// not see.
+
+// headRead is the branch head with one record file and its index shard.
+type headRead struct {
+	Target *struct {
+		Oid    string
+		Commit struct {
+			File  *treeFileNode `graphql:"file: file(path: $file)"`
+			Shard *treeFileNode `graphql:"shard: file(path: $shard)"`
+		} `graphql:"... on Commit"`
+	}
+}
+
+func (h *headRead) parts() (head string, file, shard *gitObjectNode) {
+	if h == nil || h.Target == nil {
+		return "", nil, nil
+	}
+	return h.Target.Oid, h.Target.Commit.File.node(), h.Target.Commit.Shard.node()
+}
 
 // branchReadQuery reads the head, one record file and its index shard.
 type branchReadQuery struct {
 	Repository struct {
-		Ref   *refNode       `graphql:"ref(qualifiedName: $ref)"`
-		File  *gitObjectNode `graphql:"file: object(expression: $file)"`
-		Shard *gitObjectNode `graphql:"shard: object(expression: $shard)"`
+		Ref *headRead `graphql:"ref(qualifiedName: $ref)"`
 	} `graphql:"repository(owner: $owner, name: $name)"`
 }
 
@@ -237,48 +265,60 @@ type branchReadQuery struct {
 // it, so that the engine's next Discussion call costs nothing.
 type branchLoadQuery struct {
 	Repository struct {
-		Ref        *refNode        `graphql:"ref(qualifiedName: $ref)"`
-		File       *gitObjectNode  `graphql:"file: object(expression: $file)"`
-		Shard      *gitObjectNode  `graphql:"shard: object(expression: $shard)"`
+		Ref        *headRead       `graphql:"ref(qualifiedName: $ref)"`
 		Discussion *discussionNode `graphql:"discussion(number: $number)"`
 	} `graphql:"repository(owner: $owner, name: $name)"`
 }
 
-// branchPendingQuery reads every index shard at once.
+// branchPendingQuery reads every index shard of the head at once.
 type branchPendingQuery struct {
 	Repository struct {
-		Ref *refNode       `graphql:"ref(qualifiedName: $ref)"`
-		S0  *gitObjectNode `graphql:"s0: object(expression: $s0)"`
-		S1  *gitObjectNode `graphql:"s1: object(expression: $s1)"`
-		S2  *gitObjectNode `graphql:"s2: object(expression: $s2)"`
-		S3  *gitObjectNode `graphql:"s3: object(expression: $s3)"`
-		S4  *gitObjectNode `graphql:"s4: object(expression: $s4)"`
-		S5  *gitObjectNode `graphql:"s5: object(expression: $s5)"`
-		S6  *gitObjectNode `graphql:"s6: object(expression: $s6)"`
-		S7  *gitObjectNode `graphql:"s7: object(expression: $s7)"`
-		S8  *gitObjectNode `graphql:"s8: object(expression: $s8)"`
-		S9  *gitObjectNode `graphql:"s9: object(expression: $s9)"`
-		S10 *gitObjectNode `graphql:"s10: object(expression: $s10)"`
-		S11 *gitObjectNode `graphql:"s11: object(expression: $s11)"`
-		S12 *gitObjectNode `graphql:"s12: object(expression: $s12)"`
-		S13 *gitObjectNode `graphql:"s13: object(expression: $s13)"`
-		S14 *gitObjectNode `graphql:"s14: object(expression: $s14)"`
-		S15 *gitObjectNode `graphql:"s15: object(expression: $s15)"`
+		Ref *struct {
+			Target *struct {
+				Oid    string
+				Commit struct {
+					S0  *treeFileNode `graphql:"s0: file(path: $s0)"`
+					S1  *treeFileNode `graphql:"s1: file(path: $s1)"`
+					S2  *treeFileNode `graphql:"s2: file(path: $s2)"`
+					S3  *treeFileNode `graphql:"s3: file(path: $s3)"`
+					S4  *treeFileNode `graphql:"s4: file(path: $s4)"`
+					S5  *treeFileNode `graphql:"s5: file(path: $s5)"`
+					S6  *treeFileNode `graphql:"s6: file(path: $s6)"`
+					S7  *treeFileNode `graphql:"s7: file(path: $s7)"`
+					S8  *treeFileNode `graphql:"s8: file(path: $s8)"`
+					S9  *treeFileNode `graphql:"s9: file(path: $s9)"`
+					S10 *treeFileNode `graphql:"s10: file(path: $s10)"`
+					S11 *treeFileNode `graphql:"s11: file(path: $s11)"`
+					S12 *treeFileNode `graphql:"s12: file(path: $s12)"`
+					S13 *treeFileNode `graphql:"s13: file(path: $s13)"`
+					S14 *treeFileNode `graphql:"s14: file(path: $s14)"`
+					S15 *treeFileNode `graphql:"s15: file(path: $s15)"`
+				} `graphql:"... on Commit"`
+			}
+		} `graphql:"ref(qualifiedName: $ref)"`
 	} `graphql:"repository(owner: $owner, name: $name)"`
 }
 
 func (q *branchPendingQuery) shards() [indexShards]*gitObjectNode {
-	r := &q.Repository
-	return [indexShards]*gitObjectNode{r.S0, r.S1, r.S2, r.S3, r.S4, r.S5, r.S6, r.S7,
-		r.S8, r.S9, r.S10, r.S11, r.S12, r.S13, r.S14, r.S15}
+	var out [indexShards]*gitObjectNode
+	ref := q.Repository.Ref
+	if ref == nil || ref.Target == nil {
+		return out
+	}
+	c := &ref.Target.Commit
+	for k, f := range []*treeFileNode{c.S0, c.S1, c.S2, c.S3, c.S4, c.S5, c.S6, c.S7,
+		c.S8, c.S9, c.S10, c.S11, c.S12, c.S13, c.S14, c.S15} {
+		out[k] = f.node()
+	}
+	return out
 }
 
 func (s *BranchStore) readVars(n int) map[string]any {
 	file, shard, _ := branchPaths(n)
 	vars := s.c.repoVars()
 	vars["ref"] = githubv4.String("refs/heads/" + s.branch)
-	vars["file"] = s.expr(file)
-	vars["shard"] = s.expr(shard)
+	vars["file"] = githubv4.String(file)
+	vars["shard"] = githubv4.String(shard)
 	return vars
 }
 
@@ -295,12 +335,13 @@ type branchRead struct {
 	shardErr error
 }
 
-func (s *BranchStore) toRead(n int, ref *refNode, file, shard *gitObjectNode) *branchRead {
+func (s *BranchStore) toRead(n int, ref *headRead) *branchRead {
 	r := &branchRead{}
-	if ref == nil || ref.Target == nil || ref.Target.Oid == "" {
+	head, file, shard := ref.parts()
+	if head == "" {
 		r.missing = true
 	} else {
-		r.head = ref.Target.Oid
+		r.head = head
 		r.file = file
 		if file != nil {
 			r.fileOID = file.Oid
@@ -319,7 +360,7 @@ func (s *BranchStore) read(ctx context.Context, n int) (*branchRead, error) {
 	if err := s.c.query(ctx, &q, s.readVars(n)); err != nil {
 		return nil, s.accessErr(fmt.Sprintf("reading branch %s", s.branch), err)
 	}
-	return s.toRead(n, q.Repository.Ref, q.Repository.File, q.Repository.Shard), nil
+	return s.toRead(n, q.Repository.Ref), nil
 }
 
 // Load returns the record of a discussion: state.ErrNotFound when the branch
@@ -348,7 +389,7 @@ func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, 
 	switch {
 	case err == nil:
 		rq := &q.Repository
-		r = s.toRead(discussion, rq.Ref, rq.File, rq.Shard)
+		r = s.toRead(discussion, rq.Ref)
 		if rq.Discussion != nil {
 			snap, err := s.c.branchSnapshot(ctx, discussion, rq.Discussion, writes)
 			if err != nil {
@@ -851,7 +892,7 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	vars := s.c.repoVars()
 	vars["ref"] = githubv4.String("refs/heads/" + s.branch)
 	for k := range indexShards {
-		vars["s"+strconv.Itoa(k)] = s.expr("index/" + strconv.Itoa(k) + ".json")
+		vars["s"+strconv.Itoa(k)] = githubv4.String("index/" + strconv.Itoa(k) + ".json")
 	}
 	var q branchPendingQuery
 	if err := s.c.query(ctx, &q, vars); err != nil {

@@ -192,3 +192,51 @@ func TestGitREST(t *testing.T) {
 		t.Errorf("GET contents on main = %d, want 404", status)
 	}
 }
+
+// TestCommitFile reads files of one commit with Commit.file(path:): the
+// head oid and the files belong together, whatever commits come after.
+func TestCommitFile(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx := context.Background()
+	first, err := w.g.Commit(testRepo, "state", "one", map[string]string{"dir/a.json": "A1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q struct {
+		Repository struct {
+			Ref *struct {
+				Target struct {
+					Oid    githubv4.GitObjectID
+					Commit struct {
+						File *struct {
+							Oid    githubv4.GitObjectID
+							Name   string
+							Path   string
+							Object *struct {
+								Blob struct{ Text *string } `graphql:"... on Blob"`
+							}
+						} `graphql:"file(path: $path)"`
+						Missing *struct{ Oid githubv4.GitObjectID } `graphql:"missing: file(path: $missing)"`
+					} `graphql:"... on Commit"`
+				}
+			} `graphql:"ref(qualifiedName: $ref)"`
+		} `graphql:"repository(owner: $owner, name: $name)"`
+	}
+	vars := map[string]any{"owner": githubv4.String("octo"), "name": githubv4.String("hello"),
+		"ref": githubv4.String("refs/heads/state"), "path": githubv4.String("dir/a.json"), "missing": githubv4.String("nope.json")}
+	if err := w.v4(botToken).Query(ctx, &q, vars); err != nil {
+		t.Fatalf("Query(Commit.file) = %v", err)
+	}
+	ref := q.Repository.Ref
+	if ref == nil || string(ref.Target.Oid) != first {
+		t.Fatalf("ref = %+v, want the head %s", ref, first)
+	}
+	f := ref.Target.Commit.File
+	if f == nil || f.Name != "a.json" || f.Path != "dir/a.json" || len(f.Oid) != 40 || f.Object == nil || f.Object.Blob.Text == nil || *f.Object.Blob.Text != "A1" {
+		t.Errorf("file = %+v, want dir/a.json holding A1", f)
+	}
+	if ref.Target.Commit.Missing != nil {
+		t.Errorf("missing file = %+v, want null", ref.Target.Commit.Missing)
+	}
+}

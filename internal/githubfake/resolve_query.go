@@ -37,6 +37,13 @@ type gitBlobObj struct {
 	oid  string
 }
 
+// treeEntryObj is a file of a commit's tree (Commit.file).
+type treeEntryObj struct {
+	repo *repo
+	path string
+	oid  string
+}
+
 type reactionGroup struct {
 	subject any // *discussion or *comment
 	content string
@@ -499,6 +506,36 @@ func init() {
 		},
 		"repository": func(x *executor, src any, _ map[string]any) (any, error) {
 			return objRepo(src.(*gitCommitObj).repo), nil
+		},
+		// file reads a path in this very commit: with the commit's oid in the
+		// same selection, a reader gets a head and a file that belong together.
+		"file": func(x *executor, src any, args map[string]any) (any, error) {
+			c := src.(*gitCommitObj)
+			path, _ := argString(args, "path")
+			blob, ok := c.repo.git.file(c.c.oid, path)
+			if !ok {
+				return nil, nil
+			}
+			return object{typ: "TreeEntry", v: &treeEntryObj{repo: c.repo, path: path, oid: blob}}, nil
+		},
+	})
+
+	register("TreeEntry", map[string]resolver{
+		"oid":  func(x *executor, src any, _ map[string]any) (any, error) { return src.(*treeEntryObj).oid, nil },
+		"path": func(x *executor, src any, _ map[string]any) (any, error) { return src.(*treeEntryObj).path, nil },
+		"name": func(x *executor, src any, _ map[string]any) (any, error) {
+			p := src.(*treeEntryObj).path
+			return p[strings.LastIndex(p, "/")+1:], nil
+		},
+		"type": func(x *executor, src any, _ map[string]any) (any, error) { return "blob", nil },
+		"mode": func(x *executor, src any, _ map[string]any) (any, error) { return 0o100644, nil },
+		"size": func(x *executor, src any, _ map[string]any) (any, error) {
+			e := src.(*treeEntryObj)
+			return len(e.repo.git.blobs[e.oid]), nil
+		},
+		"object": func(x *executor, src any, _ map[string]any) (any, error) {
+			e := src.(*treeEntryObj)
+			return object{typ: "Blob", v: &gitBlobObj{repo: e.repo, oid: e.oid}}, nil
 		},
 	})
 
