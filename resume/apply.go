@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"time"
 
 	"github.com/recess-action/recess/state"
 )
@@ -26,10 +28,35 @@ func (e *Engine) ParseVerdict(data []byte) (*Verdict, error) {
 // and its index, so a re-run of the step never posts twice; then the record
 // is written (the run ends; a recessed verdict opens its recess); then the
 // EYES acknowledgement is removed.
+//
+// A verdict that leaves nothing pending looks at the discussion once more
+// after its write. A comment written while the verdict worked may have had
+// its inbound run see the agent run still active (so it only accumulated),
+// while the verdict read the discussion before it: with nothing pending no
+// sweep would come back for it. Any inbound run that starts after the write
+// sees the run over, so this second look closes the gap.
 func (e *Engine) Verdict(ctx context.Context, v *Verdict, runID int64) (*Result, error) {
-	return e.run(ctx, v.DiscussionNumber, passOpts{command: "verdict"}, func(p *pass) error {
-		return p.verdict(v, runID)
+	idle := false
+	res, err := e.run(ctx, v.DiscussionNumber, passOpts{command: "verdict"}, func(p *pass) error {
+		err := p.verdict(v, runID)
+		idle = err == nil && !p.isNew && !p.rec.Pending()
+		return err
 	})
+	if err != nil || !idle {
+		return res, err
+	}
+	again, err := e.run(ctx, v.DiscussionNumber, passOpts{command: "verdict"}, (*pass).reconcile)
+	res.Notes = append(res.Notes, again.Notes...)
+	res.Warnings = append(res.Warnings, again.Warnings...)
+	if again.Dispatched {
+		// The outputs name the dispatch, as when the verdict's own pass
+		// starts one.
+		res.Dispatched, res.CorrelationID = true, again.CorrelationID
+	}
+	if err != nil {
+		return res, fmt.Errorf("look again at discussion %d after the verdict: %w", v.DiscussionNumber, err)
+	}
+	return res, nil
 }
 
 func refuse(field, format string, args ...any) error {
@@ -56,8 +83,10 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		return refuse("verdict.correlation_id", "%q is not the active run of discussion %d (expected %s): stale or duplicate", v.CorrelationID, v.DiscussionNumber, expected)
 	case a.State == state.RunEscalated:
 		return refuse("verdict.correlation_id", "%q was escalated after its run ended without a verdict", v.CorrelationID)
-	case a.Claimed && a.RunID != 0 && runID != 0 && a.RunID != runID:
-		return refuse("verdict.correlation_id", "run %d claimed %q; this verdict comes from run %d", a.RunID, v.CorrelationID, runID)
+	case a.RunID != 0 && runID != 0 && a.RunID != runID:
+		// GitHub named the run (dispatch answer, lookup, or the first claim):
+		// a verdict from any other run carrying the id is a duplicate's.
+		return refuse("verdict.correlation_id", "%q belongs to run %d; this verdict comes from run %d", v.CorrelationID, a.RunID, runID)
 	}
 	if v.Verdict == VerdictRecessed && len(p.rec.OpenRFCs) >= state.MaxOpenRFCs {
 		return refuse("verdict.verdict", "discussion %d already has %d open recesses", v.DiscussionNumber, len(p.rec.OpenRFCs))
@@ -193,9 +222,12 @@ func (e *Engine) Claim(ctx context.Context, number int, correlationID string, ru
 			p.res.Stale = true
 			p.res.note("%s was escalated: stale", correlationID)
 			return nil
-		case a.Claimed && a.RunID != 0 && runID != 0 && a.RunID != runID:
+		case a.RunID != 0 && runID != 0 && a.RunID != runID:
+			// GitHub named the run for this id (the dispatch answer, a
+			// lookup by run-name, or the first claim): any other run that
+			// carries the id is a duplicate dispatch.
 			p.res.Stale = true
-			p.res.note("run %d already claimed %s: this run (%d) is a duplicate", a.RunID, correlationID, runID)
+			p.res.note("%s belongs to run %d: this run (%d) is a duplicate", correlationID, a.RunID, runID)
 			return nil
 		}
 		a.Claimed = true
@@ -260,12 +292,21 @@ func (e *Engine) StatusAll(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// Sweep visits every discussion that needs it: due moments first (soonest
-// first), then records whose due moment the store cannot tell, at most
-// max-operations of them; the rest are left for the next sweep. It fires
-// due elapsed triggers, catches up missing_input triggers whose events were
-// lost, applies expiries, reconciles unconfirmed or failed dispatches and
-// escalates.
+// Sweep visits the discussions that need it, at most max-operations of them,
+// in this order: due moments (soonest first), then records whose due moment
+// the store cannot tell, then records that show activity the engine has not
+// looked at (a lost event). The rest are left for the next sweep; due ones
+// stay due, so they come first then. It fires due elapsed triggers, catches
+// up missing_input triggers whose events were lost, applies expiries,
+// reconciles unconfirmed or failed dispatches and escalates.
+//
+// What a sweep costs grows with what is due, never with what merely waits:
+// a record with nothing due is not read. Lost events are found by the
+// Discussions port's ActivityProber, when it has one: a batched probe of the
+// waiting records (a request per 100 on GitHub), at most maxProbed of them
+// per sweep, compared with each record's Checked. A port without a probe
+// leaves only visiting: then every record that waits on people alone is
+// visited on every sweep.
 func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 	c := e.cfg()
 	now := e.Clock.Now().UTC()
@@ -274,13 +315,25 @@ func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("list pending discussions: %w", err)
 	}
-	var visit []state.Summary
+	var due, unknown, waiting []state.Summary
 	for _, s := range list {
-		if !s.Known || (!s.NextDue.IsZero() && !s.NextDue.After(now)) || s.NextDue.IsZero() {
-			visit = append(visit, s)
+		switch {
+		case !s.Known:
+			unknown = append(unknown, s)
+		case !s.NextDue.IsZero() && !s.NextDue.After(now):
+			due = append(due, s)
+		default:
+			waiting = append(waiting, s)
 		}
 	}
-	sort.SliceStable(visit, func(i, j int) bool { return sweepBefore(visit[i], visit[j]) })
+	sort.SliceStable(due, func(i, j int) bool {
+		if !due[i].NextDue.Equal(due[j].NextDue) {
+			return due[i].NextDue.Before(due[j].NextDue)
+		}
+		return due[i].Discussion < due[j].Discussion
+	})
+	sort.SliceStable(unknown, func(i, j int) bool { return unknown[i].Discussion < unknown[j].Discussion })
+	visit := append(append(due, unknown...), e.lostEvents(ctx, now, c, waiting, res)...)
 	if len(visit) > c.MaxOperations {
 		res.Left = len(visit) - c.MaxOperations
 		visit = visit[:c.MaxOperations]
@@ -315,24 +368,62 @@ func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 	return res, errors.Join(failures...)
 }
 
-// sweepBefore orders a sweep: known due moments soonest first, then the
-// records whose moment is not known, then those with no time component.
-func sweepBefore(a, b state.Summary) bool {
-	rank := func(s state.Summary) int {
-		switch {
-		case s.Known && !s.NextDue.IsZero():
-			return 0
-		case !s.Known:
-			return 1
-		default:
-			return 2
+// maxProbed bounds how many waiting records one sweep probes for lost
+// events. Up to it, every sweep probes them all, so a lost event is caught by
+// the next sweep. Beyond it, each sweep probes the next maxProbed in turn (a
+// slice chosen by the sweep's moment: sweeps keep no memory), and a lost
+// event waits up to waiting/maxProbed sweeps. On GitHub 500 is 5 requests and
+// about 10 points a sweep, 120 points an hour at a 5-minute schedule whatever
+// the number of recesses; probing 10,000 on every sweep would spend 2,400 of
+// the 1,000 points an hour GitHub allows.
+const maxProbed = 500
+
+// lostEvents picks, among records with nothing due, those to visit because
+// their discussion may hold comments the engine never looked at. It never
+// fails the sweep: a probe that cannot be read is reported, and the next
+// sweep probes again.
+func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waiting []state.Summary, res *Result) []state.Summary {
+	if len(waiting) == 0 {
+		return nil
+	}
+	prober, ok := e.Discussions.(ActivityProber)
+	if !ok {
+		// Only a visit can tell: every record that waits on people alone
+		// (no due moment to come back at) is visited.
+		var out []state.Summary
+		for _, s := range waiting {
+			if s.NextDue.IsZero() {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	probed := slices.Clone(waiting)
+	slices.SortFunc(probed, func(a, b state.Summary) int { return a.Discussion - b.Discussion })
+	if len(probed) > maxProbed {
+		slot := int(now.Unix() / int64(max(c.SweepInterval/time.Second, 1)))
+		from := slot % ((len(probed) + maxProbed - 1) / maxProbed) * maxProbed
+		slice := make([]state.Summary, maxProbed)
+		for i := range slice {
+			slice[i] = probed[(from+i)%len(probed)]
+		}
+		probed = slice
+	}
+	numbers := make([]int, len(probed))
+	for i, s := range probed {
+		numbers[i] = s.Discussion
+	}
+	seen, err := prober.Activity(ctx, numbers)
+	if err != nil {
+		res.warn("could not probe %d waiting discussion(s) for missed comments (the next sweep probes again): %v", len(probed), err)
+		return nil
+	}
+	var out []state.Summary
+	for _, s := range probed {
+		if t, ok := seen[s.Discussion]; !ok || t.After(s.Checked) {
+			out = append(out, s)
 		}
 	}
-	if ra, rb := rank(a), rank(b); ra != rb {
-		return ra < rb
-	}
-	if !a.NextDue.Equal(b.NextDue) {
-		return a.NextDue.Before(b.NextDue)
-	}
-	return a.Discussion < b.Discussion
+	res.note("probed %d of %d waiting discussion(s) for missed comments: %d to visit", len(probed), len(waiting), len(out))
+	return out
 }

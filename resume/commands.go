@@ -118,20 +118,24 @@ func (p *pass) command(c *Comment, cmd command) error {
 	p.res.note("/recess %s from @%s", strings.TrimSpace(cmd.name+" "+cmd.arg), c.Author)
 	switch cmd.name {
 	case "status":
-		return p.postOnce("answer."+c.ID, c.ID, p.statusLine())
+		p.notify("answer."+c.ID, c.ID, p.statusLine())
+		return nil
 	case "cancel":
 		if len(p.rec.OpenRFCs) == 0 {
-			return p.postOnce("answer."+c.ID, c.ID, "There is no open recess to cancel.")
+			p.notify("answer."+c.ID, c.ID, "There is no open recess to cancel.")
+			return nil
 		}
 		p.cancel = "cancelled by @" + c.Author
 	case "resume":
 		if len(p.rec.OpenRFCs) == 0 {
-			return p.postOnce("answer."+c.ID, c.ID, "There is no open recess to resume.")
+			p.notify("answer."+c.ID, c.ID, "There is no open recess to resume.")
+			return nil
 		}
 		p.manual = true
 	case "retry":
 		if p.rec.Active == nil || p.rec.Escalated == nil {
-			return p.postOnce("answer."+c.ID, c.ID, "Nothing is escalated: there is nothing to retry.")
+			p.notify("answer."+c.ID, c.ID, "Nothing is escalated: there is nothing to retry.")
+			return nil
 		}
 		p.retry = true
 	case "signal", "extend":

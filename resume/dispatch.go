@@ -12,12 +12,28 @@ import (
 func (p *pass) finish() error {
 	if p.plan == nil {
 		if err := p.save(); err != nil {
-			return err
+			return p.saveFailed(err)
 		}
 		p.removeEyes()
-		return nil
+		return p.postNotes()
 	}
 	return p.dispatch()
+}
+
+// saveFailed handles a record write that failed. A conflict means another
+// run decided first: the notes this pass owes are its to post, and the pass
+// is thrown away. Any other failure may hide a write that went through (a
+// 502 after GitHub applied it): the owed notes are posted all the same, as
+// far as they can be, since a later pass that finds them posted never posts
+// them again, while one that finds the decision recorded cannot tell a note
+// is owed.
+func (p *pass) saveFailed(err error) error {
+	if !errors.Is(err, state.ErrConflict) {
+		if perr := p.postNotes(); perr != nil {
+			p.res.warn("could not post a note after the failed write: %v", perr)
+		}
+	}
+	return err
 }
 
 // dispatch is exactly-once bookkeeping around one workflow_dispatch: the
@@ -41,9 +57,12 @@ func (p *pass) dispatch() error {
 		return err
 	}
 	if err := p.save(); err != nil {
-		return err
+		return p.saveFailed(err)
 	}
 	p.removeEyes()
+	if err := p.postNotes(); err != nil {
+		return err
+	}
 
 	req := DispatchRequest{CorrelationID: a.CorrelationID, Discussion: p.rec.Discussion, ResumeContext: input}
 	runID, derr := p.e.Dispatcher.Dispatch(p.ctx, req)
@@ -57,12 +76,19 @@ func (p *pass) dispatch() error {
 		p.res.FiredBy = a.Resume.FiredBy
 	}
 	p.res.note("dispatched the agent workflow (correlation id %s, attempt %d)", a.CorrelationID, a.Attempt)
+	// Confirm first, react after: nothing stands between the dispatch and
+	// its confirmation, so the new run's own claim (seconds later at the
+	// earliest) lands after the confirmation, even on a store without
+	// compare-and-swap.
+	if err := p.confirm(a.CorrelationID, runID); err != nil {
+		return err
+	}
 	if a.EyesOn != "" {
 		if err := p.e.Discussions.React(p.ctx, a.EyesOn, Eyes); err != nil {
 			p.res.warn("could not add the EYES reaction: %v", err)
 		}
 	}
-	return p.confirm(a.CorrelationID, runID)
+	return nil
 }
 
 // confirm records that GitHub accepted the dispatch. Another run may have
@@ -116,8 +142,13 @@ func (p *pass) dispatchFailed(a *state.Run, derr error) error {
 	} else {
 		p.res.warn("the dispatch call failed (%v); a later run looks for the run and retries", derr)
 	}
-	if err := p.save(); err != nil && !errors.Is(err, state.ErrConflict) {
-		return err
+	switch err := p.save(); {
+	case err == nil:
+		if err := p.postNotes(); err != nil {
+			return err
+		}
+	case !errors.Is(err, state.ErrConflict):
+		return p.saveFailed(err)
 	}
 	p.removeEyes()
 	if refused {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -223,6 +224,7 @@ type pass struct {
 	cancel   string // "/recess cancel": the reason
 	retry    bool   // "/recess retry"
 	unreact  []string
+	notes    []owedNote // posted once the record write that decides them won
 	evals    map[string]Evaluation
 	observed map[string]Observed
 }
@@ -269,10 +271,14 @@ func (p *pass) discussion() (*Discussion, error) {
 }
 
 // fingerprint is what "the record changed" compares: everything but the
-// bookkeeping that alone never justifies a write.
+// bookkeeping that alone never justifies a write. Checked moves with every
+// comment looked at; Dispatches only lose entries that aged out of the rate
+// limit's hour (a new one always comes with a new Active run). Both are
+// written when something else is, and a run that writes nothing recomputes
+// them, so a sweep never writes a record it merely looked at.
 func fingerprint(rec *state.Record) string {
 	c := *rec
-	c.UpdatedAt, c.Checked = time.Time{}, time.Time{}
+	c.UpdatedAt, c.Checked, c.Dispatches = time.Time{}, time.Time{}, nil
 	if len(c.OpenRFCs) == 0 {
 		c.OpenRFCs = nil
 	}
@@ -293,6 +299,7 @@ func (p *pass) save() error {
 		}
 	}
 	p.rec.Status = p.status()
+	defer p.scheduleExpiries()()
 	if fingerprint(p.rec) == p.before {
 		return nil
 	}
@@ -310,6 +317,75 @@ func (p *pass) save() error {
 	p.isNew = false
 	p.before = fingerprint(p.rec)
 	return nil
+}
+
+// scheduleExpiries stores, as an open recess's due moment, the moment an
+// expiry with on_expire "cancel" closes it, when that comes before anything
+// time fires (Evaluate leaves such a recess without a due moment: time alone
+// never fires it). A sweep visits a record only when its due moment comes
+// (state.Record.NextDue) or its discussion shows a lost event, so without
+// this it would never come back to close a recess nobody answers. The
+// returned func puts the evaluated moments back once the record is written:
+// results keep reporting fire moments only. (A record read back by a pass that
+// does not evaluate, claim or status, shows the stored moment.)
+func (p *pass) scheduleExpiries() (restore func()) {
+	type kept struct {
+		rfc *state.RFC
+		due *time.Time
+	}
+	var undo []kept
+	for id, rfc := range p.rec.OpenRFCs {
+		at, ok := p.cancelMoment(id, rfc)
+		if !ok || (rfc.DueAt != nil && !at.Before(*rfc.DueAt)) {
+			continue
+		}
+		undo = append(undo, kept{rfc, rfc.DueAt})
+		rfc.DueAt = &at
+	}
+	return func() {
+		for _, k := range undo {
+			k.rfc.DueAt = k.due
+		}
+	}
+}
+
+// cancelMoment is the first expiry moment (on_expire "cancel", anywhere in
+// the trigger) at which, given what the discussion shows now, the recess is
+// cancelled; false when there is none.
+func (p *pass) cancelMoment(id string, rfc *state.RFC) (time.Time, bool) {
+	t, err := ParseTrigger(rfc.Trigger, TriggerLimits{})
+	if err != nil || p.d == nil {
+		return time.Time{}, false
+	}
+	var expiries []Duration
+	var collect func(*Trigger)
+	collect = func(t *Trigger) {
+		if t.Expires != nil && t.OnExpire == OnExpireCancel {
+			expiries = append(expiries, *t.Expires)
+		}
+		for _, c := range t.Of {
+			collect(c)
+		}
+	}
+	collect(t)
+	if len(expiries) == 0 {
+		return time.Time{}, false
+	}
+	o, ok := p.observed[id]
+	if !ok {
+		o = p.observe(rfc)
+	}
+	moments := make([]time.Time, len(expiries))
+	for i, d := range expiries {
+		moments[i] = moment(d, o)
+	}
+	slices.SortFunc(moments, time.Time.Compare)
+	for _, m := range moments {
+		if Evaluate(t, o, m).Cancelled {
+			return m.UTC(), true
+		}
+	}
+	return time.Time{}, false
 }
 
 // run performs fn in passes until one completes without a concurrent write.

@@ -161,3 +161,18 @@ func (c *Comment) WriteAccess() bool {
 	}
 	return false
 }
+
+// ActivityProber is an optional extension of Discussions: one cheap, batched
+// look at many discussions, so that a sweep can find the discussions whose
+// events were lost without reading each of them. The engine type-asserts it
+// on its Discussions port; without it a sweep visits every record that waits
+// on people alone, every time.
+type ActivityProber interface {
+	// Activity returns, for each discussion it can vouch for, the creation
+	// time (GitHub's clock) of the newest comment or reply it sees, or the
+	// discussion's own creation time when it sees none. A number left out of
+	// the answer (a deleted, closed or locked discussion, or one it could not
+	// read) must be visited. What "sees" covers is the implementation's to
+	// document; it never reports a time older than a comment it saw.
+	Activity(ctx context.Context, numbers []int) (map[int]time.Time, error)
+}

@@ -128,17 +128,19 @@ func (p *pass) checkActive() error {
 		}
 		return p.checkRun(a)
 	case state.RunEscalated:
-		if p.retry {
-			p.rec.Escalated = nil
-			next := p.nextAttempt(a, 1)
-			// A maintainer's retry also hands over what was said while
-			// automatic runs were stopped.
-			next.Until = maxCursor(a.Until, newest(p.d))
-			p.plan = &dispatchPlan{run: next}
-			p.res.note("escalation lifted by /recess retry: dispatching again")
-			if err := p.e.Discussions.Unlabel(p.ctx, p.d.ID, LabelEscalated); err != nil {
-				p.res.warn("could not remove the %s label: %v", LabelEscalated, err)
-			}
+		if !p.retry {
+			p.notifyEscalation(a)
+			return nil
+		}
+		p.rec.Escalated = nil
+		next := p.nextAttempt(a, 1)
+		// A maintainer's retry also hands over what was said while
+		// automatic runs were stopped.
+		next.Until = maxCursor(a.Until, newest(p.d))
+		p.plan = &dispatchPlan{run: next}
+		p.res.note("escalation lifted by /recess retry: dispatching again")
+		if err := p.e.Discussions.Unlabel(p.ctx, p.d.ID, LabelEscalated); err != nil {
+			p.res.warn("could not remove the %s label: %v", LabelEscalated, err)
 		}
 		return nil
 	default:
@@ -247,14 +249,7 @@ func (p *pass) escalate(a *state.Run, reason string) error {
 	a.LastError = reason
 	p.rec.Escalated = &state.Escalation{At: p.now, Reason: reason}
 	p.res.warn("escalated: %s", reason)
-	body := "⚠️ recess stopped starting agent runs for this discussion: " + reason + ".\n\n"
-	if mentions := mentionList(p.cfg.EscalateTo); mentions != "" {
-		body += mentions + ": please take a look. "
-	}
-	body += "A maintainer can say `/recess retry` to try again."
-	if err := p.postOnce(a.CorrelationID+".escalated", "", body); err != nil {
-		return err
-	}
+	p.notifyEscalation(a)
 	if err := p.e.Discussions.Label(p.ctx, p.d.ID, LabelEscalated); err != nil {
 		p.res.warn("could not add the %s label: %v", LabelEscalated, err)
 	}
@@ -263,6 +258,23 @@ func (p *pass) escalate(a *state.Run, reason string) error {
 		a.EyesOn = ""
 	}
 	return nil
+}
+
+// notifyEscalation owes the escalation comment, which mentions escalate-to.
+// Every pass over an escalated run owes it again, so a run that died after
+// recording the escalation and before posting it is made good; the marker
+// keeps it to one comment.
+func (p *pass) notifyEscalation(a *state.Run) {
+	reason := a.LastError
+	if p.rec.Escalated != nil {
+		reason = p.rec.Escalated.Reason
+	}
+	body := "⚠️ recess stopped starting agent runs for this discussion: " + reason + ".\n\n"
+	if mentions := mentionList(p.cfg.EscalateTo); mentions != "" {
+		body += mentions + ": please take a look. "
+	}
+	body += "A maintainer can say `/recess retry` to try again."
+	p.notify(a.CorrelationID+".escalated", "", body)
 }
 
 func mentionList(logins []string) string {
@@ -282,9 +294,37 @@ func mentionList(logins []string) string {
 	return s
 }
 
-// postOnce posts a comment carrying a marker unless recess already posted
-// one with the same marker (a re-run never posts twice). replyTo may be any
+// owedNote is a comment a pass owes people: an escalation, a closed recess, an
+// answer to a command.
+type owedNote struct {
+	key, replyTo, body string
+}
+
+// notify owes a comment carrying a marker. It is posted by postNotes only
+// after the record write that records the decision (see saveFailed): two
+// runs deciding the same thing at once (a sweep and an inbound run are in
+// different concurrency groups) both try to write, one wins, the other
+// re-reads and finds the decision made, so only the winner posts. The price
+// is that a run dying between its write and its post leaves the note
+// unposted (an escalation's is owed again by every later pass).
+func (p *pass) notify(key, replyTo, body string) {
+	p.notes = append(p.notes, owedNote{key: key, replyTo: replyTo, body: body})
+}
+
+// postNotes posts the owed comments, each unless recess already posted one
+// with the same marker (a re-run never posts twice). replyTo may be any
 // comment: a reply to a reply goes under its parent.
+func (p *pass) postNotes() error {
+	notes := p.notes
+	p.notes = nil
+	for _, n := range notes {
+		if err := p.postOnce(n.key, n.replyTo, n.body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (p *pass) postOnce(key, replyTo, body string) error {
 	for i := range p.d.Comments {
 		c := &p.d.Comments[i]
@@ -347,26 +387,33 @@ func (p *pass) evaluate() error {
 		case p.manual:
 			p.fire(id, rfc, FiredByManual, "a maintainer said /recess resume")
 		case ev.Fired:
+			if ev.FiredBy == KindElapsed || ev.FiredBy == FiredByExpired {
+				// Time alone fired it: that was the sweep's job.
+				p.warnIfSweepsMissing(id, ev.At)
+			}
 			p.fire(id, rfc, ev.FiredBy, ev.Reason)
 		case ev.Cancelled:
+			p.warnIfSweepsMissing(id, ev.At)
 			if err := p.close(id, rfc, "⏹ No longer waiting here: the wait expired ("+ev.Reason+")."); err != nil {
 				return err
 			}
-		default:
-			p.warnIfSweepsMissing(id, rfc)
+		case rfc.DueAt != nil:
+			p.warnIfSweepsMissing(id, *rfc.DueAt)
 		}
 	}
 	return nil
 }
 
-// warnIfSweepsMissing notices a due moment long past: scheduled sweeps are
-// not running (GitHub delays them under load and switches them off after
-// 60 days without activity). This run has just caught the discussion up.
-func (p *pass) warnIfSweepsMissing(id string, rfc *state.RFC) {
-	if rfc.DueAt == nil || p.opts.checkRuns {
+// warnIfSweepsMissing notices, in a run that is not a sweep, a moment at
+// which time alone decided a recess (it fell due, or expired) long past:
+// scheduled sweeps are not running (GitHub delays them under load and
+// switches them off after 60 days without activity). This run has just
+// caught the discussion up.
+func (p *pass) warnIfSweepsMissing(id string, due time.Time) {
+	if p.opts.checkRuns || due.IsZero() {
 		return
 	}
-	late := p.now.Sub(*rfc.DueAt)
+	late := p.now.Sub(due)
 	if late > 6*p.cfg.SweepInterval {
 		p.res.warn("recess %s was due %s ago: scheduled sweeps do not seem to run (check the front door's schedule and that the workflow is enabled)", id, late.Round(time.Minute))
 	}
@@ -435,9 +482,7 @@ func (p *pass) close(id string, rfc *state.RFC, note string) error {
 	if len(rfc.ThreadRoots) > 0 {
 		replyTo = rfc.ThreadRoots[0]
 	}
-	if err := p.postOnce(id+".closed", replyTo, note); err != nil {
-		return err
-	}
+	p.notify(id+".closed", replyTo, note)
 	delete(p.rec.OpenRFCs, id)
 	// What was said meanwhile was deliberately not handed to an agent.
 	p.rec.Seen = maxCursor(p.rec.Seen, newest(p.d))

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/recess-action/recess/state"
 )
 
 // Verdict kinds.
@@ -194,6 +196,12 @@ func decodeReply(raw json.RawMessage, path string) (VerdictReply, error) {
 	}
 	if err := checkText(r.Body, path+".body", MaxReplyBody); err != nil {
 		return r, err
+	}
+	// recess posts the body with its marker words broken (each one a
+	// character longer): that, too, must fit, or GitHub would refuse the
+	// post after earlier replies went out.
+	if n := utf8.RuneCountInString(state.Neutralize(r.Body)); n > MaxReplyBody {
+		return r, &FieldError{Field: path + ".body", Reason: "longer than " + strconv.Itoa(MaxReplyBody) + " characters once the recess marker words in it are broken (" + strconv.Itoa(n) + ")"}
 	}
 	if to, ok := fields["reply_to"]; ok {
 		if r.ReplyTo, err = decodeString(to, path+".reply_to"); err != nil {
