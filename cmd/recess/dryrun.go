@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/state"
@@ -88,4 +90,14 @@ func firstLine(s string) string {
 		}
 	}
 	return s
+}
+
+// Activity forwards the sweep's batched probe (a read) when the wrapped
+// adapter has one, so a dry-run sweep costs what a real one would.
+func (d dryDiscussions) Activity(ctx context.Context, numbers []int) (map[int]time.Time, error) {
+	p, ok := d.Discussions.(resume.ActivityProber)
+	if !ok {
+		return nil, errors.New("the discussions adapter has no activity probe")
+	}
+	return p.Activity(ctx, numbers)
 }

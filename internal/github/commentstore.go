@@ -41,17 +41,37 @@ const fallbackPages = 10
 // record in a hidden marker, as state.EncodeComment writes it. Only a
 // comment GitHub says recess authored (viewerDidAuthor) is trusted.
 //
-// GitHub has no compare-and-swap on comments. Save re-reads the status
-// comment and compares its updatedAt and body with the revision that was
-// loaded, and serialises saves per discussion within the process, so
-// writers sharing a store never lose an update. Between that re-read and the
-// update, a writer in another process can still slip in (a window of one
-// request), and two first saves racing from different processes can leave
-// two status comments (Load then uses the newest and reports it). Close it
-// with the front-door workflow's concurrency group per
-// discussion, which serialises recess runs on a discussion, and use the
-// branch store (a real compare-and-swap on a git ref) where that is not
-// enough.
+// GitHub has no compare-and-swap on comments. The store compares revisions
+// (the status comment's id, updatedAt and a hash of its body) before it
+// writes, and it reads them again only when that buys something: it
+// remembers, per discussion, the status comment it last read or wrote, and
+// how many requests the client had sent by then. A Save that follows the
+// store's own Load or write with no request in between (an inbound run that
+// reads, decides and writes) writes at once: a re-read would be as old as
+// that knowledge, less the time it takes to compute. When requests went out
+// in between (the verdict's replies, a run lookup, a dispatch count, a
+// reaction to a command: time during which another run may write), one small
+// re-read checks the revision before the write, as for a revision the store
+// has never seen. After the store's own write, dispatches and reactions that
+// went through without waiting do not count: they follow that write within a
+// fraction of a second and touch no record; the writers that could slip in
+// there are the agent's own claim, which waits for a runner to start, and
+// sweeps, which leave an unconfirmed young dispatch alone. That keeps a fire
+// at five requests (read, intent, dispatch, EYES, confirmation). One that
+// waited out a rate limit or a retry (5 s or more) counts: that is long
+// enough for the agent's run to start and claim. A revision
+// older than one the store remembers is a conflict, found without a request;
+// saves are serialised per discussion within the process, so writers sharing
+// a store never lose an update.
+//
+// What is left open is the moment between the check and the update (about
+// one request): a write by another process there (another run, someone
+// editing the status comment by hand) is overwritten, and two first saves
+// racing from different processes can leave two status comments (Load then
+// uses the newest and reports it). The front-door workflow's concurrency
+// group serialises recess runs on a discussion, which leaves sweeps and the
+// agent workflow's claim and verdict steps; use the branch store (a real
+// compare-and-swap on a git ref) where that is not enough.
 type CommentStore struct {
 	c     *Client
 	label string
@@ -67,6 +87,38 @@ type CommentStore struct {
 	// duplicates counts reads that found more than one trusted status
 	// comment in a discussion.
 	duplicates int
+	// known is what this store last saw of each discussion's status
+	// comment, from its own reads and writes.
+	known map[int]knownStatus
+	// gen counts this store's writes per discussion, so that a read that
+	// overlapped a write does not overwrite what the write taught.
+	gen map[int]int
+}
+
+// knownStatus is a status comment as the store last saw it: its revision, or
+// absent when the discussion had none.
+type knownStatus struct {
+	rev    string
+	absent bool
+	// discID is the discussion's node id.
+	discID string
+	// requests and aside are the client's request counts when the store
+	// saw it (see Client.requestCount).
+	requests, aside int
+	// written: the store saw it in its own write, so dispatches and
+	// reactions since (that write's follow-ups) leave it fresh.
+	written bool
+}
+
+// fresh reports whether nothing that could have let another writer in went
+// through the client since k was learnt: no request at all after a read;
+// none but dispatches and reactions after the store's own write.
+func (s *CommentStore) fresh(k knownStatus) bool {
+	all, aside := s.c.requestCount()
+	if k.written {
+		return all-aside == k.requests-k.aside
+	}
+	return all == k.requests
 }
 
 // NewCommentStore returns the comment store over c.
@@ -77,6 +129,8 @@ func NewCommentStore(c *Client) *CommentStore {
 		locks:   map[int]*sync.Mutex{},
 		labeled: map[int]bool{},
 		forged:  map[string]bool{},
+		known:   map[int]knownStatus{},
+		gen:     map[int]int{},
 	}
 }
 
@@ -110,15 +164,33 @@ type found struct {
 // Load reads the discussion (one request for most discussions) and returns
 // the record in the newest trusted status comment. The read is handed to the
 // next Discussion call, so an engine run that loads and then reads the
-// discussion pays for one request.
+// discussion pays for one request; and the store remembers the status
+// comment, so that the run's Save needs no other read.
 func (s *CommentStore) Load(ctx context.Context, discussion int) (*state.Record, error) {
+	s.mu.Lock()
+	gen := s.gen[discussion]
+	s.mu.Unlock()
 	snap, err := s.c.fetch(ctx, discussion)
 	if err != nil {
+		s.forgetStatus(discussion)
 		return nil, loadErr(discussion, err)
 	}
 	s.observe(discussion, snap)
 	s.c.keep(discussion, snap)
 	f, err := s.status(discussion, snap.comments)
+	all, aside := s.c.requestCount()
+	s.mu.Lock()
+	if s.gen[discussion] == gen {
+		switch {
+		case err != nil:
+			delete(s.known, discussion)
+		case f == nil:
+			s.known[discussion] = knownStatus{absent: true, discID: snap.disc.ID, requests: all, aside: aside}
+		default:
+			s.known[discussion] = knownStatus{rev: f.rec.Rev, discID: snap.disc.ID, requests: all, aside: aside}
+		}
+	}
+	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +198,14 @@ func (s *CommentStore) Load(ctx context.Context, discussion int) (*state.Record,
 		return nil, fmt.Errorf("github: comment store: discussion %d: %w", discussion, state.ErrNotFound)
 	}
 	return f.rec, nil
+}
+
+// forgetStatus drops what the store knew of a discussion's status comment:
+// the next Save reads it again.
+func (s *CommentStore) forgetStatus(discussion int) {
+	s.mu.Lock()
+	delete(s.known, discussion)
+	s.mu.Unlock()
 }
 
 func loadErr(discussion int, err error) error {
@@ -241,9 +321,9 @@ func bodySum(body string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// statusQuery re-reads a status comment before it is overwritten, with the
-// discussion's labels so that the waiting label is kept right without
-// another request.
+// statusQuery re-reads a status comment the store has not seen before it is
+// overwritten, with the discussion's labels so that the waiting label is kept
+// right without another request.
 type statusQuery struct {
 	Node *struct {
 		C struct {
@@ -266,11 +346,16 @@ type statusQuery struct {
 // Save writes rec into its discussion's status comment if the comment is
 // still at rec.Rev (an empty Rev: only if there is no status comment yet),
 // and sets rec.Rev. It returns an error wrapping state.ErrConflict when the
-// comment changed or appeared since it was read, and state.ErrCorrupt when
-// the stored record is corrupt (it is never overwritten). A save that would
-// not change the body sends no write, only the re-read that checks Rev (one
-// small query): skipping that too would let a stale or corrupted record pass
-// as saved. The waiting label follows rec.Pending().
+// comment changed, appeared or vanished since it was read, and
+// state.ErrCorrupt when the stored record is corrupt (it is never
+// overwritten). The waiting label follows rec.Pending().
+//
+// Right after a Load (or a Save) of the same discussion by this store, with
+// no request in between, a Save is one request: the update (or the comment's
+// creation), plus a label change when the record stops or starts being
+// pending. Otherwise the revision is first checked with one small re-read
+// (for a first save: a read of the discussion). A revision older than one the
+// store remembers is refused without a request. See CommentStore.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment
 func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
@@ -292,25 +377,36 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 
 	unlock := s.lock(n)
 	defer unlock()
+	s.mu.Lock()
+	k, haveK := s.known[n]
+	s.mu.Unlock()
 
 	var (
 		written commentNode
 		discID  string
 	)
 	if rec.Rev == "" {
-		snap, err := s.c.fetch(ctx, n)
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+		switch {
+		case haveK && k.absent && s.fresh(k):
+			// This store's own read, just now, found none: create it.
+			discID = k.discID
+		case haveK && !k.absent:
+			return fmt.Errorf("%s: a status comment already exists: %w", what, state.ErrConflict)
+		default:
+			snap, err := s.c.fetch(ctx, n)
+			if err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			s.observe(n, snap)
+			f, err := s.status(n, snap.comments)
+			if err != nil {
+				return err
+			}
+			if f != nil {
+				return fmt.Errorf("%s: a status comment (%s) already exists: %w", what, f.id, state.ErrConflict)
+			}
+			discID = snap.disc.ID
 		}
-		s.observe(n, snap)
-		f, err := s.status(n, snap.comments)
-		if err != nil {
-			return err
-		}
-		if f != nil {
-			return fmt.Errorf("%s: a status comment (%s) already exists: %w", what, f.id, state.ErrConflict)
-		}
-		discID = snap.disc.ID
 		if written, err = s.c.addComment(ctx, discID, "", body); err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
@@ -319,47 +415,88 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 		if !ok {
 			return fmt.Errorf("%s: revision %q is not this store's: %w", what, rec.Rev, state.ErrConflict)
 		}
-		var q statusQuery
-		if err := s.c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)}); err != nil {
-			if errors.Is(err, resume.ErrNotFound) {
-				return fmt.Errorf("%s: status comment %s is gone: %w", what, id, state.ErrConflict)
-			}
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		if q.Node == nil || q.Node.C.ID == "" || q.Node.C.DeletedAt != nil || !q.Node.C.ViewerDidAuthor ||
-			q.Node.C.Discussion == nil || q.Node.C.Discussion.Number != n {
-			return fmt.Errorf("%s: status comment %s is gone: %w", what, id, state.ErrConflict)
-		}
-		cur := q.Node.C
-		if !cur.UpdatedAt.Equal(updatedAt) || bodySum(cur.Body) != sum {
-			if _, ok, derr := decodeStatus(n, id, cur.Body); ok && derr != nil {
-				return derr
-			}
+		switch {
+		case haveK && k.rev == rec.Rev && s.fresh(k):
+			// The store's own read or write, just now: nothing to check again.
+			discID = k.discID
+		case haveK && k.rev != "" && k.rev != rec.Rev:
 			return fmt.Errorf("%s: status comment %s changed since it was read: %w", what, id, state.ErrConflict)
-		}
-		discID = cur.Discussion.ID
-		has := false
-		for _, l := range cur.Discussion.Labels.Nodes {
-			if l.Name == s.label {
-				has = true
+		default:
+			if discID, err = s.recheck(ctx, n, id, updatedAt, sum); err != nil {
+				s.forgetStatus(n)
+				if errors.Is(err, state.ErrCorrupt) {
+					return err // names the discussion and the comment already
+				}
+				return fmt.Errorf("%s: %w", what, err)
 			}
 		}
-		s.mu.Lock()
-		s.labeled[n] = has
-		s.mu.Unlock()
+		if discID == "" {
+			discID = rec.DiscussionID
+		}
 		if sum == bodySum(body) {
-			// Nothing visible or stored would change: no write. The
-			// re-read above still runs, so a record changed or corrupted
-			// since the caller's read is reported, not papered over.
+			// Nothing visible or stored would change: no write.
 			return s.syncLabel(ctx, n, rec, discID)
 		}
 		if written, err = s.c.updateComment(ctx, id, body); err != nil {
+			if errors.Is(err, resume.ErrNotFound) {
+				s.forgetStatus(n)
+				return fmt.Errorf("%s: status comment %s is gone: %w: %w", what, id, state.ErrConflict, err)
+			}
 			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	rec.Rev = makeRev(written.ID, written.UpdatedAt, written.Body)
 	rec.UpdatedAt = stamped.UpdatedAt
-	return s.syncLabel(ctx, n, rec, discID)
+	s.mu.Lock()
+	s.gen[n]++
+	s.mu.Unlock()
+	err = s.syncLabel(ctx, n, rec, discID)
+	s.remember(n, rec.Rev, discID)
+	return err
+}
+
+// remember records the status comment's revision right after this store
+// wrote it. The waiting label's change, the write's own follow-up, is
+// counted in: it touches no record.
+func (s *CommentStore) remember(n int, rev, discID string) {
+	all, aside := s.c.requestCount()
+	s.mu.Lock()
+	s.known[n] = knownStatus{rev: rev, discID: discID, requests: all, aside: aside, written: true}
+	s.mu.Unlock()
+}
+
+// recheck re-reads a status comment the store has not seen and says whether
+// it is still at the revision (id, updatedAt, body hash) the caller read. It
+// returns the discussion's node id, and keeps the waiting label's state.
+func (s *CommentStore) recheck(ctx context.Context, n int, id string, updatedAt time.Time, sum string) (string, error) {
+	var q statusQuery
+	if err := s.c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)}); err != nil {
+		if errors.Is(err, resume.ErrNotFound) {
+			return "", fmt.Errorf("status comment %s is gone: %w", id, state.ErrConflict)
+		}
+		return "", err
+	}
+	if q.Node == nil || q.Node.C.ID == "" || q.Node.C.DeletedAt != nil || !q.Node.C.ViewerDidAuthor ||
+		q.Node.C.Discussion == nil || q.Node.C.Discussion.Number != n {
+		return "", fmt.Errorf("status comment %s is gone: %w", id, state.ErrConflict)
+	}
+	cur := q.Node.C
+	if !cur.UpdatedAt.Equal(updatedAt) || bodySum(cur.Body) != sum {
+		if _, ok, derr := decodeStatus(n, id, cur.Body); ok && derr != nil {
+			return "", derr
+		}
+		return "", fmt.Errorf("status comment %s changed since it was read: %w", id, state.ErrConflict)
+	}
+	has := false
+	for _, l := range cur.Discussion.Labels.Nodes {
+		if l.Name == s.label {
+			has = true
+		}
+	}
+	s.mu.Lock()
+	s.labeled[n] = has
+	s.mu.Unlock()
+	return cur.Discussion.ID, nil
 }
 
 // syncLabel puts the waiting label on a pending record's discussion and
@@ -460,8 +597,9 @@ type scanNode struct {
 
 type searchQuery struct {
 	Search struct {
-		PageInfo pageInfo
-		Nodes    []struct {
+		DiscussionCount int
+		PageInfo        pageInfo
+		Nodes           []struct {
 			D scanNode `graphql:"... on Discussion"`
 		}
 	} `graphql:"search(query: $query, type: DISCUSSION, first: 100, after: $after)"`
@@ -488,34 +626,41 @@ type bodiesQuery struct {
 
 // Pending lists the discussions a sweep must consider, soonest due first,
 // without reading any discussion whole. Discussions carrying the waiting
-// label are found with a search (one request per 100); recess's first own
-// comment among each one's first comments is read in one batched request per
+// label are found with a search (one request per 100; GitHub search reaches
+// 1,000 results at most, so more waiting discussions than that are not all
+// found, which is logged); recess's first own comment among each one's first
+// comments is read in one batched request per
 // 100, and where it is the status comment the summary carries the record's
 // NextDue and Checked (Known). Elsewhere Known is false and the sweep must
 // visit. So a sweep costs two requests per 100 waiting discussions plus a
 // read for each one that is due or unknown, instead of a read per waiting
 // discussion.
 //
-// Without the label, open discussions are listed by most recent update (at
-// most 1,000) and reported; those whose status comment is not found are
-// returned as unknown. GitHub's search index trails writes by seconds to
+// When the search finds nothing, one more request tells whether the label
+// exists. Without the label, open discussions are listed by most recent
+// update (at most 1,000) and reported; those whose status comment is not
+// found are returned as unknown. GitHub's search index trails writes by seconds to
 // minutes, so a label added moments ago may be missed until the next sweep.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/queries#search
 func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
-	labelID, err := s.c.labelID(ctx, s.label)
+	scanned, err := s.searchWaiting(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("github: comment store: pending: %w", err)
 	}
-	var scanned []scanNode
-	if labelID != "" {
-		scanned, err = s.searchWaiting(ctx)
-	} else {
-		s.c.logf("github: comment store: label %q missing in %s/%s: listing open discussions instead (create the label to make sweeps cheap)", s.label, s.c.owner, s.c.repo)
-		scanned, err = s.listOpen(ctx)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("github: comment store: pending: %w", err)
+	if len(scanned) == 0 {
+		// Nothing labelled: either nothing waits, or the label is missing
+		// (a search for a label that does not exist finds nothing).
+		labelID, err := s.c.labelID(ctx, s.label)
+		if err != nil {
+			return nil, fmt.Errorf("github: comment store: pending: %w", err)
+		}
+		if labelID == "" {
+			s.c.logf("github: comment store: label %q missing in %s/%s: listing open discussions instead (create the label to make sweeps cheap)", s.label, s.c.owner, s.c.repo)
+			if scanned, err = s.listOpen(ctx); err != nil {
+				return nil, fmt.Errorf("github: comment store: pending: %w", err)
+			}
+		}
 	}
 
 	first := map[int]string{}
@@ -587,6 +732,11 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 		}
 		pi := q.Search.PageInfo
 		if !pi.HasNextPage || pi.EndCursor == nil {
+			if total := q.Search.DiscussionCount; total > len(out) {
+				// GitHub search reaches 1,000 results at most: the others
+				// are swept only when an event or a later search finds them.
+				s.c.logf("github: comment store: %d discussions carry the %q label but search reaches only %d of them; the others are not swept (the branch store has no such limit)", total, s.label, len(out))
+			}
 			return out, nil
 		}
 		after = githubv4.NewString(githubv4.String(*pi.EndCursor))

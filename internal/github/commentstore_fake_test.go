@@ -161,8 +161,8 @@ func TestCommentStoreOnFakeGitHub(t *testing.T) {
 	if err := store.Save(ctx, loaded); err != nil {
 		t.Fatalf("Save(unchanged) = %v", err)
 	}
-	if got := f.gh.CountGraphQL() + f.gh.CountREST(); got != 1 {
-		t.Errorf("Save(unchanged) requests = %d, want 1 (the re-read, no write)", got)
+	if got := f.gh.CountGraphQL() + f.gh.CountREST(); got != 0 {
+		t.Errorf("Save(unchanged) requests = %d, want 0 (the store read it itself: no re-read, no write)", got)
 	}
 
 	loaded.Applied = []string{"c-1"}
@@ -170,8 +170,8 @@ func TestCommentStoreOnFakeGitHub(t *testing.T) {
 	if err := store.Save(ctx, loaded); err != nil {
 		t.Fatalf("Save(changed) = %v", err)
 	}
-	if got := f.gh.CountGraphQL() + f.gh.CountREST(); got != 2 {
-		t.Errorf("Save(changed) requests = %d, want 2", got)
+	if got := f.gh.CountGraphQL() + f.gh.CountREST(); got != 1 {
+		t.Errorf("Save(changed) requests = %d, want 1 (the update)", got)
 	}
 
 	f.gh.ResetLog()

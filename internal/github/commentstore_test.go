@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -76,7 +77,9 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 	}
 
 	rec := dueRecord(7, epoch.Add(time.Hour))
-	count("Save (create)", []string{"query repository", "mutation addDiscussionComment", "query repository", "mutation addLabelsToLabelable"},
+	// No Load before: the store reads the discussion to make sure there is
+	// no status comment yet (the label's id comes with that read).
+	count("Save (create)", []string{"query repository", "mutation addDiscussionComment", "mutation addLabelsToLabelable"},
 		func() error { return store.Save(ctx, rec) })
 	if rec.Rev == "" {
 		t.Fatalf("Save did not set Rev")
@@ -102,14 +105,16 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 		t.Errorf("Discussion(7) after Load = %d comments, want the question and recess's status comment", len(disc.Comments))
 	}
 
-	count("Save (unchanged)", []string{"query node"}, func() error { return store.Save(ctx, loaded) })
+	// The store read the status comment itself: no re-read before writing.
+	count("Save (unchanged)", nil, func() error { return store.Save(ctx, loaded) })
 
 	loaded.Applied = append(loaded.Applied, "c-a")
-	count("Save (changed)", []string{"query node", "mutation updateDiscussionComment"}, func() error { return store.Save(ctx, loaded) })
+	count("Save (changed)", []string{"mutation updateDiscussionComment"}, func() error { return store.Save(ctx, loaded) })
 
 	// A write went through the client: the next Discussion reads again.
 	count("Discussion after a write", []string{"query repository"}, func() error { _, err := c.Discussion(ctx, 7); return err })
 
+	// A request went out since the store's last write: it checks again.
 	loaded.OpenRFCs = nil
 	count("Save (no longer pending)", []string{"query node", "mutation updateDiscussionComment", "mutation removeLabelsFromLabelable"},
 		func() error { return store.Save(ctx, loaded) })
@@ -124,6 +129,12 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 	if diff := cmp.Diff(loaded, again); diff != "" {
 		t.Errorf("Load(7) after updates (-saved +loaded):\n%s", diff)
 	}
+
+	// A revision this store has not seen (read by another run) is checked
+	// with one small re-read before the write.
+	other := NewCommentStore(h.client(t, nil))
+	again.Applied = append(again.Applied, "c-b")
+	count("Save (revision read elsewhere)", []string{"query node", "mutation updateDiscussionComment"}, func() error { return other.Save(ctx, again) })
 }
 
 func TestCommentStoreConflicts(t *testing.T) {
@@ -133,8 +144,13 @@ func TestCommentStoreConflicts(t *testing.T) {
 		// act interferes between the Load and the Save.
 		act func(t *testing.T, h *hub, status *hubComment, store *CommentStore)
 		// rev makes the Rev the Save carries from the loaded one.
-		rev  func(loaded string) string
-		want error
+		rev func(loaded string) string
+		// elsewhere: the Save is made by a store that did not read the
+		// record (another run holding a revision read earlier), which
+		// re-reads before writing. The store that read it trusts its own
+		// read (see TestCommentStoreTrustsItsOwnRead).
+		elsewhere bool
+		want      error
 	}{
 		{
 			name: "stale_rev_after_another_save",
@@ -155,14 +171,16 @@ func TestCommentStoreConflicts(t *testing.T) {
 			act: func(t *testing.T, h *hub, status *hubComment, _ *CommentStore) {
 				h.edit(func() { status.body += "\n(edited by an admin)" })
 			},
-			want: state.ErrConflict,
+			elsewhere: true,
+			want:      state.ErrConflict,
 		},
 		{
 			name: "status_comment_deleted",
 			act: func(t *testing.T, h *hub, status *hubComment, _ *CommentStore) {
 				h.edit(func() { delete(h.comments, status.id) })
 			},
-			want: state.ErrConflict,
+			elsewhere: true,
+			want:      state.ErrConflict,
 		},
 		{
 			name: "create_over_existing",
@@ -179,7 +197,8 @@ func TestCommentStoreConflicts(t *testing.T) {
 			act: func(t *testing.T, h *hub, status *hubComment, _ *CommentStore) {
 				h.edit(func() { status.body = "x\n\n<!-- recess:state v1\n!!!not base64!!!\n-->" })
 			},
-			want: state.ErrCorrupt,
+			elsewhere: true,
+			want:      state.ErrCorrupt,
 		},
 	}
 	for _, tt := range tests {
@@ -203,6 +222,9 @@ func TestCommentStoreConflicts(t *testing.T) {
 			}
 			before := h.body(status)
 			rec.Applied = append(rec.Applied, "c-mine")
+			if tt.elsewhere {
+				store = NewCommentStore(h.client(t, nil))
+			}
 			err = store.Save(ctx, rec)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Save = %v, want %v", err, tt.want)
@@ -211,6 +233,84 @@ func TestCommentStoreConflicts(t *testing.T) {
 				t.Errorf("status comment changed by a refused Save:\n%s", got)
 			}
 		})
+	}
+}
+
+// TestCommentStoreTrustsItsOwnRead pins down when the store checks a
+// revision again (see CommentStore): not right after its own read, where a
+// re-read would be no newer (a change made elsewhere in that instant is the
+// window it leaves open); again as soon as a request went out in between
+// (after its own write, dispatches and reactions excepted); and never for a
+// revision older than one it wrote, which is refused at once.
+func TestCommentStoreTrustsItsOwnRead(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	h.addLabel(WaitingLabel)
+	d := h.addDiscussion(7)
+	status := plant(t, h, d, dueRecord(7, epoch), true)
+	h.edit(func() { d.labels[WaitingLabel] = true })
+	c := h.client(t, nil)
+	store := NewCommentStore(c)
+	ctx := context.Background()
+	load := func() *state.Record {
+		t.Helper()
+		rec, err := store.Load(ctx, 7)
+		if err != nil {
+			t.Fatalf("Load(7) = %v", err)
+		}
+		return rec
+	}
+	save := func(name string, rec *state.Record, wantErr error, wantCalls []string) {
+		t.Helper()
+		h.ResetCalls()
+		rec.Applied = append(rec.Applied, "c-"+name)
+		if err := store.Save(ctx, rec); !errors.Is(err, wantErr) {
+			t.Errorf("Save(%s) = %v, want %v", name, err, wantErr)
+		}
+		if diff := cmp.Diff(wantCalls, roots(h.Calls()), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("Save(%s) requests (-want +got):\n%s", name, diff)
+		}
+	}
+
+	first := load()
+	stale := load()
+	h.edit(func() { status.body += "\n(edited by an admin)" })
+	save("right_after_the_read", first, nil, []string{"mutation updateDiscussionComment"})
+	save("older_than_the_stores_write", stale, state.ErrConflict, nil)
+
+	// A reaction after the store's read counts (an acknowledged command
+	// comes before the write); after the store's own write it does not (the
+	// EYES of a dispatch, before the confirmation).
+	reacted := load()
+	if err := c.React(ctx, status.id, resume.Eyes); err != nil {
+		t.Fatalf("React = %v", err)
+	}
+	save("after_a_reaction", reacted, nil, []string{"query node", "mutation updateDiscussionComment"})
+	if err := c.React(ctx, status.id, resume.Eyes); err != nil {
+		t.Fatalf("React = %v", err)
+	}
+	save("after_its_write_and_a_reaction", reacted, nil, []string{"mutation updateDiscussionComment"})
+	// A reaction that had to wait (here: a rate limit) left time for others.
+	h.setFault(failFirst(1, func(cl call) bool { return cl.Root == "addReaction" }, func(w http.ResponseWriter) {
+		w.Header().Set("Retry-After", "30")
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{"message": "secondary rate limit"})
+	}))
+	if err := c.React(ctx, status.id, resume.Eyes); err != nil {
+		t.Fatalf("React after a rate limit = %v", err)
+	}
+	h.setFault(nil)
+	save("after_its_write_and_a_slow_reaction", reacted, nil, []string{"query node", "mutation updateDiscussionComment"})
+
+	again := load()
+	h.edit(func() { status.body += "\n(edited by an admin)" })
+	if _, err := c.Discussion(ctx, 8); err == nil {
+		t.Fatalf("Discussion(8) = nil error, want not found") // any request will do
+	}
+	save("after_another_request", again, state.ErrConflict, []string{"query node"})
+
+	got := load()
+	if diff := cmp.Diff([]string{"c-right_after_the_read", "c-after_a_reaction", "c-after_its_write_and_a_reaction", "c-after_its_write_and_a_slow_reaction"}, got.Applied); diff != "" {
+		t.Errorf("Applied after the refused Saves (-want +got):\n%s", diff)
 	}
 }
 
@@ -450,8 +550,9 @@ func TestCommentStorePending(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Pending() (-want +got):\n%s", diff)
 	}
-	// Label lookup, three search pages, three batches of status bodies.
-	wantCalls := []string{"query repository", "query search", "query search", "query search", "query nodes", "query nodes", "query nodes"}
+	// Three search pages, three batches of status bodies (the label is known
+	// to exist since the search found it).
+	wantCalls := []string{"query search", "query search", "query search", "query nodes", "query nodes", "query nodes"}
 	if diff := cmp.Diff(wantCalls, roots(h.Calls())); diff != "" {
 		t.Errorf("Pending() requests (-want +got):\n%s", diff)
 	}
@@ -486,7 +587,8 @@ func TestCommentStorePendingFallback(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Pending() without the label (-want +got):\n%s", diff)
 	}
-	wantCalls := []string{"query repository", "query repository", "query nodes"}
+	// The search finds nothing, the label lookup says why, then the listing.
+	wantCalls := []string{"query search", "query repository", "query repository", "query nodes"}
 	if diff := cmp.Diff(wantCalls, roots(h.Calls())); diff != "" {
 		t.Errorf("Pending() requests (-want +got):\n%s", diff)
 	}

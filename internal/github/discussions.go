@@ -2,8 +2,13 @@ package github
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shurcooL/githubv4"
@@ -61,6 +66,9 @@ type commentConn struct {
 }
 
 type discussionNode struct {
+	// Repository carries the repository facts every discussion read picks
+	// up at no cost (see repoFacts).
+	Repository      repoFacts
 	ID              string
 	Number          int
 	Title           string
@@ -75,6 +83,65 @@ type discussionNode struct {
 		Nodes []struct{ Name string }
 	} `graphql:"labels(first: 100)"`
 	Comments commentConn `graphql:"comments(first: 100)"`
+}
+
+// repoFacts are what recess needs to know of the repository besides the
+// discussion: the default branch a dispatch runs on, and the node ids of the
+// labels it puts on discussions. They ride along with every discussion read
+// (Discussion.repository): no connection, so GitHub charges nothing for them,
+// and the client never asks for them separately. The label names are the
+// literal values of resume.LabelWaiting and resume.LabelEscalated (a struct
+// tag cannot name a constant; a test keeps them equal).
+type repoFacts struct {
+	DefaultBranchRef *struct{ Name string }
+	Waiting          *struct{ ID string } `graphql:"waiting: label(name: \"recess:waiting\")"`
+	Escalated        *struct{ ID string } `graphql:"escalated: label(name: \"recess:escalated\")"`
+}
+
+// learn records the repository facts from any answer that carries them: the
+// discussion reads of this file and of the stores (which embed
+// discussionNode in their own documents). It follows struct fields and
+// pointers only, a few levels deep, where such documents keep a discussion.
+func (c *Client) learn(answer any) {
+	c.learnValue(reflect.ValueOf(answer), 0)
+}
+
+var repoFactsType = reflect.TypeFor[repoFacts]()
+
+func (c *Client) learnValue(v reflect.Value, depth int) {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct || depth > 3 {
+		return
+	}
+	if v.Type() == repoFactsType {
+		c.noteFacts(v.Interface().(repoFacts))
+		return
+	}
+	for i := range v.NumField() {
+		if v.Type().Field(i).IsExported() {
+			c.learnValue(v.Field(i), depth+1)
+		}
+	}
+}
+
+func (c *Client) noteFacts(f repoFacts) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ref == "" && f.DefaultBranchRef != nil && f.DefaultBranchRef.Name != "" {
+		c.ref = f.DefaultBranchRef.Name
+	}
+	for name, l := range map[string]*struct{ ID string }{resume.LabelWaiting: f.Waiting, resume.LabelEscalated: f.Escalated} {
+		if l != nil {
+			c.labels[name] = l.ID
+		} else {
+			c.labels[name] = ""
+		}
+	}
 }
 
 // discussionQuery reads a discussion, its first 100 comments and the first
@@ -179,7 +246,15 @@ func (c *Client) fetch(ctx context.Context, number int) (*snapshot, error) {
 	if d == nil {
 		return nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
 	}
+	return c.snapshotOf(ctx, number, d, writes)
+}
 
+// snapshotOf completes a discussion read whose first page arrived in d:
+// further pages only where GitHub says there are more. writes is the
+// client's write count when the read began. A store whose own document
+// embeds discussionNode completes its read with it too.
+func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode, writes int) (*snapshot, error) {
+	what := fmt.Sprintf("github: discussion %d", number)
 	var all []storedComment
 	conn := d.Comments
 	for {
@@ -352,7 +427,7 @@ func (c *Client) React(ctx context.Context, subjectID string, r resume.Reaction)
 		} `graphql:"addReaction(input: $input)"`
 	}
 	input := githubv4.AddReactionInput{SubjectID: githubv4.ID(subjectID), Content: githubv4.ReactionContent(r)}
-	if err := c.mutate(ctx, &m, input); err != nil {
+	if err := c.setAside(func() error { return c.mutate(ctx, &m, input) }); err != nil {
 		return fmt.Errorf("github: react %s on %s: %w", r, subjectID, err)
 	}
 	return nil
@@ -368,42 +443,49 @@ func (c *Client) Unreact(ctx context.Context, subjectID string, r resume.Reactio
 		} `graphql:"removeReaction(input: $input)"`
 	}
 	input := githubv4.RemoveReactionInput{SubjectID: githubv4.ID(subjectID), Content: githubv4.ReactionContent(r)}
-	if err := c.mutate(ctx, &m, input); err != nil {
+	if err := c.setAside(func() error { return c.mutate(ctx, &m, input) }); err != nil {
 		return fmt.Errorf("github: remove reaction %s from %s: %w", r, subjectID, err)
 	}
 	return nil
 }
 
 // labelID returns the node id of a repository label, "" when the repository
-// has no such label. Both answers are cached for the client's lifetime.
+// has no such label. Both answers are cached for the client's lifetime; the
+// labels recess uses are usually known already from a discussion read
+// (repoFacts), so this asks GitHub only for others.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#repository
 func (c *Client) labelID(ctx context.Context, name string) (string, error) {
 	c.mu.Lock()
 	id, ok := c.labels[name]
 	c.mu.Unlock()
-	if ok {
-		return id, nil
-	}
-	var q struct {
-		Repository struct {
-			Label *struct{ ID string } `graphql:"label(name: $label)"`
-		} `graphql:"repository(owner: $owner, name: $name)"`
-	}
-	vars := c.repoVars()
-	vars["label"] = githubv4.String(name)
-	if err := c.query(ctx, &q, vars); err != nil {
-		return "", fmt.Errorf("github: label %q: %w", name, err)
-	}
-	if q.Repository.Label != nil {
-		id = q.Repository.Label.ID
+	if !ok {
+		var q struct {
+			Repository struct {
+				Label *struct{ ID string } `graphql:"label(name: $label)"`
+			} `graphql:"repository(owner: $owner, name: $name)"`
+		}
+		vars := c.repoVars()
+		vars["label"] = githubv4.String(name)
+		if err := c.query(ctx, &q, vars); err != nil {
+			return "", fmt.Errorf("github: label %q: %w", name, err)
+		}
+		if q.Repository.Label != nil {
+			id = q.Repository.Label.ID
+		}
+		c.mu.Lock()
+		c.labels[name] = id
+		c.mu.Unlock()
 	}
 	if id == "" {
-		c.logf("github: label %q does not exist in %s/%s; create it to enable labelling", name, c.owner, c.repo)
+		c.mu.Lock()
+		first := !c.missingLabels[name]
+		c.missingLabels[name] = true
+		c.mu.Unlock()
+		if first {
+			c.logf("github: label %q does not exist in %s/%s; create it to enable labelling", name, c.owner, c.repo)
+		}
 	}
-	c.mu.Lock()
-	c.labels[name] = id
-	c.mu.Unlock()
 	return id, nil
 }
 
@@ -464,4 +546,148 @@ func (c *Client) Minimize(ctx context.Context, commentID string) error {
 		return fmt.Errorf("github: minimize %s: %w", commentID, err)
 	}
 	return nil
+}
+
+// activityNode is what Activity reads of each discussion: its state, and the
+// newest top-level comment with that comment's newest reply.
+type activityNode struct {
+	CreatedAt time.Time
+	Closed    bool
+	Locked    bool
+	Comments  struct {
+		Nodes []struct {
+			CreatedAt       time.Time
+			ViewerDidAuthor bool
+			Replies         struct {
+				Nodes []struct {
+					CreatedAt       time.Time
+					ViewerDidAuthor bool
+				}
+			} `graphql:"replies(last: 1)"`
+		}
+	} `graphql:"comments(last: 1)"`
+}
+
+var activityNodeType = reflect.TypeFor[*activityNode]()
+
+// Activity tells, for up to 100 discussions per request, when each last saw
+// a comment by someone else than recess: the creation time of its newest
+// top-level comment or of that comment's newest reply (the discussion's own
+// creation when neither is someone else's). GitHub charges about two points
+// per 100. It implements resume.ActivityProber, so that a sweep finds lost
+// events without reading each waiting discussion. recess's own comments are
+// not activity: they have no event to lose, and some (a note posted after
+// the record was written) are newer than what the record checked, which
+// would send every sweep back to them.
+//
+// What it cannot see: a reply under an older thread than the newest
+// top-level comment, and a comment just before recess's own newest one
+// (GitHub offers no per-discussion "last reply" field, and
+// Discussion.updatedAt also moves with label and status-comment edits, which
+// would make every probe visit every discussion); these are caught by the
+// discussion's next event or due moment. Replies to recess's question in its
+// own thread, the usual answer, are seen while that thread is the newest.
+// Edits and deletions are not activity. Closed, locked and deleted
+// discussions are left out of the answer, so that the sweep visits them and
+// expires their recesses.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
+func (c *Client) Activity(ctx context.Context, numbers []int) (map[int]time.Time, error) {
+	out := make(map[int]time.Time, len(numbers))
+	numbers = slices.Clone(numbers)
+	slices.Sort(numbers)
+	numbers = slices.Compact(numbers)
+	for len(numbers) > 0 {
+		chunk := numbers[:min(len(numbers), pageSize)]
+		numbers = numbers[len(chunk):]
+		if err := c.activityPage(ctx, chunk, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// activityPage asks for one page of discussions, each under its own alias
+// ("d12: discussion(number: 12)"). A deleted discussion voids GitHub's whole
+// answer with a NOT_FOUND naming its alias: the page is asked again without
+// it (left out: the sweep visits it and expires its recesses).
+func (c *Client) activityPage(ctx context.Context, numbers []int, out map[int]time.Time) error {
+	for len(numbers) > 0 {
+		fields := make([]reflect.StructField, len(numbers))
+		for i, n := range numbers {
+			fields[i] = reflect.StructField{
+				Name: "D" + strconv.Itoa(i),
+				Type: activityNodeType,
+				Tag:  reflect.StructTag(fmt.Sprintf(`graphql:"d%d: discussion(number: %d)"`, n, n)),
+			}
+		}
+		query := reflect.New(reflect.StructOf([]reflect.StructField{{
+			Name: "Repository",
+			Type: reflect.StructOf(fields),
+			Tag:  `graphql:"repository(owner: $owner, name: $name)"`,
+		}}))
+		err := c.query(ctx, query.Interface(), c.repoVars())
+		if err != nil {
+			gone := goneAliases(err)
+			if gone == nil {
+				return fmt.Errorf("github: activity of %d discussion(s): %w", len(numbers), err)
+			}
+			left := slices.DeleteFunc(slices.Clone(numbers), func(n int) bool { return gone[n] })
+			if len(left) == len(numbers) {
+				return fmt.Errorf("github: activity of %d discussion(s): %w", len(numbers), err)
+			}
+			numbers = left
+			continue
+		}
+		repo := query.Elem().Field(0)
+		for i, n := range numbers {
+			d, _ := repo.Field(i).Interface().(*activityNode)
+			if d == nil || d.Closed || d.Locked {
+				continue
+			}
+			newest := d.CreatedAt
+			for _, cm := range d.Comments.Nodes {
+				if !cm.ViewerDidAuthor {
+					newest = later(newest, cm.CreatedAt)
+				}
+				for _, r := range cm.Replies.Nodes {
+					if !r.ViewerDidAuthor {
+						newest = later(newest, r.CreatedAt)
+					}
+				}
+			}
+			out[n] = newest
+		}
+		return nil
+	}
+	return nil
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// goneAliases returns the discussion numbers of an answer whose every error
+// is a NOT_FOUND of a "dN" alias; nil when the error is anything else.
+func goneAliases(err error) map[int]bool {
+	var ge *GraphQLError
+	if !errors.As(err, &ge) || !ge.NotFound() {
+		return nil
+	}
+	out := map[int]bool{}
+	for _, it := range ge.Errors {
+		if len(it.Path) == 0 {
+			return nil
+		}
+		alias, _ := it.Path[len(it.Path)-1].(string)
+		n, perr := strconv.Atoi(strings.TrimPrefix(alias, "d"))
+		if !strings.HasPrefix(alias, "d") || perr != nil {
+			return nil
+		}
+		out[n] = true
+	}
+	return out
 }

@@ -24,7 +24,15 @@ import (
 // 400, 404 and 422 answers wrap resume.ErrDispatchRefused.
 //
 // GitHub docs: https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event
-func (c *Client) Dispatch(ctx context.Context, req resume.DispatchRequest) (int64, error) {
+func (c *Client) Dispatch(ctx context.Context, req resume.DispatchRequest) (runID int64, err error) {
+	err = c.setAside(func() error {
+		runID, err = c.dispatch(ctx, req)
+		return err
+	})
+	return runID, err
+}
+
+func (c *Client) dispatch(ctx context.Context, req resume.DispatchRequest) (int64, error) {
 	ref, err := c.dispatchRef(ctx)
 	if err != nil {
 		return 0, err
@@ -70,8 +78,9 @@ func (c *Client) Dispatch(ctx context.Context, req resume.DispatchRequest) (int6
 	return 0, nil
 }
 
-// dispatchRef is Config.Ref, or the repository's default branch, looked up
-// once.
+// dispatchRef is Config.Ref, or the repository's default branch: learned for
+// free from the discussion read every run makes first (repoFacts), and
+// looked up (one REST request) only when no discussion was read.
 //
 // GitHub docs: https://docs.github.com/rest/repos/repos#get-a-repository
 func (c *Client) dispatchRef(ctx context.Context) (string, error) {

@@ -63,10 +63,22 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 			rec.Applied = append(rec.Applied, "c-1")
 			return store.Save(ctx, rec)
 		}},
+		{"save_revision_read_elsewhere", func() error {
+			rec, err := store.Load(ctx, 2)
+			if err != nil {
+				return err
+			}
+			rec.Applied = append(rec.Applied, "c-2")
+			return NewCommentStore(h.client(t, nil)).Save(ctx, rec)
+		}},
+		{"activity", func() error { _, err := c.Activity(ctx, []int{1, 2}); return err }},
 		{"pending_search", func() error { _, err := store.Pending(ctx); return err }},
 		{"pending_fallback", func() error {
 			h.mu.Lock()
 			delete(h.labels, WaitingLabel)
+			for _, d := range h.discs {
+				delete(d.labels, WaitingLabel)
+			}
 			h.mu.Unlock()
 			_, err := NewCommentStore(h.client(t, nil)).Pending(ctx)
 			return err
@@ -108,9 +120,9 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 	}
 	// The client's documents: discussion, comment page, reply page, parent
 	// lookup, label lookup, status re-read, bodies, search, open
-	// discussions, and seven mutations. A new document must be driven
-	// above, and this count raised.
-	if got, want := len(docs), 16; got != want {
+	// discussions, activity, and seven mutations. A new document must be
+	// driven above, and this count raised.
+	if got, want := len(docs), 17; got != want {
 		t.Errorf("distinct documents sent = %d, want %d:\n%s", got, want, strings.Join(keys(docs), "\n"))
 	}
 }

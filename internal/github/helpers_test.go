@@ -449,12 +449,15 @@ func toInt(v any) int {
 }
 
 // page serves a connection the way GitHub does: first (1..100) items after
-// an opaque cursor.
+// an opaque cursor, or the last ones.
 func page[T any](items []T, args map[string]any, node func(T) any) obj {
 	first := toInt(args["first"])
 	start := 0
 	if a, ok := args["after"].(string); ok && a != "" {
 		start, _ = strconv.Atoi(strings.TrimPrefix(a, "cur"))
+	}
+	if last, ok := args["last"]; ok && last != nil {
+		start, first = max(len(items)-toInt(last), 0), toInt(last)
 	}
 	end := min(start+first, len(items))
 	nodes := []any{}
@@ -519,6 +522,7 @@ func (h *hub) discObj(d *hubDisc) obj {
 		"locked":          false,
 		"viewerDidAuthor": false,
 		"author":          obj{"login": "alice"},
+		"repository":      h.repoFacts(),
 		"labels": resolver(func(args map[string]any) any {
 			var names []string
 			for n, on := range d.labels {
@@ -531,6 +535,22 @@ func (h *hub) discObj(d *hubDisc) obj {
 		}),
 		"comments": resolver(func(args map[string]any) any {
 			return page(d.comments, args, func(c *hubComment) any { return h.commentObj(c) })
+		}),
+	}
+}
+
+// repoFacts is what a discussion's repository field answers: the default
+// branch and the repository's labels by name.
+func (h *hub) repoFacts() obj {
+	return obj{
+		"__typename":       "Repository",
+		"defaultBranchRef": obj{"name": "main"},
+		"label": resolver(func(args map[string]any) any {
+			id, ok := h.labels[args["name"].(string)]
+			if !ok {
+				return nil
+			}
+			return obj{"id": id, "name": args["name"]}
 		}),
 	}
 }

@@ -1,0 +1,178 @@
+package github
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/recess-action/recess/resume"
+)
+
+func TestActivityOnFakeGitHub(t *testing.T) {
+	t.Parallel()
+	f := newFakeRepo(t)
+	ctx := context.Background()
+	say := func(n int, parent, author string) time.Time {
+		t.Helper()
+		f.clock.Advance(time.Minute)
+		var err error
+		if parent != "" {
+			_, err = f.gh.Reply(parent, author, "words")
+		} else {
+			_, err = f.gh.Comment(f.ids[n], author, "words")
+		}
+		if err != nil {
+			t.Fatalf("comment on %d: %v", n, err)
+		}
+		return f.clock.Now().UTC()
+	}
+	created := epoch // every discussion of the fake repository
+	topLevel := func(n int) string {
+		t.Helper()
+		cs, err := f.gh.Comments(f.ids[n])
+		if err != nil || len(cs) == 0 {
+			t.Fatalf("Comments(%d) = %v, %v", n, cs, err)
+		}
+		return cs[0].ID
+	}
+
+	want := map[int]time.Time{1: created}
+	want[2] = say(2, "", "alice")
+	say(3, "", "alice")
+	want[3] = say(3, topLevel(3), "bob") // a reply in the newest thread
+	say(4, "", "alice")
+	want[4] = say(4, "", "carol")
+	say(4, topLevel(4), "bob") // a reply in an older thread: not seen
+	say(5, "", "alice")
+	say(5, "", "github-actions[bot]") // hides alice's: not activity, and newest
+	want[5] = created
+	say(9, "", "github-actions[bot]")
+	want[10] = say(10, "", "github-actions[bot]")
+	want[10] = say(10, topLevel(10), "bob") // a reply to recess's question
+	if err := f.gh.CloseDiscussion(f.ids[6], "RESOLVED"); err != nil {
+		t.Fatalf("CloseDiscussion = %v", err)
+	}
+	if err := f.gh.LockDiscussion(f.ids[7], true); err != nil {
+		t.Fatalf("LockDiscussion = %v", err)
+	}
+	if err := f.gh.DeleteDiscussion(f.ids[8]); err != nil {
+		t.Fatalf("DeleteDiscussion = %v", err)
+	}
+	numbers := []int{1, 2, 3, 4, 5, 6, 7, 8}
+	for n := 9; n <= 60; n++ {
+		numbers = append(numbers, n)
+		if _, ok := want[n]; !ok {
+			want[n] = created
+		}
+	}
+
+	c := f.client(t)
+	f.gh.ResetLog()
+	got, err := c.Activity(ctx, numbers)
+	if err != nil {
+		t.Fatalf("Activity(%d numbers) = %v", len(numbers), err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Activity() (-want +got):\n%s", diff)
+	}
+	// One page, asked again without the deleted discussion.
+	if got, want := f.gh.CountGraphQL(), 2; got != want {
+		t.Errorf("Activity() requests = %d, want %d", got, want)
+	}
+	t.Logf("Activity over %d discussions, one deleted: %d requests, %d points", len(numbers), f.gh.CountGraphQL(), f.gh.GraphQLPoints())
+
+	t.Run("pages_of_100", func(t *testing.T) {
+		t.Parallel()
+		f := newFakeRepo(t)
+		for range 150 - fakeDiscussions {
+			if _, err := f.gh.CreateDiscussion("o/r", "alice", "RFC", "more"); err != nil {
+				t.Fatalf("CreateDiscussion = %v", err)
+			}
+		}
+		c := f.client(t)
+		var numbers []int
+		for n := 1; n <= 150; n++ {
+			numbers = append(numbers, n, n) // a number asked twice is read once
+		}
+		f.gh.ResetLog()
+		got, err := c.Activity(context.Background(), numbers)
+		if err != nil {
+			t.Fatalf("Activity = %v", err)
+		}
+		if len(got) != 150 {
+			t.Errorf("Activity() answered %d discussions, want 150", len(got))
+		}
+		if n, points := f.gh.CountGraphQL(), f.gh.GraphQLPoints(); n != 2 || points > 3 {
+			t.Errorf("Activity(150 discussions) = %d requests, %d points; want 2 requests (100 a page), 2 points for a full page", n, points)
+		}
+	})
+}
+
+// TestRepoFactsLabelsAreRecessLabels keeps the label names written into the
+// repoFacts document equal to the engine's constants.
+func TestRepoFactsLabelsAreRecessLabels(t *testing.T) {
+	t.Parallel()
+	typ := reflect.TypeFor[repoFacts]()
+	for _, tt := range []struct{ field, label string }{
+		{"Waiting", resume.LabelWaiting},
+		{"Escalated", resume.LabelEscalated},
+	} {
+		f, ok := typ.FieldByName(tt.field)
+		if !ok {
+			t.Fatalf("repoFacts has no field %s", tt.field)
+		}
+		if tag := f.Tag.Get("graphql"); !strings.Contains(tag, `label(name: "`+tt.label+`")`) {
+			t.Errorf("repoFacts.%s tag = %q, want the label %q", tt.field, tag, tt.label)
+		}
+	}
+	if WaitingLabel != resume.LabelWaiting {
+		t.Errorf("WaitingLabel = %q, want resume.LabelWaiting %q", WaitingLabel, resume.LabelWaiting)
+	}
+}
+
+// TestDispatchRefLearnedFromDiscussionRead checks that a run which has read
+// a discussion dispatches without asking for the default branch, and that
+// labelling needs no label lookup.
+func TestDispatchRefLearnedFromDiscussionRead(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	h.addLabel("recess:escalated")
+	d := h.addDiscussion(4)
+	var dispatched map[string]any
+	h.rest.HandleFunc("POST /api/v3/repos/o/r/actions/workflows/agent.yml/dispatches", func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			t.Errorf("dispatch body: %v", err)
+		}
+		dispatched = body
+		writeJSON(w, 200, map[string]any{"workflow_run_id": 7})
+	})
+	c := h.client(t, nil)
+	ctx := context.Background()
+	if _, err := c.Discussion(ctx, 4); err != nil {
+		t.Fatalf("Discussion(4) = %v", err)
+	}
+	h.ResetCalls()
+	if _, err := c.Dispatch(ctx, resume.DispatchRequest{CorrelationID: "c-1", Discussion: 4}); err != nil {
+		t.Fatalf("Dispatch = %v", err)
+	}
+	if err := c.Label(ctx, d.id, "recess:escalated"); err != nil {
+		t.Fatalf("Label = %v", err)
+	}
+	if err := c.Label(ctx, d.id, "recess:waiting"); err != nil { // missing: a logged no-op
+		t.Fatalf("Label(missing) = %v", err)
+	}
+	wantCalls := []string{"POST /repos/o/r/actions/workflows/agent.yml/dispatches", "mutation addLabelsToLabelable"}
+	if diff := cmp.Diff(wantCalls, roots(h.Calls())); diff != "" {
+		t.Errorf("requests after a discussion read (-want +got):\n%s", diff)
+	}
+	if dispatched["ref"] != "main" {
+		t.Errorf("dispatch ref = %v, want main (the default branch the read reported)", dispatched["ref"])
+	}
+}

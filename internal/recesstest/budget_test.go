@@ -1,0 +1,433 @@
+package recesstest
+
+// The API budgets of issue 6, asserted as request counts against the fake
+// GitHub (never as timings), for both state stores. BENCHMARKS.md lists them
+// with the figures; the seeding helpers here serve bench_test.go too.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
+)
+
+// stores are the state stores every budget holds for.
+var stores = []string{"comment", "branch"}
+
+// Budgets per event and per sweep.
+const (
+	// maxCommentReads and maxCommentWrites bound a comment that does not
+	// fire; a comment that changes nothing visible writes nothing.
+	maxCommentReads  = 1
+	maxCommentWrites = 1
+	// maxFiring bounds a comment that fires, everything included.
+	maxFiring = 5
+	// pageSize is how many records one batched request covers.
+	pageSize = 100
+)
+
+func reads(c Count) int { return c.Total() - c.Writes }
+
+func pages(n int) int { return (n + pageSize - 1) / pageSize }
+
+// recessedDiscussion opens a discussion, lets recess take it in and the agent
+// recess on it with trigger, and moves the clock a minute on.
+func recessedDiscussion(t testing.TB, w *World, trigger string) (int, string) {
+	t.Helper()
+	ctx := context.Background()
+	n, id := w.Open("alice")
+	if _, err := w.Engine(nil).Engine.Intake(ctx, n); err != nil {
+		t.Fatalf("Intake(%d) = %v", n, err)
+	}
+	var waiting []githubfake.Run
+	for _, r := range w.Waiting() {
+		if r.Inputs["discussion_number"] == strconv.Itoa(n) {
+			waiting = append(waiting, r)
+		}
+	}
+	if len(waiting) != 1 {
+		t.Fatalf("agent runs waiting on discussion %d after intake = %d, want 1", n, len(waiting))
+	}
+	if _, err := w.Answer(ctx, waiting[0], Recessed("Which storage backend should we assume?", trigger)); err != nil {
+		t.Fatalf("recessed verdict on %d: %v", n, err)
+	}
+	w.Advance(time.Minute)
+	return n, id
+}
+
+// at moves a World's clock to start+d.
+func at(w *World, d time.Duration) {
+	w.Advance(w.opt.Start.Add(d).Sub(w.Now()))
+}
+
+// maxProbed is how many waiting records one sweep probes for lost events
+// (resume's maxProbed); a sweep probes the next ones in turn.
+const maxProbed = 500
+
+// probeCost is what probing waiting records costs: a request per 100 of
+// them, at most maxProbed.
+func probeCost(waiting int) int { return pages(min(waiting, maxProbed)) }
+
+// seedOpts shape seeded records.
+type seedOpts struct {
+	// open records wait on people; due of them have an elapsed trigger
+	// already due, spread evenly among the others, soonest first.
+	open, due int
+	// idle discussions without any record.
+	idle int
+}
+
+// seed plants records straight into the fake GitHub in the store's own
+// format (the status comment authored by recess's identity with the hidden
+// record and the waiting label; or the record files and index shards on the
+// state branch), as if recess had written them: seeding 10,000 through engine
+// runs would take minutes. It returns the due discussions' numbers, soonest
+// due first.
+func seed(tb testing.TB, w *World, o seedOpts) []int {
+	tb.Helper()
+	now := w.Now()
+	files := map[string]string{}
+	shards := map[int]map[string]map[string]*string{}
+	every := 0
+	if o.due > 0 {
+		every = max(o.open/o.due, 1)
+	}
+	var due []int
+	for i := range o.open {
+		d, err := w.GH.CreateDiscussion(Repo, "alice", "RFC "+strconv.Itoa(i), "please review")
+		if err != nil {
+			tb.Fatalf("seed: discussion: %v", err)
+		}
+		start := state.Cursor{At: d.CreatedAt.UTC()}
+		rec := state.New(d.Number)
+		rec.DiscussionID = d.ID
+		rec.Seen, rec.Commands = start, start
+		rfc := &state.RFC{Trigger: json.RawMessage(`{"kind":"missing_input","replies":2}`), OpenedAt: now,
+			RepliesAfter: start, Since: start, RecessCount: 1, Summary: "waiting for the storage owners"}
+		if every > 0 && i%every == 0 && len(due) < o.due {
+			rfc.Trigger = json.RawMessage(`{"kind":"elapsed","elapsed":"PT1H"}`)
+			rfc.OpenedAt = now.Add(-2*time.Hour + time.Duration(len(due))*time.Second)
+			dueAt := rfc.OpenedAt.Add(time.Hour)
+			rfc.DueAt = &dueAt
+			due = append(due, d.Number)
+		}
+		rec.OpenRFCs = map[string]*state.RFC{"c-seed-" + strconv.Itoa(d.Number): rfc}
+		rec.Checked, rec.UpdatedAt = now, now
+		rec.Status = "⏸️ Waiting for replies (seeded)."
+		switch w.opt.Store {
+		case "comment":
+			body, err := state.EncodeComment(rec.Status, rec)
+			if err != nil {
+				tb.Fatalf("seed: encode: %v", err)
+			}
+			if _, err := w.GH.Comment(d.ID, Bot, body); err != nil {
+				tb.Fatalf("seed: status comment: %v", err)
+			}
+			if err := w.GH.LabelDiscussion(d.ID, resume.LabelWaiting); err != nil {
+				tb.Fatalf("seed: label: %v", err)
+			}
+		case "branch":
+			data, err := state.Encode(rec)
+			if err != nil {
+				tb.Fatalf("seed: encode: %v", err)
+			}
+			files[fmt.Sprintf("discussions/%d.json", d.Number)] = string(data)
+			k := d.Number % 16
+			if shards[k] == nil {
+				shards[k] = map[string]map[string]*string{}
+			}
+			entry := map[string]*string{"next_due": nil, "checked": wire(rec.Checked)}
+			if next := rec.NextDue(); !next.IsZero() {
+				entry["next_due"] = wire(next)
+			}
+			shards[k][strconv.Itoa(d.Number)] = entry
+		}
+	}
+	if w.opt.Store == "branch" && o.open > 0 {
+		for k, entries := range shards {
+			data, err := json.MarshalIndent(entries, "", "  ")
+			if err != nil {
+				tb.Fatalf("seed: index: %v", err)
+			}
+			files[fmt.Sprintf("index/%d.json", k)] = string(data) + "\n"
+		}
+		if _, err := w.GH.Commit(Repo, "recess-state", "recess: seeded", files); err != nil {
+			tb.Fatalf("seed: commit: %v", err)
+		}
+	}
+	for range o.idle {
+		if _, err := w.GH.CreateDiscussion(Repo, "bob", "Question", "no recess here"); err != nil {
+			tb.Fatalf("seed: idle discussion: %v", err)
+		}
+	}
+	return due
+}
+
+func wire(t time.Time) *string {
+	s := t.UTC().Format(time.RFC3339Nano)
+	return &s
+}
+
+// sweep runs one sweep and counts it.
+func sweep(t testing.TB, w *World) (*resume.Result, Count) {
+	t.Helper()
+	var res *resume.Result
+	c := w.Measure(func() {
+		var err error
+		if res, err = w.Engine(nil).Engine.Sweep(context.Background()); err != nil {
+			t.Fatalf("Sweep() = %v", err)
+		}
+	})
+	return res, c
+}
+
+// pendingCost is what listing the waiting records costs a store: the
+// branch store reads its index in one request; the comment store searches
+// the waiting label and reads the status comments, a request each per 100.
+func pendingCost(store string, waiting int) int {
+	if store == "branch" {
+		return 1
+	}
+	return 2 * max(pages(waiting), 1)
+}
+
+// TestBudgetComment: a comment that does not fire costs at most one read
+// and one write, none when nothing visible changes; one that fires at most
+// five requests in all.
+func TestBudgetComment(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// trigger is the recess's; "" means the agent is still at work.
+		trigger string
+		// duplicate delivers the event twice and measures the second.
+		duplicate bool
+		fires     bool
+		// maxReads, maxWrites and maxTotal bound the measured run.
+		maxReads, maxWrites, maxTotal int
+	}{
+		{name: "not_firing", trigger: `{"kind":"missing_input","replies":2}`,
+			maxReads: maxCommentReads, maxWrites: maxCommentWrites, maxTotal: maxCommentReads + maxCommentWrites},
+		{name: "duplicate_event", trigger: `{"kind":"missing_input","replies":2}`, duplicate: true,
+			maxReads: maxCommentReads, maxWrites: 0, maxTotal: maxCommentReads},
+		{name: "status_text_unchanged", trigger: `{"kind":"missing_input","replies":1,"from":["carol"]}`,
+			maxReads: maxCommentReads, maxWrites: 0, maxTotal: maxCommentReads},
+		{name: "while_the_agent_works",
+			maxReads: maxCommentReads, maxWrites: 0, maxTotal: maxCommentReads},
+		{name: "firing", trigger: `{"kind":"missing_input","replies":1}`, fires: true,
+			maxReads: maxFiring, maxWrites: maxFiring, maxTotal: maxFiring},
+	}
+	for _, store := range stores {
+		for _, tt := range tests {
+			t.Run(store+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				w := New(t, Options{Store: store})
+				var n int
+				var id string
+				if tt.trigger == "" {
+					n, id = w.Open("alice")
+					if _, err := w.Engine(nil).Engine.Intake(ctx, n); err != nil {
+						t.Fatalf("Intake(%d) = %v", n, err)
+					}
+					w.Advance(time.Minute)
+				} else {
+					n, id = recessedDiscussion(t, w, tt.trigger)
+				}
+				w.Say(id, "", "bob", "We use Postgres.")
+				runs := len(w.Runs())
+				inbound := func() *resume.Result {
+					res, err := w.Engine(nil).Engine.Inbound(ctx, n)
+					if err != nil {
+						t.Fatalf("Inbound(%d) = %v", n, err)
+					}
+					return res
+				}
+				if tt.duplicate {
+					inbound()
+				}
+				var res *resume.Result
+				c := w.Measure(func() { res = inbound() })
+				t.Logf("%s store, %s: %v", store, tt.name, c)
+				if res.Fired != tt.fires {
+					t.Errorf("Inbound(%d).Fired = %v, want %v", n, res.Fired, tt.fires)
+				}
+				if got, want := len(w.Runs())-runs, map[bool]int{true: 1}[tt.fires]; got != want {
+					t.Errorf("agent runs dispatched by the comment = %d, want %d", got, want)
+				}
+				if reads(c) > tt.maxReads || c.Writes > tt.maxWrites || c.Total() > tt.maxTotal {
+					t.Errorf("Inbound(%d) = %v; want at most %d reads, %d writes, %d in all", n, c, tt.maxReads, tt.maxWrites, tt.maxTotal)
+				}
+			})
+		}
+	}
+}
+
+// TestBudgetSweep: a sweep's requests grow with what is due plus a page per
+// 100 waiting records (the lost-event probe), never with the discussions of
+// the repository; a sweep writes nothing it merely looked at; max-operations
+// holds, soonest due first, and what is left is picked up next time.
+func TestBudgetSweep(t *testing.T) {
+	t.Parallel()
+	const open, idle = 150, 250
+	for _, store := range stores {
+		t.Run(store+"/nothing_due", func(t *testing.T) {
+			t.Parallel()
+			w := New(t, Options{Store: store})
+			seed(t, w, seedOpts{idle: idle})
+			at(w, 10*time.Minute)
+			res, c := sweep(t, w)
+			t.Logf("%s store, nothing waiting, %d idle discussions: %v", store, idle, c)
+			if c.Total() > pendingCost(store, 0) || c.Writes != 0 || len(res.Sweep) != 0 {
+				t.Errorf("sweep with nothing waiting = %v visiting %d; want at most %d read(s), no write, no visit", c, len(res.Sweep), pendingCost(store, 0))
+			}
+			seed(t, w, seedOpts{open: open})
+			at(w, 20*time.Minute)
+			res, c = sweep(t, w)
+			t.Logf("%s store, %d waiting, %d idle discussions, nothing due: %v", store, open, idle, c)
+			if max := pendingCost(store, open) + probeCost(open); c.Total() > max || c.Writes != 0 || len(res.Sweep) != 0 {
+				t.Errorf("sweep with nothing due = %v visiting %d; want at most %d reads (listing, probe), no write, no visit", c, len(res.Sweep), max)
+			}
+		})
+		t.Run(store+"/grows_with_due_not_with_discussions", func(t *testing.T) {
+			t.Parallel()
+			const due = 3
+			var counts []Count
+			for _, extra := range []int{0, idle} {
+				w := New(t, Options{Store: store})
+				seed(t, w, seedOpts{open: open, due: due, idle: extra})
+				at(w, 10*time.Minute)
+				res, c := sweep(t, w)
+				t.Logf("%s store, %d waiting (%d due), %d idle discussions: %v", store, open, due, extra, c)
+				if !res.Fired || len(w.Runs()) != due {
+					t.Fatalf("sweep fired %v, %d runs; want the %d due recesses resumed", res.Fired, len(w.Runs()), due)
+				}
+				if max := pendingCost(store, open) + probeCost(open-due) + due*maxFiring; c.Total() > max {
+					t.Errorf("sweep with %d due = %v, want at most %d (listing, probe, %d per resume)", due, c, max, maxFiring)
+				}
+				counts = append(counts, c)
+			}
+			if counts[0] != counts[1] {
+				t.Errorf("sweep cost %v with no idle discussion but %v with %d: it must not grow with the repository", counts[0], counts[1], idle)
+			}
+		})
+		t.Run(store+"/lost_event_caught_by_the_next_sweep", func(t *testing.T) {
+			t.Parallel()
+			w := New(t, Options{Store: store})
+			seed(t, w, seedOpts{open: 20})
+			n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":1}`)
+			w.Say(id, "", "bob", "We use Postgres.") // its event is lost
+			runs := len(w.Runs())
+			at(w, 10*time.Minute)
+			res, c := sweep(t, w)
+			t.Logf("%s store, sweep over 21 waiting, one lost event: %v", store, c)
+			if !res.Fired || res.FiredBy != resume.KindMissingInput || len(w.Runs()) != runs+1 {
+				t.Fatalf("sweep fired %v by %q: the lost reply on discussion %d was not caught up", res.Fired, res.FiredBy, n)
+			}
+			if max := pendingCost(store, 21) + probeCost(21) + maxFiring; c.Total() > max {
+				t.Errorf("sweep = %v, want at most %d", c, max)
+			}
+		})
+		t.Run(store+"/lost_event_beyond_one_probe", func(t *testing.T) {
+			t.Parallel()
+			const many = maxProbed + 100
+			w := New(t, Options{Store: store})
+			seed(t, w, seedOpts{open: many - 1})
+			n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":1}`)
+			w.Say(id, "", "bob", "We use Postgres.") // its event is lost
+			// Each sweep probes maxProbed of the waiting records, the next
+			// ones in turn: two sweeps cover them all.
+			fired := false
+			for i := range 2 {
+				at(w, time.Duration(10+5*i)*time.Minute)
+				res, c := sweep(t, w)
+				t.Logf("%s store, sweep %d over %d waiting: %v", store, i+1, many, c)
+				if max := pendingCost(store, many) + probeCost(many) + maxFiring; c.Total() > max {
+					t.Errorf("sweep %d = %v, want at most %d", i+1, c, max)
+				}
+				fired = fired || res.Fired
+			}
+			if !fired {
+				t.Errorf("two sweeps over %d waiting did not catch the lost reply on discussion %d", many, n)
+			}
+		})
+		t.Run(store+"/looked_at_is_not_written", func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			w := New(t, Options{Store: store})
+			n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":1,"from":["carol"]}`)
+			w.Say(id, "", "bob", "Not carol, but: Postgres.")
+			if _, err := w.Engine(nil).Engine.Inbound(ctx, n); err != nil {
+				t.Fatalf("Inbound(%d) = %v", n, err)
+			}
+			// bob's comment is newer than what the record says it checked
+			// (nothing visible changed, so nothing was written): the probe
+			// sends the sweep to look, and the look writes nothing, though
+			// the intake's dispatch has aged out of the rate limit's hour.
+			at(w, 2*time.Hour)
+			res, c := sweep(t, w)
+			t.Logf("%s store, sweep visiting a discussion with nothing new to say: %v", store, c)
+			if len(res.Sweep) != 1 || res.Fired {
+				t.Fatalf("sweep visited %d, fired %v; want discussion %d visited, not fired", len(res.Sweep), res.Fired, n)
+			}
+			if c.Writes != 0 {
+				t.Errorf("sweep that merely looked = %v, want no write", c)
+			}
+		})
+		t.Run(store+"/expiry_visited_when_due", func(t *testing.T) {
+			t.Parallel()
+			w := New(t, Options{Store: store})
+			seed(t, w, seedOpts{open: 20})
+			_, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":2,"expires":"P7D","on_expire":"cancel"}`)
+			at(w, 24*time.Hour)
+			if res, c := sweep(t, w); len(res.Sweep) != 0 || c.Total() > pendingCost(store, 21)+probeCost(21) {
+				t.Errorf("sweep a day in = %v visiting %d; want the listing and the probe only", c, len(res.Sweep))
+			}
+			at(w, 7*24*time.Hour+10*time.Minute)
+			res, c := sweep(t, w)
+			t.Logf("%s store, sweep closing an expired recess among 21 waiting: %v", store, c)
+			if len(res.Sweep) != 1 || res.Fired || res.OpenRFCs != 0 {
+				t.Fatalf("sweep after the expiry visited %d, fired %v, %d open; want the recess closed", len(res.Sweep), res.Fired, res.OpenRFCs)
+			}
+			closed := false
+			for _, cm := range w.RecessComments(id) {
+				closed = closed || strings.Contains(cm.Body, "No longer waiting")
+			}
+			if !closed || len(w.Runs()) != 1 {
+				t.Errorf("expired recess: closing note %v, %d agent runs; want the note and no resume", closed, len(w.Runs()))
+			}
+		})
+		t.Run(store+"/max_operations_soonest_first", func(t *testing.T) {
+			t.Parallel()
+			const due, limit = 5, 2
+			w := New(t, Options{Store: store, Config: resume.Config{MaxOperations: limit}})
+			order := seed(t, w, seedOpts{open: 10, due: due})
+			dispatched := func() []int {
+				var out []int
+				for _, r := range w.Runs() {
+					n, _ := strconv.Atoi(r.Inputs["discussion_number"])
+					out = append(out, n)
+				}
+				return out
+			}
+			for i, want := range [][]int{order[:2], order[:4], order[:5]} {
+				at(w, time.Duration(10+5*i)*time.Minute)
+				res, c := sweep(t, w)
+				got := dispatched()
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("after sweep %d: dispatched for %v, want %v (soonest due first, the rest next time)", i+1, got, want)
+				}
+				if len(res.Sweep) != limit || res.Left == 0 {
+					t.Errorf("sweep %d visited %d and left %d; want %d visited, some left (%v)", i+1, len(res.Sweep), res.Left, limit, c)
+				}
+			}
+		})
+	}
+}
