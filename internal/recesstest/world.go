@@ -123,7 +123,7 @@ type Run struct {
 // (to count, delay, or kill the run after some requests).
 func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 	w.T.Helper()
-	var rt http.RoundTripper = http.DefaultTransport
+	var rt http.RoundTripper = w.GH.Start().Client().Transport
 	if wrap != nil {
 		rt = wrap(rt)
 	}
