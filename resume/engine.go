@@ -299,7 +299,6 @@ func (p *pass) save() error {
 		}
 	}
 	p.rec.Status = p.status()
-	defer p.scheduleExpiries()()
 	if fingerprint(p.rec) == p.before {
 		return nil
 	}
@@ -317,36 +316,6 @@ func (p *pass) save() error {
 	p.isNew = false
 	p.before = fingerprint(p.rec)
 	return nil
-}
-
-// scheduleExpiries stores, as an open recess's due moment, the moment an
-// expiry with on_expire "cancel" closes it, when that comes before anything
-// time fires (Evaluate leaves such a recess without a due moment: time alone
-// never fires it). A sweep visits a record only when its due moment comes
-// (state.Record.NextDue) or its discussion shows a lost event, so without
-// this it would never come back to close a recess nobody answers. The
-// returned func puts the evaluated moments back once the record is written:
-// results keep reporting fire moments only. (A record read back by a pass that
-// does not evaluate, claim or status, shows the stored moment.)
-func (p *pass) scheduleExpiries() (restore func()) {
-	type kept struct {
-		rfc *state.RFC
-		due *time.Time
-	}
-	var undo []kept
-	for id, rfc := range p.rec.OpenRFCs {
-		at, ok := p.cancelMoment(id, rfc)
-		if !ok || (rfc.DueAt != nil && !at.Before(*rfc.DueAt)) {
-			continue
-		}
-		undo = append(undo, kept{rfc, rfc.DueAt})
-		rfc.DueAt = &at
-	}
-	return func() {
-		for _, k := range undo {
-			k.rfc.DueAt = k.due
-		}
-	}
 }
 
 // cancelMoment is the first expiry moment (on_expire "cancel", anywhere in

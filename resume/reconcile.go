@@ -379,6 +379,10 @@ func (p *pass) evaluate() error {
 		ev := Evaluate(t, o, p.now)
 		p.evals[id], p.observed[id] = ev, o
 		rfc.DueAt = ev.DueAt
+		rfc.CancelAt = nil
+		if at, ok := p.cancelMoment(id, rfc); ok {
+			rfc.CancelAt = &at
+		}
 		if p.rec.Active != nil || p.plan != nil {
 			// One agent run at a time: the others wait their turn.
 			continue

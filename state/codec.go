@@ -251,6 +251,10 @@ func rfc(o *RFC) *RFC {
 		t := o.DueAt.UTC()
 		c.DueAt = &t
 	}
+	if o.CancelAt != nil {
+		t := o.CancelAt.UTC()
+		c.CancelAt = &t
+	}
 	return c
 }
 
@@ -401,6 +405,11 @@ func check(r *Record) error {
 		}
 		if o.DueAt != nil {
 			if err := checkTime(field+".due_at", *o.DueAt); err != nil {
+				return err
+			}
+		}
+		if o.CancelAt != nil {
+			if err := checkTime(field+".cancel_at", *o.CancelAt); err != nil {
 				return err
 			}
 		}
@@ -846,23 +855,9 @@ func (p *parser) rfc(field string) (*RFC, error) {
 		case "since":
 			o.Since, err = p.cursor(path)
 		case "due_at":
-			var tok json.Token
-			if tok, err = p.token(path); err != nil {
-				return err
-			}
-			if tok == nil {
-				return nil
-			}
-			s, ok := tok.(string)
-			if !ok {
-				return p.fail(path, "want an RFC 3339 time, got "+describe(tok), nil)
-			}
-			var t time.Time
-			if err := t.UnmarshalText([]byte(s)); err != nil {
-				return p.fail(path, "want an RFC 3339 time", err)
-			}
-			t = t.UTC()
-			o.DueAt = &t
+			o.DueAt, err = p.optionalTime(path)
+		case "cancel_at":
+			o.CancelAt, err = p.optionalTime(path)
 		case "recess_count":
 			o.RecessCount, err = p.int(path)
 		case "reply_ids":
@@ -1177,4 +1172,22 @@ func ParseCommandMarker(body string) (commentID string, ok bool) {
 		return "", false
 	}
 	return parseMarkerToken(words[0])
+}
+
+// optionalTime reads an RFC 3339 time or null.
+func (p *parser) optionalTime(path string) (*time.Time, error) {
+	tok, err := p.token(path)
+	if err != nil || tok == nil {
+		return nil, err
+	}
+	s, ok := tok.(string)
+	if !ok {
+		return nil, p.fail(path, "want an RFC 3339 time, got "+describe(tok), nil)
+	}
+	var t time.Time
+	if err := t.UnmarshalText([]byte(s)); err != nil {
+		return nil, p.fail(path, "want an RFC 3339 time", err)
+	}
+	t = t.UTC()
+	return &t, nil
 }

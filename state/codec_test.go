@@ -856,3 +856,37 @@ func TestCommandMarker(t *testing.T) {
 		}
 	}
 }
+
+func TestCancelAt_round_trip_and_next_due(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	cancel := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	rec := state.New(7)
+	rec.OpenRFCs = map[string]*state.RFC{"c-1": {
+		Trigger:  json.RawMessage(`{"kind":"missing_input","replies":2,"expires":"P7D","on_expire":"cancel"}`),
+		OpenedAt: cancel.Add(-7 * 24 * time.Hour),
+		DueAt:    &due,
+		CancelAt: &cancel,
+	}}
+	b, err := state.Encode(rec)
+	if err != nil {
+		t.Fatalf("Encode() = %v", err)
+	}
+	got, err := state.Decode(b)
+	if err != nil {
+		t.Fatalf("Decode(%s) = %v", b, err)
+	}
+	if c := got.OpenRFCs["c-1"].CancelAt; c == nil || !c.Equal(cancel) {
+		t.Errorf("cancel_at after a round trip = %v, want %v", c, cancel)
+	}
+	if next := got.NextDue(); !next.Equal(cancel) {
+		t.Errorf("NextDue() = %v, want the cancel moment %v (before the due moment)", next, cancel)
+	}
+	bad := strings.Replace(string(b), `"cancel_at":"2026-11-28T12:00:00Z"`, `"cancel_at":12`, 1)
+	if bad == string(b) {
+		t.Fatalf("encoded record lacks cancel_at: %s", b)
+	}
+	if _, err := state.Decode([]byte(bad)); !errors.Is(err, state.ErrCorrupt) {
+		t.Errorf("state.Decode(cancel_at: 12) = %v, want ErrCorrupt", err)
+	}
+}

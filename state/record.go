@@ -218,6 +218,10 @@ type RFC struct {
 	// DueAt is the predicted moment at which time alone fires the trigger
 	// (nil when time alone cannot). The sweep visits records by it.
 	DueAt *time.Time `json:"due_at,omitempty"`
+	// CancelAt is the moment an expiry with on_expire "cancel" ends the wait
+	// (nil when none): time alone never fires such a recess, but the sweep
+	// must still come back to close it.
+	CancelAt *time.Time `json:"cancel_at,omitempty"`
 	// RecessCount counts recesses in this chain, this one included.
 	RecessCount int `json:"recess_count"`
 	// ReplyIDs are the comments recess posted with the verdict (their
@@ -266,6 +270,9 @@ func (r *Record) NextDue() time.Time {
 	for _, rfc := range r.OpenRFCs {
 		if rfc.DueAt != nil {
 			consider(*rfc.DueAt)
+		}
+		if rfc.CancelAt != nil {
+			consider(*rfc.CancelAt)
 		}
 	}
 	if r.Active != nil && r.Active.State != RunEscalated {
