@@ -407,6 +407,7 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 			}
 			discID = snap.disc.ID
 		}
+		s.labelFirst(ctx, n, rec, discID)
 		if written, err = s.c.addComment(ctx, discID, "", body); err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
@@ -437,6 +438,7 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 			// Nothing visible or stored would change: no write.
 			return s.syncLabel(ctx, n, rec, discID)
 		}
+		s.labelFirst(ctx, n, rec, discID)
 		if written, err = s.c.updateComment(ctx, id, body); err != nil {
 			if errors.Is(err, resume.ErrNotFound) {
 				s.forgetStatus(n)
@@ -497,6 +499,16 @@ func (s *CommentStore) recheck(ctx context.Context, n int, id string, updatedAt 
 	s.labeled[n] = has
 	s.mu.Unlock()
 	return cur.Discussion.ID, nil
+}
+
+// labelFirst adds the waiting label before the write that makes a record
+// pending: a run that dies between the two then leaves a labelled
+// discussion (a harmless extra visit for the sweep), never a pending record
+// no sweep can find. Removing the label waits until after the write.
+func (s *CommentStore) labelFirst(ctx context.Context, n int, rec *state.Record, discID string) {
+	if rec.Pending() {
+		_ = s.syncLabel(ctx, n, rec, discID) // logs its own failure
+	}
 }
 
 // syncLabel puts the waiting label on a pending record's discussion and
