@@ -10,7 +10,7 @@
 #   3. the binary: cold build time (an empty GOCACHE), size stripped and
 #      unstripped, the largest packages, and the size and cold build without
 #      the embedded fake GitHub (demo and scenario left out through a build
-#      overlay in a temporary directory: the tree is not touched);
+#      -tags recess_nodemo, the build the action's assets use);
 #   4. start-up: the mean wall time of `recess eval` over RUNS runs.
 #
 # Usage: scripts/bench.sh [section...]   sections: cost evaluate binary startup
@@ -53,62 +53,31 @@ if has evaluate; then
 	cmd go test -run '^$' -bench 'BenchmarkEvaluate10k' -benchmem ./resume
 fi
 
-# overlay writes a build overlay that leaves the embedded fake GitHub out of
-# cmd/recess: demo.go and scenario.go replaced by stubs that refuse.
-overlay() {
-	mkdir -p "$tmp/overlay"
-	cat >"$tmp/overlay/demo.go" <<-'EOF'
-		package main
-
-		import (
-			"context"
-			"fmt"
-			"io"
-		)
-
-		func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-			fmt.Fprintln(stderr, "recess: demo is not built into this binary")
-			return 2
-		}
-
-		func runScenarios(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-			fmt.Fprintln(stderr, "recess: scenario is not built into this binary")
-			return 2
-		}
-	EOF
-	printf 'package main\n' >"$tmp/overlay/scenario.go"
-	printf '{"Replace": {"%s": "%s", "%s": "%s"}}\n' \
-		"$PWD/cmd/recess/demo.go" "$tmp/overlay/demo.go" \
-		"$PWD/cmd/recess/scenario.go" "$tmp/overlay/scenario.go" >"$tmp/overlay/overlay.json"
-	printf '%s' "$tmp/overlay/overlay.json"
-}
-
 size() { wc -c <"$1" | tr -d ' '; }
 
 if has binary; then
-	ov=$(overlay)
 	flags=(-trimpath -ldflags "-s -w")
 	if [ -z "${SKIP_COLD:-}" ]; then
 		say "cold build (empty GOCACHE, module cache warm)"
 		for variant in full nofake; do
 			extra=()
-			[ "$variant" = nofake ] && extra=(-overlay "$ov")
+			[ "$variant" = nofake ] && extra=(-tags recess_nodemo)
 			cache=$(mktemp -d)
 			start=$(date +%s.%N)
 			GOCACHE=$cache go build "${flags[@]}" "${extra[@]}" -o "$tmp/cold-$variant" ./cmd/recess
 			end=$(date +%s.%N)
 			rm -rf "$cache"
-			printf '$ GOCACHE=$(mktemp -d) go build -trimpath -ldflags "-s -w" %s./cmd/recess\n' "$([ "$variant" = nofake ] && echo '-overlay (no fake) ')"
+			printf '$ GOCACHE=$(mktemp -d) go build -trimpath -ldflags "-s -w" %s./cmd/recess\n' "$([ "$variant" = nofake ] && echo '-tags recess_nodemo ')"
 			printf '%s: %.1f s\n' "$variant" "$(echo "$end - $start" | bc)"
 		done
 	fi
 	say "binary size"
 	go build "${flags[@]}" -o "$tmp/recess" ./cmd/recess
 	go build -trimpath -o "$tmp/recess.sym" ./cmd/recess
-	go build "${flags[@]}" -overlay "$ov" -o "$tmp/recess-nofake" ./cmd/recess
+	go build "${flags[@]}" -tags recess_nodemo -o "$tmp/recess-nofake" ./cmd/recess
 	printf '$ go build -trimpath -ldflags "-s -w" ./cmd/recess\n%s bytes\n' "$(size "$tmp/recess")"
 	printf '$ go build -trimpath ./cmd/recess   (with symbols)\n%s bytes\n' "$(size "$tmp/recess.sym")"
-	printf '$ go build -trimpath -ldflags "-s -w" -overlay (no fake) ./cmd/recess\n%s bytes\n' "$(size "$tmp/recess-nofake")"
+	printf '$ go build -tags recess_nodemo -trimpath -ldflags "-s -w" ./cmd/recess   (the action'"'"'s binary)\n%s bytes\n' "$(size "$tmp/recess-nofake")"
 	printf 'embedded schema: %s bytes, gzip -9: %s bytes\n' \
 		"$(size internal/githubfake/schema.strict.graphql)" "$(gzip -9 -c internal/githubfake/schema.strict.graphql | wc -c | tr -d ' ')"
 	say "largest packages (go tool nm -size: code and data symbols by package; embedded files have no symbol)"
@@ -132,7 +101,7 @@ fi
 if has startup; then
 	say "start-up: recess eval, mean over $runs runs"
 	[ -x "$tmp/recess" ] || go build -trimpath -ldflags "-s -w" -o "$tmp/recess" ./cmd/recess
-	[ -x "$tmp/recess-nofake" ] || go build -trimpath -ldflags "-s -w" -overlay "$(overlay)" -o "$tmp/recess-nofake" ./cmd/recess
+	[ -x "$tmp/recess-nofake" ] || go build -tags recess_nodemo -trimpath -ldflags "-s -w" -o "$tmp/recess-nofake" ./cmd/recess
 	args=(eval --trigger '{"kind":"any","of":[{"kind":"missing_input","replies":2},{"kind":"elapsed","elapsed":"P2D"}]}'
 		--opened-at 2026-11-21T10:00:00Z --now 2026-11-22T10:00:00Z --replies 1)
 	for bin in recess recess-nofake; do
