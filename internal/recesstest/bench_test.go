@@ -146,7 +146,7 @@ func BenchmarkEvent(b *testing.B) {
 func BenchmarkSweep(b *testing.B) {
 	ctx := context.Background()
 	for _, store := range stores {
-		for _, open := range []int{10, 1000, 10000} {
+		for _, open := range []int{10, 100, 1000, 10000} {
 			for _, due := range []int{0, max(open/100, 1)} {
 				b.Run(fmt.Sprintf("%s/open_%d/due_%d", store, open, due), func(b *testing.B) {
 					b.ReportAllocs()
