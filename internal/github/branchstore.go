@@ -391,7 +391,7 @@ func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, 
 		rq := &q.Repository
 		r = s.toRead(discussion, rq.Ref)
 		if rq.Discussion != nil {
-			snap, err := s.c.branchSnapshot(ctx, discussion, rq.Discussion, writes)
+			snap, err := s.c.snapshotOf(ctx, discussion, rq.Discussion, writes)
 			if err != nil {
 				// The record is read; Discussion will read the
 				// discussion again.
@@ -1113,63 +1113,4 @@ func gitBlobOID(data []byte) string {
 	fmt.Fprintf(h, "blob %d\x00", len(data))
 	h.Write(data)
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// branchSnapshot completes a discussion read that came inside the branch
-// store's load query, exactly as fetch completes its own first page:
-// further pages only where GitHub says there are more.
-func (c *Client) branchSnapshot(ctx context.Context, number int, d *discussionNode, writes int) (*snapshot, error) {
-	what := fmt.Sprintf("github: discussion %d", number)
-	var all []storedComment
-	conn := d.Comments
-	for {
-		for _, top := range conn.Nodes {
-			all = append(all, toStored(top.C, ""))
-			replies, err := c.allReplies(ctx, top.C.ID, top.Replies)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", what, err)
-			}
-			for _, r := range replies {
-				all = append(all, toStored(r, top.C.ID))
-			}
-		}
-		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
-			break
-		}
-		var pq commentsPageQuery
-		pv := c.repoVars()
-		pv["number"] = githubv4.Int(number)
-		pv["after"] = githubv4.String(*conn.PageInfo.EndCursor)
-		if err := c.query(ctx, &pq, pv); err != nil {
-			return nil, fmt.Errorf("%s: comments after %s: %w", what, *conn.PageInfo.EndCursor, err)
-		}
-		if pq.Repository.Discussion == nil {
-			return nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
-		}
-		conn = pq.Repository.Discussion.Comments
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].CreatedAt.Before(all[j].CreatedAt) })
-	disc := &resume.Discussion{
-		ID:        d.ID,
-		Number:    d.Number,
-		Title:     d.Title,
-		Body:      d.Body,
-		Author:    login(d.Author),
-		CreatedAt: d.CreatedAt,
-		URL:       d.URL,
-		Closed:    d.Closed,
-		Locked:    d.Locked,
-		Mine:      d.ViewerDidAuthor,
-		Comments:  make([]resume.Comment, len(all)),
-	}
-	for _, l := range d.Labels.Nodes {
-		disc.Labels = append(disc.Labels, l.Name)
-	}
-	c.mu.Lock()
-	for i, sc := range all {
-		disc.Comments[i] = sc.Comment
-		c.parents[sc.ID] = sc.ParentID
-	}
-	c.mu.Unlock()
-	return &snapshot{disc: disc, comments: all, writes: writes}, nil
 }
