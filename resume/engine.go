@@ -198,6 +198,8 @@ type passOpts struct {
 	command string
 	// checkRuns: look up the active agent run on GitHub (sweeps).
 	checkRuns bool
+	// sweep: the pass is a sweep's visit, not a run for an event.
+	sweep bool
 }
 
 // pass is one read-decide-act cycle over one discussion. A pass that meets

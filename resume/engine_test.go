@@ -794,3 +794,20 @@ func TestVerdict_markers_in_agent_text_are_neutralized(t *testing.T) {
 		}
 	}
 }
+
+func TestSweep_visit_never_starts_an_intake(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	e := w.engine(resume.Config{})
+	n := w.openDiscussion("alice")
+	// A sweep's visit of a discussion with no record (a stray label, or a
+	// record its own intake has not written yet) leaves the intake to the
+	// event's run.
+	res := mustRun(t)(e.Reconcile(ctx, n))
+	if res.Dispatched || len(w.calls()) != 0 {
+		t.Fatalf("a sweep visit started an intake")
+	}
+	if res := mustRun(t)(e.Intake(ctx, n)); !res.Dispatched {
+		t.Fatalf("the event's own run did not dispatch")
+	}
+}

@@ -29,7 +29,7 @@ func (e *Engine) Inbound(ctx context.Context, number int) (*Result, error) {
 // Reconcile is a sweep's visit of one discussion: like Inbound, and it also
 // looks up the active agent run on GitHub.
 func (e *Engine) Reconcile(ctx context.Context, number int) (*Result, error) {
-	return e.run(ctx, number, passOpts{command: "sweep", checkRuns: true}, (*pass).reconcile)
+	return e.run(ctx, number, passOpts{command: "sweep", checkRuns: true, sweep: true}, (*pass).reconcile)
 }
 
 // reconcile brings one discussion up to date. The order matters: commands
@@ -540,6 +540,12 @@ func (p *pass) unseen() []*Comment {
 // queued and started by a later run.
 func (p *pass) intake() error {
 	if p.plan != nil || p.rec.Active != nil || len(p.rec.OpenRFCs) > 0 || p.rec.Escalated != nil {
+		return nil
+	}
+	if p.isNew && p.opts.sweep {
+		// The first look at a discussion belongs to its own event's run: a
+		// sweep that meets a discussion with no record (a stray label, a
+		// record not written yet) must not race that run with an intake.
 		return nil
 	}
 	first := p.rec.Seen.At.IsZero()

@@ -407,7 +407,8 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 			}
 			discID = snap.disc.ID
 		}
-		s.labelFirst(ctx, n, rec, discID)
+		// A new record is labelled after it is written: a label first would
+		// show a sweep a discussion whose record does not exist yet.
 		if written, err = s.c.addComment(ctx, discID, "", body); err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
@@ -501,10 +502,11 @@ func (s *CommentStore) recheck(ctx context.Context, n int, id string, updatedAt 
 	return cur.Discussion.ID, nil
 }
 
-// labelFirst adds the waiting label before the write that makes a record
-// pending: a run that dies between the two then leaves a labelled
-// discussion (a harmless extra visit for the sweep), never a pending record
-// no sweep can find. Removing the label waits until after the write.
+// labelFirst adds the waiting label before the write that makes an
+// existing record pending: a run that dies between the two then leaves a
+// labelled discussion (a harmless extra visit for the sweep), never a
+// pending record no sweep can find. Removing the label waits until after
+// the write.
 func (s *CommentStore) labelFirst(ctx context.Context, n int, rec *state.Record, discID string) {
 	if rec.Pending() {
 		_ = s.syncLabel(ctx, n, rec, discID) // logs its own failure

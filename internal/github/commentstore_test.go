@@ -78,9 +78,9 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 
 	rec := dueRecord(7, epoch.Add(time.Hour))
 	// No Load before: the store reads the discussion to make sure there is
-	// no status comment yet (the label's id comes with that read). The
-	// waiting label goes on before the write that makes the record pending.
-	count("Save (create)", []string{"query repository", "mutation addLabelsToLabelable", "mutation addDiscussionComment"},
+	// no status comment yet (the label's id comes with that read). A new
+	// record is labelled after it exists, so no sweep sees it early.
+	count("Save (create)", []string{"query repository", "mutation addDiscussionComment", "mutation addLabelsToLabelable"},
 		func() error { return store.Save(ctx, rec) })
 	if rec.Rev == "" {
 		t.Fatalf("Save did not set Rev")
