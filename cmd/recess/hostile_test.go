@@ -181,19 +181,9 @@ func newRepo(t *testing.T, store string) *repo {
 	t.Helper()
 	r := &repo{t: t, store: store, dir: t.TempDir(), now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC), seq: 7000}
 	r.gh = githubfake.New(githubfake.WithClock(r.clock), githubfake.WithContentCreationLimit(0))
-	r.gh.AddRepo("octo", "rfcs")
-	r.gh.AddToken(hostileToken, hostileBot, githubfake.KindBot)
-	for _, l := range []string{resume.LabelWaiting, resume.LabelEscalated} {
-		if _, err := r.gh.AddLabel(hostileRepo, l); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.gh.AddWorkflow(hostileRepo, "agent.yml", map[string]githubfake.InputSpec{
-		"correlation_id": {Required: true}, "discussion_number": {Required: true}, "resume_context": {},
-	}, func(in map[string]string) string { return "agent " + in["correlation_id"] }); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.gh.SetAssociation(hostileRepo, "maya", "MEMBER"); err != nil {
+	err := r.gh.InstallRecess(githubfake.RecessSetup{Owner: "octo", Name: "rfcs", Token: hostileToken, Bot: hostileBot,
+		Maintainers: []string{"maya"}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	r.gh.Start()

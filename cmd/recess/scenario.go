@@ -167,28 +167,11 @@ func newStory(s *scenario, out io.Writer, verbose bool) (*story, error) {
 	st := &story{s: s, out: out, verbose: verbose, now: s.Start.UTC(), labels: map[string]string{},
 		handled: map[int64]bool{}, dir: dir, repo: storyOwner + "/" + storyRepo, runSeq: 9000}
 	st.gh = githubfake.New(githubfake.WithClock(st.clock))
-	st.gh.AddRepo(storyOwner, storyRepo)
-	st.gh.AddToken(storyToken, "github-actions", githubfake.KindBot)
-	for _, l := range []string{resume.LabelWaiting, resume.LabelEscalated} {
-		if _, err := st.gh.AddLabel(st.repo, l); err != nil {
-			os.RemoveAll(dir)
-			return nil, err
-		}
-	}
-	err = st.gh.AddWorkflow(st.repo, "agent.yml", map[string]githubfake.InputSpec{
-		"correlation_id":    {Required: true},
-		"discussion_number": {Required: true},
-		"resume_context":    {},
-	}, func(in map[string]string) string { return "agent " + in["correlation_id"] })
+	err = st.gh.InstallRecess(githubfake.RecessSetup{Owner: storyOwner, Name: storyRepo,
+		Token: storyToken, Bot: "github-actions", Maintainers: s.Maintainers})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
-	}
-	for _, m := range s.Maintainers {
-		if err := st.gh.SetAssociation(st.repo, m, "MEMBER"); err != nil {
-			os.RemoveAll(dir)
-			return nil, err
-		}
 	}
 	st.gh.Start()
 	return st, nil

@@ -74,25 +74,10 @@ func New(t testing.TB, o Options) *World {
 	w := &World{T: t, opt: o, now: o.Start, handled: map[int64]bool{}}
 	opts := append([]githubfake.Option{githubfake.WithClock(w.Now), githubfake.WithContentCreationLimit(0)}, o.Fake...)
 	w.GH = githubfake.New(opts...)
-	w.GH.AddRepo(Owner, Name)
-	w.GH.AddToken(Token, Bot, githubfake.KindBot)
-	for _, l := range []string{resume.LabelWaiting, resume.LabelEscalated} {
-		if _, err := w.GH.AddLabel(Repo, l); err != nil {
-			t.Fatalf("recesstest: label %s: %v", l, err)
-		}
-	}
-	err := w.GH.AddWorkflow(Repo, Workflow, map[string]githubfake.InputSpec{
-		"correlation_id":    {Required: true},
-		"discussion_number": {Required: true},
-		"resume_context":    {},
-	}, func(in map[string]string) string { return "agent " + in["correlation_id"] })
+	err := w.GH.InstallRecess(githubfake.RecessSetup{Owner: Owner, Name: Name, Token: Token, Bot: Bot,
+		Workflow: Workflow, Maintainers: o.Maintainers})
 	if err != nil {
-		t.Fatalf("recesstest: workflow: %v", err)
-	}
-	for _, m := range o.Maintainers {
-		if err := w.GH.SetAssociation(Repo, m, "MEMBER"); err != nil {
-			t.Fatalf("recesstest: association: %v", err)
-		}
+		t.Fatalf("recesstest: %v", err)
 	}
 	w.GH.Start()
 	t.Cleanup(w.GH.Close)
