@@ -397,7 +397,7 @@ func (p *pass) after() {
 			v.Reason = ev.Reason
 		}
 		if t, err := ParseTrigger(rfc.Trigger, TriggerLimits{}); err == nil {
-			v.Waiting = describe(t, p.observed[id], p.cfg)
+			v.Waiting = describe(t, p.observed[id])
 		}
 		p.res.RFCs = append(p.res.RFCs, v)
 		if rfc.DueAt != nil && (p.res.DueAt == nil || rfc.DueAt.Before(*p.res.DueAt)) {

@@ -811,3 +811,26 @@ func TestSweep_visit_never_starts_an_intake(t *testing.T) {
 		t.Fatalf("the event's own run did not dispatch")
 	}
 }
+
+func TestStatus_counts_replies_as_the_trigger_does(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	e := w.engine(resume.Config{})
+	n := w.openDiscussion("alice")
+	mustRun(t)(e.Intake(ctx, n))
+	mustRun(t)(verdict(t, e, recessed("c-1", n, `{"kind":"missing_input","replies":2,"from":["renovate[bot]","carol"]}`, "q?")))
+	w.advance(time.Minute)
+	// GraphQL spells a bot's login without "[bot]": the trigger does not
+	// count it, and neither may the status text.
+	w.say(n, "renovate", "NONE", "", "bump")
+	res := mustRun(t)(e.Inbound(ctx, n))
+	if res.Fired {
+		t.Fatalf("fired")
+	}
+	if got, want := res.RFCs[0].Reason, "0 of 2 replies"; !strings.HasPrefix(got, want) {
+		t.Fatalf("reason = %q, want it to start with %q", got, want)
+	}
+	if got, want := w.record(t, n).Status, "(0 of 2)"; !strings.Contains(got, want) {
+		t.Errorf("status = %q, want it to agree with the trigger: %q", got, want)
+	}
+}

@@ -240,6 +240,12 @@ func (e *evaluator) missingInput(buf []byte, t *Trigger) ([]byte, result) {
 
 // counts reports whether a reply passes the trigger's from and scope.
 func (e *evaluator) counts(t *Trigger, rp *Reply) bool {
+	return replyCounts(t, e.roots, rp)
+}
+
+// replyCounts is the one rule for whether a missing_input trigger accepts a
+// reply; the status text counts with it too, so it never says otherwise.
+func replyCounts(t *Trigger, roots []string, rp *Reply) bool {
 	if len(t.From) > 0 {
 		ok := false
 		for _, f := range t.From {
@@ -253,7 +259,7 @@ func (e *evaluator) counts(t *Trigger, rp *Reply) bool {
 		}
 	}
 	if t.Scope == ScopeThread {
-		return rp.ParentID != "" && slices.Contains(e.roots, rp.ParentID)
+		return rp.ParentID != "" && slices.Contains(roots, rp.ParentID)
 	}
 	return true
 }

@@ -50,7 +50,7 @@ func (p *pass) statusLine() string {
 			if !ok {
 				o = p.observe(rfc)
 			}
-			parts = append(parts, describe(t, o, p.cfg))
+			parts = append(parts, describe(t, o))
 		}
 		return "⏸️ Waiting for " + strings.Join(parts, "; and for ") + "."
 	case r.Queued != nil:
@@ -92,7 +92,7 @@ func sortedRFCs(r *state.Record) []string {
 
 // describe says in plain words what a trigger still waits for:
 // "1 more reply (1 of 2) or until Mon 23 Nov 12:00 UTC".
-func describe(t *Trigger, o Observed, cfg Config) string {
+func describe(t *Trigger, o Observed) string {
 	s := describeNode(t, o)
 	if t.Expires != nil {
 		at := moment(*t.Expires, o)
@@ -136,7 +136,7 @@ func describeNode(t *Trigger, o Observed) string {
 		}
 		parts := make([]string, 0, len(t.Of))
 		for _, c := range t.Of {
-			parts = append(parts, describe(c, o, Config{}))
+			parts = append(parts, describe(c, o))
 		}
 		return strings.Join(parts, sep)
 	}
@@ -155,26 +155,12 @@ func moment(d Duration, o Observed) time.Time {
 // countReplies counts the replies a missing_input trigger accepts.
 func countReplies(t *Trigger, o Observed) int {
 	n := 0
-	for _, r := range o.Replies {
-		if len(t.From) > 0 && !containsLogin(t.From, r.Author) {
-			continue
+	for i := range o.Replies {
+		if replyCounts(t, o.ThreadRoots, &o.Replies[i]) {
+			n++
 		}
-		if t.Scope == ScopeThread && !containsID(o.ThreadRoots, r.ParentID) {
-			continue
-		}
-		n++
 	}
 	return n
-}
-
-func containsLogin(list []string, login string) bool {
-	n := normLogin(login)
-	for _, x := range list {
-		if normLogin(x) == n {
-			return true
-		}
-	}
-	return false
 }
 
 func containsID(list []string, id string) bool {
