@@ -281,12 +281,7 @@ func (e *Engine) StatusAll(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return res, fmt.Errorf("discussion %d: %w", s.Discussion, err)
 		}
-		res.Sweep = append(res.Sweep, r)
-		res.OpenRFCs += r.OpenRFCs
-		res.RFCs = append(res.RFCs, r.RFCs...)
-		if r.DueAt != nil && (res.DueAt == nil || r.DueAt.Before(*res.DueAt)) {
-			res.DueAt = r.DueAt
-		}
+		res.include(r)
 	}
 	res.note("%d discussion(s) with something pending", len(list))
 	return res, nil
@@ -342,12 +337,13 @@ func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 	var failures []error
 	for _, s := range visit {
 		r, err := e.Reconcile(ctx, s.Discussion)
-		res.Sweep = append(res.Sweep, r)
 		if err != nil {
 			failures = append(failures, fmt.Errorf("discussion %d: %w", s.Discussion, err))
 			r.warn("%v", err)
+			res.Sweep = append(res.Sweep, r)
 			continue
 		}
+		res.include(r)
 		if r.Dispatched && !res.Dispatched {
 			// The outputs name the first dispatch; the summary lists them all.
 			res.Dispatched, res.CorrelationID = true, r.CorrelationID
@@ -357,11 +353,6 @@ func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 		}
 		for _, w := range r.Warnings {
 			res.warn("discussion %d: %s", s.Discussion, w)
-		}
-		res.OpenRFCs += r.OpenRFCs
-		res.RFCs = append(res.RFCs, r.RFCs...)
-		if r.DueAt != nil && (res.DueAt == nil || r.DueAt.Before(*res.DueAt)) {
-			res.DueAt = r.DueAt
 		}
 	}
 	res.note("visited %d of %d pending discussion(s)", len(visit), len(list))

@@ -400,11 +400,26 @@ func (p *pass) after() {
 			v.Waiting = describe(t, p.observed[id])
 		}
 		p.res.RFCs = append(p.res.RFCs, v)
-		if rfc.DueAt != nil && (p.res.DueAt == nil || rfc.DueAt.Before(*p.res.DueAt)) {
-			t := *rfc.DueAt
-			p.res.DueAt = &t
-		}
+		p.res.DueAt = sooner(p.res.DueAt, rfc.DueAt)
 	}
+}
+
+// include adds one discussion's result to a result over many (a sweep, a
+// status of every pending discussion).
+func (r *Result) include(d *Result) {
+	r.Sweep = append(r.Sweep, d)
+	r.OpenRFCs += d.OpenRFCs
+	r.RFCs = append(r.RFCs, d.RFCs...)
+	r.DueAt = sooner(r.DueAt, d.DueAt)
+}
+
+// sooner returns the earlier of two optional moments, as a copy.
+func sooner(a, b *time.Time) *time.Time {
+	if b == nil || (a != nil && !b.Before(*a)) {
+		return a
+	}
+	t := *b
+	return &t
 }
 
 // newest is the cursor just past every comment of the discussion.

@@ -549,7 +549,8 @@ func (p *pass) intake() error {
 		return nil
 	}
 	first := p.rec.Seen.At.IsZero()
-	owed := len(p.unseen()) > 0 || (first && !p.d.Mine && !p.ignored(p.d.Author))
+	unseen := len(p.unseen())
+	owed := unseen > 0 || (first && !p.d.Mine && !p.ignored(p.d.Author))
 	if !owed {
 		if p.rec.Queued != nil {
 			p.rec.Queued = nil
@@ -583,7 +584,7 @@ func (p *pass) intake() error {
 	if first {
 		p.res.note("new discussion: fresh dispatch")
 	} else {
-		p.res.note("%d comment(s) nobody has answered: fresh dispatch", len(p.unseen()))
+		p.res.note("%d comment(s) nobody has answered: fresh dispatch", unseen)
 	}
 	return nil
 }
