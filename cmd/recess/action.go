@@ -63,19 +63,18 @@ func runActionMode(ctx context.Context, getenv func(string) string, stdout, stde
 	if err == nil {
 		return nil
 	}
+	// Refused outside input names its field: a verdict's or trigger's
+	// (FieldError) or the environment's and inputs' (inputError).
 	var ie *inputError
 	var fe *resume.FieldError
-	reported := errFailed
+	title, reported := "recess failed", errFailed
 	switch {
 	case errors.As(err, &fe):
-		gha.WithFieldsMap(map[string]string{"title": "recess refused " + fe.Field}).Errorf("%s", oneLine(err.Error()))
-		reported = errRefused
+		title, reported = "recess refused "+fe.Field, errRefused
 	case errors.As(err, &ie):
-		gha.WithFieldsMap(map[string]string{"title": "recess refused " + ie.Field}).Errorf("%s", oneLine(err.Error()))
-		reported = errRefused
-	default:
-		gha.WithFieldsMap(map[string]string{"title": "recess failed"}).Errorf("%s", oneLine(err.Error()))
+		title, reported = "recess refused "+ie.Field, errRefused
 	}
+	gha.WithFieldsMap(map[string]string{"title": title}).Errorf("%s", oneLine(err.Error()))
 	a.summaryFailure(err)
 	return reported
 }

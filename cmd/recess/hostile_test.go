@@ -215,32 +215,13 @@ type outcome struct {
 func (r *repo) action(event string, payload []byte, extra map[string]string) outcome {
 	r.t.Helper()
 	r.seq++
-	base := filepath.Join(r.dir, strconv.FormatInt(r.seq, 10))
-	env := map[string]string{
-		"GITHUB_ACTIONS":      "true",
-		"GITHUB_EVENT_NAME":   event,
-		"GITHUB_EVENT_PATH":   base + ".event.json",
-		"GITHUB_OUTPUT":       base + ".output",
-		"GITHUB_STEP_SUMMARY": base + ".summary.md",
-		"GITHUB_REPOSITORY":   hostileRepo,
-		"GITHUB_API_URL":      strings.TrimSuffix(r.gh.URL(), "/"),
-		"GITHUB_GRAPHQL_URL":  r.gh.GraphQLURL(),
-		"GITHUB_SERVER_URL":   "https://github.test",
-		"GITHUB_RUN_ID":       strconv.FormatInt(r.seq, 10),
-		"GITHUB_WORKSPACE":    r.dir,
-		"RECESS_NOW":          r.clock().Format(time.RFC3339),
-		"INPUT_GITHUB-TOKEN":  hostileToken,
-		"INPUT_STATE-STORE":   r.store,
-	}
+	inputs := map[string]string{"INPUT_STATE-STORE": r.store}
 	for k, v := range extra {
-		env[k] = v
+		inputs[k] = v
 	}
-	for _, f := range []string{env["GITHUB_OUTPUT"], env["GITHUB_STEP_SUMMARY"]} {
-		if err := os.WriteFile(f, nil, 0o600); err != nil {
-			r.t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(env["GITHUB_EVENT_PATH"], payload, 0o600); err != nil {
+	env, err := actionsRun{gh: r.gh, repo: hostileRepo, token: hostileToken, dir: r.dir, seq: r.seq,
+		now: r.clock(), event: event, payload: payload}.env(inputs)
+	if err != nil {
 		r.t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer

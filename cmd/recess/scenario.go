@@ -284,38 +284,20 @@ func (st *story) step(ctx context.Context, s step) error {
 // event payload file, output and summary files.
 func (st *story) recess(ctx context.Context, eventName string, payload []byte, extra map[string]string) error {
 	st.runSeq++
-	base := filepath.Join(st.dir, strconv.FormatInt(st.runSeq, 10))
-	env := map[string]string{
-		"GITHUB_ACTIONS":      "true",
-		"GITHUB_EVENT_NAME":   eventName,
-		"GITHUB_EVENT_PATH":   base + ".event.json",
-		"GITHUB_OUTPUT":       base + ".output",
-		"GITHUB_STEP_SUMMARY": base + ".summary.md",
-		"GITHUB_REPOSITORY":   st.repo,
-		"GITHUB_API_URL":      strings.TrimSuffix(st.gh.URL(), "/"),
-		"GITHUB_GRAPHQL_URL":  st.gh.GraphQLURL(),
-		"GITHUB_SERVER_URL":   "https://github.test",
-		"GITHUB_RUN_ID":       strconv.FormatInt(st.runSeq, 10),
-		"GITHUB_WORKSPACE":    st.dir,
-		"RECESS_NOW":          st.clock().Format(time.RFC3339),
-		"INPUT_GITHUB-TOKEN":  storyToken,
-	}
+	inputs := map[string]string{}
 	for k, v := range st.s.Inputs {
-		env["INPUT_"+strings.ToUpper(k)] = v
+		inputs["INPUT_"+strings.ToUpper(k)] = v
 	}
 	for k, v := range extra {
-		env[k] = v
+		inputs[k] = v
 	}
-	for _, f := range []string{env["GITHUB_OUTPUT"], env["GITHUB_STEP_SUMMARY"]} {
-		if err := os.WriteFile(f, nil, 0o600); err != nil {
-			return err
-		}
-	}
-	if err := os.WriteFile(env["GITHUB_EVENT_PATH"], payload, 0o600); err != nil {
+	env, err := actionsRun{gh: st.gh, repo: st.repo, token: storyToken, dir: st.dir, seq: st.runSeq,
+		now: st.clock(), event: eventName, payload: payload}.env(inputs)
+	if err != nil {
 		return err
 	}
 	var stdout, stderr bytes.Buffer
-	err := runActionMode(ctx, func(k string) string { return env[k] }, &stdout, &stderr)
+	err = runActionMode(ctx, func(k string) string { return env[k] }, &stdout, &stderr)
 	outputs, perr := readOutputs(env["GITHUB_OUTPUT"])
 	if perr != nil {
 		return perr
@@ -485,6 +467,52 @@ func (st *story) expect(x *expectation) error {
 	}
 	st.say("✓ as expected")
 	return nil
+}
+
+// actionsRun is one run of the binary laid out the way GitHub Actions lays
+// it out: the environment, the event payload file, empty output and summary
+// files.
+type actionsRun struct {
+	gh          *githubfake.GitHub
+	repo, token string
+	dir         string
+	seq         int64
+	now         time.Time
+	event       string
+	payload     []byte
+}
+
+// env writes the run's files and returns its environment, with extra
+// (INPUT_* and the like) on top.
+func (r actionsRun) env(extra map[string]string) (map[string]string, error) {
+	base := filepath.Join(r.dir, strconv.FormatInt(r.seq, 10))
+	env := map[string]string{
+		"GITHUB_ACTIONS":      "true",
+		"GITHUB_EVENT_NAME":   r.event,
+		"GITHUB_EVENT_PATH":   base + ".event.json",
+		"GITHUB_OUTPUT":       base + ".output",
+		"GITHUB_STEP_SUMMARY": base + ".summary.md",
+		"GITHUB_REPOSITORY":   r.repo,
+		"GITHUB_API_URL":      strings.TrimSuffix(r.gh.URL(), "/"),
+		"GITHUB_GRAPHQL_URL":  r.gh.GraphQLURL(),
+		"GITHUB_SERVER_URL":   "https://github.test",
+		"GITHUB_RUN_ID":       strconv.FormatInt(r.seq, 10),
+		"GITHUB_WORKSPACE":    r.dir,
+		"RECESS_NOW":          r.now.Format(time.RFC3339),
+		"INPUT_GITHUB-TOKEN":  r.token,
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	for _, f := range []string{env["GITHUB_OUTPUT"], env["GITHUB_STEP_SUMMARY"]} {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(env["GITHUB_EVENT_PATH"], r.payload, 0o600); err != nil {
+		return nil, err
+	}
+	return env, nil
 }
 
 // readOutputs parses a GITHUB_OUTPUT file (name<<DELIMITER ... DELIMITER).
