@@ -400,7 +400,7 @@ func (f *File) Pending(ctx context.Context) ([]Summary, error) {
 			out = append(out, summarize(rec).listing(n))
 		}
 	}
-	sortSummaries(out)
+	SortSummaries(out)
 	return out, nil
 }
 

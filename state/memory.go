@@ -80,9 +80,10 @@ func (s summary) listing(discussion int) Summary {
 	return Summary{Discussion: discussion, NextDue: s.next, Known: true, Checked: s.checked}
 }
 
-// sortSummaries orders summaries soonest due first, those with nothing due
-// by time last, ties by discussion number.
-func sortSummaries(s []Summary) {
+// SortSummaries puts summaries in the order every store's Pending returns
+// them: soonest due first, those with nothing due by time last, ties by
+// discussion number.
+func SortSummaries(s []Summary) {
 	slices.SortFunc(s, func(a, b Summary) int {
 		switch {
 		case a.NextDue.IsZero() != b.NextDue.IsZero():
@@ -223,7 +224,7 @@ func (m *Memory) Pending(ctx context.Context) ([]Summary, error) {
 		}
 	}
 	m.mu.Unlock()
-	sortSummaries(out)
+	SortSummaries(out)
 	return out, nil
 }
 

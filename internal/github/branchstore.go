@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -923,16 +922,7 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 		s.view.shards[k] = ix
 	}
 	s.mu.Unlock()
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.NextDue.IsZero() != b.NextDue.IsZero() {
-			return !a.NextDue.IsZero()
-		}
-		if !a.NextDue.Equal(b.NextDue) {
-			return a.NextDue.Before(b.NextDue)
-		}
-		return a.Discussion < b.Discussion
-	})
+	state.SortSummaries(out)
 	return out, nil
 }
 

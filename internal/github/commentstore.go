@@ -714,16 +714,7 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 		}
 		out = append(out, sum)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.NextDue.IsZero() != b.NextDue.IsZero() {
-			return !a.NextDue.IsZero()
-		}
-		if !a.NextDue.Equal(b.NextDue) {
-			return a.NextDue.Before(b.NextDue)
-		}
-		return a.Discussion < b.Discussion
-	})
+	state.SortSummaries(out)
 	return out, nil
 }
 
