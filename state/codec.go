@@ -925,14 +925,14 @@ const (
 	// inside carries its own schema).
 	stateVersion = "v1"
 	replyKind    = "reply"
-	answerKind   = "answer"
 	// wrapColumns keeps the hidden payload's lines short, as MIME does, so
 	// the body stays readable in an editor.
 	wrapColumns = 76
 )
 
 // markerWords are the words that make a marker; Neutralize breaks them in
-// text recess did not write.
+// text recess did not write. "recess:answer" is reserved: no marker uses it
+// today, and no text recess posts for others may start using it.
 var markerWords = []string{"recess:state", "recess:reply", "recess:answer"}
 
 // Neutralize returns text in which no recess marker can be recognised: a
@@ -1157,21 +1157,6 @@ func ParseReplyMarker(body string) (correlationID string, index int, ok bool) {
 		return "", 0, false
 	}
 	return cid, index, true
-}
-
-// CommandMarker is the hidden marker recess appends to its answer to a slash
-// command, naming the command's comment, so a re-run never answers twice.
-func CommandMarker(commentID string) string {
-	return markerOpen + answerKind + " " + markerToken(commentID) + " " + markerClose
-}
-
-// ParseCommandMarker reads the last answer marker in body.
-func ParseCommandMarker(body string) (commentID string, ok bool) {
-	words, ok := lastMarker(body, answerKind)
-	if !ok || len(words) != 1 {
-		return "", false
-	}
-	return parseMarkerToken(words[0])
 }
 
 // optionalTime reads an RFC 3339 time or null.

@@ -806,9 +806,6 @@ func TestReplyMarker(t *testing.T) {
 			if !ok || cid != tc.cid || index != tc.index {
 				t.Errorf("ParseReplyMarker(%q) = %q, %d, %v, want %q, %d, true", body, cid, index, ok, tc.cid, tc.index)
 			}
-			if _, ok := state.ParseCommandMarker(body); ok {
-				t.Errorf("ParseCommandMarker(reply body) ok = true, want false")
-			}
 		})
 	}
 }
@@ -831,28 +828,6 @@ func TestParseReplyMarkerRefuses(t *testing.T) {
 	} {
 		if cid, index, ok := state.ParseReplyMarker(body); ok {
 			t.Errorf("ParseReplyMarker(%q) = %q, %d, true, want ok false", body, cid, index)
-		}
-	}
-}
-
-func TestCommandMarker(t *testing.T) {
-	t.Parallel()
-	for _, id := range []string{"DC_kwDOJ6b3Ys4AeXlH", "", "a b", "-->", "DC_1 -->"} {
-		m := state.CommandMarker(id)
-		if !strings.HasPrefix(m, "<!-- recess:answer ") || !strings.HasSuffix(m, " -->") || strings.Count(m, "-->") != 1 {
-			t.Errorf("CommandMarker(%q) = %q, want one HTML comment closed only at its end", id, m)
-		}
-		body := "Status: waiting.\n<!-- recess:answer forged -->\n" + m
-		if got, ok := state.ParseCommandMarker(body); !ok || got != id {
-			t.Errorf("ParseCommandMarker(%q) = %q, %v, want %q, true", body, got, ok, id)
-		}
-		if _, _, ok := state.ParseReplyMarker(body); ok {
-			t.Errorf("ParseReplyMarker(answer body %q) ok = true, want false", body)
-		}
-	}
-	for _, body := range []string{"", "<!-- recess:answer -->", "<!-- recess:answer a b -->", "<!-- recess:answer x"} {
-		if got, ok := state.ParseCommandMarker(body); ok {
-			t.Errorf("ParseCommandMarker(%q) = %q, true, want ok false", body, got)
 		}
 	}
 }

@@ -13,7 +13,7 @@
 // can be edited by anyone who can push to the repository. EncodeComment and
 // DecodeComment wrap that form in a hidden HTML comment for the store that
 // keeps the record in recess's own status comment; the other markers recess
-// leaves in its comments (ReplyMarker, CommandMarker) live beside them in
+// leaves in its comments (ReplyMarker) live beside them in
 // codec.go, so every format that ends up in a comment body is in one place.
 //
 // Memory and File are the stores for tests and local runs; package storetest
