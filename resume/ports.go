@@ -176,3 +176,17 @@ type ActivityProber interface {
 	// document; it never reports a time older than a comment it saw.
 	Activity(ctx context.Context, numbers []int) (map[int]time.Time, error)
 }
+
+// DiscussionStore is an optional extension of Store, for a store that reads
+// the discussion itself to find the record (the comment store keeps the
+// record in a comment of the discussion). The engine type-asserts it on its
+// Store port: a run then pays for one read of the discussion, not two.
+//
+// LoadWith returns the record and the discussion it was read from. When the
+// discussion exists but holds no record, it returns the discussion and an
+// error wrapping state.ErrNotFound. When the discussion does not exist, the
+// error wraps both state.ErrNotFound and ErrNotFound, and the discussion is
+// nil. A corrupt record is an error wrapping state.ErrCorrupt, as for Load.
+type DiscussionStore interface {
+	LoadWith(ctx context.Context, number int) (*state.Record, *Discussion, error)
+}
