@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -15,7 +16,7 @@ import (
 // allowed trigger kinds), with the recess opening now.
 func (e *Engine) ParseVerdict(data []byte) (*Verdict, error) {
 	c := e.cfg()
-	return ParseVerdict(data, TriggerLimits{MaxRecess: c.MaxRecess, At: e.Clock.Now().UTC(), AllowedKinds: c.AllowedKinds})
+	return ParseVerdict(data, wait.TriggerLimits{MaxRecess: c.MaxRecess, At: e.Clock.Now().UTC(), AllowedKinds: c.AllowedKinds})
 }
 
 // Verdict applies an agent's verdict. runID is the GitHub run the verdict
@@ -60,7 +61,7 @@ func (e *Engine) Verdict(ctx context.Context, v *Verdict, runID int64) (*Result,
 }
 
 func refuse(field, format string, args ...any) error {
-	return fmt.Errorf("%w: %w", ErrRefused, &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+	return fmt.Errorf("%w: %w", ErrRefused, &wait.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 }
 
 func (p *pass) verdict(v *Verdict, runID int64) error {
@@ -253,15 +254,15 @@ func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
 			return fmt.Errorf("read discussion %d: %w", number, err)
 		}
 		for id, rfc := range p.rec.OpenRFCs {
-			t, err := ParseTrigger(rfc.Trigger, TriggerLimits{})
+			t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{})
 			if err != nil {
 				return fmt.Errorf("record of discussion %d: open_rfcs[%q].trigger: %v: %w", number, id, err, state.ErrCorrupt)
 			}
 			if p.evals == nil {
-				p.evals, p.observed = map[string]Evaluation{}, map[string]Observed{}
+				p.evals, p.observed = map[string]wait.Evaluation{}, map[string]wait.Observed{}
 			}
 			o := p.observe(rfc)
-			p.evals[id], p.observed[id] = Evaluate(t, o, p.now), o
+			p.evals[id], p.observed[id] = wait.Evaluate(t, o, p.now), o
 		}
 		p.res.note("%s", p.statusLine())
 		return nil

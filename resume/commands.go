@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // command is a parsed "/recess NAME [ARG]" line.
@@ -42,7 +44,7 @@ func parseCommand(body string) (command, bool) {
 }
 
 // validate says what is wrong with a command, or "".
-func (c command) validate(max Duration, at time.Time) string {
+func (c command) validate(max wait.Duration, at time.Time) string {
 	switch c.name {
 	case "status", "cancel", "resume", "retry":
 		if c.arg != "" {
@@ -53,7 +55,7 @@ func (c command) validate(max Duration, at time.Time) string {
 			return "/recess signal needs a name of 1 to 64 letters, digits, '.', '_' or '-'"
 		}
 	case "extend":
-		d, err := ParseDuration(c.arg)
+		d, err := wait.ParseDuration(c.arg)
 		if err != nil {
 			return "/recess extend needs an ISO-8601 duration such as P1D: " + err.Error()
 		}

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 var contextStart = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
@@ -39,7 +41,7 @@ func history(n int, body func(i int) string) []HistoryEntry {
 func testContext(h []HistoryEntry) ResumeContext {
 	return ResumeContext{
 		CorrelationID: "c-original",
-		FiredBy:       KindMissingInput,
+		FiredBy:       wait.KindMissingInput,
 		FiredAt:       contextStart.Add(24 * time.Hour),
 		Trigger:       json.RawMessage(`{"kind":"missing_input","replies":2}`),
 		RecessCount:   1,
@@ -170,7 +172,7 @@ func TestEncodeSmallContextUnchanged(t *testing.T) {
 		{"no_history", testContext(nil)},
 		{"empty_history", testContext([]HistoryEntry{})},
 		{"a_few_comments", testContext(history(5, func(i int) string { return fmt.Sprintf("comment %d: use <b>S3</b> & \"GCS\"", i) }))},
-		{"no_trigger", ResumeContext{CorrelationID: "c-x", FiredBy: FiredByManual, FiredAt: contextStart}},
+		{"no_trigger", ResumeContext{CorrelationID: "c-x", FiredBy: wait.FiredByManual, FiredAt: contextStart}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -35,7 +36,7 @@ type Config struct {
 	// MaxOperations bounds the discussions one sweep visits.
 	MaxOperations int
 	// MaxRecess bounds every trigger duration.
-	MaxRecess Duration
+	MaxRecess wait.Duration
 	// AllowedKinds, when not empty, are the trigger kinds verdicts may use.
 	AllowedKinds []string
 	// EscalateTo are the logins an escalation mentions.
@@ -60,7 +61,7 @@ type Config struct {
 
 // Defaults returns the configuration SPEC.md describes.
 func Defaults() Config {
-	max, _ := ParseDuration("P90D")
+	max, _ := wait.ParseDuration("P90D")
 	return Config{
 		MaxDispatchesPerHour: 10,
 		MaxAttempts:          2,
@@ -227,8 +228,8 @@ type pass struct {
 	retry    bool   // "/recess retry"
 	unreact  []string
 	notes    []owedNote // posted once the record write that decides them won
-	evals    map[string]Evaluation
-	observed map[string]Observed
+	evals    map[string]wait.Evaluation
+	observed map[string]wait.Observed
 }
 
 // dispatchPlan is the one dispatch a pass may make.
@@ -324,14 +325,14 @@ func (p *pass) save() error {
 // the trigger) at which, given what the discussion shows now, the recess is
 // cancelled; false when there is none.
 func (p *pass) cancelMoment(id string, rfc *state.RFC) (time.Time, bool) {
-	t, err := ParseTrigger(rfc.Trigger, TriggerLimits{})
+	t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{})
 	if err != nil || p.d == nil {
 		return time.Time{}, false
 	}
-	var expiries []Duration
-	var collect func(*Trigger)
-	collect = func(t *Trigger) {
-		if t.Expires != nil && t.OnExpire == OnExpireCancel {
+	var expiries []wait.Duration
+	var collect func(*wait.Trigger)
+	collect = func(t *wait.Trigger) {
+		if t.Expires != nil && t.OnExpire == wait.OnExpireCancel {
 			expiries = append(expiries, *t.Expires)
 		}
 		for _, c := range t.Of {
@@ -348,11 +349,11 @@ func (p *pass) cancelMoment(id string, rfc *state.RFC) (time.Time, bool) {
 	}
 	moments := make([]time.Time, len(expiries))
 	for i, d := range expiries {
-		moments[i] = moment(d, o)
+		moments[i] = wait.Moment(d, o)
 	}
 	slices.SortFunc(moments, time.Time.Compare)
 	for _, m := range moments {
-		if Evaluate(t, o, m).Cancelled {
+		if wait.Evaluate(t, o, m).Cancelled {
 			return m.UTC(), true
 		}
 	}
@@ -396,7 +397,7 @@ func (p *pass) after() {
 		if ev, ok := p.evals[id]; ok {
 			v.Reason = ev.Reason
 		}
-		if t, err := ParseTrigger(rfc.Trigger, TriggerLimits{}); err == nil {
+		if t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{}); err == nil {
 			v.Waiting = describe(t, p.observed[id])
 		}
 		p.res.RFCs = append(p.res.RFCs, v)

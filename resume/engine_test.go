@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -154,7 +155,7 @@ func TestVerdict_stale_and_duplicate(t *testing.T) {
 	mineBefore := len(w.mine(n))
 
 	_, err := verdict(t, e, adjourned("c-999", n, "hello"))
-	var fe *resume.FieldError
+	var fe *wait.FieldError
 	if !errors.Is(err, resume.ErrRefused) || !errors.As(err, &fe) || fe.Field != "verdict.correlation_id" {
 		t.Fatalf("stale verdict error = %v, want refused naming verdict.correlation_id", err)
 	}
@@ -187,7 +188,7 @@ func TestVerdict_bad_reply_to_posts_nothing(t *testing.T) {
 	mine := len(w.mine(n))
 	doc := `{"verdict":"adjourned","correlation_id":"c-1","discussion_number":1,"replies":[{"body":"ok"},{"body":"x","reply_to":"DC_nope"}]}`
 	_, err := verdict(t, e, doc)
-	var fe *resume.FieldError
+	var fe *wait.FieldError
 	if !errors.As(err, &fe) || fe.Field != "verdict.replies[1].reply_to" {
 		t.Fatalf("error = %v, want a refusal naming verdict.replies[1].reply_to", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // FuzzParseVerdict checks that no input panics, that every refusal is a
@@ -23,7 +25,7 @@ func FuzzParseVerdict(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := ParseVerdict(data, lim)
 		if err != nil {
-			var fe *FieldError
+			var fe *wait.FieldError
 			if !errors.As(err, &fe) || fe.Field == "" {
 				t.Fatalf("ParseVerdict(%.200q) = %v, want a *FieldError naming a field", data, err)
 			}
@@ -38,7 +40,7 @@ func FuzzParseVerdict(f *testing.F) {
 
 // checkVerdictBounds verifies an accepted verdict against every bound
 // ParseVerdict promises.
-func checkVerdictBounds(t *testing.T, data []byte, v *Verdict, lim TriggerLimits) {
+func checkVerdictBounds(t *testing.T, data []byte, v *Verdict, lim wait.TriggerLimits) {
 	t.Helper()
 	if len(data) > MaxVerdictBytes || !json.Valid(data) {
 		t.Fatalf("ParseVerdict accepted %d bytes, valid JSON %v", len(data), json.Valid(data))
@@ -71,7 +73,7 @@ func checkVerdictBounds(t *testing.T, data []byte, v *Verdict, lim TriggerLimits
 		t.Errorf("ParseVerdict(%.200q) %s with Trigger %v, TriggerJSON %s", data, v.Verdict, v.Trigger, v.TriggerJSON)
 	}
 	if v.Trigger != nil {
-		again, err := ParseTrigger(v.TriggerJSON, lim)
+		again, err := wait.ParseTrigger(v.TriggerJSON, lim)
 		if err != nil {
 			t.Fatalf("ParseTrigger(%s) of the canonical form = %v", v.TriggerJSON, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -236,7 +237,7 @@ func (p *pass) nextAttempt(a *state.Run, attempt int) *state.Run {
 	}
 	if a.Resume != nil {
 		r := *a.Resume
-		r.FiredBy = FiredByRetry
+		r.FiredBy = wait.FiredByRetry
 		next.Resume = &r
 	}
 	return next
@@ -361,8 +362,8 @@ func (p *pass) evaluate() error {
 		}
 		return ids[i] < ids[j]
 	})
-	p.evals = map[string]Evaluation{}
-	p.observed = map[string]Observed{}
+	p.evals = map[string]wait.Evaluation{}
+	p.observed = map[string]wait.Observed{}
 	for _, id := range ids {
 		rfc := p.rec.OpenRFCs[id]
 		if p.cancel != "" {
@@ -371,12 +372,12 @@ func (p *pass) evaluate() error {
 			}
 			continue
 		}
-		t, err := ParseTrigger(rfc.Trigger, TriggerLimits{})
+		t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{})
 		if err != nil {
 			return fmt.Errorf("record of discussion %d: open_rfcs[%q].trigger: %v: %w", p.rec.Discussion, id, err, state.ErrCorrupt)
 		}
 		o := p.observe(rfc)
-		ev := Evaluate(t, o, p.now)
+		ev := wait.Evaluate(t, o, p.now)
 		p.evals[id], p.observed[id] = ev, o
 		rfc.DueAt = ev.DueAt
 		rfc.CancelAt = nil
@@ -389,9 +390,9 @@ func (p *pass) evaluate() error {
 		}
 		switch {
 		case p.manual:
-			p.fire(id, rfc, FiredByManual, "a maintainer said /recess resume")
+			p.fire(id, rfc, wait.FiredByManual, "a maintainer said /recess resume")
 		case ev.Fired:
-			if ev.FiredBy == KindElapsed || ev.FiredBy == FiredByExpired {
+			if ev.FiredBy == wait.KindElapsed || ev.FiredBy == wait.FiredByExpired {
 				// Time alone fired it: that was the sweep's job.
 				p.warnIfSweepsMissing(id, ev.At)
 			}
@@ -424,15 +425,15 @@ func (p *pass) warnIfSweepsMissing(id string, due time.Time) {
 }
 
 // observe recomputes what a recess's trigger sees from the discussion.
-func (p *pass) observe(rfc *state.RFC) Observed {
-	o := Observed{OpenedAt: rfc.OpenedAt, ThreadRoots: rfc.ThreadRoots}
+func (p *pass) observe(rfc *state.RFC) wait.Observed {
+	o := wait.Observed{OpenedAt: rfc.OpenedAt, ThreadRoots: rfc.ThreadRoots}
 	for i := range p.d.Comments {
 		c := &p.d.Comments[i]
 		if rfc.RepliesAfter.Covers(c.ID, c.CreatedAt) {
 			continue
 		}
 		if p.human(c) {
-			o.Replies = append(o.Replies, Reply{ID: c.ID, Author: c.Author, ParentID: c.ParentID, CreatedAt: c.CreatedAt})
+			o.Replies = append(o.Replies, wait.Reply{ID: c.ID, Author: c.Author, ParentID: c.ParentID, CreatedAt: c.CreatedAt})
 			continue
 		}
 		if c.Mine || c.Deleted || c.Minimized || !c.WriteAccess() {
@@ -444,11 +445,11 @@ func (p *pass) observe(rfc *state.RFC) Observed {
 		}
 		switch cmd.name {
 		case "signal":
-			o.Signals = append(o.Signals, Signal{Name: cmd.arg, At: c.CreatedAt})
+			o.Signals = append(o.Signals, wait.Signal{Name: cmd.arg, At: c.CreatedAt})
 		case "resume":
-			o.Signals = append(o.Signals, Signal{Name: AnySignal, At: c.CreatedAt})
+			o.Signals = append(o.Signals, wait.Signal{Name: wait.AnySignal, At: c.CreatedAt})
 		case "extend":
-			if d, err := ParseDuration(cmd.arg); err == nil {
+			if d, err := wait.ParseDuration(cmd.arg); err == nil {
 				o.Extensions = append(o.Extensions, d)
 			}
 		}

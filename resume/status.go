@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -42,7 +43,7 @@ func (p *pass) statusLine() string {
 		var parts []string
 		for _, id := range sortedRFCs(r) {
 			rfc := r.OpenRFCs[id]
-			t, err := ParseTrigger(rfc.Trigger, TriggerLimits{})
+			t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{})
 			if err != nil {
 				continue
 			}
@@ -64,17 +65,17 @@ func (p *pass) statusLine() string {
 
 func firedByWords(by string) string {
 	switch by {
-	case KindMissingInput:
+	case wait.KindMissingInput:
 		return "the replies it waited for arrived"
-	case KindElapsed:
+	case wait.KindElapsed:
 		return "the time it waited for has passed"
-	case KindEscalationNeeded:
+	case wait.KindEscalationNeeded:
 		return "a maintainer's signal arrived"
-	case FiredByExpired:
+	case wait.FiredByExpired:
 		return "the wait expired"
-	case FiredByManual:
+	case wait.FiredByManual:
 		return "a maintainer said /recess resume"
-	case FiredByRetry:
+	case wait.FiredByRetry:
 		return "retrying after a failed run"
 	default:
 		return by
@@ -92,11 +93,11 @@ func sortedRFCs(r *state.Record) []string {
 
 // describe says in plain words what a trigger still waits for:
 // "1 more reply (1 of 2) or until Mon 23 Nov 12:00 UTC".
-func describe(t *Trigger, o Observed) string {
+func describe(t *wait.Trigger, o wait.Observed) string {
 	s := describeNode(t, o)
 	if t.Expires != nil {
-		at := moment(*t.Expires, o)
-		if t.OnExpire == OnExpireCancel {
+		at := wait.Moment(*t.Expires, o)
+		if t.OnExpire == wait.OnExpireCancel {
 			s += " (giving up " + humanTime(at) + ")"
 		} else {
 			s += " (resuming anyway " + humanTime(at) + ")"
@@ -105,10 +106,10 @@ func describe(t *Trigger, o Observed) string {
 	return s
 }
 
-func describeNode(t *Trigger, o Observed) string {
+func describeNode(t *wait.Trigger, o wait.Observed) string {
 	switch t.Kind {
-	case KindMissingInput:
-		have := countReplies(t, o)
+	case wait.KindMissingInput:
+		have := wait.CountReplies(t, o)
 		need := t.Replies - have
 		if need < 0 {
 			need = 0
@@ -121,17 +122,17 @@ func describeNode(t *Trigger, o Observed) string {
 		if len(t.From) > 0 {
 			s += " from @" + strings.Join(t.From, " or @")
 		}
-		if t.Scope == ScopeThread {
+		if t.Scope == wait.ScopeThread {
 			s += " in recess's thread"
 		}
 		return s + fmt.Sprintf(" (%d of %d)", min(have, t.Replies), t.Replies)
-	case KindElapsed:
-		return "until " + humanTime(moment(*t.Elapsed, o))
-	case KindEscalationNeeded:
+	case wait.KindElapsed:
+		return "until " + humanTime(wait.Moment(*t.Elapsed, o))
+	case wait.KindEscalationNeeded:
 		return fmt.Sprintf("a maintainer's `/recess signal %s`", t.Signal)
-	case KindAny, KindAll:
+	case wait.KindAny, wait.KindAll:
 		sep := " or "
-		if t.Kind == KindAll {
+		if t.Kind == wait.KindAll {
 			sep = " and "
 		}
 		parts := make([]string, 0, len(t.Of))
@@ -141,26 +142,6 @@ func describeNode(t *Trigger, o Observed) string {
 		return strings.Join(parts, sep)
 	}
 	return t.Kind
-}
-
-// moment is opened_at + d, pushed back by every extension.
-func moment(d Duration, o Observed) time.Time {
-	t := d.AddTo(o.OpenedAt)
-	for _, x := range o.Extensions {
-		t = x.AddTo(t)
-	}
-	return t
-}
-
-// countReplies counts the replies a missing_input trigger accepts.
-func countReplies(t *Trigger, o Observed) int {
-	n := 0
-	for i := range o.Replies {
-		if replyCounts(t, o.ThreadRoots, &o.Replies[i]) {
-			n++
-		}
-	}
-	return n
 }
 
 func containsID(list []string, id string) bool {

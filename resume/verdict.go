@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -42,7 +43,7 @@ type Verdict struct {
 	DiscussionNumber int
 	Replies          []VerdictReply
 	// Trigger is set for a recessed verdict; TriggerJSON is its canonical form.
-	Trigger     *Trigger
+	Trigger     *wait.Trigger
 	TriggerJSON []byte
 	Summary     string
 }
@@ -61,9 +62,9 @@ type VerdictReply struct {
 // A JSON null counts as the field being absent (as in a trigger document);
 // a field that is present must have its type ("12" is not a number). The
 // trigger is parsed last, with lim, and its *FieldError is returned as is.
-func ParseVerdict(data []byte, lim TriggerLimits) (*Verdict, error) {
+func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 	if len(data) > MaxVerdictBytes {
-		return nil, &FieldError{Field: "verdict", Reason: "longer than " + strconv.Itoa(MaxVerdictBytes) + " bytes"}
+		return nil, &wait.FieldError{Field: "verdict", Reason: "longer than " + strconv.Itoa(MaxVerdictBytes) + " bytes"}
 	}
 	fields, err := decodeObject(data, "verdict", "verdict", "correlation_id", "discussion_number", "replies", "trigger", "summary")
 	if err != nil {
@@ -75,7 +76,7 @@ func ParseVerdict(data []byte, lim TriggerLimits) (*Verdict, error) {
 
 	raw, ok := fields["verdict"]
 	if !ok {
-		return nil, &FieldError{Field: "verdict.verdict", Reason: "missing"}
+		return nil, &wait.FieldError{Field: "verdict.verdict", Reason: "missing"}
 	}
 	if v.Verdict, err = decodeString(raw, "verdict.verdict"); err != nil {
 		return nil, err
@@ -84,19 +85,19 @@ func ParseVerdict(data []byte, lim TriggerLimits) (*Verdict, error) {
 	switch v.Verdict {
 	case VerdictRecessed:
 		if !hasTrigger {
-			return nil, &FieldError{Field: "verdict.trigger", Reason: "missing: a recessed verdict needs a trigger"}
+			return nil, &wait.FieldError{Field: "verdict.trigger", Reason: "missing: a recessed verdict needs a trigger"}
 		}
 	case VerdictAdjourned:
 		if hasTrigger {
-			return nil, &FieldError{Field: "verdict.trigger", Reason: "not allowed: an adjourned verdict has no trigger"}
+			return nil, &wait.FieldError{Field: "verdict.trigger", Reason: "not allowed: an adjourned verdict has no trigger"}
 		}
 	default:
-		return nil, &FieldError{Field: "verdict.verdict", Reason: "must be " + quote(VerdictAdjourned) + " or " + quote(VerdictRecessed)}
+		return nil, &wait.FieldError{Field: "verdict.verdict", Reason: "must be " + quote(VerdictAdjourned) + " or " + quote(VerdictRecessed)}
 	}
 
 	raw, ok = fields["correlation_id"]
 	if !ok {
-		return nil, &FieldError{Field: "verdict.correlation_id", Reason: "missing"}
+		return nil, &wait.FieldError{Field: "verdict.correlation_id", Reason: "missing"}
 	}
 	if v.CorrelationID, err = decodeString(raw, "verdict.correlation_id"); err != nil {
 		return nil, err
@@ -107,7 +108,7 @@ func ParseVerdict(data []byte, lim TriggerLimits) (*Verdict, error) {
 
 	raw, ok = fields["discussion_number"]
 	if !ok {
-		return nil, &FieldError{Field: "verdict.discussion_number", Reason: "missing"}
+		return nil, &wait.FieldError{Field: "verdict.discussion_number", Reason: "missing"}
 	}
 	if v.DiscussionNumber, err = decodePositiveInt(raw, "verdict.discussion_number", maxDiscussionNumber); err != nil {
 		return nil, err
@@ -131,17 +132,17 @@ func ParseVerdict(data []byte, lim TriggerLimits) (*Verdict, error) {
 	// The trigger goes last so that every other field is judged without it,
 	// and its errors keep the trigger's own paths ("trigger.of[0].elapsed").
 	if v.Verdict == VerdictRecessed {
-		t, err := ParseTrigger(rawTrigger, lim)
+		t, err := wait.ParseTrigger(rawTrigger, lim)
 		if err != nil {
-			var fe *FieldError
+			var fe *wait.FieldError
 			if errors.As(err, &fe) {
 				return nil, err
 			}
-			return nil, &FieldError{Field: "trigger", Reason: "invalid", Err: err}
+			return nil, &wait.FieldError{Field: "trigger", Reason: "invalid", Err: err}
 		}
 		canonical, err := json.Marshal(t)
 		if err != nil {
-			return nil, &FieldError{Field: "trigger", Reason: "cannot be encoded", Err: err}
+			return nil, &wait.FieldError{Field: "trigger", Reason: "cannot be encoded", Err: err}
 		}
 		v.Trigger, v.TriggerJSON = t, canonical
 	}
@@ -153,20 +154,20 @@ func ParseVerdict(data []byte, lim TriggerLimits) (*Verdict, error) {
 func decodeReplies(raw json.RawMessage) ([]VerdictReply, error) {
 	const path = "verdict.replies"
 	if len(raw) == 0 || raw[0] != '[' {
-		return nil, &FieldError{Field: path, Reason: "must be a list"}
+		return nil, &wait.FieldError{Field: path, Reason: "must be a list"}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if _, err := dec.Token(); err != nil {
-		return nil, &FieldError{Field: path, Reason: "not valid JSON", Err: err}
+		return nil, &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
 	}
 	var replies []VerdictReply
 	for i := 0; dec.More(); i++ {
 		if i == MaxReplies {
-			return nil, &FieldError{Field: path, Reason: "more than " + strconv.Itoa(MaxReplies) + " replies"}
+			return nil, &wait.FieldError{Field: path, Reason: "more than " + strconv.Itoa(MaxReplies) + " replies"}
 		}
 		var item json.RawMessage
 		if err := dec.Decode(&item); err != nil {
-			return nil, &FieldError{Field: path, Reason: "not valid JSON", Err: err}
+			return nil, &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
 		}
 		r, err := decodeReply(item, path+"["+strconv.Itoa(i)+"]")
 		if err != nil {
@@ -186,13 +187,13 @@ func decodeReply(raw json.RawMessage, path string) (VerdictReply, error) {
 	var r VerdictReply
 	b, ok := fields["body"]
 	if !ok {
-		return r, &FieldError{Field: path + ".body", Reason: "missing"}
+		return r, &wait.FieldError{Field: path + ".body", Reason: "missing"}
 	}
 	if r.Body, err = decodeString(b, path+".body"); err != nil {
 		return r, err
 	}
 	if strings.TrimSpace(r.Body) == "" {
-		return r, &FieldError{Field: path + ".body", Reason: "empty"}
+		return r, &wait.FieldError{Field: path + ".body", Reason: "empty"}
 	}
 	if err := checkText(r.Body, path+".body", MaxReplyBody); err != nil {
 		return r, err
@@ -201,7 +202,7 @@ func decodeReply(raw json.RawMessage, path string) (VerdictReply, error) {
 	// character longer): that, too, must fit, or GitHub would refuse the
 	// post after earlier replies went out.
 	if n := utf8.RuneCountInString(state.Neutralize(r.Body)); n > MaxReplyBody {
-		return r, &FieldError{Field: path + ".body", Reason: "longer than " + strconv.Itoa(MaxReplyBody) + " characters once the recess marker words in it are broken (" + strconv.Itoa(n) + ")"}
+		return r, &wait.FieldError{Field: path + ".body", Reason: "longer than " + strconv.Itoa(MaxReplyBody) + " characters once the recess marker words in it are broken (" + strconv.Itoa(n) + ")"}
 	}
 	if to, ok := fields["reply_to"]; ok {
 		if r.ReplyTo, err = decodeString(to, path+".reply_to"); err != nil {
@@ -222,35 +223,35 @@ func decodeObject(data []byte, path string, known ...string) (map[string]json.Ra
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, &FieldError{Field: path, Reason: "not valid JSON", Err: err}
+		return nil, &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, &FieldError{Field: path, Reason: "must be a JSON object"}
+		return nil, &wait.FieldError{Field: path, Reason: "must be a JSON object"}
 	}
 	fields := make(map[string]json.RawMessage, len(known))
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, &FieldError{Field: path, Reason: "not valid JSON", Err: err}
+			return nil, &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
 		}
 		key, _ := tok.(string)
 		if !slices.Contains(known, key) {
-			return nil, &FieldError{Field: memberPath(path, key), Reason: "unknown field"}
+			return nil, &wait.FieldError{Field: memberPath(path, key), Reason: "unknown field"}
 		}
 		if _, dup := fields[key]; dup {
-			return nil, &FieldError{Field: path + "." + key, Reason: "duplicate key"}
+			return nil, &wait.FieldError{Field: path + "." + key, Reason: "duplicate key"}
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil, &FieldError{Field: path, Reason: "not valid JSON", Err: err}
+			return nil, &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
 		}
 		fields[key] = v
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, &FieldError{Field: path, Reason: "not valid JSON", Err: err}
+		return nil, &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, &FieldError{Field: path, Reason: "trailing data after the object", Err: err}
+		return nil, &wait.FieldError{Field: path, Reason: "trailing data after the object", Err: err}
 	}
 	return fields, nil
 }
@@ -270,14 +271,14 @@ func dropNulls(fields map[string]json.RawMessage) {
 // become U+FFFD there, which would post text the agent never wrote.
 func decodeString(raw json.RawMessage, path string) (string, error) {
 	if len(raw) == 0 || raw[0] != '"' {
-		return "", &FieldError{Field: path, Reason: "must be a string"}
+		return "", &wait.FieldError{Field: path, Reason: "must be a string"}
 	}
 	if !utf8.Valid(raw) || hasLoneSurrogate(raw) {
-		return "", &FieldError{Field: path, Reason: "not valid UTF-8"}
+		return "", &wait.FieldError{Field: path, Reason: "not valid UTF-8"}
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", &FieldError{Field: path, Reason: "not valid JSON", Err: err}
+		return "", &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
 	}
 	return s, nil
 }
@@ -328,19 +329,19 @@ func hex4(b []byte, at int) (rune, bool) {
 func decodePositiveInt(raw json.RawMessage, path string, max int) (int, error) {
 	s := string(raw)
 	if s == "" || s[0] == '"' {
-		return 0, &FieldError{Field: path, Reason: "must be a positive integer, not a string"}
+		return 0, &wait.FieldError{Field: path, Reason: "must be a positive integer, not a string"}
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return 0, &FieldError{Field: path, Reason: "must be a positive integer"}
+			return 0, &wait.FieldError{Field: path, Reason: "must be a positive integer"}
 		}
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n > max {
-		return 0, &FieldError{Field: path, Reason: "larger than " + strconv.Itoa(max), Err: err}
+		return 0, &wait.FieldError{Field: path, Reason: "larger than " + strconv.Itoa(max), Err: err}
 	}
 	if n < 1 {
-		return 0, &FieldError{Field: path, Reason: "must be a positive integer"}
+		return 0, &wait.FieldError{Field: path, Reason: "must be a positive integer"}
 	}
 	return n, nil
 }
@@ -349,14 +350,14 @@ func decodePositiveInt(raw json.RawMessage, path string, max int) (int, error) {
 // it can sit in a hidden marker, a run-name or a GraphQL variable unescaped.
 func checkID(s, path string, allowed func(byte) bool, set string) error {
 	if s == "" {
-		return &FieldError{Field: path, Reason: "empty"}
+		return &wait.FieldError{Field: path, Reason: "empty"}
 	}
 	if len(s) > MaxIDLength {
-		return &FieldError{Field: path, Reason: "longer than " + strconv.Itoa(MaxIDLength) + " characters"}
+		return &wait.FieldError{Field: path, Reason: "longer than " + strconv.Itoa(MaxIDLength) + " characters"}
 	}
 	for i := 0; i < len(s); i++ {
 		if !allowed(s[i]) {
-			return &FieldError{Field: path, Reason: "may only hold " + set}
+			return &wait.FieldError{Field: path, Reason: "may only hold " + set}
 		}
 	}
 	return nil
@@ -366,13 +367,13 @@ func checkID(s, path string, allowed func(byte) bool, set string) error {
 // and refuses NUL, which GitHub and logs treat as the end of the text.
 func checkText(s, path string, maxRunes int) error {
 	if !utf8.ValidString(s) {
-		return &FieldError{Field: path, Reason: "not valid UTF-8"}
+		return &wait.FieldError{Field: path, Reason: "not valid UTF-8"}
 	}
 	if strings.IndexByte(s, 0) >= 0 {
-		return &FieldError{Field: path, Reason: "contains NUL"}
+		return &wait.FieldError{Field: path, Reason: "contains NUL"}
 	}
 	if n := utf8.RuneCountInString(s); n > maxRunes {
-		return &FieldError{Field: path, Reason: "longer than " + strconv.Itoa(maxRunes) + " characters"}
+		return &wait.FieldError{Field: path, Reason: "longer than " + strconv.Itoa(maxRunes) + " characters"}
 	}
 	return nil
 }
@@ -405,3 +406,6 @@ func memberPath(path, key string) string {
 	}
 	return path + "[" + quote(key) + "]"
 }
+
+// quote renders s as a JSON string, as field paths show keys.
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -10,17 +10,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // verdictLimits are the limits the verdict tests parse triggers with: the
 // default max-recess, from a fixed moment.
-func verdictLimits(t testing.TB) TriggerLimits {
+func verdictLimits(t testing.TB) wait.TriggerLimits {
 	t.Helper()
-	d, err := ParseDuration("P90D")
+	d, err := wait.ParseDuration("P90D")
 	if err != nil {
 		t.Fatalf("ParseDuration(%q) = %v", "P90D", err)
 	}
-	return TriggerLimits{MaxRecess: d, At: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}
+	return wait.TriggerLimits{MaxRecess: d, At: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}
 }
 
 // verdictDoc builds a verdict document from the head fields and extra
@@ -247,7 +249,7 @@ func TestParseVerdictRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := ParseVerdict([]byte(tt.doc), verdictLimits(t))
-			var fe *FieldError
+			var fe *wait.FieldError
 			if !errors.As(err, &fe) {
 				t.Fatalf("ParseVerdict(%.120q) = %+v, %v, want a *FieldError for %s", tt.doc, got, err, tt.wantField)
 			}
@@ -265,7 +267,7 @@ func TestParseVerdictKeepsDurationErrors(t *testing.T) {
 	t.Parallel()
 	doc := verdictDoc(VerdictRecessed, `"trigger":{"kind":"elapsed","elapsed":"P1H"}`)
 	_, err := ParseVerdict([]byte(doc), verdictLimits(t))
-	var de *DurationError
+	var de *wait.DurationError
 	if !errors.As(err, &de) {
 		t.Fatalf("ParseVerdict(%q) = %v, want an error wrapping *DurationError", doc, err)
 	}
@@ -277,10 +279,10 @@ func TestParseVerdictKeepsDurationErrors(t *testing.T) {
 func TestParseVerdictUsesPolicy(t *testing.T) {
 	t.Parallel()
 	lim := verdictLimits(t)
-	lim.AllowedKinds = []string{KindElapsed}
+	lim.AllowedKinds = []string{wait.KindElapsed}
 	doc := verdictDoc(VerdictRecessed, `"trigger":{"kind":"missing_input","replies":1}`)
 	_, err := ParseVerdict([]byte(doc), lim)
-	var fe *FieldError
+	var fe *wait.FieldError
 	if !errors.As(err, &fe) || fe.Field != "trigger.kind" {
 		t.Errorf("ParseVerdict(%q) with only elapsed allowed = %v, want a *FieldError for trigger.kind", doc, err)
 	}

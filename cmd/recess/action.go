@@ -15,6 +15,7 @@ import (
 
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // Returned after the failure was already reported as an ::error
@@ -66,7 +67,7 @@ func runActionMode(ctx context.Context, getenv func(string) string, stdout, stde
 	// Refused outside input names its field: a verdict's or trigger's
 	// (FieldError) or the environment's and inputs' (inputError).
 	var ie *inputError
-	var fe *resume.FieldError
+	var fe *wait.FieldError
 	title, reported := "recess failed", errFailed
 	switch {
 	case errors.As(err, &fe):

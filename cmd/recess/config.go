@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // settings is everything a run is configured with: action inputs, with
@@ -46,7 +47,7 @@ type fileConfig struct {
 // defaultConfigPath is where repository policy lives in the workspace.
 const defaultConfigPath = ".github/recess.yml"
 
-var knownKinds = []string{resume.KindMissingInput, resume.KindElapsed, resume.KindEscalationNeeded, resume.KindAny, resume.KindAll}
+var knownKinds = []string{wait.KindMissingInput, wait.KindElapsed, wait.KindEscalationNeeded, wait.KindAny, wait.KindAll}
 
 // loadSettings reads inputs through input (INPUT_<NAME>) and the policy
 // file. Every refusal names the input or the file key.
@@ -109,7 +110,7 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 		}
 	}
 	if v := input("max-recess"); v != "" {
-		d, err := resume.ParseDuration(v)
+		d, err := wait.ParseDuration(v)
 		if err != nil {
 			return nil, &inputError{Field: "input max-recess", Reason: err.Error()}
 		}
@@ -151,7 +152,7 @@ func (s *settings) applyFile(path string, explicit bool) error {
 	}
 	s.Engine.AllowedKinds = fc.AllowedKinds
 	if fc.MaxRecess != "" {
-		d, err := resume.ParseDuration(fc.MaxRecess)
+		d, err := wait.ParseDuration(fc.MaxRecess)
 		if err != nil {
 			return &inputError{Field: field + ": max-recess", Reason: err.Error()}
 		}

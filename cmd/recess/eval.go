@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 )
 
 const evalUsage = `usage: recess eval --trigger JSON --opened-at T [--now T] [--replies N] [--signal NAME]... [--max-recess D]
@@ -35,7 +35,7 @@ Flags (--flag=value and --flag value both work):
 `
 
 // maxEvalReplies bounds --replies, so a typo cannot allocate without end.
-const maxEvalReplies = resume.MaxTriggerReplies
+const maxEvalReplies = wait.MaxTriggerReplies
 
 // usageError is refused command-line input; the message names the flag.
 type usageError struct {
@@ -129,11 +129,11 @@ func evalCommand(args []string, getenv func(string) string, stdin io.Reader) (*e
 		return nil, &usageError{flag: "--replies", reason: "must be a whole number from 0 to " + strconv.Itoa(maxEvalReplies), err: err}
 	}
 	for _, s := range signals {
-		if s != resume.AnySignal && !resume.ValidSignalName(s) {
+		if s != wait.AnySignal && !wait.ValidSignalName(s) {
 			return nil, &usageError{flag: "--signal", reason: strconv.Quote(s) + ` is not a signal name (1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'; or "*")`}
 		}
 	}
-	limit, err := resume.ParseDuration(*maxRecess)
+	limit, err := wait.ParseDuration(*maxRecess)
 	if err != nil {
 		return nil, &usageError{flag: "--max-recess", reason: "invalid " + err.Error(), err: err}
 	}
@@ -143,32 +143,32 @@ func evalCommand(args []string, getenv func(string) string, stdin io.Reader) (*e
 	case !set["trigger"]:
 		return nil, &usageError{flag: "--trigger", reason: "missing"}
 	case *triggerDoc == "-":
-		if doc, err = io.ReadAll(io.LimitReader(stdin, resume.MaxTriggerBytes+1)); err != nil {
+		if doc, err = io.ReadAll(io.LimitReader(stdin, wait.MaxTriggerBytes+1)); err != nil {
 			return nil, &usageError{flag: "--trigger", reason: "reading stdin: " + err.Error(), err: err}
 		}
 	}
-	trig, err := resume.ParseTrigger(doc, resume.TriggerLimits{MaxRecess: limit, At: opened})
+	trig, err := wait.ParseTrigger(doc, wait.TriggerLimits{MaxRecess: limit, At: opened})
 	if err != nil {
-		return nil, err // a *resume.FieldError: "trigger.replies: must be at least 1"
+		return nil, err // a *wait.FieldError: "trigger.replies: must be at least 1"
 	}
 
-	obs := resume.Observed{OpenedAt: opened}
+	obs := wait.Observed{OpenedAt: opened}
 	if n > 0 {
 		// Synthetic replies count for every filter: they sit under the
 		// recess's own thread and the trigger is evaluated without "from".
 		const root = "synthetic-thread"
 		obs.ThreadRoots = []string{root}
-		obs.Replies = make([]resume.Reply, n)
+		obs.Replies = make([]wait.Reply, n)
 		for i := range obs.Replies {
-			obs.Replies[i] = resume.Reply{ID: "synthetic-" + strconv.Itoa(i+1), Author: "someone", ParentID: root}
+			obs.Replies[i] = wait.Reply{ID: "synthetic-" + strconv.Itoa(i+1), Author: "someone", ParentID: root}
 		}
 		trig = withoutFrom(trig)
 	}
 	for _, s := range signals {
-		obs.Signals = append(obs.Signals, resume.Signal{Name: s, At: opened})
+		obs.Signals = append(obs.Signals, wait.Signal{Name: s, At: opened})
 	}
 
-	ev := resume.Evaluate(trig, obs, now)
+	ev := wait.Evaluate(trig, obs, now)
 	out := &evalOutput{Fired: ev.Fired, Reason: ev.Reason, Cancelled: ev.Cancelled}
 	if ev.Fired {
 		out.FiredBy = ev.FiredBy
@@ -193,11 +193,11 @@ func parseMoment(name, value string, set bool) (time.Time, error) {
 }
 
 // withoutFrom returns a copy of t with every "from" list left out.
-func withoutFrom(t *resume.Trigger) *resume.Trigger {
+func withoutFrom(t *wait.Trigger) *wait.Trigger {
 	c := *t
 	c.From = nil
 	if len(t.Of) > 0 {
-		c.Of = make([]*resume.Trigger, len(t.Of))
+		c.Of = make([]*wait.Trigger, len(t.Of))
 		for i, child := range t.Of {
 			c.Of[i] = withoutFrom(child)
 		}

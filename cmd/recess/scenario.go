@@ -21,6 +21,7 @@ import (
 
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // A scenario is a story told to recess against the embedded fake GitHub:
@@ -117,7 +118,7 @@ func parseScenario(data []byte) (*scenario, error) {
 			return nil, fmt.Errorf("scenario: steps[%d]: a step does exactly one thing (found %d)", i, n)
 		}
 		if st.Wait != "" {
-			if _, err := resume.ParseDuration(st.Wait); err != nil {
+			if _, err := wait.ParseDuration(st.Wait); err != nil {
 				return nil, fmt.Errorf("scenario: steps[%d].wait: %w", i, err)
 			}
 		}
@@ -255,7 +256,7 @@ func (st *story) step(ctx context.Context, s step) error {
 	case s.Agent != nil:
 		return st.agent(ctx, s)
 	case s.Wait != "":
-		d, _ := resume.ParseDuration(s.Wait)
+		d, _ := wait.ParseDuration(s.Wait)
 		st.mu.Lock()
 		st.now = d.AddTo(st.now)
 		st.mu.Unlock()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -328,7 +329,7 @@ func TestBudgetSweep(t *testing.T) {
 			at(w, 10*time.Minute)
 			res, c := sweep(t, w)
 			t.Logf("%s store, sweep over 21 waiting, one lost event: %v", store, c)
-			if !res.Fired || res.FiredBy != resume.KindMissingInput || len(w.Runs()) != runs+1 {
+			if !res.Fired || res.FiredBy != wait.KindMissingInput || len(w.Runs()) != runs+1 {
 				t.Fatalf("sweep fired %v by %q: the lost reply on discussion %d was not caught up", res.Fired, res.FiredBy, n)
 			}
 			if max := pendingCost(store, 21) + probeCost(21) + maxFiring; c.Total() > max {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -1275,9 +1276,9 @@ func TestLongTail_failed_runs_retry_then_escalate(t *testing.T) {
 						t.Fatalf("attempt %d: %d waiting runs, want 1", a, len(waiting))
 					}
 					rc := History(waiting[0])
-					wantBy := resume.KindMissingInput
+					wantBy := wait.KindMissingInput
 					if a > 1 {
-						wantBy = resume.FiredByRetry
+						wantBy = wait.FiredByRetry
 					}
 					if rc.CorrelationID != recess || rc.FiredBy != wantBy || !cmp.Equal(rc.HistorySince, first.HistorySince) || rc.Trigger == nil {
 						t.Errorf("attempt %d: resume_context = %s/%s with %d comment(s), want %s/%s with the first attempt's %d",
@@ -1320,7 +1321,7 @@ func TestLongTail_failed_runs_retry_then_escalate(t *testing.T) {
 					t.Fatalf("/recess retry from a maintainer dispatched nothing: %q", res.Notes)
 				}
 				rc := History(w.Waiting()[0])
-				if rc.CorrelationID != recess || rc.FiredBy != resume.FiredByRetry || !contains(historyIDs(w.Waiting()[0]), meanwhile) {
+				if rc.CorrelationID != recess || rc.FiredBy != wait.FiredByRetry || !contains(historyIDs(w.Waiting()[0]), meanwhile) {
 					t.Errorf("after /recess retry: resume_context %s/%s with %v, want %s/retry holding %s",
 						rc.CorrelationID, rc.FiredBy, historyIDs(w.Waiting()[0]), recess, meanwhile)
 				}

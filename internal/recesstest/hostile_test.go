@@ -12,6 +12,7 @@ import (
 
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -178,7 +179,7 @@ func TestHostile_slash_commands_without_write_access(t *testing.T) {
 			before := len(w.Runs())
 			cmd := w.Say(id, "", "mallory", "/recess cancel")
 			res := must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
-			if !res.Fired || res.FiredBy != resume.KindMissingInput {
+			if !res.Fired || res.FiredBy != wait.KindMissingInput {
 				t.Fatalf("Inbound = fired %v by %q, want the reply to fire missing_input", res.Fired, res.FiredBy)
 			}
 			runs := newRuns(w, before)

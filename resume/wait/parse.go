@@ -1,4 +1,4 @@
-package resume
+package wait
 
 import (
 	"bytes"
@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-
-	"github.com/recess-action/recess/state"
 )
 
 // TriggerLimits are the policy bounds a trigger is checked against.
@@ -29,7 +27,7 @@ type TriggerLimits struct {
 // or evaluate something unbounded.
 const (
 	// MaxTriggerBytes is the largest trigger document accepted.
-	MaxTriggerBytes = state.MaxTriggerBytes
+	MaxTriggerBytes = 8 << 10
 	// MaxTriggerChildren bounds the "of" list of any / all.
 	MaxTriggerChildren = 16
 	// MaxTriggerReplies bounds missing_input's "replies".

@@ -1,4 +1,4 @@
-package resume
+package wait
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package resume
+package wait
 
 import (
 	"slices"
@@ -96,11 +96,7 @@ const maxPooledReason = 4 << 10
 // moment is when a duration counted from the opening ends, extensions
 // included.
 func (e *evaluator) moment(d *Duration) time.Time {
-	t := d.AddTo(e.opened)
-	for _, x := range e.extensions {
-		t = x.AddTo(t)
-	}
-	return t
+	return momentOf(*d, e.opened, e.extensions)
 }
 
 // known returns t, or the opening moment when t is unknown (zero).
@@ -397,4 +393,31 @@ func (e *evaluator) composite(buf []byte, t *Trigger) ([]byte, result) {
 		return buf, result{state: stateFired, firedBy: decided.firedBy, at: decided.at, due: dueAll, hasDue: dueOK}
 	}
 	return buf, result{due: dueAll, hasDue: dueOK}
+}
+
+// Moment is the one rule for a time-based moment of a recess: the moment it
+// opened plus d, then pushed back by every extension in order
+// (/recess extend).
+func Moment(d Duration, o Observed) time.Time {
+	return momentOf(d, o.OpenedAt, o.Extensions)
+}
+
+func momentOf(d Duration, opened time.Time, extensions []Duration) time.Time {
+	t := d.AddTo(opened)
+	for _, x := range extensions {
+		t = x.AddTo(t)
+	}
+	return t
+}
+
+// CountReplies counts the replies a missing_input trigger accepts, with the
+// same rule Evaluate applies.
+func CountReplies(t *Trigger, o Observed) int {
+	n := 0
+	for i := range o.Replies {
+		if replyCounts(t, o.ThreadRoots, &o.Replies[i]) {
+			n++
+		}
+	}
+	return n
 }
