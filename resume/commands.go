@@ -95,23 +95,19 @@ func (p *pass) commands() error {
 		}
 		p.rec.Commands = p.rec.Commands.Advance(c.ID, c.CreatedAt)
 		if !c.WriteAccess() {
-			p.e.logf("discussion %d: ignored /recess %s from @%s (%s): slash commands need write access; it counts as an ordinary reply", p.rec.Discussion, cmd.name, c.Author, c.Association)
+			p.logf("discussion %d: ignored /recess %s from @%s (%s): slash commands need write access; it counts as an ordinary reply", p.rec.Discussion, cmd.name, c.Author, c.Association)
 			p.res.note("ignored /recess %s from @%s: no write access", cmd.name, c.Author)
 			continue
 		}
 		if why := cmd.validate(p.cfg.MaxRecess, p.now); why != "" {
 			p.res.warn("comment %s: %s", c.ID, why)
-			if err := p.e.Discussions.React(p.ctx, c.ID, Confused); err != nil {
-				p.res.warn("could not react to comment %s: %v", c.ID, err)
-			}
+			p.react(c.ID, Confused)
 			continue
 		}
 		if err := p.command(c, cmd); err != nil {
 			return err
 		}
-		if err := p.e.Discussions.React(p.ctx, c.ID, ThumbsUp); err != nil {
-			p.res.warn("could not react to comment %s: %v", c.ID, err)
-		}
+		p.react(c.ID, ThumbsUp)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -8,41 +9,51 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-// finish performs the pass's one dispatch, if any, and writes the record.
-func (p *pass) finish() error {
-	if p.plan == nil {
-		if err := p.save(); err != nil {
-			return p.saveFailed(err)
-		}
-		p.removeEyes()
-		return p.postNotes()
-	}
-	return p.dispatch()
-}
-
-// saveFailed handles a record write that failed. A conflict means another
-// run decided first: the notes this pass owes are its to post, and the pass
-// is thrown away. Any other failure may hide a write that went through (a
-// 502 after GitHub applied it): the owed notes are posted all the same, as
-// far as they can be, since a later pass that finds them posted never posts
-// them again, while one that finds the decision recorded cannot tell a note
-// is owed.
-func (p *pass) saveFailed(err error) error {
-	if !errors.Is(err, state.ErrConflict) {
-		if perr := p.postNotes(); perr != nil {
-			p.res.warn("could not post a note after the failed write: %v", perr)
-		}
-	}
-	return err
-}
-
 // dispatch is exactly-once bookkeeping around one workflow_dispatch: the
 // intent (new correlation id, state "dispatching") is written first; then
-// the dispatch; then the confirmation. A crash between the two writes leaves
-// an intent that the next run or sweep looks up by correlation id before
-// sending it again, and the agent workflow's claim step turns any remaining
-// duplicate into a no-op.
-func (p *pass) dispatch() error {
+// the decision's effects; then the dispatch; then the confirmation. A crash
+// between the two writes leaves an intent that the next run or sweep looks
+// up by correlation id before sending it again, and the agent workflow's
+// claim step turns any remaining duplicate into a no-op. A decision whose
+// intent loses its write sends nothing.
+func (e *Engine) dispatch(ctx context.Context, p *pass) error {
+	a := p.plan.run
+	if err := e.save(ctx, p); err != nil {
+		return e.saveFailed(ctx, p, err)
+	}
+	if err := e.effects(ctx, p); err != nil {
+		return err
+	}
+	req := DispatchRequest{CorrelationID: a.CorrelationID, Discussion: p.rec.Discussion, ResumeContext: p.plan.input}
+	runID, derr := e.Dispatcher.Dispatch(ctx, req)
+	if derr != nil {
+		return e.dispatchFailed(ctx, p, a, derr)
+	}
+	p.res.Dispatched = true
+	p.res.CorrelationID = a.CorrelationID
+	if a.Resume != nil {
+		p.res.Fired = true
+		p.res.FiredBy = a.Resume.FiredBy
+	}
+	p.res.note("dispatched the agent workflow (correlation id %s, attempt %d)", a.CorrelationID, a.Attempt)
+	// Confirm first, react after: nothing stands between the dispatch and
+	// its confirmation, so the new run's own claim (seconds later at the
+	// earliest) lands after the confirmation, even on a store without
+	// compare-and-swap.
+	if err := e.confirm(ctx, p, a.CorrelationID, runID); err != nil {
+		return err
+	}
+	if a.EyesOn != "" {
+		if err := e.Discussions.React(ctx, a.EyesOn, Eyes); err != nil {
+			p.res.warn("could not add the EYES reaction: %v", err)
+		}
+	}
+	return nil
+}
+
+// prepareDispatch turns the decision's plan into the intent the record
+// carries (pure: part of the decision).
+func (p *pass) prepareDispatch() error {
 	plan := p.plan
 	a := plan.run
 	a.IntentAt = p.now
@@ -56,38 +67,7 @@ func (p *pass) dispatch() error {
 	if err != nil {
 		return err
 	}
-	if err := p.save(); err != nil {
-		return p.saveFailed(err)
-	}
-	p.removeEyes()
-	if err := p.postNotes(); err != nil {
-		return err
-	}
-
-	req := DispatchRequest{CorrelationID: a.CorrelationID, Discussion: p.rec.Discussion, ResumeContext: input}
-	runID, derr := p.e.Dispatcher.Dispatch(p.ctx, req)
-	if derr != nil {
-		return p.dispatchFailed(a, derr)
-	}
-	p.res.Dispatched = true
-	p.res.CorrelationID = a.CorrelationID
-	if a.Resume != nil {
-		p.res.Fired = true
-		p.res.FiredBy = a.Resume.FiredBy
-	}
-	p.res.note("dispatched the agent workflow (correlation id %s, attempt %d)", a.CorrelationID, a.Attempt)
-	// Confirm first, react after: nothing stands between the dispatch and
-	// its confirmation, so the new run's own claim (seconds later at the
-	// earliest) lands after the confirmation, even on a store without
-	// compare-and-swap.
-	if err := p.confirm(a.CorrelationID, runID); err != nil {
-		return err
-	}
-	if a.EyesOn != "" {
-		if err := p.e.Discussions.React(p.ctx, a.EyesOn, Eyes); err != nil {
-			p.res.warn("could not add the EYES reaction: %v", err)
-		}
-	}
+	plan.input = input
 	return nil
 }
 
@@ -95,7 +75,7 @@ func (p *pass) dispatch() error {
 // written meanwhile (a comment accumulating, the agent's own claim): the
 // confirmation is then applied to a fresh read, as long as the intent is
 // still the active one.
-func (p *pass) confirm(id string, runID int64) error {
+func (e *Engine) confirm(ctx context.Context, p *pass, id string, runID int64) error {
 	for try := 0; try < maxConflictRetries; try++ {
 		a := p.rec.Active
 		if a == nil || a.CorrelationID != id {
@@ -109,11 +89,12 @@ func (p *pass) confirm(id string, runID int64) error {
 		if a.RunID == 0 {
 			a.RunID = runID
 		}
-		err := p.save()
+		p.write = fingerprint(p.rec) != p.before
+		err := e.save(ctx, p)
 		if err == nil || !errors.Is(err, state.ErrConflict) {
 			return err
 		}
-		rec, lerr := p.e.Store.Load(p.ctx, p.rec.Discussion)
+		rec, lerr := e.Store.Load(ctx, p.rec.Discussion)
 		if lerr != nil {
 			return fmt.Errorf("confirm dispatch %s: %w", id, lerr)
 		}
@@ -130,41 +111,31 @@ func (p *pass) confirm(id string, runID int64) error {
 // dispatchFailed records a failed dispatch call. A transient failure is
 // retried by a later run and does not burn an attempt; a refusal (the
 // request itself is wrong: a missing workflow input, an unknown workflow)
-// cannot succeed by retrying and is escalated.
-func (p *pass) dispatchFailed(a *state.Run, derr error) error {
+// cannot succeed by retrying and is escalated. The failure is a decision of
+// its own: its effects (the escalation's label and note) run only after its
+// write.
+func (e *Engine) dispatchFailed(ctx context.Context, p *pass, a *state.Run, derr error) error {
 	a.DispatchErrors++
 	a.LastError = clip(derr.Error(), maxErrorText)
 	refused := errors.Is(derr, ErrDispatchRefused)
 	if refused {
-		if err := p.escalate(a, "GitHub refused to start the agent workflow: "+clip(derr.Error(), maxErrorText)); err != nil {
-			return err
-		}
+		p.escalate(a, "GitHub refused to start the agent workflow: "+clip(derr.Error(), maxErrorText))
 	} else {
 		p.res.warn("the dispatch call failed (%v); a later run looks for the run and retries", derr)
 	}
-	switch err := p.save(); {
+	p.write = true
+	switch err := e.save(ctx, p); {
 	case err == nil:
-		if err := p.postNotes(); err != nil {
+		if err := e.effects(ctx, p); err != nil {
 			return err
 		}
 	case !errors.Is(err, state.ErrConflict):
-		return p.saveFailed(err)
+		return e.saveFailed(ctx, p, err)
 	}
-	p.removeEyes()
 	if refused {
 		return fmt.Errorf("dispatch of the agent workflow: %w", derr)
 	}
 	return nil
-}
-
-// removeEyes takes back EYES acknowledgements the pass decided to remove.
-func (p *pass) removeEyes() {
-	for _, id := range p.unreact {
-		if err := p.e.Discussions.Unreact(p.ctx, id, Eyes); err != nil {
-			p.res.warn("could not remove the EYES reaction: %v", err)
-		}
-	}
-	p.unreact = nil
 }
 
 // resumeContext renders what the run is told: nothing for the first look at

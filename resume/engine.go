@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -197,37 +196,68 @@ func (e *Engine) cfg() Config { return e.Config.withDefaults() }
 // passOpts says what kind of run a pass belongs to.
 type passOpts struct {
 	command string
-	// checkRuns: look up the active agent run on GitHub (sweeps).
+	// discussion: the decision needs the discussion (every entry point but
+	// claim).
+	discussion bool
+	// checkRuns: look up the active agent run on GitHub (sweep visits).
 	checkRuns bool
 	// sweep: the pass is a sweep's visit, not a run for an event.
 	sweep bool
 }
 
-// pass is one read-decide-act cycle over one discussion. A pass that meets
-// a concurrent write is thrown away and started again from a fresh read;
-// everything it did before that is idempotent (markers on posted comments,
-// reactions, intents recorded before dispatches).
+// snapshot is what one read of a discussion gathered: the record, the
+// discussion, and GitHub's answers that a decision needs besides them. A
+// decision is a function of the snapshot, the clock and the configuration
+// alone; it performs no I/O.
+type snapshot struct {
+	rec   *state.Record
+	isNew bool
+	// d is the discussion, oldest comment first; nil when it was not read
+	// or does not exist (deleted: dErr wraps ErrNotFound).
+	d    *Discussion
+	dErr error
+	// run is the active run as GitHub reports it, when the decision looks
+	// at it (see lookupRun); runErr is the lookup's error.
+	run    *WorkflowRun
+	runErr error
+	looked bool
+	// recent counts the repository's agent runs of the last hour, read
+	// only when a decision wants a fresh dispatch (see errNeedRecent).
+	recent     int
+	recentErr  error
+	haveRecent bool
+}
+
+// pass is one decision over a snapshot: the next record, and the effects
+// that may reach GitHub once the write of that record has won. A pass that
+// loses its write to a concurrent one is thrown away, effects and all, and
+// decided again from a fresh read.
 type pass struct {
-	e    *Engine
 	cfg  Config
-	ctx  context.Context
 	now  time.Time
 	opts passOpts
+	logf func(format string, args ...any)
 	res  *Result
+	snap *snapshot
 
 	rec    *state.Record
 	isNew  bool
 	before string
+	// write is set by seal: the record changed and is worth writing.
+	write bool
 
 	d *Discussion
 
 	// decisions taken in this pass
-	plan     *dispatchPlan
-	manual   bool   // "/recess resume"
-	cancel   string // "/recess cancel": the reason
-	retry    bool   // "/recess retry"
-	unreact  []string
-	notes    []owedNote // posted once the record write that decides them won
+	plan    *dispatchPlan
+	manual  bool   // "/recess resume"
+	cancel  string // "/recess cancel": the reason
+	retry   bool   // "/recess retry"
+	effects []Effect
+	// posts are verdict replies to post before the record is written (the
+	// record keeps their ids and timestamps); after posting, the pass is
+	// decided again over the same snapshot.
+	posts    []post
 	evals    map[string]wait.Evaluation
 	observed map[string]wait.Observed
 }
@@ -237,40 +267,152 @@ type dispatchPlan struct {
 	run   *state.Run // the Active run to (re)dispatch
 	fresh bool       // counts against the rate limit
 	redo  bool       // re-sending an earlier intent with the same id
+	// input is the resume_context the dispatch carries.
+	input string
 }
 
-func (e *Engine) newPass(ctx context.Context, number int, opts passOpts, res *Result) (*pass, error) {
-	p := &pass{e: e, cfg: e.cfg(), ctx: ctx, now: e.Clock.Now().UTC(), opts: opts, res: res}
-	rec, err := e.Store.Load(ctx, number)
+// errNeedRecent is returned by a decision that wants a fresh dispatch
+// before the repository's recent dispatches were counted: the runner counts
+// them (one request, spent only then) and decides again.
+var errNeedRecent = errors.New("resume: the repository's recent dispatches are needed")
+
+// read gathers a snapshot: the record, the discussion when the entry point
+// needs it (in one read when the store offers DiscussionStore), and the
+// active run when the decision will look at it.
+func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.Time) (*snapshot, error) {
+	s := &snapshot{}
+	var err error
+	if ds, ok := e.Store.(DiscussionStore); ok && opts.discussion {
+		s.rec, s.d, err = ds.LoadWith(ctx, number)
+		if errors.Is(err, ErrNotFound) {
+			s.d, s.dErr, err = nil, err, state.ErrNotFound
+		}
+	} else {
+		s.rec, err = e.Store.Load(ctx, number)
+	}
 	switch {
 	case errors.Is(err, state.ErrNotFound):
-		rec, p.isNew = state.New(number), true
+		s.rec, s.isNew = state.New(number), true
 	case err != nil:
 		return nil, fmt.Errorf("load record of discussion %d: %w", number, err)
 	}
+	if s.rec.OpenRFCs == nil {
+		s.rec.OpenRFCs = map[string]*state.RFC{}
+	}
+	if opts.discussion && s.d == nil && s.dErr == nil {
+		s.d, s.dErr = e.Discussions.Discussion(ctx, number)
+		if s.dErr != nil {
+			s.d = nil
+		}
+	}
+	if s.d != nil {
+		sort.SliceStable(s.d.Comments, func(i, j int) bool { return s.d.Comments[i].CreatedAt.Before(s.d.Comments[j].CreatedAt) })
+	}
+	if a := s.rec.Active; a != nil && opts.discussion && s.d != nil {
+		switch lookupRun(e.cfg(), a, now, opts.checkRuns) {
+		case byID:
+			s.run, s.runErr = e.Dispatcher.Run(ctx, a.RunID)
+			s.looked = true
+		case byCorrelation:
+			s.run, s.runErr = e.Dispatcher.FindRun(ctx, a.CorrelationID)
+			s.looked = true
+		}
+	}
+	return s, nil
+}
+
+// lookup says how a decision looks at the active run.
+type lookup int
+
+const (
+	noLookup lookup = iota
+	byID
+	byCorrelation
+)
+
+// lookupRun is the one rule for when a run looks the active agent run up on
+// GitHub: an unconfirmed intent past its grace (or past the retry delay
+// after a failed call), and a dispatched run on a sweep's visit or once it
+// is older than StaleRun.
+func lookupRun(c Config, a *state.Run, now time.Time, checkRuns bool) lookup {
+	switch a.State {
+	case state.RunDispatching:
+		age := now.Sub(a.IntentAt)
+		if a.DispatchErrors == 0 && age < c.DispatchGrace {
+			return noLookup
+		}
+		if a.DispatchErrors > 0 && age < c.RetryDelay {
+			return noLookup
+		}
+		return byCorrelation
+	case state.RunDispatched:
+		if !checkRuns && now.Sub(a.DispatchedAt) < c.StaleRun {
+			return noLookup
+		}
+		if a.RunID != 0 {
+			return byID
+		}
+		return byCorrelation
+	}
+	return noLookup
+}
+
+// newPass starts a decision over a snapshot, on a copy of its record.
+func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *pass {
+	rec := s.rec.Clone()
 	if rec.OpenRFCs == nil {
 		rec.OpenRFCs = map[string]*state.RFC{}
 	}
-	p.rec = rec
+	p := &pass{cfg: c, now: now, opts: opts, res: res, snap: s, rec: rec, isNew: s.isNew, d: s.d, logf: func(string, ...any) {}}
 	p.before = fingerprint(rec)
-	return p, nil
+	if p.d != nil && p.rec.DiscussionID == "" {
+		p.rec.DiscussionID = p.d.ID
+	}
+	return p
 }
 
-// discussion reads the discussion once per pass.
-func (p *pass) discussion() (*Discussion, error) {
-	if p.d != nil {
-		return p.d, nil
+// run is the loop of every entry point: read, decide, write, act. decide
+// must not perform I/O: everything it needs is in the pass's snapshot.
+func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func(*pass) error) (*Result, error) {
+	c := e.cfg()
+	for try := 0; ; try++ {
+		now := e.Clock.Now().UTC()
+		s, err := e.read(ctx, number, opts, now)
+		if err != nil {
+			return &Result{Command: opts.command, Discussion: number}, err
+		}
+		for posted := 0; ; posted++ {
+			res := &Result{Command: opts.command, Discussion: number}
+			p := newPass(s, c, now, opts, res)
+			p.logf = e.logf
+			err = decide(p)
+			if errors.Is(err, errNeedRecent) && !s.haveRecent {
+				s.recent, s.recentErr = e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour))
+				s.haveRecent = true
+				continue
+			}
+			if err != nil {
+				return res, err
+			}
+			if len(p.posts) > 0 && posted == 0 {
+				if err := e.post(ctx, p); err != nil {
+					return res, err
+				}
+				continue
+			}
+			p.seal()
+			err = e.act(ctx, p)
+			if err == nil {
+				p.after()
+				return res, nil
+			}
+			if errors.Is(err, state.ErrConflict) && try < maxConflictRetries {
+				e.logf("discussion %d: the record changed while this run worked; deciding again from a fresh read", number)
+				break
+			}
+			return res, err
+		}
 	}
-	d, err := p.e.Discussions.Discussion(p.ctx, p.rec.Discussion)
-	if err != nil {
-		return nil, err
-	}
-	sort.SliceStable(d.Comments, func(i, j int) bool { return d.Comments[i].CreatedAt.Before(d.Comments[j].CreatedAt) })
-	p.d = d
-	if p.rec.DiscussionID == "" {
-		p.rec.DiscussionID = d.ID
-	}
-	return d, nil
 }
 
 // fingerprint is what "the record changed" compares: everything but the
@@ -292,103 +434,25 @@ func fingerprint(rec *state.Record) string {
 	return string(b)
 }
 
-// save writes the record if it changed. It returns an error wrapping
-// state.ErrConflict when another run wrote first.
-func (p *pass) save() error {
-	if p.d == nil && len(p.rec.OpenRFCs) > 0 {
-		// Describing an open recess needs the discussion (reply counts).
-		if _, err := p.discussion(); err != nil {
-			return fmt.Errorf("read discussion %d: %w", p.rec.Discussion, err)
-		}
-	}
-	p.rec.Status = p.status()
-	if fingerprint(p.rec) == p.before {
-		return nil
-	}
-	if p.isNew && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
-		// Nothing worth remembering about a discussion recess never acted on.
-		return nil
-	}
+// seal ends a decision: the visible status, the bookkeeping, and whether
+// the record is worth writing.
+func (p *pass) seal() {
 	if p.d != nil {
-		p.rec.Checked = newest(p.d).At
+		p.rec.Status = p.status()
 	}
-	p.rec.UpdatedAt = p.now
-	if err := p.e.Store.Save(p.ctx, p.rec); err != nil {
-		return fmt.Errorf("save record of discussion %d: %w", p.rec.Discussion, err)
+	if fingerprint(p.rec) == p.before && p.plan == nil {
+		return
 	}
-	p.isNew = false
-	p.before = fingerprint(p.rec)
-	return nil
-}
-
-// cancelMoment is the first expiry moment (on_expire "cancel", anywhere in
-// the trigger) at which, given what the discussion shows now, the recess is
-// cancelled; false when there is none.
-func (p *pass) cancelMoment(id string, rfc *state.RFC) (time.Time, bool) {
-	t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{})
-	if err != nil || p.d == nil {
-		return time.Time{}, false
+	if p.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
+		// Nothing worth remembering about a discussion recess never acted on.
+		return
 	}
-	var expiries []wait.Duration
-	var collect func(*wait.Trigger)
-	collect = func(t *wait.Trigger) {
-		if t.Expires != nil && t.OnExpire == wait.OnExpireCancel {
-			expiries = append(expiries, *t.Expires)
-		}
-		for _, c := range t.Of {
-			collect(c)
-		}
-	}
-	collect(t)
-	if len(expiries) == 0 {
-		return time.Time{}, false
-	}
-	o, ok := p.observed[id]
-	if !ok {
-		o = p.observe(rfc)
-	}
-	moments := make([]time.Time, len(expiries))
-	for i, d := range expiries {
-		moments[i] = wait.Moment(d, o)
-	}
-	slices.SortFunc(moments, time.Time.Compare)
-	for _, m := range moments {
-		if wait.Evaluate(t, o, m).Cancelled {
-			return m.UTC(), true
-		}
-	}
-	return time.Time{}, false
-}
-
-// run performs fn in passes until one completes without a concurrent write.
-func (e *Engine) run(ctx context.Context, number int, opts passOpts, fn func(*pass) error) (*Result, error) {
-	var res *Result
-	for try := 0; ; try++ {
-		res = &Result{Command: opts.command, Discussion: number}
-		p, err := e.newPass(ctx, number, opts, res)
-		if err != nil {
-			return res, err
-		}
-		err = fn(p)
-		if err == nil {
-			p.after()
-			return res, nil
-		}
-		if errors.Is(err, state.ErrConflict) && try < maxConflictRetries {
-			e.logf("discussion %d: the record changed while this run worked; reading it again", number)
-			continue
-		}
-		return res, err
-	}
+	p.write = true
 }
 
 // after fills the result's view of the record once the pass is done.
 func (p *pass) after() {
-	ids := make([]string, 0, len(p.rec.OpenRFCs))
-	for id := range p.rec.OpenRFCs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := sortedRFCs(p.rec)
 	p.res.OpenRFCs = len(ids)
 	for _, id := range ids {
 		rfc := p.rec.OpenRFCs[id]
@@ -397,8 +461,8 @@ func (p *pass) after() {
 		if ev, ok := p.evals[id]; ok {
 			v.Reason = ev.Reason
 		}
-		if t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{}); err == nil {
-			v.Waiting = describe(t, p.observed[id])
+		if t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{}); err == nil && p.d != nil {
+			v.Waiting = describe(t, p.observedFor(id, rfc))
 		}
 		p.res.RFCs = append(p.res.RFCs, v)
 		p.res.DueAt = sooner(p.res.DueAt, rfc.DueAt)
@@ -468,4 +532,17 @@ func (p *pass) comment(id string) *Comment {
 		}
 	}
 	return nil
+}
+
+func maxCursor(a, b state.Cursor) state.Cursor {
+	if b.At.After(a.At) {
+		return b
+	}
+	if a.At.After(b.At) {
+		return a
+	}
+	for _, id := range b.IDs {
+		a = a.Advance(id, b.At)
+	}
+	return a
 }

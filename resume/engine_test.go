@@ -804,7 +804,7 @@ func TestSweep_visit_never_starts_an_intake(t *testing.T) {
 	// A sweep's visit of a discussion with no record (a stray label, or a
 	// record its own intake has not written yet) leaves the intake to the
 	// event's run.
-	res := mustRun(t)(e.Reconcile(ctx, n))
+	res := mustRun(t)(e.Visit(ctx, n))
 	if res.Dispatched || len(w.calls()) != 0 {
 		t.Fatalf("a sweep visit started an intake")
 	}

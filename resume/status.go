@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -47,10 +48,7 @@ func (p *pass) statusLine() string {
 			if err != nil {
 				continue
 			}
-			o, ok := p.observed[id]
-			if !ok {
-				o = p.observe(rfc)
-			}
+			o := p.observedFor(id, rfc)
 			parts = append(parts, describe(t, o))
 		}
 		return "⏸️ Waiting for " + strings.Join(parts, "; and for ") + "."
@@ -154,4 +152,49 @@ func containsID(list []string, id string) bool {
 		}
 	}
 	return false
+}
+
+// Status reports the discussion's open recesses without changing anything.
+func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
+	return e.run(ctx, number, passOpts{command: "status", discussion: true}, func(p *pass) error {
+		if p.isNew {
+			p.res.note("recess has no record of discussion %d", number)
+			return nil
+		}
+		if p.d == nil {
+			return fmt.Errorf("read discussion %d: %w", number, p.snap.dErr)
+		}
+		for id, rfc := range p.rec.OpenRFCs {
+			t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{})
+			if err != nil {
+				return fmt.Errorf("record of discussion %d: open_rfcs[%q].trigger: %v: %w", number, id, err, state.ErrCorrupt)
+			}
+			if p.evals == nil {
+				p.evals, p.observed = map[string]wait.Evaluation{}, map[string]wait.Observed{}
+			}
+			o := p.observe(rfc)
+			p.evals[id], p.observed[id] = wait.Evaluate(t, o, p.now), o
+		}
+		p.res.note("%s", p.statusLine())
+		return nil
+	})
+}
+
+// StatusAll reports every discussion with something pending, without
+// changing anything.
+func (e *Engine) StatusAll(ctx context.Context) (*Result, error) {
+	res := &Result{Command: "status"}
+	list, err := e.Store.Pending(ctx)
+	if err != nil {
+		return res, fmt.Errorf("list pending discussions: %w", err)
+	}
+	for _, s := range list {
+		r, err := e.Status(ctx, s.Discussion)
+		if err != nil {
+			return res, fmt.Errorf("discussion %d: %w", s.Discussion, err)
+		}
+		res.include(r)
+	}
+	res.note("%d discussion(s) with something pending", len(list))
+	return res, nil
 }

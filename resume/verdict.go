@@ -2,8 +2,10 @@ package resume
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -409,3 +411,175 @@ func memberPath(path, key string) string {
 
 // quote renders s as a JSON string, as field paths show keys.
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// ParseVerdict parses a verdict under the engine's policy (max-recess,
+// allowed trigger kinds), with the recess opening now.
+func (e *Engine) ParseVerdict(data []byte) (*Verdict, error) {
+	c := e.cfg()
+	return ParseVerdict(data, wait.TriggerLimits{MaxRecess: c.MaxRecess, At: e.Clock.Now().UTC(), AllowedKinds: c.AllowedKinds})
+}
+
+// Verdict applies an agent's verdict. runID is the GitHub run the verdict
+// comes from (0 when unknown). Everything is validated before any side
+// effect: a verdict for another run than the active one is refused (stale or
+// duplicate) with an error wrapping ErrRefused; a verdict already applied is
+// a no-op, so a re-delivered verdict changes nothing.
+//
+// Replies are posted first, each with a hidden marker of the correlation id
+// and its index, so a re-run of the step never posts twice (the record keeps
+// their ids and timestamps: they are the one effect before the write); then
+// the record is written (the run ends; a recessed verdict opens its recess);
+// then the EYES acknowledgement is removed.
+//
+// A verdict that leaves nothing pending looks at the discussion once more
+// after its write. A comment written while the verdict worked may have had
+// its inbound run see the agent run still active (so it only accumulated),
+// while the verdict read the discussion before it: with nothing pending no
+// sweep would come back for it. Any inbound run that starts after the write
+// sees the run over, so this second look closes the gap.
+func (e *Engine) Verdict(ctx context.Context, v *Verdict, runID int64) (*Result, error) {
+	idle := false
+	res, err := e.run(ctx, v.DiscussionNumber, passOpts{command: "verdict", discussion: true}, func(p *pass) error {
+		err := p.verdict(v, runID)
+		idle = err == nil && !p.isNew && !p.rec.Pending()
+		return err
+	})
+	if err != nil || !idle {
+		return res, err
+	}
+	again, err := e.run(ctx, v.DiscussionNumber, passOpts{command: "verdict", discussion: true}, (*pass).reconcile)
+	res.Notes = append(res.Notes, again.Notes...)
+	res.Warnings = append(res.Warnings, again.Warnings...)
+	if again.Dispatched {
+		// The outputs name the dispatch, as when the verdict's own pass
+		// starts one.
+		res.Dispatched, res.CorrelationID = true, again.CorrelationID
+	}
+	if err != nil {
+		return res, fmt.Errorf("look again at discussion %d after the verdict: %w", v.DiscussionNumber, err)
+	}
+	return res, nil
+}
+
+func refuse(field, format string, args ...any) error {
+	return fmt.Errorf("%w: %w", ErrRefused, &wait.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+}
+
+func (p *pass) verdict(v *Verdict, runID int64) error {
+	for _, id := range p.rec.Applied {
+		if id == v.CorrelationID {
+			p.res.note("verdict %s was already applied: nothing to do", v.CorrelationID)
+			p.res.CorrelationID = v.CorrelationID
+			return nil
+		}
+	}
+	a := p.rec.Active
+	switch {
+	case p.isNew:
+		return refuse("verdict.discussion_number", "recess has no record of discussion %d", v.DiscussionNumber)
+	case a == nil || a.CorrelationID != v.CorrelationID:
+		expected := "none"
+		if a != nil {
+			expected = a.CorrelationID
+		}
+		return refuse("verdict.correlation_id", "%q is not the active run of discussion %d (expected %s): stale or duplicate", v.CorrelationID, v.DiscussionNumber, expected)
+	case a.State == state.RunEscalated:
+		return refuse("verdict.correlation_id", "%q was escalated after its run ended without a verdict", v.CorrelationID)
+	case a.RunID != 0 && runID != 0 && a.RunID != runID:
+		// GitHub named the run (dispatch answer, lookup, or the first claim):
+		// a verdict from any other run carrying the id is a duplicate's.
+		return refuse("verdict.correlation_id", "%q belongs to run %d; this verdict comes from run %d", v.CorrelationID, a.RunID, runID)
+	}
+	if v.Verdict == VerdictRecessed && len(p.rec.OpenRFCs) >= state.MaxOpenRFCs {
+		return refuse("verdict.verdict", "discussion %d already has %d open recesses", v.DiscussionNumber, len(p.rec.OpenRFCs))
+	}
+	if p.d == nil {
+		return fmt.Errorf("read discussion %d: %w", v.DiscussionNumber, p.snap.dErr)
+	}
+	for i, r := range v.Replies {
+		if r.ReplyTo != "" && p.comment(r.ReplyTo) == nil {
+			return refuse(fmt.Sprintf("verdict.replies[%d].reply_to", i), "no comment %q in discussion %d", r.ReplyTo, v.DiscussionNumber)
+		}
+	}
+
+	// Everything in the snapshot but the verdict's own replies was there
+	// before recess posted them: with GitHub's one-second timestamps, only
+	// this tells a comment written in the same second as recess's reply
+	// from a later one.
+	before := state.Cursor{At: p.d.CreatedAt.UTC()}
+	posted := make([]*Comment, len(v.Replies))
+	for i := range p.d.Comments {
+		c := &p.d.Comments[i]
+		if k, n, ok := state.ParseReplyMarker(c.Body); ok && c.Mine && k == v.CorrelationID {
+			if n >= 0 && n < len(posted) && posted[n] == nil {
+				posted[n] = c
+			}
+			continue
+		}
+		before = before.Advance(c.ID, c.CreatedAt.UTC())
+	}
+	for i, r := range v.Replies {
+		if posted[i] == nil {
+			p.posts = append(p.posts, post{key: v.CorrelationID, index: i, replyTo: p.thread(r.ReplyTo), body: r.Body})
+		}
+	}
+	if len(p.posts) > 0 {
+		// Posted before the write that records them; then decided again.
+		return nil
+	}
+
+	p.rec.Active = nil
+	p.rec.Applied = append(p.rec.Applied, v.CorrelationID)
+	if n := len(p.rec.Applied); n > state.MaxApplied {
+		p.rec.Applied = p.rec.Applied[n-state.MaxApplied:]
+	}
+	if a.EyesOn != "" {
+		p.unreact(a.EyesOn, Eyes)
+	}
+	p.res.CorrelationID = v.CorrelationID
+	if v.Summary != "" {
+		p.res.note("summary: %s", v.Summary)
+	}
+	switch v.Verdict {
+	case VerdictAdjourned:
+		p.res.note("adjourned: %d repl(ies) posted; the run is over", len(posted))
+	case VerdictRecessed:
+		rfc := &state.RFC{
+			Trigger:      v.TriggerJSON,
+			OpenedAt:     p.now,
+			RepliesAfter: a.Until,
+			Since:        a.Until,
+			RecessCount:  1,
+			Summary:      v.Summary,
+		}
+		if a.Resume != nil {
+			rfc.RecessCount = a.Resume.RecessCount + 1
+		}
+		if len(posted) > 0 {
+			rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, before)
+		}
+		for _, c := range posted {
+			rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, state.Cursor{At: c.CreatedAt.UTC(), IDs: []string{c.ID}})
+			rfc.ReplyIDs = append(rfc.ReplyIDs, c.ID)
+			root := c.ID
+			if c.ParentID != "" {
+				root = c.ParentID
+			}
+			if !containsID(rfc.ThreadRoots, root) {
+				rfc.ThreadRoots = append(rfc.ThreadRoots, root)
+			}
+		}
+		if len(rfc.ReplyIDs) > state.MaxReplyIDs {
+			rfc.ReplyIDs = rfc.ReplyIDs[len(rfc.ReplyIDs)-state.MaxReplyIDs:]
+		}
+		p.rec.OpenRFCs[v.CorrelationID] = rfc
+		p.res.note("recessed: %d repl(ies) posted; waiting (%s)", len(posted), string(v.TriggerJSON))
+	}
+	// The rest is an ordinary reconciliation with the run over: a trigger
+	// that already holds fires now, and comments that arrived while the run
+	// worked get a fresh dispatch after an adjourned answer.
+	if err := p.evaluate(); err != nil {
+		return err
+	}
+	return p.intake()
+}

@@ -39,6 +39,9 @@ type world struct {
 	revs    map[int]int
 	// saveErrs are returned by the next Save calls.
 	saveErrs []error
+	// beforeSave, when set, runs once at the start of the next Save: another
+	// run writing between this run's read and its write.
+	beforeSave func()
 }
 
 type dispatchCall struct {
@@ -289,6 +292,12 @@ func (w *world) Load(_ context.Context, n int) (*state.Record, error) {
 
 func (w *world) Save(_ context.Context, r *state.Record) error {
 	w.mu.Lock()
+	if f := w.beforeSave; f != nil {
+		w.beforeSave = nil
+		w.mu.Unlock()
+		f()
+		w.mu.Lock()
+	}
 	defer w.mu.Unlock()
 	if len(w.saveErrs) > 0 {
 		err := w.saveErrs[0]

@@ -296,3 +296,6 @@ type Summary struct {
 	// Checked is Record.Checked as of the last write.
 	Checked time.Time
 }
+
+// Clone returns a deep copy of the record, Rev included.
+func (r *Record) Clone() *Record { return canonical(r) }

@@ -407,6 +407,9 @@ func TestRace_concurrent_passes_post_once(t *testing.T) {
 				w.Advance(time.Hour)
 				return w.Runs()[len(w.Runs())-1].Inputs["correlation_id"] + ".escalated"
 			},
+			// The label and the note are effects after the write: the
+			// inbound run's first mutation is its write.
+			windowed: true,
 		},
 		{
 			name: "cancel_on_expiry",
@@ -426,9 +429,9 @@ func TestRace_concurrent_passes_post_once(t *testing.T) {
 				w.Advance(time.Minute)
 				return "answer." + w.Say(id, "", "maya", "/recess status")
 			},
-			// The inbound run reacts to the command before it writes:
-			// the sweep slips in there, and the comment store must see
-			// its write when it compares before updating.
+			// The reaction to the command is an effect after the write:
+			// the inbound run's first mutation is its write.
+			windowed: true,
 		},
 	}
 	for _, store := range bothStores {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // reconciliation as Inbound: which one applies is decided from the record
 // and the discussion, not from the event.
 func (e *Engine) Intake(ctx context.Context, number int) (*Result, error) {
-	return e.run(ctx, number, passOpts{command: "intake"}, (*pass).reconcile)
+	return e.run(ctx, number, passOpts{command: "intake", discussion: true}, (*pass).reconcile)
 }
 
 // Inbound handles a comment: it re-evaluates the discussion's open recesses
@@ -24,13 +25,7 @@ func (e *Engine) Intake(ctx context.Context, number int) (*Result, error) {
 // accumulates. A comment on a discussion with nothing pending starts a fresh
 // dispatch (see Intake).
 func (e *Engine) Inbound(ctx context.Context, number int) (*Result, error) {
-	return e.run(ctx, number, passOpts{command: "inbound"}, (*pass).reconcile)
-}
-
-// Reconcile is a sweep's visit of one discussion: like Inbound, and it also
-// looks up the active agent run on GitHub.
-func (e *Engine) Reconcile(ctx context.Context, number int) (*Result, error) {
-	return e.run(ctx, number, passOpts{command: "sweep", checkRuns: true, sweep: true}, (*pass).reconcile)
+	return e.run(ctx, number, passOpts{command: "inbound", discussion: true}, (*pass).reconcile)
 }
 
 // reconcile brings one discussion up to date. The order matters: commands
@@ -38,11 +33,11 @@ func (e *Engine) Reconcile(ctx context.Context, number int) (*Result, error) {
 // recesses, then a fresh dispatch for anything nobody has answered.
 func (p *pass) reconcile() error {
 	p.pruneDispatches()
-	if _, err := p.discussion(); err != nil {
-		if errors.Is(err, ErrNotFound) {
+	if p.d == nil {
+		if errors.Is(p.snap.dErr, ErrNotFound) {
 			return p.gone("the discussion was deleted")
 		}
-		return fmt.Errorf("read discussion %d: %w", p.rec.Discussion, err)
+		return fmt.Errorf("read discussion %d: %w", p.rec.Discussion, p.snap.dErr)
 	}
 	if p.d.Closed || p.d.Locked {
 		reason := "the discussion was closed"
@@ -64,10 +59,7 @@ func (p *pass) reconcile() error {
 	if err := p.evaluate(); err != nil {
 		return err
 	}
-	if err := p.intake(); err != nil {
-		return err
-	}
-	return p.finish()
+	return p.intake()
 }
 
 // gone expires every recess of a discussion that was closed, locked or
@@ -75,9 +67,6 @@ func (p *pass) reconcile() error {
 // dispatch. An active run is left to finish; its verdict is still accepted.
 func (p *pass) gone(reason string) error {
 	if len(p.rec.OpenRFCs) == 0 && p.rec.Queued == nil {
-		if p.d != nil {
-			return p.save()
-		}
 		return nil
 	}
 	for id := range p.rec.OpenRFCs {
@@ -86,15 +75,9 @@ func (p *pass) gone(reason string) error {
 	}
 	p.rec.Queued = nil
 	p.rec.Closed = reason
-	if p.d == nil {
-		// Deleted: nothing to show people, only the record to update.
-		p.rec.UpdatedAt = p.now
-		if err := p.e.Store.Save(p.ctx, p.rec); err != nil {
-			return fmt.Errorf("save record of discussion %d: %w", p.rec.Discussion, err)
-		}
-		return nil
-	}
-	return p.save()
+	// Deleted: nothing to show people, only the record to update (seal
+	// leaves the status as it was when there is no discussion).
+	return nil
 }
 
 func (p *pass) pruneDispatches() {
@@ -110,243 +93,6 @@ func (p *pass) pruneDispatches() {
 	if len(keep) != len(p.rec.Dispatches) {
 		p.rec.Dispatches = keep
 	}
-}
-
-// checkActive looks after the active run: an unconfirmed intent is looked up
-// and redone, a run that ended without a verdict is retried or escalated, an
-// escalation waits for "/recess retry".
-func (p *pass) checkActive() error {
-	a := p.rec.Active
-	if a == nil {
-		return nil
-	}
-	switch a.State {
-	case state.RunDispatching:
-		return p.checkIntent(a)
-	case state.RunDispatched:
-		if !p.opts.checkRuns && p.now.Sub(a.DispatchedAt) < p.cfg.StaleRun {
-			return nil
-		}
-		return p.checkRun(a)
-	case state.RunEscalated:
-		if !p.retry {
-			p.notifyEscalation(a)
-			return nil
-		}
-		p.rec.Escalated = nil
-		next := p.nextAttempt(a, 1)
-		// A maintainer's retry also hands over what was said while
-		// automatic runs were stopped.
-		next.Until = maxCursor(a.Until, newest(p.d))
-		p.plan = &dispatchPlan{run: next}
-		p.res.note("escalation lifted by /recess retry: dispatching again")
-		if err := p.e.Discussions.Unlabel(p.ctx, p.d.ID, LabelEscalated); err != nil {
-			p.res.warn("could not remove the %s label: %v", LabelEscalated, err)
-		}
-		return nil
-	default:
-		return fmt.Errorf("record of discussion %d: active run in unknown state %q: %w", p.rec.Discussion, a.State, state.ErrCorrupt)
-	}
-}
-
-// checkIntent resolves a dispatch intent without confirmation: still in
-// flight (young, no error), done after all (the run exists), or to be sent
-// again.
-func (p *pass) checkIntent(a *state.Run) error {
-	age := p.now.Sub(a.IntentAt)
-	if a.DispatchErrors == 0 && age < p.cfg.DispatchGrace {
-		p.res.note("a dispatch (%s) was started %s ago and is not confirmed yet; leaving it to the run that started it", a.CorrelationID, age.Round(time.Second))
-		return nil
-	}
-	if a.DispatchErrors > 0 && age < p.cfg.RetryDelay {
-		p.res.note("the last dispatch call for %s failed %s ago; trying again after %s", a.CorrelationID, age.Round(time.Second), p.cfg.RetryDelay)
-		return nil
-	}
-	run, err := p.e.Dispatcher.FindRun(p.ctx, a.CorrelationID)
-	switch {
-	case err == nil:
-		a.State, a.RunID, a.DispatchedAt = state.RunDispatched, run.ID, p.now
-		a.LastError = ""
-		p.res.note("found run %d for the unconfirmed dispatch %s: confirmed", run.ID, a.CorrelationID)
-		return nil
-	case errors.Is(err, ErrNotFound):
-		p.res.note("no run exists for the unconfirmed dispatch %s: sending it again", a.CorrelationID)
-		p.plan = &dispatchPlan{run: a, redo: true}
-		return nil
-	default:
-		p.res.warn("could not look up the run of %s: %v (a later run retries)", a.CorrelationID, err)
-		return nil
-	}
-}
-
-// checkRun asks GitHub how the active run is doing; one that ended without
-// its verdict is retried up to max-attempts, then escalated.
-func (p *pass) checkRun(a *state.Run) error {
-	var run *WorkflowRun
-	var err error
-	if a.RunID != 0 {
-		run, err = p.e.Dispatcher.Run(p.ctx, a.RunID)
-	} else {
-		run, err = p.e.Dispatcher.FindRun(p.ctx, a.CorrelationID)
-	}
-	if errors.Is(err, ErrNotFound) {
-		if p.now.Sub(a.DispatchedAt) < p.cfg.DispatchGrace {
-			return nil
-		}
-		return p.failed(a, "the agent run cannot be found")
-	}
-	if err != nil {
-		p.res.warn("could not look up agent run %d (%s): %v", a.RunID, a.CorrelationID, err)
-		return nil
-	}
-	if a.RunID == 0 {
-		a.RunID = run.ID
-	}
-	if !run.Completed() {
-		return nil
-	}
-	conclusion := run.Conclusion
-	if conclusion == "" {
-		conclusion = "unknown"
-	}
-	return p.failed(a, fmt.Sprintf("agent run %d ended (%s) without a verdict", run.ID, conclusion))
-}
-
-// failed retries a run that ended without a verdict, or escalates.
-func (p *pass) failed(a *state.Run, why string) error {
-	if a.Attempt >= p.cfg.MaxAttempts {
-		return p.escalate(a, fmt.Sprintf("%s; %d of %d attempts used", why, a.Attempt, p.cfg.MaxAttempts))
-	}
-	p.res.note("%s: dispatching attempt %d of %d", why, a.Attempt+1, p.cfg.MaxAttempts)
-	next := p.nextAttempt(a, a.Attempt+1)
-	next.LastError = why
-	p.plan = &dispatchPlan{run: next}
-	return nil
-}
-
-// nextAttempt is a new dispatch of the same work: a new correlation id, the
-// same history and resume_context, fired_by "retry".
-func (p *pass) nextAttempt(a *state.Run, attempt int) *state.Run {
-	next := &state.Run{
-		CorrelationID: p.cfg.NewID(),
-		State:         state.RunDispatching,
-		Since:         a.Since,
-		Until:         a.Until,
-		Attempt:       attempt,
-		EyesOn:        a.EyesOn,
-	}
-	if a.Resume != nil {
-		r := *a.Resume
-		r.FiredBy = wait.FiredByRetry
-		next.Resume = &r
-	}
-	return next
-}
-
-// escalate stops automatic dispatches until a maintainer says
-// "/recess retry": a comment that mentions escalate-to, and a label.
-func (p *pass) escalate(a *state.Run, reason string) error {
-	a.State = state.RunEscalated
-	a.LastError = reason
-	p.rec.Escalated = &state.Escalation{At: p.now, Reason: reason}
-	p.res.warn("escalated: %s", reason)
-	p.notifyEscalation(a)
-	if err := p.e.Discussions.Label(p.ctx, p.d.ID, LabelEscalated); err != nil {
-		p.res.warn("could not add the %s label: %v", LabelEscalated, err)
-	}
-	if a.EyesOn != "" {
-		p.unreact = append(p.unreact, a.EyesOn)
-		a.EyesOn = ""
-	}
-	return nil
-}
-
-// notifyEscalation owes the escalation comment, which mentions escalate-to.
-// Every pass over an escalated run owes it again, so a run that died after
-// recording the escalation and before posting it is made good; the marker
-// keeps it to one comment.
-func (p *pass) notifyEscalation(a *state.Run) {
-	reason := a.LastError
-	if p.rec.Escalated != nil {
-		reason = p.rec.Escalated.Reason
-	}
-	body := "⚠️ recess stopped starting agent runs for this discussion: " + reason + ".\n\n"
-	if mentions := mentionList(p.cfg.EscalateTo); mentions != "" {
-		body += mentions + ": please take a look. "
-	}
-	body += "A maintainer can say `/recess retry` to try again."
-	p.notify(a.CorrelationID+".escalated", "", body)
-}
-
-func mentionList(logins []string) string {
-	s := ""
-	for _, l := range logins {
-		if l == "" {
-			continue
-		}
-		if s != "" {
-			s += " "
-		}
-		if l[0] != '@' {
-			l = "@" + l
-		}
-		s += l
-	}
-	return s
-}
-
-// owedNote is a comment a pass owes people: an escalation, a closed recess, an
-// answer to a command.
-type owedNote struct {
-	key, replyTo, body string
-}
-
-// notify owes a comment carrying a marker. It is posted by postNotes only
-// after the record write that records the decision (see saveFailed): two
-// runs deciding the same thing at once (a sweep and an inbound run are in
-// different concurrency groups) both try to write, one wins, the other
-// re-reads and finds the decision made, so only the winner posts. The price
-// is that a run dying between its write and its post leaves the note
-// unposted (an escalation's is owed again by every later pass).
-func (p *pass) notify(key, replyTo, body string) {
-	p.notes = append(p.notes, owedNote{key: key, replyTo: replyTo, body: body})
-}
-
-// postNotes posts the owed comments, each unless recess already posted one
-// with the same marker (a re-run never posts twice). replyTo may be any
-// comment: a reply to a reply goes under its parent.
-func (p *pass) postNotes() error {
-	notes := p.notes
-	p.notes = nil
-	for _, n := range notes {
-		if err := p.postOnce(n.key, n.replyTo, n.body); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (p *pass) postOnce(key, replyTo, body string) error {
-	for i := range p.d.Comments {
-		c := &p.d.Comments[i]
-		if !c.Mine {
-			continue
-		}
-		if k, _, ok := state.ParseReplyMarker(c.Body); ok && k == key {
-			return nil
-		}
-	}
-	if replyTo != "" {
-		if c := p.comment(replyTo); c != nil && c.ParentID != "" {
-			replyTo = c.ParentID
-		}
-	}
-	c, err := p.e.Discussions.Reply(p.ctx, p.d.ID, replyTo, state.Neutralize(body)+"\n\n"+state.ReplyMarker(key, 0))
-	if err != nil {
-		return fmt.Errorf("post comment on discussion %d: %w", p.rec.Discussion, err)
-	}
-	p.d.Comments = append(p.d.Comments, *c)
-	return nil
 }
 
 // evaluate re-evaluates every open recess from what the discussion shows.
@@ -495,19 +241,6 @@ func (p *pass) close(id string, rfc *state.RFC, note string) error {
 	return nil
 }
 
-func maxCursor(a, b state.Cursor) state.Cursor {
-	if b.At.After(a.At) {
-		return b
-	}
-	if a.At.After(b.At) {
-		return a
-	}
-	for _, id := range b.IDs {
-		a = a.Advance(id, b.At)
-	}
-	return a
-}
-
 // eyesSubject is what carries the EYES acknowledgement of a dispatch: the
 // newest human comment after since, or the discussion.
 func (p *pass) eyesSubject(since state.Cursor) string {
@@ -540,7 +273,10 @@ func (p *pass) unseen() []*Comment {
 // adjourned answer. Fresh dispatches are rate-limited; one held back is
 // queued and started by a later run.
 func (p *pass) intake() error {
-	if p.plan != nil || p.rec.Active != nil || len(p.rec.OpenRFCs) > 0 || p.rec.Escalated != nil {
+	if p.plan != nil {
+		return p.prepareDispatch()
+	}
+	if p.rec.Active != nil || len(p.rec.OpenRFCs) > 0 || p.rec.Escalated != nil {
 		return nil
 	}
 	if p.isNew && p.opts.sweep {
@@ -565,7 +301,10 @@ func (p *pass) intake() error {
 	if p.rec.Queued != nil && p.now.Before(p.rec.Queued.Since) {
 		return nil
 	}
-	n, err := p.e.Dispatcher.RecentDispatches(p.ctx, p.now.Add(-time.Hour))
+	if !p.snap.haveRecent {
+		return errNeedRecent
+	}
+	n, err := p.snap.recent, p.snap.recentErr
 	if err != nil {
 		p.res.warn("could not count recent dispatches: %v; queued for a later run", err)
 		return p.queue(p.now, "the repository's dispatch count could not be read")
@@ -587,7 +326,7 @@ func (p *pass) intake() error {
 	} else {
 		p.res.note("%d comment(s) nobody has answered: fresh dispatch", unseen)
 	}
-	return nil
+	return p.prepareDispatch()
 }
 
 func (p *pass) queue(until time.Time, reason string) error {
@@ -596,4 +335,52 @@ func (p *pass) queue(until time.Time, reason string) error {
 	}
 	p.res.note("fresh dispatch held back until %s: %s", until.Format(time.RFC3339), reason)
 	return nil
+}
+
+// observedFor is what the recess's trigger sees: as evaluated in this pass,
+// or recomputed from the discussion.
+func (p *pass) observedFor(id string, rfc *state.RFC) wait.Observed {
+	if o, ok := p.observed[id]; ok {
+		return o
+	}
+	return p.observe(rfc)
+}
+
+// cancelMoment is the first expiry moment (on_expire "cancel", anywhere in
+// the trigger) at which, given what the discussion shows now, the recess is
+// cancelled; false when there is none.
+func (p *pass) cancelMoment(id string, rfc *state.RFC) (time.Time, bool) {
+	t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{})
+	if err != nil || p.d == nil {
+		return time.Time{}, false
+	}
+	var expiries []wait.Duration
+	var collect func(*wait.Trigger)
+	collect = func(t *wait.Trigger) {
+		if t.Expires != nil && t.OnExpire == wait.OnExpireCancel {
+			expiries = append(expiries, *t.Expires)
+		}
+		for _, c := range t.Of {
+			collect(c)
+		}
+	}
+	collect(t)
+	if len(expiries) == 0 {
+		return time.Time{}, false
+	}
+	o, ok := p.observed[id]
+	if !ok {
+		o = p.observe(rfc)
+	}
+	moments := make([]time.Time, len(expiries))
+	for i, d := range expiries {
+		moments[i] = wait.Moment(d, o)
+	}
+	slices.SortFunc(moments, time.Time.Compare)
+	for _, m := range moments {
+		if wait.Evaluate(t, o, m).Cancelled {
+			return m.UTC(), true
+		}
+	}
+	return time.Time{}, false
 }

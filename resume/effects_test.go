@@ -1,0 +1,47 @@
+package resume_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recess-action/recess/resume"
+)
+
+// A sweep decides to escalate a run that ended without a verdict, and loses
+// its write to that run's verdict, which landed meanwhile. Decided again from
+// a fresh read there is nothing to escalate, and nothing of the lost
+// decision (the recess:escalated label, the escalation note, the EYES
+// removal) may reach the discussion.
+func TestConflict_lost_escalation_leaves_no_label(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	e := w.engine(resume.Config{MaxAttempts: 1, EscalateTo: []string{"lead"}})
+	n := w.openDiscussion("alice")
+	mustRun(t)(e.Intake(ctx, n))
+	run := w.calls()[0].run
+	// GitHub reports the run over (a step after the verdict failed), and
+	// its verdict lands while the sweep decides.
+	w.finishRun(run.ID, "failure")
+	w.advance(5 * time.Minute)
+	w.beforeSave = func() {
+		mustRun(t)(verdict(t, w.engine(resume.Config{}), adjourned("c-1", n, "here is the answer")))
+	}
+	res := mustRun(t)(e.Sweep(ctx))
+
+	d, _ := w.Discussion(ctx, n)
+	if w.labels[d.ID][resume.LabelEscalated] {
+		t.Errorf("the %s label is on the discussion after the escalation lost its write", resume.LabelEscalated)
+	}
+	for _, c := range w.mine(n) {
+		if strings.Contains(c.Body, "@lead") {
+			t.Errorf("escalation note posted by a decision that lost its write: %q", c.Body)
+		}
+	}
+	if rec := w.record(t, n); rec.Escalated != nil || rec.Active != nil {
+		t.Errorf("record after the verdict won: escalated %+v, active %+v; want neither", rec.Escalated, rec.Active)
+	}
+	if len(res.Warnings) != 0 {
+		t.Errorf("sweep warnings %q, want none (the run answered)", res.Warnings)
+	}
+}

@@ -1,0 +1,189 @@
+package resume
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
+)
+
+// checkActive looks after the active run: an unconfirmed intent is looked up
+// and redone, a run that ended without a verdict is retried or escalated, an
+// escalation waits for "/recess retry".
+func (p *pass) checkActive() error {
+	a := p.rec.Active
+	if a == nil {
+		return nil
+	}
+	switch a.State {
+	case state.RunDispatching:
+		return p.checkIntent(a)
+	case state.RunDispatched:
+		if lookupRun(p.cfg, a, p.now, p.opts.checkRuns) == noLookup {
+			return nil
+		}
+		return p.checkRun(a)
+	case state.RunEscalated:
+		if !p.retry {
+			p.notifyEscalation(a)
+			return nil
+		}
+		p.rec.Escalated = nil
+		next := p.nextAttempt(a, 1)
+		// A maintainer's retry also hands over what was said while
+		// automatic runs were stopped.
+		next.Until = maxCursor(a.Until, newest(p.d))
+		p.plan = &dispatchPlan{run: next}
+		p.res.note("escalation lifted by /recess retry: dispatching again")
+		p.unlabel(LabelEscalated)
+		return nil
+	default:
+		return fmt.Errorf("record of discussion %d: active run in unknown state %q: %w", p.rec.Discussion, a.State, state.ErrCorrupt)
+	}
+}
+
+// checkIntent resolves a dispatch intent without confirmation: still in
+// flight (young, no error), done after all (the run exists), or to be sent
+// again.
+func (p *pass) checkIntent(a *state.Run) error {
+	age := p.now.Sub(a.IntentAt)
+	if a.DispatchErrors == 0 && age < p.cfg.DispatchGrace {
+		p.res.note("a dispatch (%s) was started %s ago and is not confirmed yet; leaving it to the run that started it", a.CorrelationID, age.Round(time.Second))
+		return nil
+	}
+	if a.DispatchErrors > 0 && age < p.cfg.RetryDelay {
+		p.res.note("the last dispatch call for %s failed %s ago; trying again after %s", a.CorrelationID, age.Round(time.Second), p.cfg.RetryDelay)
+		return nil
+	}
+	if lookupRun(p.cfg, a, p.now, p.opts.checkRuns) == noLookup || !p.snap.looked {
+		return nil
+	}
+	run, err := p.snap.run, p.snap.runErr
+	switch {
+	case err == nil:
+		a.State, a.RunID, a.DispatchedAt = state.RunDispatched, run.ID, p.now
+		a.LastError = ""
+		p.res.note("found run %d for the unconfirmed dispatch %s: confirmed", run.ID, a.CorrelationID)
+		return nil
+	case errors.Is(err, ErrNotFound):
+		p.res.note("no run exists for the unconfirmed dispatch %s: sending it again", a.CorrelationID)
+		p.plan = &dispatchPlan{run: a, redo: true}
+		return nil
+	default:
+		p.res.warn("could not look up the run of %s: %v (a later run retries)", a.CorrelationID, err)
+		return nil
+	}
+}
+
+// checkRun asks GitHub how the active run is doing; one that ended without
+// its verdict is retried up to max-attempts, then escalated.
+func (p *pass) checkRun(a *state.Run) error {
+	if !p.snap.looked {
+		return nil
+	}
+	run, err := p.snap.run, p.snap.runErr
+	if errors.Is(err, ErrNotFound) {
+		if p.now.Sub(a.DispatchedAt) < p.cfg.DispatchGrace {
+			return nil
+		}
+		return p.failed(a, "the agent run cannot be found")
+	}
+	if err != nil {
+		p.res.warn("could not look up agent run %d (%s): %v", a.RunID, a.CorrelationID, err)
+		return nil
+	}
+	if a.RunID == 0 {
+		a.RunID = run.ID
+	}
+	if !run.Completed() {
+		return nil
+	}
+	conclusion := run.Conclusion
+	if conclusion == "" {
+		conclusion = "unknown"
+	}
+	return p.failed(a, fmt.Sprintf("agent run %d ended (%s) without a verdict", run.ID, conclusion))
+}
+
+// failed retries a run that ended without a verdict, or escalates.
+func (p *pass) failed(a *state.Run, why string) error {
+	if a.Attempt >= p.cfg.MaxAttempts {
+		p.escalate(a, fmt.Sprintf("%s; %d of %d attempts used", why, a.Attempt, p.cfg.MaxAttempts))
+		return nil
+	}
+	p.res.note("%s: dispatching attempt %d of %d", why, a.Attempt+1, p.cfg.MaxAttempts)
+	next := p.nextAttempt(a, a.Attempt+1)
+	next.LastError = why
+	p.plan = &dispatchPlan{run: next}
+	return nil
+}
+
+// nextAttempt is a new dispatch of the same work: a new correlation id, the
+// same history and resume_context, fired_by "retry".
+func (p *pass) nextAttempt(a *state.Run, attempt int) *state.Run {
+	next := &state.Run{
+		CorrelationID: p.cfg.NewID(),
+		State:         state.RunDispatching,
+		Since:         a.Since,
+		Until:         a.Until,
+		Attempt:       attempt,
+		EyesOn:        a.EyesOn,
+	}
+	if a.Resume != nil {
+		r := *a.Resume
+		r.FiredBy = wait.FiredByRetry
+		next.Resume = &r
+	}
+	return next
+}
+
+// escalate stops automatic dispatches until a maintainer says
+// "/recess retry": a comment that mentions escalate-to, and a label.
+func (p *pass) escalate(a *state.Run, reason string) {
+	a.State = state.RunEscalated
+	a.LastError = reason
+	p.rec.Escalated = &state.Escalation{At: p.now, Reason: reason}
+	p.res.warn("escalated: %s", reason)
+	p.notifyEscalation(a)
+	p.label(LabelEscalated)
+	if a.EyesOn != "" {
+		p.unreact(a.EyesOn, Eyes)
+		a.EyesOn = ""
+	}
+}
+
+// notifyEscalation owes the escalation comment, which mentions escalate-to.
+// Every pass over an escalated run owes it again, so a run that died after
+// recording the escalation and before posting it is made good; the marker
+// keeps it to one comment.
+func (p *pass) notifyEscalation(a *state.Run) {
+	reason := a.LastError
+	if p.rec.Escalated != nil {
+		reason = p.rec.Escalated.Reason
+	}
+	body := "⚠️ recess stopped starting agent runs for this discussion: " + reason + ".\n\n"
+	if mentions := mentionList(p.cfg.EscalateTo); mentions != "" {
+		body += mentions + ": please take a look. "
+	}
+	body += "A maintainer can say `/recess retry` to try again."
+	p.notify(a.CorrelationID+".escalated", "", body)
+}
+
+func mentionList(logins []string) string {
+	s := ""
+	for _, l := range logins {
+		if l == "" {
+			continue
+		}
+		if s != "" {
+			s += " "
+		}
+		if l[0] != '@' {
+			l = "@" + l
+		}
+		s += l
+	}
+	return s
+}

@@ -1,0 +1,150 @@
+package resume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/recess-action/recess/state"
+)
+
+// Visit is a sweep's visit of one discussion: what Inbound does, and it also
+// looks up the active agent run on GitHub.
+func (e *Engine) Visit(ctx context.Context, number int) (*Result, error) {
+	return e.run(ctx, number, passOpts{command: "sweep", discussion: true, checkRuns: true, sweep: true}, (*pass).reconcile)
+}
+
+// Sweep visits the discussions that need it, at most max-operations of them,
+// in this order: due moments (soonest first), then records whose due moment
+// the store cannot tell, then records that show activity the engine has not
+// looked at (a lost event). The rest are left for the next sweep; due ones
+// stay due, so they come first then. It fires due elapsed triggers, catches
+// up missing_input triggers whose events were lost, applies expiries,
+// reconciles unconfirmed or failed dispatches and escalates.
+//
+// What a sweep costs grows with what is due, never with what merely waits:
+// a record with nothing due is not read. Lost events are found by the
+// Discussions port's ActivityProber, when it has one: a batched probe of the
+// waiting records (a request per 100 on GitHub), at most maxProbed of them
+// per sweep, compared with each record's Checked. A port without a probe
+// leaves only visiting: then every record that waits on people alone is
+// visited on every sweep.
+func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
+	c := e.cfg()
+	now := e.Clock.Now().UTC()
+	res := &Result{Command: "sweep"}
+	list, err := e.Store.Pending(ctx)
+	if err != nil {
+		return res, fmt.Errorf("list pending discussions: %w", err)
+	}
+	var due, unknown, waiting []state.Summary
+	for _, s := range list {
+		switch {
+		case !s.Known:
+			unknown = append(unknown, s)
+		case !s.NextDue.IsZero() && !s.NextDue.After(now):
+			due = append(due, s)
+		default:
+			waiting = append(waiting, s)
+		}
+	}
+	sort.SliceStable(due, func(i, j int) bool {
+		if !due[i].NextDue.Equal(due[j].NextDue) {
+			return due[i].NextDue.Before(due[j].NextDue)
+		}
+		return due[i].Discussion < due[j].Discussion
+	})
+	sort.SliceStable(unknown, func(i, j int) bool { return unknown[i].Discussion < unknown[j].Discussion })
+	visit := append(append(due, unknown...), e.lostEvents(ctx, now, c, waiting, res)...)
+	if len(visit) > c.MaxOperations {
+		res.Left = len(visit) - c.MaxOperations
+		visit = visit[:c.MaxOperations]
+		res.warn("max-operations %d reached: %d discussion(s) left for the next sweep", c.MaxOperations, res.Left)
+	}
+	var failures []error
+	for _, s := range visit {
+		r, err := e.Visit(ctx, s.Discussion)
+		if err != nil {
+			failures = append(failures, fmt.Errorf("discussion %d: %w", s.Discussion, err))
+			r.warn("%v", err)
+			res.Sweep = append(res.Sweep, r)
+			continue
+		}
+		res.include(r)
+		if r.Dispatched && !res.Dispatched {
+			// The outputs name the first dispatch; the summary lists them all.
+			res.Dispatched, res.CorrelationID = true, r.CorrelationID
+		}
+		if r.Fired && !res.Fired {
+			res.Fired, res.FiredBy = true, r.FiredBy
+		}
+		for _, w := range r.Warnings {
+			res.warn("discussion %d: %s", s.Discussion, w)
+		}
+	}
+	res.note("visited %d of %d pending discussion(s)", len(visit), len(list))
+	return res, errors.Join(failures...)
+}
+
+// maxProbed bounds how many waiting records one sweep probes for lost
+// events. Up to it, every sweep probes them all, so a lost event is caught by
+// the next sweep. Beyond it, each sweep probes the next maxProbed in turn (a
+// slice chosen by the sweep's moment: sweeps keep no memory), and a lost
+// event waits up to waiting/maxProbed sweeps. On GitHub 500 is 5 requests and
+// about 10 points a sweep, 120 points an hour at a 5-minute schedule whatever
+// the number of recesses; probing 10,000 on every sweep would spend 2,400 of
+// the 1,000 points an hour GitHub allows.
+const maxProbed = 500
+
+// lostEvents picks, among records with nothing due, those to visit because
+// their discussion may hold comments the engine never looked at. It never
+// fails the sweep: a probe that cannot be read is reported, and the next
+// sweep probes again.
+func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waiting []state.Summary, res *Result) []state.Summary {
+	if len(waiting) == 0 {
+		return nil
+	}
+	prober, ok := e.Discussions.(ActivityProber)
+	if !ok {
+		// Only a visit can tell: every record that waits on people alone
+		// (no due moment to come back at) is visited.
+		var out []state.Summary
+		for _, s := range waiting {
+			if s.NextDue.IsZero() {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	probed := slices.Clone(waiting)
+	slices.SortFunc(probed, func(a, b state.Summary) int { return a.Discussion - b.Discussion })
+	if len(probed) > maxProbed {
+		slot := int(now.Unix() / int64(max(c.SweepInterval/time.Second, 1)))
+		from := slot % ((len(probed) + maxProbed - 1) / maxProbed) * maxProbed
+		slice := make([]state.Summary, maxProbed)
+		for i := range slice {
+			slice[i] = probed[(from+i)%len(probed)]
+		}
+		probed = slice
+	}
+	numbers := make([]int, len(probed))
+	for i, s := range probed {
+		numbers[i] = s.Discussion
+	}
+	seen, err := prober.Activity(ctx, numbers)
+	if err != nil {
+		res.warn("could not probe %d waiting discussion(s) for missed comments (the next sweep probes again): %v", len(probed), err)
+		return nil
+	}
+	var out []state.Summary
+	for _, s := range probed {
+		if t, ok := seen[s.Discussion]; !ok || t.After(s.Checked) {
+			out = append(out, s)
+		}
+	}
+	res.note("probed %d of %d waiting discussion(s) for missed comments: %d to visit", len(probed), len(waiting), len(out))
+	return out
+}
