@@ -5,14 +5,15 @@ go 1.26.8
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-github/v92 v92.0.0
+	github.com/sethvargo/go-githubactions v1.4.0
 	github.com/shurcooL/githubv4 v0.0.0-20260209031235-2402fdf4a9ed
 	github.com/vektah/gqlparser/v2 v2.5.64
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
 	github.com/agnivade/levenshtein v1.2.2 // indirect
 	github.com/google/go-querystring v1.2.0 // indirect
-	github.com/sethvargo/go-githubactions v1.4.0 // indirect
 	github.com/shurcooL/graphql v0.0.0-20240915155400-7ee5256398cf // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
+	golang.org/x/oauth2 v0.37.0 // indirect
 )

@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 )
 
-// ResumeContext is the resume_context input of a resumed agent run.
-type ResumeContext struct {
+// Context is the resume_context input of a resumed agent run.
+type Context struct {
 	CorrelationID string          `json:"correlation_id"`
 	FiredBy       string          `json:"fired_by"`
 	FiredAt       time.Time       `json:"fired_at"`
@@ -59,7 +59,7 @@ const TruncatedMarker = "… [truncated; full text at the url]"
 // their order. A context that already fits comes back unchanged (so encoding
 // a decoded result again gives the same string). The only error is a value
 // encoding/json cannot encode (an invalid Trigger, a year beyond 9999).
-func (rc ResumeContext) Encode(req DispatchRequest) (string, error) {
+func (rc Context) Encode(req DispatchRequest) (string, error) {
 	req.ResumeContext = ""
 	avail := MaxDispatchInputChars - DispatchSize(req.Inputs())
 	// The plan's accounting is exact; the loop only guards the guarantee
@@ -92,7 +92,7 @@ func DispatchSize(inputs map[string]string) int {
 
 // fit encodes rc so that the escaped length of the result is at most budget
 // (when anything at all fits).
-func (rc ResumeContext) fit(budget int) ([]byte, error) {
+func (rc Context) fit(budget int) ([]byte, error) {
 	entries := rc.HistorySince
 	n := len(entries)
 	// skel is the cost of everything but the entries. Only the number of

@@ -38,8 +38,8 @@ func history(n int, body func(i int) string) []HistoryEntry {
 	return h
 }
 
-func testContext(h []HistoryEntry) ResumeContext {
-	return ResumeContext{
+func testContext(h []HistoryEntry) Context {
+	return Context{
 		CorrelationID: "c-original",
 		FiredBy:       wait.KindMissingInput,
 		FiredAt:       contextStart.Add(24 * time.Hour),
@@ -52,15 +52,15 @@ func testContext(h []HistoryEntry) ResumeContext {
 var testRequest = DispatchRequest{CorrelationID: "c-0123456789abcdef", Discussion: 12}
 
 // checkEncoded verifies what every Encode result must satisfy and returns
-// it decoded: valid JSON of a ResumeContext, the dispatch within GitHub's
+// it decoded: valid JSON of a Context, the dispatch within GitHub's
 // limit by both measures, every kept entry an original entry (in order,
 // url intact) whose body is whole or a marked prefix, and nothing lost
 // without being counted.
-func checkEncoded(t testing.TB, rc ResumeContext, req DispatchRequest, out string) ResumeContext {
+func checkEncoded(t testing.TB, rc Context, req DispatchRequest, out string) Context {
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
-	var got ResumeContext
+	var got Context
 	if err := dec.Decode(&got); err != nil {
 		t.Fatalf("Encode() = %.200q, which does not decode: %v", out, err)
 	}
@@ -154,7 +154,7 @@ func slack(req DispatchRequest, out string) int {
 
 // shortened reports, per kept entry, whether its body was shortened (the
 // test contexts are in age order, so the kept ones are the last).
-func shortened(rc, got ResumeContext) []bool {
+func shortened(rc, got Context) []bool {
 	s := make([]bool, len(got.HistorySince))
 	offset := len(rc.HistorySince) - len(got.HistorySince)
 	for i, e := range got.HistorySince {
@@ -167,12 +167,12 @@ func TestEncodeSmallContextUnchanged(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		rc   ResumeContext
+		rc   Context
 	}{
 		{"no_history", testContext(nil)},
 		{"empty_history", testContext([]HistoryEntry{})},
 		{"a_few_comments", testContext(history(5, func(i int) string { return fmt.Sprintf("comment %d: use <b>S3</b> & \"GCS\"", i) }))},
-		{"no_trigger", ResumeContext{CorrelationID: "c-x", FiredBy: wait.FiredByManual, FiredAt: contextStart}},
+		{"no_trigger", Context{CorrelationID: "c-x", FiredBy: wait.FiredByManual, FiredAt: contextStart}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -325,7 +325,7 @@ func TestEncodeOldestByCreationTime(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Encode() = %v", err)
 	}
-	var got ResumeContext
+	var got Context
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("Encode() = %.100q, which does not decode: %v", out, err)
 	}
@@ -341,7 +341,7 @@ func TestEncodeIsStableOnItsOwnOutput(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		rc   ResumeContext
+		rc   Context
 	}{
 		{"fits", testContext(history(3, func(i int) string { return "short" }))},
 		{"shortened", testContext(history(40, func(i int) string { return strings.Repeat("é<\"", 900) }))},
@@ -354,7 +354,7 @@ func TestEncodeIsStableOnItsOwnOutput(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Encode() = %v", err)
 			}
-			var decoded ResumeContext
+			var decoded Context
 			if err := json.Unmarshal([]byte(first), &decoded); err != nil {
 				t.Fatalf("Encode() = %.100q, which does not decode: %v", first, err)
 			}
@@ -373,7 +373,7 @@ func TestEncodeNeverFailsForSize(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		rc   ResumeContext
+		rc   Context
 		req  DispatchRequest
 	}{
 		{
@@ -383,7 +383,7 @@ func TestEncodeNeverFailsForSize(t *testing.T) {
 		},
 		{
 			name: "huge_trigger",
-			rc: func() ResumeContext {
+			rc: func() Context {
 				rc := testContext(history(3, func(i int) string { return "hi" }))
 				rc.Trigger = json.RawMessage(`{"kind":"missing_input","replies":1,"from":["` + strings.Repeat("a", 70000) + `"]}`)
 				return rc
@@ -403,7 +403,7 @@ func TestEncodeNeverFailsForSize(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Encode() = %v, want no error", err)
 			}
-			var got ResumeContext
+			var got Context
 			if err := json.Unmarshal([]byte(out), &got); err != nil {
 				t.Fatalf("Encode() = %.100q, which does not decode: %v", out, err)
 			}
@@ -420,7 +420,7 @@ func TestEncodeEncodingErrors(t *testing.T) {
 	badTrigger.Trigger = json.RawMessage(`{"kind":`)
 	badTime := testContext(history(1, func(int) string { return "hi" }))
 	badTime.HistorySince[0].CreatedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
-	for name, rc := range map[string]ResumeContext{"invalid_trigger": badTrigger, "year_beyond_9999": badTime} {
+	for name, rc := range map[string]Context{"invalid_trigger": badTrigger, "year_beyond_9999": badTime} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			out, err := rc.Encode(testRequest)
@@ -532,7 +532,7 @@ func BenchmarkEncode(b *testing.B) {
 }
 
 // FuzzEncodeContext builds contexts from fuzzed text and sizes: the dispatch
-// always fits, the result is a valid ResumeContext, and every kept entry is
+// always fits, the result is a valid Context, and every kept entry is
 // an original one with its url.
 func FuzzEncodeContext(f *testing.F) {
 	f.Add([]byte("hello"), uint16(3), uint16(1), uint8(10), "alice")

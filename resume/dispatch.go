@@ -144,7 +144,7 @@ func (p *pass) resumeContext(a *state.Run) (string, error) {
 	if a.Resume == nil && a.Since.At.IsZero() {
 		return "", nil
 	}
-	rc := ResumeContext{HistorySince: p.history(a.Since, a.Until)}
+	rc := Context{HistorySince: p.history(a.Since, a.Until)}
 	if r := a.Resume; r != nil {
 		rc.CorrelationID, rc.FiredBy, rc.FiredAt = r.CorrelationID, r.FiredBy, r.FiredAt
 		rc.Trigger, rc.RecessCount = r.Trigger, r.RecessCount

@@ -298,7 +298,7 @@ func (p *pass) intake() error {
 		until := p.rec.Dispatches[n-p.cfg.MaxDispatchesPerHour].Add(time.Hour)
 		return p.queue(until, fmt.Sprintf("%d fresh dispatches in the last hour on this discussion (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
 	}
-	if p.rec.Queued != nil && p.now.Before(p.rec.Queued.Since) {
+	if p.rec.Queued != nil && p.now.Before(p.rec.Queued.Until) {
 		return nil
 	}
 	if !p.snap.haveRecent {
@@ -330,8 +330,8 @@ func (p *pass) intake() error {
 }
 
 func (p *pass) queue(until time.Time, reason string) error {
-	if p.rec.Queued == nil || !p.rec.Queued.Since.Equal(until) || p.rec.Queued.Reason != reason {
-		p.rec.Queued = &state.Queued{Since: until, Reason: reason}
+	if p.rec.Queued == nil || !p.rec.Queued.Until.Equal(until) || p.rec.Queued.Reason != reason {
+		p.rec.Queued = &state.Queued{Until: until, Reason: reason}
 	}
 	p.res.note("fresh dispatch held back until %s: %s", until.Format(time.RFC3339), reason)
 	return nil

@@ -53,7 +53,7 @@ func (p *pass) statusLine() string {
 		}
 		return "⏸️ Waiting for " + strings.Join(parts, "; and for ") + "."
 	case r.Queued != nil:
-		return "⏳ A reply is owed and queued until " + humanTime(r.Queued.Since) + ": " + r.Queued.Reason + "."
+		return "⏳ A reply is owed and queued until " + humanTime(r.Queued.Until) + ": " + r.Queued.Reason + "."
 	case r.Closed != "":
 		return "⏹️ Not waiting any more: " + r.Closed + "."
 	default:

@@ -365,13 +365,13 @@ func (w *world) calls() []dispatchCall {
 }
 
 // resumeContext decodes the resume_context of dispatch i.
-func (w *world) resumeContext(t *testing.T, i int) resume.ResumeContext {
+func (w *world) resumeContext(t *testing.T, i int) resume.Context {
 	t.Helper()
 	calls := w.calls()
 	if i >= len(calls) {
 		t.Fatalf("dispatch %d: only %d dispatches", i, len(calls))
 	}
-	var rc resume.ResumeContext
+	var rc resume.Context
 	if err := json.Unmarshal([]byte(calls[i].req.ResumeContext), &rc); err != nil {
 		t.Fatalf("dispatch %d: resume_context %q: %v", i, calls[i].req.ResumeContext, err)
 	}

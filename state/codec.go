@@ -262,7 +262,7 @@ func queued(q *Queued) *Queued {
 	if q == nil {
 		return nil
 	}
-	return &Queued{Since: q.Since.UTC(), Reason: text(q.Reason)}
+	return &Queued{Until: q.Until.UTC(), Reason: text(q.Reason)}
 }
 
 func escalation(e *Escalation) *Escalation {
@@ -425,7 +425,7 @@ func check(r *Record) error {
 		}
 	}
 	if q := r.Queued; q != nil {
-		if err := checkTime("queued.since", q.Since); err != nil {
+		if err := checkTime("queued.since", q.Until); err != nil {
 			return err
 		}
 	}
@@ -883,7 +883,7 @@ func (p *parser) queued(field string) (*Queued, error) {
 		var err error
 		switch key {
 		case "since":
-			q.Since, err = p.time(path)
+			q.Until, err = p.time(path)
 		case "reason":
 			q.Reason, err = p.str(path)
 		default:

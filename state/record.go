@@ -235,7 +235,9 @@ type RFC struct {
 
 // Queued is an owed fresh dispatch.
 type Queued struct {
-	Since  time.Time `json:"since"`
+	// Until is the moment the held-back dispatch may go out. Its wire name
+	// stays "since", the name schema 1 records were written with.
+	Until  time.Time `json:"since"`
 	Reason string    `json:"reason"`
 }
 
@@ -279,7 +281,7 @@ func (r *Record) NextDue() time.Time {
 		consider(r.Active.IntentAt)
 	}
 	if r.Queued != nil {
-		consider(r.Queued.Since)
+		consider(r.Queued.Until)
 	}
 	return next
 }

@@ -534,7 +534,7 @@ func TestHostile_comments(t *testing.T) {
 				if len(runs) != 1 {
 					t.Fatalf("%d run(s) started, want 1", len(runs))
 				}
-				var rc resume.ResumeContext
+				var rc resume.Context
 				if err := json.Unmarshal([]byte(runs[0].Inputs["resume_context"]), &rc); err != nil {
 					t.Fatalf("resume_context: %v", err)
 				}

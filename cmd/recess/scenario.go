@@ -390,7 +390,7 @@ func (st *story) agent(ctx context.Context, s step) error {
 	}
 	what := a.Verdict
 	if ctxJSON := run.Inputs["resume_context"]; ctxJSON != "" {
-		var rc resume.ResumeContext
+		var rc resume.Context
 		if json.Unmarshal([]byte(ctxJSON), &rc) == nil {
 			st.say("agent run %d reads resume_context: fired_by %s, %d new comment(s)", run.ID, rc.FiredBy, len(rc.HistorySince))
 		}
@@ -434,7 +434,7 @@ func (st *story) expect(x *expectation) error {
 	if x.OpenRFCs != nil && st.last["open_rfcs"] != strconv.Itoa(*x.OpenRFCs) {
 		problems = append(problems, fmt.Sprintf("open_rfcs = %s, want %d", st.last["open_rfcs"], *x.OpenRFCs))
 	}
-	var rc resume.ResumeContext
+	var rc resume.Context
 	if len(runs) > 0 {
 		_ = json.Unmarshal([]byte(runs[len(runs)-1].Inputs["resume_context"]), &rc)
 	}

@@ -148,7 +148,7 @@ type simRun struct {
 	run  githubfake.Run
 	disc int
 	cid  string
-	rc   resume.ResumeContext
+	rc   resume.Context
 	// recess is the original correlation id of the recess the run resumes
 	// ("" for a fresh dispatch).
 	recess string

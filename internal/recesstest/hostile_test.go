@@ -272,7 +272,7 @@ func TestHostile_odd_comment_bodies(t *testing.T) {
 				t.Fatalf("%d dispatches, want 1", len(runs))
 			}
 			raw := runs[0].Inputs["resume_context"]
-			var rc resume.ResumeContext
+			var rc resume.Context
 			if err := json.Unmarshal([]byte(raw), &rc); err != nil {
 				t.Fatalf("resume_context is not JSON: %v", err)
 			}

@@ -269,8 +269,8 @@ func Recessed(question, trigger string) func(string, int) string {
 }
 
 // History returns the resume_context of run r (zero when it has none).
-func History(r githubfake.Run) resume.ResumeContext {
-	var rc resume.ResumeContext
+func History(r githubfake.Run) resume.Context {
+	var rc resume.Context
 	_ = json.Unmarshal([]byte(r.Inputs["resume_context"]), &rc)
 	return rc
 }

@@ -138,7 +138,7 @@ func rich(n int) *state.Record {
 				RecessCount: 3,
 			},
 		},
-		Queued:     &state.Queued{Since: base.Add(-time.Minute), Reason: "rate limit"},
+		Queued:     &state.Queued{Until: base.Add(-time.Minute), Reason: "rate limit"},
 		Escalated:  &state.Escalation{At: base.Add(-24 * time.Hour), Reason: "2 failed runs"},
 		Dispatches: []time.Time{base.Add(-50 * time.Minute), base.Add(-10 * time.Minute)},
 		Applied:    []string{"c-0", "c-00"},
@@ -652,7 +652,7 @@ func pendingCases() []pendingCase {
 	escalated := plain(58)
 	escalated.Active = &state.Run{CorrelationID: "c-58", State: state.RunEscalated, IntentAt: base}
 	queued := plain(56)
-	queued.Queued = &state.Queued{Since: base.Add(-time.Hour), Reason: "rate limit"}
+	queued.Queued = &state.Queued{Until: base.Add(-time.Hour), Reason: "rate limit"}
 	closed := plain(59)
 	closed.Closed = "discussion locked"
 	twoRFCs := withRFC(60, ptr(base.Add(3*time.Hour)))
