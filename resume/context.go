@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // Context is the resume_context input of a resumed agent run.
@@ -349,4 +351,17 @@ func bodyPrefix(s string, budget int) (end, cost int, whole bool) {
 		end += size
 	}
 	return end, cost, true
+}
+
+// triggerJSON is a trigger's canonical JSON, as resume_context and the
+// result carry it (nil for none).
+func triggerJSON(t *wait.Trigger) json.RawMessage {
+	if t == nil {
+		return nil
+	}
+	b, err := t.MarshalJSON()
+	if err != nil {
+		panic(fmt.Sprintf("resume: a parsed trigger does not encode: %v", err))
+	}
+	return b
 }

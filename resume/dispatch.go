@@ -147,7 +147,7 @@ func (p *pass) resumeContext(a *state.Run) (string, error) {
 	rc := Context{HistorySince: p.history(a.Since, a.Until)}
 	if r := a.Resume; r != nil {
 		rc.CorrelationID, rc.FiredBy, rc.FiredAt = r.CorrelationID, r.FiredBy, r.FiredAt
-		rc.Trigger, rc.RecessCount = r.Trigger, r.RecessCount
+		rc.Trigger, rc.RecessCount = triggerJSON(r.Trigger), r.RecessCount
 	} else {
 		rc.FiredBy, rc.FiredAt = FiredByIntake, p.now
 	}

@@ -456,13 +456,13 @@ func (p *pass) after() {
 	p.res.OpenRFCs = len(ids)
 	for _, id := range ids {
 		rfc := p.rec.OpenRFCs[id]
-		v := RFCView{Discussion: p.rec.Discussion, CorrelationID: id, Trigger: rfc.Trigger, OpenedAt: rfc.OpenedAt,
+		v := RFCView{Discussion: p.rec.Discussion, CorrelationID: id, Trigger: triggerJSON(rfc.Trigger), OpenedAt: rfc.OpenedAt,
 			DueAt: rfc.DueAt, RecessCount: rfc.RecessCount, Summary: rfc.Summary}
 		if ev, ok := p.evals[id]; ok {
 			v.Reason = ev.Reason
 		}
-		if t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{}); err == nil && p.d != nil {
-			v.Waiting = describe(t, p.observedFor(id, rfc))
+		if p.d != nil {
+			v.Waiting = describe(rfc.Trigger, p.observedFor(id, rfc))
 		}
 		p.res.RFCs = append(p.res.RFCs, v)
 		p.res.DueAt = sooner(p.res.DueAt, rfc.DueAt)

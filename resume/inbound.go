@@ -118,10 +118,7 @@ func (p *pass) evaluate() error {
 			}
 			continue
 		}
-		t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{})
-		if err != nil {
-			return fmt.Errorf("record of discussion %d: open_rfcs[%q].trigger: %v: %w", p.rec.Discussion, id, err, state.ErrCorrupt)
-		}
+		t := rfc.Trigger
 		o := p.observe(rfc)
 		ev := wait.Evaluate(t, o, p.now)
 		p.evals[id], p.observed[id] = ev, o
@@ -350,8 +347,8 @@ func (p *pass) observedFor(id string, rfc *state.RFC) wait.Observed {
 // the trigger) at which, given what the discussion shows now, the recess is
 // cancelled; false when there is none.
 func (p *pass) cancelMoment(id string, rfc *state.RFC) (time.Time, bool) {
-	t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{})
-	if err != nil || p.d == nil {
+	t := rfc.Trigger
+	if p.d == nil {
 		return time.Time{}, false
 	}
 	var expiries []wait.Duration

@@ -44,10 +44,7 @@ func (p *pass) statusLine() string {
 		var parts []string
 		for _, id := range sortedRFCs(r) {
 			rfc := r.OpenRFCs[id]
-			t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{})
-			if err != nil {
-				continue
-			}
+			t := rfc.Trigger
 			o := p.observedFor(id, rfc)
 			parts = append(parts, describe(t, o))
 		}
@@ -165,10 +162,7 @@ func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
 			return fmt.Errorf("read discussion %d: %w", number, p.snap.dErr)
 		}
 		for id, rfc := range p.rec.OpenRFCs {
-			t, err := wait.ParseTrigger(rfc.Trigger, wait.TriggerLimits{})
-			if err != nil {
-				return fmt.Errorf("record of discussion %d: open_rfcs[%q].trigger: %v: %w", number, id, err, state.ErrCorrupt)
-			}
+			t := rfc.Trigger
 			if p.evals == nil {
 				p.evals, p.observed = map[string]wait.Evaluation{}, map[string]wait.Observed{}
 			}

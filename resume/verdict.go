@@ -545,7 +545,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		p.res.note("adjourned: %d repl(ies) posted; the run is over", len(posted))
 	case VerdictRecessed:
 		rfc := &state.RFC{
-			Trigger:      v.TriggerJSON,
+			Trigger:      v.Trigger,
 			OpenedAt:     p.now,
 			RepliesAfter: a.Until,
 			Since:        a.Until,

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // MaxEncoded bounds an encoded record in bytes. Decode refuses larger input
@@ -195,19 +197,6 @@ func times(ts []time.Time) []time.Time {
 
 func cursor(c Cursor) Cursor { return Cursor{At: c.At.UTC(), IDs: texts(c.IDs)} }
 
-func trigger(raw json.RawMessage) json.RawMessage {
-	if raw == nil {
-		return nil
-	}
-	if utf8.Valid(raw) && json.Valid(raw) {
-		var buf bytes.Buffer
-		if json.Compact(&buf, raw) == nil {
-			return buf.Bytes()
-		}
-	}
-	return slices.Clone(raw)
-}
-
 func run(r *Run) *Run {
 	if r == nil {
 		return nil
@@ -226,7 +215,7 @@ func run(r *Run) *Run {
 			CorrelationID: text(r.Resume.CorrelationID),
 			FiredBy:       text(r.Resume.FiredBy),
 			FiredAt:       r.Resume.FiredAt.UTC(),
-			Trigger:       trigger(r.Resume.Trigger),
+			Trigger:       r.Resume.Trigger.Clone(),
 			RecessCount:   r.Resume.RecessCount,
 		}
 	}
@@ -238,7 +227,7 @@ func rfc(o *RFC) *RFC {
 		return nil
 	}
 	c := &RFC{
-		Trigger:      trigger(o.Trigger),
+		Trigger:      o.Trigger.Clone(),
 		OpenedAt:     o.OpenedAt.UTC(),
 		RepliesAfter: cursor(o.RepliesAfter),
 		Since:        cursor(o.Since),
@@ -297,15 +286,16 @@ func check(r *Record) error {
 		}
 		return nil
 	}
-	checkTrigger := func(field string, raw json.RawMessage) error {
-		if !utf8.Valid(raw) || !json.Valid(raw) {
-			return invalid(field, "not valid JSON")
+	checkTrigger := func(field string, t *wait.Trigger) error {
+		if t == nil {
+			return nil
 		}
-		if raw[0] != '{' {
-			return invalid(field, "not a JSON object")
+		b, err := t.MarshalJSON()
+		if err != nil {
+			return &RecordError{Err: ErrInvalid, Field: field, Reason: "cannot marshal", Cause: err}
 		}
-		if len(raw) > MaxTriggerBytes {
-			return &RecordError{Err: ErrTooLarge, Field: field, Reason: fmt.Sprintf("%d bytes, more than %d", len(raw), MaxTriggerBytes)}
+		if len(b) > MaxTriggerBytes {
+			return &RecordError{Err: ErrTooLarge, Field: field, Reason: fmt.Sprintf("%d bytes, more than %d", len(b), MaxTriggerBytes)}
 		}
 		return nil
 	}
@@ -361,10 +351,8 @@ func check(r *Record) error {
 			if err := checkTime("active.resume.fired_at", rs.FiredAt); err != nil {
 				return err
 			}
-			if len(rs.Trigger) > 0 {
-				if err := checkTrigger("active.resume.trigger", rs.Trigger); err != nil {
-					return err
-				}
+			if err := checkTrigger("active.resume.trigger", rs.Trigger); err != nil {
+				return err
 			}
 			if err := nonNegative("active.resume.recess_count", int64(rs.RecessCount)); err != nil {
 				return err
@@ -388,7 +376,7 @@ func check(r *Record) error {
 		if o == nil {
 			return invalid(field, "null entry")
 		}
-		if len(o.Trigger) == 0 {
+		if o.Trigger == nil {
 			return invalid(field+".trigger", "missing")
 		}
 		if err := checkTrigger(field+".trigger", o.Trigger); err != nil {
@@ -657,6 +645,20 @@ func (p *parser) raw(field string) (json.RawMessage, error) {
 	return raw, nil
 }
 
+// trigger reads a trigger and validates it: one that does not parse makes
+// the record corrupt, named by its field.
+func (p *parser) trigger(field string) (*wait.Trigger, error) {
+	raw, err := p.raw(field)
+	if err != nil {
+		return nil, err
+	}
+	t, err := wait.ParseTrigger(raw, wait.TriggerLimits{})
+	if err != nil {
+		return nil, p.fail(field, "not a valid trigger", err)
+	}
+	return t, nil
+}
+
 func (p *parser) record() (*Record, error) {
 	if _, err := p.open("", false); err != nil {
 		return nil, err
@@ -790,7 +792,7 @@ func (p *parser) resume(field string) (*Resume, error) {
 		case "fired_at":
 			r.FiredAt, err = p.time(path)
 		case "trigger":
-			r.Trigger, err = p.raw(path)
+			r.Trigger, err = p.trigger(path)
 		case "recess_count":
 			r.RecessCount, err = p.int(path)
 		default:
@@ -847,7 +849,7 @@ func (p *parser) rfc(field string) (*RFC, error) {
 		var err error
 		switch key {
 		case "trigger":
-			o.Trigger, err = p.raw(path)
+			o.Trigger, err = p.trigger(path)
 		case "opened_at":
 			o.OpenedAt, err = p.time(path)
 		case "replies_after":

@@ -18,6 +18,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/recess-action/recess/state"
+	"github.com/recess-action/recess/state/storetest"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // recordOpts compare records after a trip through the wire form: times by
@@ -42,11 +45,11 @@ func sample() *state.Record {
 		Active: &state.Run{
 			CorrelationID: "c-2", State: state.RunDispatching, IntentAt: at,
 			Since: state.Cursor{At: at.Add(-time.Hour)}, Until: state.Cursor{At: at},
-			Resume:  &state.Resume{CorrelationID: "c-1", FiredBy: "elapsed", FiredAt: at, Trigger: json.RawMessage(`{"kind":"elapsed","elapsed":"P2D"}`), RecessCount: 1},
+			Resume:  &state.Resume{CorrelationID: "c-1", FiredBy: "elapsed", FiredAt: at, Trigger: wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"P2D"}`), RecessCount: 1},
 			Attempt: 1,
 		},
 		OpenRFCs: map[string]*state.RFC{
-			"c-3": {Trigger: json.RawMessage(`{"kind":"missing_input","replies":2}`), OpenedAt: at, DueAt: ptr(at.Add(time.Hour)), RecessCount: 1, ReplyIDs: []string{"DC_9"}},
+			"c-3": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":2}`), OpenedAt: at, DueAt: ptr(at.Add(time.Hour)), RecessCount: 1, ReplyIDs: []string{"DC_9"}},
 		},
 		Dispatches: []time.Time{at},
 		Applied:    []string{"c-0"},
@@ -72,7 +75,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 			r := sample()
 			r.Status, r.Closed = hostile, hostile
 			r.Active.LastError = hostile
-			r.OpenRFCs[hostile] = &state.RFC{Trigger: json.RawMessage(`{"note":` + strconv.Quote("-->") + `}`), Summary: hostile, ReplyIDs: []string{hostile}}
+			r.OpenRFCs[hostile] = &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"escalation_needed","signal":"--"}`), Summary: hostile, ReplyIDs: []string{hostile}}
 			return r
 		}},
 		{name: "invalid_utf8_becomes_replacement", rec: func() *state.Record {
@@ -86,11 +89,6 @@ func TestEncodeRoundTrip(t *testing.T) {
 			r.Applied = []string{"\uFFFD"}
 			return r
 		}},
-		{name: "trigger_compacted", rec: func() *state.Record {
-			r := sample()
-			r.OpenRFCs["c-3"].Trigger = json.RawMessage(" {\n \"kind\" : \"missing_input\",\t\"replies\": 2 }\n")
-			return r
-		}, want: sample},
 		{name: "schema_forced", rec: func() *state.Record {
 			r := sample()
 			r.Schema = 7
@@ -171,10 +169,10 @@ func TestEncodeDeterministic(t *testing.T) {
 	a, b := sample(), sample()
 	ids := []string{"c-9", "c-1", "c-5", "c-3", "c-7"}
 	for i, id := range ids {
-		a.OpenRFCs[id] = &state.RFC{Trigger: json.RawMessage(`{"kind":"missing_input","replies":1}`), RecessCount: i}
+		a.OpenRFCs[id] = &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), RecessCount: i}
 	}
 	for i := len(ids) - 1; i >= 0; i-- {
-		b.OpenRFCs[ids[i]] = &state.RFC{Trigger: json.RawMessage(`{"kind":"missing_input","replies":1}`), RecessCount: i}
+		b.OpenRFCs[ids[i]] = &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), RecessCount: i}
 	}
 	first, err := state.Encode(a)
 	if err != nil {
@@ -202,8 +200,8 @@ func filled(t *testing.T) *state.Record {
 }
 
 var (
-	timeType = reflect.TypeFor[time.Time]()
-	rawType  = reflect.TypeFor[json.RawMessage]()
+	timeType    = reflect.TypeFor[time.Time]()
+	triggerType = reflect.TypeFor[*wait.Trigger]()
 )
 
 func fill(t *testing.T, v reflect.Value, n *int) {
@@ -213,8 +211,10 @@ func fill(t *testing.T, v reflect.Value, n *int) {
 	case v.Type() == timeType:
 		v.Set(reflect.ValueOf(time.Date(2026, 1, 1, 0, 0, *n, *n, zone)))
 		return
-	case v.Type() == rawType:
-		v.SetBytes(fmt.Appendf(nil, `{"n":%d}`, *n))
+	case v.Type() == triggerType:
+		// A trigger is a value of the trigger language, whole: its own
+		// package's tests cover its fields.
+		v.Set(reflect.ValueOf(wait.MustParseTrigger(fmt.Sprintf(`{"kind":"missing_input","replies":%d}`, *n))))
 		return
 	}
 	switch v.Kind() {
@@ -275,7 +275,7 @@ func TestEncodeCoversEveryField(t *testing.T) {
 
 func TestEncodeRefuses(t *testing.T) {
 	t.Parallel()
-	trigger := json.RawMessage(`{"kind":"missing_input","replies":1}`)
+	trigger := wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`)
 	manyIDs := func(n int) []string {
 		ids := make([]string, n)
 		for i := range ids {
@@ -315,11 +315,11 @@ func TestEncodeRefuses(t *testing.T) {
 		{"reply_ids_over", withRFC(func(o *state.RFC) { o.ReplyIDs = manyIDs(state.MaxReplyIDs + 1) }), state.ErrTooLarge, `open_rfcs["c-1"].reply_ids`},
 		{"thread_roots_over", withRFC(func(o *state.RFC) { o.ThreadRoots = manyIDs(state.MaxReplyIDs + 1) }), state.ErrTooLarge, `open_rfcs["c-1"].thread_roots`},
 		{"trigger_over", withRFC(func(o *state.RFC) {
-			o.Trigger = json.RawMessage(`{"x":"` + strings.Repeat("a", state.MaxTriggerBytes) + `"}`)
+			o.Trigger = storetest.TriggerOf(state.MaxTriggerBytes + 1)
 		}), state.ErrTooLarge, `open_rfcs["c-1"].trigger`},
 		{"resume_trigger_over", func(r *state.Record) {
 			r.Active = &state.Run{CorrelationID: "c", State: state.RunDispatched, Resume: &state.Resume{
-				CorrelationID: "c-0", Trigger: json.RawMessage(`{"x":"` + strings.Repeat("a", state.MaxTriggerBytes) + `"}`),
+				CorrelationID: "c-0", Trigger: storetest.TriggerOf(state.MaxTriggerBytes + 1),
 			}}
 		}, state.ErrTooLarge, "active.resume.trigger"},
 		{"encoded_over", func(r *state.Record) { r.Status = strings.Repeat("x", state.MaxEncoded) }, state.ErrTooLarge, ""},
@@ -327,10 +327,6 @@ func TestEncodeRefuses(t *testing.T) {
 		{"empty_rfc_key", func(r *state.Record) { r.OpenRFCs = map[string]*state.RFC{"": {Trigger: trigger}} }, state.ErrInvalid, `open_rfcs[""]`},
 		{"invalid_utf8_rfc_key", func(r *state.Record) { r.OpenRFCs = map[string]*state.RFC{"c-\xff": {Trigger: trigger}} }, state.ErrInvalid, `open_rfcs["c-\xff"]`},
 		{"missing_trigger", withRFC(func(o *state.RFC) { o.Trigger = nil }), state.ErrInvalid, `open_rfcs["c-1"].trigger`},
-		{"trigger_not_json", withRFC(func(o *state.RFC) { o.Trigger = json.RawMessage(`{"kind":`) }), state.ErrInvalid, `open_rfcs["c-1"].trigger`},
-		{"trigger_not_object", withRFC(func(o *state.RFC) { o.Trigger = json.RawMessage(`["kind"]`) }), state.ErrInvalid, `open_rfcs["c-1"].trigger`},
-		{"trigger_null", withRFC(func(o *state.RFC) { o.Trigger = json.RawMessage(`null`) }), state.ErrInvalid, `open_rfcs["c-1"].trigger`},
-		{"trigger_invalid_utf8", withRFC(func(o *state.RFC) { o.Trigger = json.RawMessage("{\"k\":\"\xff\"}") }), state.ErrInvalid, `open_rfcs["c-1"].trigger`},
 		{"negative_recess_count", withRFC(func(o *state.RFC) { o.RecessCount = -1 }), state.ErrInvalid, `open_rfcs["c-1"].recess_count`},
 		{"due_at_year_10000", withRFC(func(o *state.RFC) { o.DueAt = ptr(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)) }), state.ErrInvalid, `open_rfcs["c-1"].due_at`},
 		{"active_no_correlation_id", func(r *state.Record) { r.Active = &state.Run{State: state.RunDispatched} }, state.ErrInvalid, "active.correlation_id"},
@@ -380,10 +376,9 @@ func TestEncodeAcceptsBounds(t *testing.T) {
 	rec := state.New(5)
 	rec.OpenRFCs = map[string]*state.RFC{}
 	for i := range state.MaxOpenRFCs {
-		rec.OpenRFCs["c-"+strconv.Itoa(i)] = &state.RFC{Trigger: json.RawMessage(`{"kind":"missing_input","replies":1}`), ReplyIDs: make([]string, state.MaxReplyIDs)}
+		rec.OpenRFCs["c-"+strconv.Itoa(i)] = &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), ReplyIDs: make([]string, state.MaxReplyIDs)}
 	}
-	// `{"x":"` and `"}` are 8 bytes.
-	rec.OpenRFCs["c-0"].Trigger = json.RawMessage(`{"x":"` + strings.Repeat("a", state.MaxTriggerBytes-8) + `"}`)
+	rec.OpenRFCs["c-0"].Trigger = storetest.TriggerOf(state.MaxTriggerBytes)
 	rec.Applied = make([]string, state.MaxApplied)
 	rec.Dispatches = make([]time.Time, state.MaxDispatchTimes)
 	rec.Seen.IDs = make([]string, state.MaxCursorIDs)
@@ -443,13 +438,16 @@ func TestDecodeRefuses(t *testing.T) {
 		{"applied_not_array", valid(`,"applied":"c-1"`), "applied"},
 		{"open_rfcs_null_entry", valid(`,"open_rfcs":{"c-1":null}`), `open_rfcs["c-1"]`},
 		{"open_rfcs_null", valid(`,"open_rfcs":null`), "open_rfcs"},
-		{"open_rfcs_duplicate", valid(`,"open_rfcs":{"c-1":{"trigger":{}},"c-1":{"trigger":{}}}`), `open_rfcs["c-1"]`},
-		{"open_rfcs_empty_key", valid(`,"open_rfcs":{"":{"trigger":{}}}`), `open_rfcs[""]`},
+		{"open_rfcs_duplicate", valid(`,"open_rfcs":{"c-1":{"trigger":{"kind":"missing_input","replies":1}},"c-1":{"trigger":{"kind":"missing_input","replies":1}}}`), `open_rfcs["c-1"]`},
+		{"open_rfcs_empty_key", valid(`,"open_rfcs":{"":{"trigger":{"kind":"missing_input","replies":1}}}`), `open_rfcs[""]`},
 		{"rfc_opened_at_bad", rfc(`,"opened_at":"x"`), `open_rfcs["c-1"].opened_at`},
 		{"rfc_unknown_field", rfc(`,"kind":"elapsed"`), `open_rfcs["c-1"].kind`},
 		{"rfc_trigger_missing", valid(`,"open_rfcs":{"c-1":{"opened_at":"2026-11-21T10:00:00Z"}}`), `open_rfcs["c-1"].trigger`},
 		{"rfc_trigger_string", valid(`,"open_rfcs":{"c-1":{"trigger":"{}"}}`), `open_rfcs["c-1"].trigger`},
 		{"rfc_trigger_null", valid(`,"open_rfcs":{"c-1":{"trigger":null}}`), `open_rfcs["c-1"].trigger`},
+		{"rfc_trigger_unknown_kind", valid(`,"open_rfcs":{"c-1":{"trigger":{"kind":"x"}}}`), `open_rfcs["c-1"].trigger`},
+		{"rfc_trigger_zero_duration", valid(`,"open_rfcs":{"c-1":{"trigger":{"kind":"elapsed","elapsed":"PT0S"}}}`), `open_rfcs["c-1"].trigger`},
+		{"resume_trigger_no_replies", valid(`,"active":{"correlation_id":"c","state":"dispatched","resume":{"correlation_id":"c-0","trigger":{"kind":"missing_input"}}}`), "active.resume.trigger"},
 		{"rfc_trigger_broken", valid(`,"open_rfcs":{"c-1":{"trigger":{"kind":}}}`), `open_rfcs["c-1"].trigger`},
 		{"rfc_trigger_over", valid(`,"open_rfcs":{"c-1":{"trigger":{"x":"` + strings.Repeat("a", state.MaxTriggerBytes) + `"}}}`), `open_rfcs["c-1"].trigger`},
 		{"rfc_due_at_number", rfc(`,"due_at":5`), `open_rfcs["c-1"].due_at`},
@@ -483,8 +481,8 @@ func TestDecodeAccepts(t *testing.T) {
 		want  *state.Record
 	}{
 		{"minimal", `{"schema":1,"discussion":4}`, state.New(4)},
-		{"whitespace_and_nulls", " {\n\"schema\" : 1 , \"discussion\":4,\"active\":null,\"queued\":null,\"escalated\":null,\"open_rfcs\":{\"c-1\":{\"trigger\":{ \"kind\" : \"x\" },\"due_at\":null}}}\n\t",
-			&state.Record{Schema: 1, Discussion: 4, OpenRFCs: map[string]*state.RFC{"c-1": {Trigger: json.RawMessage(`{"kind":"x"}`)}}}},
+		{"whitespace_and_nulls", " {\n\"schema\" : 1 , \"discussion\":4,\"active\":null,\"queued\":null,\"escalated\":null,\"open_rfcs\":{\"c-1\":{\"trigger\":{ \"kind\" : \"missing_input\", \"replies\" : 1 },\"due_at\":null}}}\n\t",
+			&state.Record{Schema: 1, Discussion: 4, OpenRFCs: map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`)}}}},
 		{"offset_times_become_utc", `{"schema":1,"discussion":4,"updated_at":"2026-11-21T12:00:00.5+02:00"}`,
 			&state.Record{Schema: 1, Discussion: 4, UpdatedAt: time.Date(2026, 11, 21, 10, 0, 0, 5e8, time.UTC)}},
 		{"escapes", `{"schema":1,"discussion":4,"closed":"\u002d\u002d> \ud83d\ude00 \u0000"}`,
@@ -838,7 +836,7 @@ func TestCancelAt_round_trip_and_next_due(t *testing.T) {
 	cancel := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	rec := state.New(7)
 	rec.OpenRFCs = map[string]*state.RFC{"c-1": {
-		Trigger:  json.RawMessage(`{"kind":"missing_input","replies":2,"expires":"P7D","on_expire":"cancel"}`),
+		Trigger:  wait.MustParseTrigger(`{"kind":"missing_input","replies":2,"expires":"P7D","on_expire":"cancel"}`),
 		OpenedAt: cancel.Add(-7 * 24 * time.Hour),
 		DueAt:    &due,
 		CancelAt: &cancel,

@@ -3,7 +3,6 @@ package state_test
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -83,7 +83,6 @@ func hostileRecord(text string, n int64) *state.Record {
 	if text != "" && utf8.ValidString(text) {
 		key = text
 	}
-	note, _ := json.Marshal(text) // never fails for a string
 	rec := state.New(1 + int(n%1_000_000_000))
 	rec.Status = text
 	rec.Closed = text
@@ -91,7 +90,7 @@ func hostileRecord(text string, n int64) *state.Record {
 	rec.Seen = state.Cursor{At: at, IDs: []string{text}}
 	rec.Active = &state.Run{CorrelationID: "c-" + text, State: state.RunDispatched, LastError: text, IntentAt: at}
 	rec.OpenRFCs = map[string]*state.RFC{key: {
-		Trigger:  json.RawMessage(`{"note":` + string(note) + `}`),
+		Trigger:  wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`),
 		OpenedAt: at,
 		DueAt:    &at,
 		Summary:  text,

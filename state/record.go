@@ -1,9 +1,10 @@
 package state
 
 import (
-	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // Schema is the version of the record format this package reads and writes.
@@ -38,7 +39,7 @@ const (
 	// MaxReplyIDs bounds the ids of recess's own replies kept per RFC.
 	MaxReplyIDs = 32
 	// MaxTriggerBytes bounds a stored trigger document.
-	MaxTriggerBytes = 8 << 10
+	MaxTriggerBytes = wait.MaxTriggerBytes
 )
 
 // Record is everything recess keeps for one discussion. It holds cursors and
@@ -194,17 +195,18 @@ type Run struct {
 // Resume is what a resumed run was told, so a retry can tell it again.
 type Resume struct {
 	// CorrelationID is the original correlation id of the recess.
-	CorrelationID string          `json:"correlation_id"`
-	FiredBy       string          `json:"fired_by"`
-	FiredAt       time.Time       `json:"fired_at"`
-	Trigger       json.RawMessage `json:"trigger,omitempty"`
-	RecessCount   int             `json:"recess_count"`
+	CorrelationID string        `json:"correlation_id"`
+	FiredBy       string        `json:"fired_by"`
+	FiredAt       time.Time     `json:"fired_at"`
+	Trigger       *wait.Trigger `json:"trigger,omitempty"`
+	RecessCount   int           `json:"recess_count"`
 }
 
 // RFC is an open recess.
 type RFC struct {
-	// Trigger is the validated trigger document, as the verdict gave it.
-	Trigger json.RawMessage `json:"trigger"`
+	// Trigger is what the recess waits for, validated where it entered (the
+	// verdict, or Decode: a record whose trigger does not parse is corrupt).
+	Trigger *wait.Trigger `json:"trigger"`
 	// OpenedAt is the engine clock when the recess opened; time-based
 	// moments (elapsed, expires) count from it.
 	OpenedAt time.Time `json:"opened_at"`

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 	"github.com/recess-action/recess/state/storetest"
 )
@@ -121,7 +122,7 @@ func pendingRecord(n int, due time.Time) *state.Record {
 	rec := state.New(n)
 	rec.UpdatedAt = epoch
 	rec.Checked = epoch.Add(-time.Minute)
-	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: []byte(`{"kind":"elapsed","elapsed":"PT1H"}`), OpenedAt: epoch, DueAt: &due}}
+	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"PT1H"}`), OpenedAt: epoch, DueAt: &due}}
 	return rec
 }
 

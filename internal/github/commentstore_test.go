@@ -2,7 +2,6 @@ package github
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,13 +15,15 @@ import (
 
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/state"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // dueRecord is a pending record whose only open recess is due at due.
 func dueRecord(n int, due time.Time) *state.Record {
 	rec := state.New(n)
 	rec.OpenRFCs = map[string]*state.RFC{"c-" + fmt.Sprint(n): {
-		Trigger:     json.RawMessage(`{"kind":"elapsed","elapsed":"P1D"}`),
+		Trigger:     wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"P1D"}`),
 		OpenedAt:    due.Add(-24 * time.Hour),
 		DueAt:       &due,
 		RecessCount: 1,

@@ -110,10 +110,10 @@ func seed(tb testing.TB, w *World, o seedOpts) []int {
 		rec := state.New(d.Number)
 		rec.DiscussionID = d.ID
 		rec.Seen, rec.Commands = start, start
-		rfc := &state.RFC{Trigger: json.RawMessage(`{"kind":"missing_input","replies":2}`), OpenedAt: now,
+		rfc := &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":2}`), OpenedAt: now,
 			RepliesAfter: start, Since: start, RecessCount: 1, Summary: "waiting for the storage owners"}
 		if every > 0 && i%every == 0 && len(due) < o.due {
-			rfc.Trigger = json.RawMessage(`{"kind":"elapsed","elapsed":"PT1H"}`)
+			rfc.Trigger = wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"PT1H"}`)
 			rfc.OpenedAt = now.Add(-2*time.Hour + time.Duration(len(due))*time.Second)
 			dueAt := rfc.OpenedAt.Add(time.Hour)
 			rfc.DueAt = &dueAt

@@ -535,3 +535,25 @@ func decodeInto(dec *json.Decoder, tok json.Token, v *jsonValue, path string, de
 	}
 	return nil
 }
+
+// UnmarshalJSON reads a trigger with ParseTrigger and no policy limits (no
+// max-recess, every kind allowed): a value decoded anywhere is as valid as
+// one the engine parsed.
+func (t *Trigger) UnmarshalJSON(data []byte) error {
+	p, err := ParseTrigger(data, TriggerLimits{})
+	if err != nil {
+		return err
+	}
+	*t = *p
+	return nil
+}
+
+// MustParseTrigger parses a trigger without policy limits and panics when
+// it is invalid; for triggers written in code (tests, examples).
+func MustParseTrigger(doc string) *Trigger {
+	t, err := ParseTrigger([]byte(doc), TriggerLimits{})
+	if err != nil {
+		panic("wait: MustParseTrigger(" + doc + "): " + err.Error())
+	}
+	return t
+}

@@ -6,7 +6,6 @@ package storetest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -21,6 +20,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/recess-action/recess/state"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // Store is the store contract, the same method set as the engine's Store
@@ -114,7 +115,7 @@ func rich(n int) *state.Record {
 			DispatchedAt:   base.Add(time.Minute + 2*time.Second),
 			Since:          state.Cursor{At: base.Add(-time.Hour), IDs: []string{"DC_a"}},
 			Until:          state.Cursor{At: base},
-			Resume:         &state.Resume{CorrelationID: "c-original", FiredBy: "missing_input", FiredAt: base, Trigger: json.RawMessage(`{"kind":"missing_input","replies":2}`), RecessCount: 2},
+			Resume:         &state.Resume{CorrelationID: "c-original", FiredBy: "missing_input", FiredAt: base, Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":2}`), RecessCount: 2},
 			Attempt:        1,
 			DispatchErrors: 3,
 			LastError:      "502 Bad Gateway --> <!-- \x00 \"quoted\" \u2028 ünïcödé",
@@ -122,7 +123,7 @@ func rich(n int) *state.Record {
 		},
 		OpenRFCs: map[string]*state.RFC{
 			"c-1": {
-				Trigger:      json.RawMessage(`{"kind":"any","of":[{"kind":"missing_input","replies":2},{"kind":"elapsed","elapsed":"P2D"}],"expires":"P7D","on_expire":"cancel"}`),
+				Trigger:      wait.MustParseTrigger(`{"kind":"any","of":[{"kind":"missing_input","replies":2},{"kind":"elapsed","elapsed":"P2D"}],"expires":"P7D","on_expire":"cancel"}`),
 				OpenedAt:     base,
 				RepliesAfter: state.Cursor{At: base, IDs: []string{"DC_r1"}},
 				Since:        state.Cursor{At: base.Add(-time.Hour)},
@@ -133,7 +134,7 @@ func rich(n int) *state.Record {
 				Summary:      "waiting for the storage owners <!-- recess:state v1 --> -->",
 			},
 			"c-2 \"odd\" -->": {
-				Trigger:     json.RawMessage(`{"kind":"escalation_needed","signal":"security-review"}`),
+				Trigger:     wait.MustParseTrigger(`{"kind":"escalation_needed","signal":"security-review"}`),
 				OpenedAt:    base.Add(time.Second),
 				RecessCount: 3,
 			},
@@ -432,9 +433,36 @@ func ids(kind string, from, n int) []string {
 }
 
 // triggerOf returns a trigger document of exactly size bytes.
-func triggerOf(size int) json.RawMessage {
-	const head, tail = `{"kind":"escalation_needed","signal":"`, `"}`
-	return json.RawMessage(head + strings.Repeat("s", size-len(head)-len(tail)) + tail)
+// TriggerOf returns a valid trigger whose canonical JSON is size bytes, or
+// as close below it as ParseTrigger's limits allow (for bounds tests).
+func TriggerOf(size int) *wait.Trigger {
+	// An any of missing_input children, each with up to 100 logins of up to
+	// 39 characters (what ParseTrigger accepts), grown login by login; the
+	// last login's length then makes up the rest.
+	t := &wait.Trigger{Kind: wait.KindAny}
+	length := func() int {
+		b, err := t.MarshalJSON()
+		if err != nil {
+			panic(err)
+		}
+		return len(b)
+	}
+	add := func(login string) {
+		if n := len(t.Of); n == 0 || len(t.Of[n-1].From) == wait.MaxFromLogins {
+			t.Of = append(t.Of, &wait.Trigger{Kind: wait.KindMissingInput, Replies: 1, Scope: wait.ScopeDiscussion})
+		}
+		c := t.Of[len(t.Of)-1]
+		c.From = append(c.From, login)
+	}
+	for i := 0; length() < size; i++ {
+		add(fmt.Sprintf("u%038d", i))
+	}
+	last := t.Of[len(t.Of)-1]
+	for over := length() - size; over > 0 && len(last.From[len(last.From)-1]) > 1; over = length() - size {
+		l := last.From[len(last.From)-1]
+		last.From[len(last.From)-1] = l[:max(1, len(l)-over)]
+	}
+	return t
 }
 
 // atBounds is a record with every bounded list at its bound, the largest
@@ -461,9 +489,9 @@ func atBounds(n int) *state.Record {
 		UpdatedAt: base,
 	}
 	for i := range state.MaxOpenRFCs {
-		trigger := json.RawMessage(`{"kind":"missing_input","replies":2}`)
+		trigger := wait.MustParseTrigger(`{"kind":"missing_input","replies":2}`)
 		if i == 0 {
-			trigger = triggerOf(state.MaxTriggerBytes)
+			trigger = TriggerOf(state.MaxTriggerBytes)
 		}
 		rec.OpenRFCs[fmt.Sprintf("c-%016d", i)] = &state.RFC{
 			Trigger:      trigger,
@@ -527,7 +555,7 @@ func testOverBounds(t *testing.T, h Harness) {
 		return rec
 	}
 	rfc := func() *state.RFC {
-		return &state.RFC{Trigger: json.RawMessage(`{"kind":"missing_input","replies":1}`), OpenedAt: base}
+		return &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), OpenedAt: base}
 	}
 	tests := []struct {
 		name string
@@ -580,7 +608,7 @@ func testOverBounds(t *testing.T, h Harness) {
 		{"trigger_bytes", func(t *testing.T, n int) *state.Record {
 			rec := small(n)
 			o := rfc()
-			o.Trigger = triggerOf(state.MaxTriggerBytes + 1)
+			o.Trigger = TriggerOf(state.MaxTriggerBytes + 1)
 			rec.OpenRFCs = map[string]*state.RFC{"c-1": o}
 			return rec
 		}},
@@ -635,7 +663,7 @@ func pendingCases() []pendingCase {
 		rec.UpdatedAt = base
 		rec.Checked = base.Add(-time.Duration(n) * time.Minute)
 		rec.OpenRFCs = map[string]*state.RFC{"c-" + strconv.Itoa(n): {
-			Trigger: json.RawMessage(`{"kind":"elapsed","elapsed":"PT1H"}`), OpenedAt: base, DueAt: due,
+			Trigger: wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"PT1H"}`), OpenedAt: base, DueAt: due,
 		}}
 		return rec
 	}
@@ -656,7 +684,7 @@ func pendingCases() []pendingCase {
 	closed := plain(59)
 	closed.Closed = "discussion locked"
 	twoRFCs := withRFC(60, ptr(base.Add(3*time.Hour)))
-	twoRFCs.OpenRFCs["c-60b"] = &state.RFC{Trigger: json.RawMessage(`{"kind":"elapsed","elapsed":"PT90M"}`), OpenedAt: base, DueAt: ptr(base.Add(90 * time.Minute))}
+	twoRFCs.OpenRFCs["c-60b"] = &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"PT90M"}`), OpenedAt: base, DueAt: ptr(base.Add(90 * time.Minute))}
 	return []pendingCase{
 		{withRFC(51, ptr(base.Add(2*time.Hour))), ptr(base.Add(2 * time.Hour))},
 		{withRFC(52, ptr(base.Add(time.Hour))), ptr(base.Add(time.Hour))},
@@ -755,7 +783,7 @@ func testPendingFollowsWrites(t *testing.T, h Harness) {
 	change := map[int]func(r *state.Record){
 		51: func(r *state.Record) { r.OpenRFCs = nil },
 		55: func(r *state.Record) {
-			r.OpenRFCs = map[string]*state.RFC{"c-55": {Trigger: json.RawMessage(`{"kind":"elapsed","elapsed":"PT5M"}`), OpenedAt: base, DueAt: ptr(base.Add(5 * time.Minute))}}
+			r.OpenRFCs = map[string]*state.RFC{"c-55": {Trigger: wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"PT5M"}`), OpenedAt: base, DueAt: ptr(base.Add(5 * time.Minute))}}
 		},
 		52: func(r *state.Record) { r.OpenRFCs["c-52"].DueAt = ptr(base.Add(-2 * time.Hour)) },
 	}
@@ -789,10 +817,10 @@ func testLoadReturnsCopies(t *testing.T, h Harness) {
 	saveNew(t, s, rich(70))
 	first := mustLoad(t, s, 70)
 	first.OpenRFCs["c-1"].ReplyIDs[0] = "changed"
-	first.OpenRFCs["c-1"].Trigger[2] = 'K'
+	first.OpenRFCs["c-1"].Trigger.Of[0].Replies = 99
 	*first.OpenRFCs["c-1"].DueAt = base
 	first.OpenRFCs["c-new"] = &state.RFC{}
-	first.Active.Resume.Trigger[2] = 'K'
+	first.Active.Resume.Trigger.Replies = 99
 	first.Active.Since.IDs[0] = "changed"
 	first.Seen.IDs[0] = "changed"
 	first.Dispatches[0] = base
@@ -808,8 +836,8 @@ func testSaveDoesNotAlias(t *testing.T, h Harness) {
 	rec := rich(71)
 	saveNew(t, s, rec)
 	rec.OpenRFCs["c-1"].ReplyIDs[0] = "changed"
-	rec.OpenRFCs["c-1"].Trigger[2] = 'K'
-	rec.Active.Resume.Trigger[2] = 'K'
+	rec.OpenRFCs["c-1"].Trigger.Of[0].Replies = 99
+	rec.Active.Resume.Trigger.Replies = 99
 	rec.Seen.IDs[0] = "changed"
 	rec.Dispatches[0] = base
 	rec.Applied[0] = "changed"
