@@ -19,19 +19,7 @@ var signalName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // parseCommand reads a slash command from the first non-empty line of a
 // comment body. ok is false for anything else (an ordinary comment).
 func parseCommand(body string) (command, bool) {
-	line := body
-	for {
-		i := strings.IndexByte(line, '\n')
-		first := line
-		if i >= 0 {
-			first = line[:i]
-		}
-		if strings.TrimSpace(first) != "" || i < 0 {
-			line = first
-			break
-		}
-		line = line[i+1:]
-	}
+	line, _ := firstLine(body)
 	f := strings.Fields(line)
 	if len(f) < 2 || f[0] != "/recess" {
 		return command{}, false
@@ -41,6 +29,52 @@ func parseCommand(body string) (command, bool) {
 		c.arg = strings.Join(f[2:], " ")
 	}
 	return c, true
+}
+
+// firstLine splits a body into its first non-empty line and what follows
+// it, trimmed.
+func firstLine(body string) (line, rest string) {
+	line = body
+	for {
+		i := strings.IndexByte(line, '\n')
+		first := line
+		if i >= 0 {
+			first = line[:i]
+		}
+		if strings.TrimSpace(first) != "" || i < 0 {
+			if i >= 0 {
+				rest = strings.TrimSpace(line[i+1:])
+			}
+			return first, rest
+		}
+		line = line[i+1:]
+	}
+}
+
+// accepted returns the command a comment gives recess: a valid slash
+// command from a write-level author. Anything else (no command, a refused
+// one, one from an author without write access) is an ordinary comment.
+// Validity is judged at the comment's own moment, so the answer never
+// changes with the clock.
+func (p *pass) accepted(c *Comment) (command, bool) {
+	if !c.WriteAccess() {
+		return command{}, false
+	}
+	cmd, ok := parseCommand(c.Body)
+	if !ok || cmd.validate(p.cfg.MaxRecess, c.CreatedAt) != "" {
+		return command{}, false
+	}
+	return cmd, true
+}
+
+// said is what a comment says to the agent: the whole body, or for an
+// accepted command the text after its line ("" when there is none).
+func (p *pass) said(c *Comment) string {
+	if _, ok := p.accepted(c); ok {
+		_, rest := firstLine(c.Body)
+		return rest
+	}
+	return c.Body
 }
 
 // validate says what is wrong with a command, or "".
@@ -99,9 +133,12 @@ func (p *pass) commands() error {
 			p.res.note("ignored /recess %s from @%s: no write access", cmd.name, c.Author)
 			continue
 		}
-		if why := cmd.validate(p.cfg.MaxRecess, p.now); why != "" {
+		if why := cmd.validate(p.cfg.MaxRecess, c.CreatedAt); why != "" {
+			// Refused: said why, once, in the thread; the comment counts
+			// as an ordinary reply.
 			p.res.warn("comment %s: %s", c.ID, why)
 			p.react(c.ID, Confused)
+			p.notify("answer."+c.ID, c.ID, "I did not act on this: "+why+".")
 			continue
 		}
 		if err := p.command(c, cmd); err != nil {

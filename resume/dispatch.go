@@ -62,6 +62,9 @@ func (p *pass) prepareDispatch() error {
 	p.rec.Seen = maxCursor(p.rec.Seen, a.Until)
 	if plan.fresh {
 		p.rec.Dispatches = append(p.rec.Dispatches, p.now)
+		if n := len(p.rec.Dispatches); n > state.MaxDispatchTimes {
+			p.rec.Dispatches = p.rec.Dispatches[n-state.MaxDispatchTimes:]
+		}
 	}
 	input, err := p.resumeContext(a)
 	if err != nil {
@@ -170,7 +173,7 @@ func (p *pass) history(since, until state.Cursor) []HistoryEntry {
 		if c.WriteAccess() {
 			role = "maintainer"
 		}
-		out = append(out, HistoryEntry{ID: c.ID, Author: c.Author, Role: role, Body: c.Body,
+		out = append(out, HistoryEntry{ID: c.ID, Author: c.Author, Role: role, Body: p.said(c),
 			CreatedAt: c.CreatedAt.UTC(), URL: c.URL, ReplyTo: c.ParentID})
 	}
 	return out

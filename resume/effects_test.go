@@ -45,3 +45,40 @@ func TestConflict_lost_escalation_leaves_no_label(t *testing.T) {
 		t.Errorf("sweep warnings %q, want none (the run answered)", res.Warnings)
 	}
 }
+
+// Issue 10, item 10: the verdict path pruned nothing from the rate limit's
+// history, so a follow-up dispatch after an adjourned answer was held back
+// by dispatches hours old ("2 fresh dispatches in the last hour").
+func TestVerdict_prunes_the_dispatch_history(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	e := w.engine(resume.Config{MaxDispatchesPerHour: 2})
+	n := w.openDiscussion("alice")
+	mustRun(t)(e.Intake(ctx, n))
+	mustRun(t)(verdict(t, e, adjourned("c-1", n, "first answer")))
+	w.advance(time.Minute)
+	w.say(n, "bob", "NONE", "", "a follow-up question")
+	mustRun(t)(e.Inbound(ctx, n))
+	if len(w.calls()) != 2 {
+		t.Fatalf("dispatches after the follow-up = %d, want 2", len(w.calls()))
+	}
+	// Hours later, while the second run works, carol comments; the run
+	// answers (adjourned): her comment is owed a fresh dispatch, and the
+	// two dispatches of the morning no longer count.
+	w.advance(3 * time.Hour)
+	w.say(n, "carol", "NONE", "", "and another one")
+	mustRun(t)(e.Inbound(ctx, n))
+	res := mustRun(t)(verdict(t, e, adjourned("c-2", n, "second answer")))
+	if len(w.calls()) != 3 || !res.Dispatched {
+		t.Fatalf("after the adjourned answer: %d dispatches (dispatched %v, notes %q); want carol's follow-up dispatched", len(w.calls()), res.Dispatched, res.Notes)
+	}
+	rec := w.record(t, n)
+	if rec.Queued != nil {
+		t.Errorf("queued %+v after the answer, want nothing held back", rec.Queued)
+	}
+	for _, at := range rec.Dispatches {
+		if w.Now().Sub(at) >= time.Hour {
+			t.Errorf("record keeps a dispatch from %s, more than an hour before %s", at, w.Now())
+		}
+	}
+}

@@ -365,6 +365,11 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 	}
 	p := &pass{cfg: c, now: now, opts: opts, res: res, snap: s, rec: rec, isNew: s.isNew, d: s.d, logf: func(string, ...any) {}}
 	p.before = fingerprint(rec)
+	// Every decision prunes the rate limit's history, whatever the entry
+	// point: a verdict that kept entries past the hour would hold a
+	// follow-up back for a false reason, and past the record's bound fail
+	// its write after posting its replies.
+	p.pruneDispatches()
 	if p.d != nil && p.rec.DiscussionID == "" {
 		p.rec.DiscussionID = p.d.ID
 	}
@@ -514,15 +519,12 @@ func (p *pass) ignored(login string) bool {
 
 // human reports whether a comment is a person's words that count: not
 // recess's own, not an ignored bot's, not minimized or deleted, and not a
-// slash command recess accepted.
+// slash command recess accepted with nothing said after its line.
 func (p *pass) human(c *Comment) bool {
 	if c.Mine || c.Deleted || c.Minimized || p.ignored(c.Author) {
 		return false
 	}
-	if _, ok := parseCommand(c.Body); ok && c.WriteAccess() {
-		return false
-	}
-	return true
+	return p.said(c) != ""
 }
 
 func (p *pass) comment(id string) *Comment {

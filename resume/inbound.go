@@ -32,7 +32,6 @@ func (e *Engine) Inbound(ctx context.Context, number int) (*Result, error) {
 // first (they can cancel, fire or retry), then the active run, then the open
 // recesses, then a fresh dispatch for anything nobody has answered.
 func (p *pass) reconcile() error {
-	p.pruneDispatches()
 	if p.d == nil {
 		if errors.Is(p.snap.dErr, ErrNotFound) {
 			return p.gone("the discussion was deleted")
@@ -176,13 +175,13 @@ func (p *pass) observe(rfc *state.RFC) wait.Observed {
 			continue
 		}
 		if p.human(c) {
+			// A command with words after its line is also a reply.
 			o.Replies = append(o.Replies, wait.Reply{ID: c.ID, Author: c.Author, ParentID: c.ParentID, CreatedAt: c.CreatedAt})
+		}
+		if c.Mine || c.Deleted || c.Minimized {
 			continue
 		}
-		if c.Mine || c.Deleted || c.Minimized || !c.WriteAccess() {
-			continue
-		}
-		cmd, ok := parseCommand(c.Body)
+		cmd, ok := p.accepted(c)
 		if !ok {
 			continue
 		}

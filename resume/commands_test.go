@@ -1,0 +1,76 @@
+package resume_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recess-action/recess/resume"
+)
+
+// Issue 10, item 9: a maintainer's comment whose first line starts with
+// /recess was dropped entirely, even when the command was refused or text
+// followed it.
+func TestCommands_refused_or_followed_by_text_still_count(t *testing.T) {
+	t.Parallel()
+	t.Run("refused_command_counts_and_says_why", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		e := w.engine(resume.Config{})
+		n := w.openDiscussion("alice")
+		mustRun(t)(e.Intake(ctx, n))
+		mustRun(t)(verdict(t, e, recessed("c-1", n, `{"kind":"missing_input","replies":1}`, "which backend?")))
+		w.advance(time.Minute)
+		id := w.say(n, "maya", "OWNER", "", "/recess frobnicate\nwe should use postgres")
+		res := mustRun(t)(e.Inbound(ctx, n))
+		if !res.Fired {
+			t.Errorf("a refused command's comment did not count as the awaited reply (notes %q)", res.Notes)
+		}
+		if !w.reactions[id][resume.Confused] {
+			t.Errorf("no 😕 on the refused command")
+		}
+		why := 0
+		for _, c := range w.mine(n) {
+			if c.ParentID == id && strings.Contains(c.Body, "unknown command /recess frobnicate") {
+				why++
+			}
+		}
+		if why != 1 {
+			t.Errorf("replies saying why the command was refused = %d, want 1", why)
+		}
+		if h := w.resumeContext(t, 1).HistorySince; len(h) != 1 || h[0].ID != id {
+			t.Errorf("history_since = %+v, want the refused command's comment", h)
+		}
+	})
+	t.Run("text_after_an_accepted_command", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		e := w.engine(resume.Config{})
+		n := w.openDiscussion("alice")
+		mustRun(t)(e.Intake(ctx, n))
+		mustRun(t)(verdict(t, e, recessed("c-1", n, `{"kind":"all","of":[{"kind":"escalation_needed","signal":"security"},{"kind":"missing_input","replies":1}]}`, "security review?")))
+		w.advance(time.Minute)
+		id := w.say(n, "maya", "MEMBER", "", "/recess signal security\n\nReviewed: the token never leaves the runner.")
+		res := mustRun(t)(e.Inbound(ctx, n))
+		if !res.Fired {
+			t.Fatalf("the signal and the words after it did not fire all(signal, 1 reply) (notes %q)", res.Notes)
+		}
+		h := w.resumeContext(t, 1).HistorySince
+		if len(h) != 1 || h[0].ID != id || h[0].Body != "Reviewed: the token never leaves the runner." {
+			t.Errorf("history_since = %+v, want the words after the command line", h)
+		}
+	})
+	t.Run("bare_accepted_command_is_not_a_reply", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		e := w.engine(resume.Config{})
+		n := w.openDiscussion("alice")
+		mustRun(t)(e.Intake(ctx, n))
+		mustRun(t)(verdict(t, e, recessed("c-1", n, `{"kind":"missing_input","replies":1}`, "anyone?")))
+		w.advance(time.Minute)
+		w.say(n, "maya", "OWNER", "", "/recess status")
+		if res := mustRun(t)(e.Inbound(ctx, n)); res.Fired {
+			t.Errorf("a bare /recess status counted as a reply")
+		}
+	})
+}
