@@ -445,7 +445,7 @@ func (p *pass) seal() {
 	if p.d != nil {
 		p.rec.Status = p.status()
 	}
-	if fingerprint(p.rec) == p.before && p.plan == nil {
+	if fingerprint(p.rec) == p.before && p.plan == nil && !p.behind() {
 		return
 	}
 	if p.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
@@ -453,6 +453,23 @@ func (p *pass) seal() {
 		return
 	}
 	p.write = true
+}
+
+// behind reports a pending record whose Checked lags the discussion's
+// newest comment: activity that changed nothing (a comment the trigger does
+// not count, one on a recess that waits for time). Writing Checked once
+// stops the sweep's lost-event probe from sending every later sweep back
+// to it.
+// A record with a run at work is left out: every sweep visits it anyway
+// (to look at the run).
+func (p *pass) behind() bool {
+	if p.d == nil || !p.rec.Pending() {
+		return false
+	}
+	if a := p.rec.Active; a != nil && a.State != state.RunEscalated {
+		return false
+	}
+	return newest(p.d).At.After(p.rec.Checked)
 }
 
 // after fills the result's view of the record once the pass is done.

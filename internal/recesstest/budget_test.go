@@ -218,8 +218,10 @@ func TestBudgetComment(t *testing.T) {
 			maxReads: maxCommentReads, maxWrites: maxCommentWrites, maxTotal: maxCommentReads + maxCommentWrites},
 		{name: "duplicate_event", trigger: `{"kind":"missing_input","replies":2}`, duplicate: true,
 			maxReads: maxCommentReads, maxWrites: 0, maxTotal: maxCommentReads},
+		// Nothing visible changes, but the record notes that it looked
+		// (Checked), once, so that no sweep comes back for the comment.
 		{name: "status_text_unchanged", trigger: `{"kind":"missing_input","replies":1,"from":["carol"]}`,
-			maxReads: maxCommentReads, maxWrites: 0, maxTotal: maxCommentReads},
+			maxReads: maxCommentReads, maxWrites: maxCommentWrites, maxTotal: maxCommentReads + maxCommentWrites},
 		{name: "while_the_agent_works",
 			maxReads: maxCommentReads, maxWrites: 0, maxTotal: maxCommentReads},
 		{name: "firing", trigger: `{"kind":"missing_input","replies":1}`, fires: true,
@@ -359,27 +361,35 @@ func TestBudgetSweep(t *testing.T) {
 				t.Errorf("two sweeps over %d waiting did not catch the lost reply on discussion %d", many, n)
 			}
 		})
-		t.Run(store+"/looked_at_is_not_written", func(t *testing.T) {
+		t.Run(store+"/looked_at_once", func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			w := New(t, Options{Store: store})
+			seed(t, w, seedOpts{open: 99})
 			n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":1,"from":["carol"]}`)
+			// Issue 10, item 2: comments the trigger does not count, one
+			// whose event arrived and one whose event was lost.
 			w.Say(id, "", "bob", "Not carol, but: Postgres.")
 			if _, err := w.Engine(nil).Engine.Inbound(ctx, n); err != nil {
 				t.Fatalf("Inbound(%d) = %v", n, err)
 			}
-			// bob's comment is newer than what the record says it checked
-			// (nothing visible changed, so nothing was written): the probe
-			// sends the sweep to look, and the look writes nothing, though
-			// the intake's dispatch has aged out of the rate limit's hour.
-			at(w, 2*time.Hour)
+			w.Advance(time.Minute)
+			w.Say(id, "", "dave", "Me neither; MySQL?")
+			// The first sweep's probe sees dave's comment and visits; the
+			// visit notes that it looked (one write). Every later sweep is
+			// the listing and the probe, even after the intake's dispatch
+			// aged out of the rate limit's hour.
 			res, c := sweep(t, w)
-			t.Logf("%s store, sweep visiting a discussion with nothing new to say: %v", store, c)
-			if len(res.Sweep) != 1 || res.Fired {
-				t.Fatalf("sweep visited %d, fired %v; want discussion %d visited, not fired", len(res.Sweep), res.Fired, n)
+			t.Logf("%s store, sweep catching up a lost comment that counts for nothing, 100 waiting: %v", store, c)
+			if len(res.Sweep) != 1 || res.Fired || c.Writes > maxCommentWrites {
+				t.Fatalf("first sweep visited %d, fired %v, cost %v; want discussion %d visited once, not fired, at most %d write(s)", len(res.Sweep), res.Fired, c, n, maxCommentWrites)
 			}
-			if c.Writes != 0 {
-				t.Errorf("sweep that merely looked = %v, want no write", c)
+			for i, after := range []time.Duration{5 * time.Minute, 2 * time.Hour, 3 * time.Hour} {
+				at(w, after)
+				res, c := sweep(t, w)
+				if len(res.Sweep) != 0 || c.Writes != 0 || c.Total() > pendingCost(store, 100)+probeCost(100) {
+					t.Errorf("sweep %d after the look = %v visiting %d; want the listing and the probe only", i+2, c, len(res.Sweep))
+				}
 			}
 		})
 		t.Run(store+"/expiry_visited_when_due", func(t *testing.T) {
