@@ -1,9 +1,12 @@
 package resume_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/recess-action/recess/resume"
 )
@@ -80,5 +83,37 @@ func TestVerdict_prunes_the_dispatch_history(t *testing.T) {
 		if w.Now().Sub(at) >= time.Hour {
 			t.Errorf("record keeps a dispatch from %s, more than an hour before %s", at, w.Now())
 		}
+	}
+}
+
+// Issue 10: more than 32 comments in one second were cut from
+// history_since (a cursor kept the last 32 ids of the second).
+func TestHistory_keeps_a_burst_in_one_second(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	e := w.engine(resume.Config{})
+	n := w.openDiscussion("alice")
+	mustRun(t)(e.Intake(ctx, n))
+	mustRun(t)(verdict(t, e, recessed("c-1", n, `{"kind":"missing_input","replies":40}`, "vote, please")))
+	w.advance(time.Minute)
+	var want []string
+	for i := range 40 {
+		want = append(want, w.say(n, fmt.Sprintf("voter%d", i), "NONE", "", "+1"))
+	}
+	if res := mustRun(t)(e.Inbound(ctx, n)); !res.Fired {
+		t.Fatalf("40 replies in one second did not fire replies: 40 (notes %q)", res.Notes)
+	}
+	var got []string
+	for _, h := range w.resumeContext(t, 1).HistorySince {
+		got = append(got, h.ID)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("history_since ids (-want +got):\n%s", diff)
+	}
+	// The run answers; nobody said anything new: no follow-up dispatch
+	// for comments the burst's cursor covers.
+	mustRun(t)(verdict(t, e, adjourned("c-2", n, "counted")))
+	if len(w.calls()) != 2 {
+		t.Errorf("dispatches after the answer = %d, want 2 (no follow-up for the burst)", len(w.calls()))
 	}
 }

@@ -560,6 +560,9 @@ func maxCursor(a, b state.Cursor) state.Cursor {
 	if a.At.After(b.At) {
 		return a
 	}
+	if b.All {
+		return b
+	}
 	for _, id := range b.IDs {
 		a = a.Advance(id, b.At)
 	}

@@ -195,7 +195,7 @@ func times(ts []time.Time) []time.Time {
 	return out
 }
 
-func cursor(c Cursor) Cursor { return Cursor{At: c.At.UTC(), IDs: texts(c.IDs)} }
+func cursor(c Cursor) Cursor { return Cursor{At: c.At.UTC(), IDs: texts(c.IDs), All: c.All} }
 
 func run(r *Run) *Run {
 	if r == nil {
@@ -727,6 +727,8 @@ func (p *parser) cursor(field string) (Cursor, error) {
 			c.At, err = p.time(path)
 		case "ids":
 			c.IDs, err = p.strings(path)
+		case "all":
+			c.All, err = p.boolean(path)
 		default:
 			err = p.unknown(path)
 		}

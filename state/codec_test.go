@@ -863,3 +863,36 @@ func TestCancelAt_round_trip_and_next_due(t *testing.T) {
 		t.Errorf("state.Decode(cancel_at: 12) = %v, want ErrCorrupt", err)
 	}
 }
+
+func TestCursorBurstCoversTheWholeSecond(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	var c state.Cursor
+	for i := range state.MaxCursorIDs + 1 {
+		c = c.Advance("DC_"+strconv.Itoa(i), at)
+	}
+	if !c.All || len(c.IDs) != 0 {
+		t.Fatalf("cursor after %d comments in one second = %+v, want All", state.MaxCursorIDs+1, c)
+	}
+	for _, id := range []string{"DC_0", "DC_32", "DC_other"} {
+		if !c.Covers(id, at) {
+			t.Errorf("Covers(%q, the burst's second) = false, want true", id)
+		}
+	}
+	if c.Covers("DC_next", at.Add(time.Second)) {
+		t.Errorf("Covers(a comment a second later) = true, want false")
+	}
+	rec := state.New(3)
+	rec.Seen = c
+	data, err := state.Encode(rec)
+	if err != nil {
+		t.Fatalf("Encode = %v", err)
+	}
+	back, err := state.Decode(data)
+	if err != nil {
+		t.Fatalf("Decode(%s) = %v", data, err)
+	}
+	if !back.Seen.All || !back.Seen.At.Equal(at) {
+		t.Errorf("decoded cursor = %+v, want the whole second covered", back.Seen)
+	}
+}

@@ -112,6 +112,9 @@ type Record struct {
 type Cursor struct {
 	At  time.Time `json:"at"`
 	IDs []string  `json:"ids,omitempty"`
+	// All covers every comment created at At: set when more comments share
+	// the second than IDs may hold (a burst), so that none of them is cut.
+	All bool `json:"all,omitempty"`
 }
 
 // Covers reports whether a comment created at t with the given id lies at or
@@ -122,6 +125,9 @@ func (c Cursor) Covers(id string, t time.Time) bool {
 	}
 	if t.After(c.At) {
 		return false
+	}
+	if c.All {
+		return true
 	}
 	for _, x := range c.IDs {
 		if x == id {
@@ -143,7 +149,13 @@ func (c Cursor) Advance(id string, t time.Time) Cursor {
 		}
 		ids := append(append([]string(nil), c.IDs...), id)
 		if len(ids) > MaxCursorIDs {
-			ids = ids[len(ids)-MaxCursorIDs:]
+			// A burst: more comments in one second than the ids kept.
+			// Dropping ids would leave some of the burst uncovered and cut
+			// them from the history a run is handed; covering the whole
+			// second keeps them. (A comment written in that same second
+			// after the discussion was read would be covered too: a burst
+			// of this size is already far past what people write.)
+			return Cursor{At: c.At, All: true}
 		}
 		return Cursor{At: c.At, IDs: ids}
 	default:
