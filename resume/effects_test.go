@@ -1,6 +1,7 @@
 package resume_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // A sweep decides to escalate a run that ended without a verdict, and loses
@@ -115,5 +118,41 @@ func TestHistory_keeps_a_burst_in_one_second(t *testing.T) {
 	mustRun(t)(verdict(t, e, adjourned("c-2", n, "counted")))
 	if len(w.calls()) != 2 {
 		t.Errorf("dispatches after the answer = %d, want 2 (no follow-up for the burst)", len(w.calls()))
+	}
+}
+
+// Issue 10: a verdict that passed validation could still make a record too
+// large for the status comment, and fail at the write after posting its
+// replies. It is refused before anything is posted.
+func TestVerdict_too_large_for_the_record_is_refused_before_posting(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	e := w.engine(resume.Config{})
+	n := w.openDiscussion("alice")
+	mustRun(t)(e.Intake(ctx, n))
+	// Three recesses already wait here, each with a long summary.
+	rec := w.record(t, n)
+	long := strings.Repeat("🧭", resume.MaxSummary)
+	if rec.OpenRFCs == nil {
+		rec.OpenRFCs = map[string]*state.RFC{}
+	}
+	for i := range 3 {
+		rec.OpenRFCs[fmt.Sprintf("c-old%d", i)] = &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":5}`),
+			OpenedAt: w.Now(), Summary: long, RecessCount: 1}
+	}
+	if err := w.Save(ctx, rec); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	before := len(w.mine(n))
+	_, err := verdict(t, e, fmt.Sprintf(`{"verdict":"recessed","correlation_id":"c-1","discussion_number":%d,"replies":[{"body":"one more question"}],"trigger":{"kind":"missing_input","replies":1},"summary":%q}`, n, long))
+	var fe *wait.FieldError
+	if !errors.Is(err, resume.ErrRefused) || !errors.As(err, &fe) || fe.Field != "verdict" {
+		t.Fatalf("Verdict = %v, want refused on field verdict", err)
+	}
+	if got := len(w.mine(n)); got != before {
+		t.Errorf("recess posted %d comment(s) for a refused verdict", got-before)
+	}
+	if a := w.record(t, n).Active; a == nil || a.CorrelationID != "c-1" {
+		t.Errorf("active run after the refusal = %+v, want c-1 still at work", a)
 	}
 }

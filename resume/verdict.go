@@ -2,7 +2,10 @@ package resume
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
@@ -97,6 +100,11 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 			return refuse(fmt.Sprintf("verdict.replies[%d].reply_to", i), "no comment %q in discussion %d", r.ReplyTo, v.DiscussionNumber)
 		}
 	}
+	if v.Verdict == VerdictRecessed {
+		if err := p.fits(v, a); err != nil {
+			return err
+		}
+	}
 
 	// Everything in the snapshot but the verdict's own replies was there
 	// before recess posted them: with GitHub's one-second timestamps, only
@@ -178,4 +186,42 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		return err
 	}
 	return p.intake()
+}
+
+// placeholderID stands in for the node id of a reply not posted yet, longer
+// than any GitHub gives out.
+var placeholderID = strings.Repeat("x", 64)
+
+// fits refuses, before anything is posted, a recessed verdict whose record
+// would not fit in the status comment (65,536 characters with the visible
+// text) or the record's own bounds: its write would fail after its replies
+// were out. The recess is built as the write would build it, with reply ids
+// of the longest length.
+func (p *pass) fits(v *Verdict, a *state.Run) error {
+	saved := p.rec
+	defer func() { p.rec = saved }()
+	p.rec = saved.Clone()
+	rfc := &state.RFC{Trigger: v.Trigger, OpenedAt: p.now, RepliesAfter: a.Until, Since: a.Until, RecessCount: 1, Summary: v.Summary}
+	for range v.Replies {
+		rfc.RepliesAfter = rfc.RepliesAfter.Advance(placeholderID+strconv.Itoa(len(rfc.ReplyIDs)), p.now)
+		rfc.ReplyIDs = append(rfc.ReplyIDs, placeholderID)
+		rfc.ThreadRoots = append(rfc.ThreadRoots, placeholderID)
+	}
+	p.rec.Active = nil
+	p.rec.Applied = append(p.rec.Applied, v.CorrelationID)
+	if n := len(p.rec.Applied); n > state.MaxApplied {
+		p.rec.Applied = p.rec.Applied[n-state.MaxApplied:]
+	}
+	if p.rec.OpenRFCs == nil {
+		p.rec.OpenRFCs = map[string]*state.RFC{}
+	}
+	p.rec.OpenRFCs[v.CorrelationID] = rfc
+	p.rec.Status = p.status()
+	if _, err := state.EncodeComment(p.rec.Status, p.rec); err != nil {
+		if errors.Is(err, state.ErrTooLarge) {
+			return refuse("verdict", "the discussion's record would not fit in recess's status comment (%v): shorten the summary or the trigger", err)
+		}
+		return fmt.Errorf("record of discussion %d: %w", v.DiscussionNumber, err)
+	}
+	return nil
 }
