@@ -154,6 +154,8 @@ type Result struct {
 	Sweep []*Result
 	// Left counts discussions a sweep left for the next one (max-operations).
 	Left int
+	// Plan lists the discussions a sweep would visit, in order (Plan).
+	Plan []int
 }
 
 // RFCView describes one open recess for people.

@@ -33,12 +33,60 @@ func (e *Engine) Visit(ctx context.Context, number int) (*Result, error) {
 // leaves only visiting: then every record that waits on people alone is
 // visited on every sweep.
 func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
+	res, visit, pending, err := e.plan(ctx, "sweep")
+	if err != nil {
+		return res, err
+	}
+	var failures []error
+	for _, n := range visit {
+		r, err := e.Visit(ctx, n)
+		if err != nil {
+			failures = append(failures, fmt.Errorf("discussion %d: %w", n, err))
+			r.warn("%v", err)
+			res.Sweep = append(res.Sweep, r)
+			continue
+		}
+		res.include(r)
+		if r.Dispatched && !res.Dispatched {
+			// The outputs name the first dispatch; the summary lists them all.
+			res.Dispatched, res.CorrelationID = true, r.CorrelationID
+		}
+		if r.Fired && !res.Fired {
+			res.Fired, res.FiredBy = true, r.FiredBy
+		}
+		for _, w := range r.Warnings {
+			res.warn("discussion %d: %s", n, w)
+		}
+	}
+	res.note("visited %d of %d pending discussion(s)", len(visit), pending)
+	return res, errors.Join(failures...)
+}
+
+// Plan is the first half of a sweep split for one writer per discussion: it
+// only reads, and lists in Result.Plan the discussions a sweep would visit,
+// in the order it would visit them (due moments soonest first, then records
+// whose due moment the store cannot tell, then those that show activity the
+// engine has not looked at), at most max-operations of them. A visit job per
+// discussion (Visit), in that discussion's concurrency group, does the rest.
+func (e *Engine) Plan(ctx context.Context) (*Result, error) {
+	res, visit, pending, err := e.plan(ctx, "plan")
+	if err != nil {
+		return res, err
+	}
+	res.Plan = visit
+	res.note("%d of %d pending discussion(s) to visit", len(visit), pending)
+	return res, nil
+}
+
+// plan chooses what a sweep visits; it only reads (the store's listing and
+// the lost-event probe).
+func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit []int, pending int, err error) {
 	c := e.cfg()
 	now := e.Clock.Now().UTC()
-	res := &Result{Command: "sweep"}
+	res = &Result{Command: command}
 	list, err := e.Store.Pending(ctx)
 	if err != nil {
-		return res, fmt.Errorf("list pending discussions: %w", err)
+		return res, nil, 0, fmt.Errorf("list pending discussions: %w", err)
 	}
 	var due, unknown, waiting []state.Summary
 	for _, s := range list {
@@ -58,35 +106,17 @@ func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 		return due[i].Discussion < due[j].Discussion
 	})
 	sort.SliceStable(unknown, func(i, j int) bool { return unknown[i].Discussion < unknown[j].Discussion })
-	visit := append(append(due, unknown...), e.lostEvents(ctx, now, c, waiting, res)...)
-	if len(visit) > c.MaxOperations {
-		res.Left = len(visit) - c.MaxOperations
-		visit = visit[:c.MaxOperations]
+	chosen := append(append(due, unknown...), e.lostEvents(ctx, now, c, waiting, res)...)
+	if len(chosen) > c.MaxOperations {
+		res.Left = len(chosen) - c.MaxOperations
+		chosen = chosen[:c.MaxOperations]
 		res.warn("max-operations %d reached: %d discussion(s) left for the next sweep", c.MaxOperations, res.Left)
 	}
-	var failures []error
-	for _, s := range visit {
-		r, err := e.Visit(ctx, s.Discussion)
-		if err != nil {
-			failures = append(failures, fmt.Errorf("discussion %d: %w", s.Discussion, err))
-			r.warn("%v", err)
-			res.Sweep = append(res.Sweep, r)
-			continue
-		}
-		res.include(r)
-		if r.Dispatched && !res.Dispatched {
-			// The outputs name the first dispatch; the summary lists them all.
-			res.Dispatched, res.CorrelationID = true, r.CorrelationID
-		}
-		if r.Fired && !res.Fired {
-			res.Fired, res.FiredBy = true, r.FiredBy
-		}
-		for _, w := range r.Warnings {
-			res.warn("discussion %d: %s", s.Discussion, w)
-		}
+	visit = make([]int, len(chosen))
+	for i, s := range chosen {
+		visit[i] = s.Discussion
 	}
-	res.note("visited %d of %d pending discussion(s)", len(visit), len(list))
-	return res, errors.Join(failures...)
+	return res, visit, len(list), nil
 }
 
 // maxProbed bounds how many waiting records one sweep probes for lost
