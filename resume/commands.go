@@ -80,7 +80,7 @@ func (p *pass) said(c *Comment) string {
 // validate says what is wrong with a command, or "".
 func (c command) validate(max wait.Duration, at time.Time) string {
 	switch c.name {
-	case "status", "cancel", "resume", "retry":
+	case "status", "cancel", "resume", "retry", "ask":
 		if c.arg != "" {
 			return fmt.Sprintf("/recess %s takes no argument", c.name)
 		}
@@ -97,7 +97,7 @@ func (c command) validate(max wait.Duration, at time.Time) string {
 			return "/recess extend: " + c.arg + " is longer than max-recess " + max.String()
 		}
 	default:
-		return fmt.Sprintf("unknown command /recess %s (status, cancel, resume, signal NAME, retry, extend DURATION)", c.name)
+		return fmt.Sprintf("unknown command /recess %s (status, cancel, resume, signal NAME, retry, extend DURATION, ask)", c.name)
 	}
 	return ""
 }
@@ -173,6 +173,12 @@ func (p *pass) command(c *Comment, cmd command) error {
 			return nil
 		}
 		p.retry = true
+	case "ask":
+		// Derived from the discussion (see wakes): with nothing pending,
+		// an ask nobody has answered starts a fresh run.
+		if p.rec.Pending() {
+			p.notify("answer."+c.ID, c.ID, "An agent run is already under way or a recess is open here: nothing to ask for.")
+		}
 	case "signal", "extend":
 		// Derived from the discussion on every evaluation (see observe), so
 		// that a lost event cannot lose a signal or an extension.

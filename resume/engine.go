@@ -54,6 +54,15 @@ type Config struct {
 	// SweepInterval is the schedule's interval; an inbound run that finds a
 	// due moment overdue by far more than it warns that sweeps are missing.
 	SweepInterval time.Duration
+	// Categories, when not empty, are the discussion categories (names or
+	// slugs) recess serves; Labels, when not empty, serve only discussions
+	// carrying one of them. See inScope.
+	Categories, Labels []string
+	// WakeOn says what starts a fresh run on a discussion with nothing
+	// pending: WakeComment (default), WakeMention, WakeCommand.
+	WakeOn string
+	// MentionHandles are the handles WakeMention listens for ("@lead").
+	MentionHandles []string
 	// NewID returns a fresh correlation id.
 	NewID func() string
 }

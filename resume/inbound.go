@@ -49,6 +49,11 @@ func (p *pass) reconcile() error {
 		// Reopened or unlocked: watch it again.
 		p.rec.Closed = ""
 	}
+	if p.isNew && !p.inScope() {
+		// Never served: no record, no status comment, no answer.
+		p.res.note("discussion %d is out of scope (categories, labels): nothing to do", p.rec.Discussion)
+		return nil
+	}
 	if err := p.commands(); err != nil {
 		return err
 	}
@@ -252,6 +257,19 @@ func (p *pass) eyesSubject(since state.Cursor) string {
 	return p.d.ID
 }
 
+// unanswered lists the comments no agent run was handed yet, whatever
+// they are (wake-on decides which of them wake recess).
+func (p *pass) unanswered() []*Comment {
+	var out []*Comment
+	for i := range p.d.Comments {
+		c := &p.d.Comments[i]
+		if !p.rec.Seen.Covers(c.ID, c.CreatedAt) && !c.Mine && !c.Deleted && !c.Minimized && !p.ignored(c.Author) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // unseen lists the human comments no agent run was handed yet.
 func (p *pass) unseen() []*Comment {
 	var out []*Comment
@@ -281,9 +299,20 @@ func (p *pass) intake() error {
 		// record not written yet) must not race that run with an intake.
 		return nil
 	}
+	if !p.inScope() {
+		// Out of scope: answered by nobody here (an open recess was still
+		// served above until it resolved).
+		if p.rec.Queued != nil {
+			p.rec.Queued = nil
+		}
+		return nil
+	}
 	first := p.rec.Seen.At.IsZero()
 	unseen := len(p.unseen())
-	owed := unseen > 0 || (first && !p.d.Mine && !p.ignored(p.d.Author))
+	owed := first && p.firstWakes()
+	for _, c := range p.unanswered() {
+		owed = owed || p.wakes(c)
+	}
 	if !owed {
 		if p.rec.Queued != nil {
 			p.rec.Queued = nil

@@ -130,6 +130,8 @@ type Discussion struct {
 	Mine bool
 	// Labels are the discussion's label names.
 	Labels []string
+	// Category and CategorySlug name the discussion's category.
+	Category, CategorySlug string
 	// Comments are all comments and replies, ordered by creation time.
 	Comments []Comment
 }

@@ -1,0 +1,120 @@
+package resume
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/recess-action/recess/resume/wait"
+)
+
+// What wakes recess on a discussion with nothing pending (wake-on).
+const (
+	// WakeComment: any human comment starts a fresh run (the default).
+	WakeComment = "comment"
+	// WakeMention: a comment (or a new discussion's body) that mentions one
+	// of the mention handles.
+	WakeMention = "mention"
+	// WakeCommand: only "/recess ask" from a write-level author, and a new
+	// discussion.
+	WakeCommand = "command"
+)
+
+// ParseWakeOn checks a wake-on value; "" is the default, comment.
+func ParseWakeOn(s string) (string, error) {
+	switch v := strings.ToLower(strings.TrimSpace(s)); v {
+	case "":
+		return WakeComment, nil
+	case WakeComment, WakeMention, WakeCommand:
+		return v, nil
+	default:
+		return "", &wait.FieldError{Field: "wake-on", Reason: fmt.Sprintf("%q is not one of comment, mention, command", s)}
+	}
+}
+
+// inScope reports whether recess serves the discussion: its category is
+// among Categories (by name or slug, case-insensitive; none listed: every
+// category) and it carries one of Labels (none listed: no filter). A
+// discussion out of scope is never dispatched for and gets no status
+// comment; an open recess on a discussion that moved out of scope is still
+// served until it resolves.
+func (p *pass) inScope() bool {
+	if len(p.cfg.Categories) > 0 {
+		ok := false
+		for _, c := range p.cfg.Categories {
+			ok = ok || strings.EqualFold(c, p.d.Category) || strings.EqualFold(c, p.d.CategorySlug)
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(p.cfg.Labels) > 0 {
+		ok := false
+		for _, want := range p.cfg.Labels {
+			for _, l := range p.d.Labels {
+				ok = ok || strings.EqualFold(want, l)
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// wakes reports whether a comment nobody has answered starts a fresh run
+// under wake-on.
+func (p *pass) wakes(c *Comment) bool {
+	switch p.cfg.WakeOn {
+	case WakeMention:
+		return p.human(c) && p.mentions(p.said(c))
+	case WakeCommand:
+		cmd, ok := p.accepted(c)
+		return ok && cmd.name == "ask"
+	default:
+		if cmd, ok := p.accepted(c); ok && cmd.name == "ask" {
+			return true
+		}
+		return p.human(c)
+	}
+}
+
+// firstWakes reports whether a new discussion starts a fresh run.
+func (p *pass) firstWakes() bool {
+	if p.d.Mine || p.ignored(p.d.Author) {
+		return false
+	}
+	if p.cfg.WakeOn == WakeMention {
+		return p.mentions(p.d.Title + "\n" + p.d.Body)
+	}
+	return true
+}
+
+// mentions reports whether text @-mentions one of the mention handles, as
+// a whole handle (@lead, not @leader), case-insensitive.
+func (p *pass) mentions(text string) bool {
+	lower := strings.ToLower(text)
+	for _, h := range p.cfg.MentionHandles {
+		h = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(h), "@"))
+		if h == "" {
+			continue
+		}
+		for i := 0; ; {
+			j := strings.Index(lower[i:], "@"+h)
+			if j < 0 {
+				break
+			}
+			start, end := i+j, i+j+1+len(h)
+			before := start == 0 || !handleByte(lower[start-1])
+			after := end == len(lower) || !handleByte(lower[end])
+			if before && after {
+				return true
+			}
+			i = start + 1
+		}
+	}
+	return false
+}
+
+func handleByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '/'
+}

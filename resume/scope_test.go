@@ -1,0 +1,155 @@
+package resume_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
+)
+
+// placed opens a discussion in a category, with labels.
+func (w *world) placed(author, category, slug string, labels ...string) int {
+	n := w.openDiscussion(author)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := w.discussions[n]
+	d.Category, d.CategorySlug, d.Labels = category, slug, labels
+	return n
+}
+
+func TestScope_categories_and_labels(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		cfg      resume.Config
+		category string
+		slug     string
+		labels   []string
+		served   bool
+	}{
+		{"no_filter", resume.Config{}, "Q&A", "q-a", nil, true},
+		{"category_by_name", resume.Config{Categories: []string{"rfcs"}}, "RFCs", "rfcs-and-ideas", nil, true},
+		{"category_by_slug", resume.Config{Categories: []string{"rfcs-and-ideas"}}, "RFCs", "rfcs-and-ideas", nil, true},
+		{"other_category", resume.Config{Categories: []string{"RFCs"}}, "Q&A", "q-a", nil, false},
+		{"label_any_case", resume.Config{Labels: []string{"agent"}}, "General", "general", []string{"bug", "Agent"}, true},
+		{"label_missing", resume.Config{Labels: []string{"agent"}}, "General", "general", []string{"bug"}, false},
+		{"both_need_to_hold", resume.Config{Categories: []string{"General"}, Labels: []string{"agent"}}, "General", "general", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			e := w.engine(tt.cfg)
+			n := w.placed("alice", tt.category, tt.slug, tt.labels...)
+			mustRun(t)(e.Intake(ctx, n))
+			w.advance(time.Minute)
+			w.say(n, "maya", "OWNER", "", "/recess status")
+			mustRun(t)(e.Inbound(ctx, n))
+			_, stored := w.records[n]
+			if got := len(w.calls()) == 1; got != tt.served || stored != tt.served {
+				t.Errorf("served = %v (dispatches %d, record stored %v), want %v", got, len(w.calls()), stored, tt.served)
+			}
+			if !tt.served && len(w.mine(n)) != 0 {
+				t.Errorf("recess commented %d time(s) on a discussion out of scope", len(w.mine(n)))
+			}
+		})
+	}
+}
+
+// An open recess on a discussion that moves out of scope is served until it
+// resolves; nothing new starts there after.
+func TestScope_moved_out_while_recessed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	e := w.engine(resume.Config{Labels: []string{"agent"}})
+	n := w.placed("alice", "General", "general", "agent")
+	mustRun(t)(e.Intake(ctx, n))
+	mustRun(t)(verdict(t, e, recessed("c-1", n, `{"kind":"missing_input","replies":1}`, "which database?")))
+	w.mu.Lock()
+	w.discussions[n].Labels = nil
+	w.mu.Unlock()
+	w.advance(time.Minute)
+	w.say(n, "bob", "NONE", "", "Postgres")
+	if res := mustRun(t)(e.Inbound(ctx, n)); !res.Fired {
+		t.Fatalf("the open recess was not served after the label went (notes %q)", res.Notes)
+	}
+	mustRun(t)(verdict(t, e, adjourned("c-2", n, "Postgres it is")))
+	w.advance(time.Minute)
+	w.say(n, "carol", "NONE", "", "and backups?")
+	mustRun(t)(e.Inbound(ctx, n))
+	if len(w.calls()) != 2 {
+		t.Errorf("dispatches = %d, want 2 (nothing fresh once out of scope)", len(w.calls()))
+	}
+}
+
+func TestWakeOn(t *testing.T) {
+	t.Parallel()
+	type step struct {
+		author, assoc, body string
+		wakes               bool
+	}
+	tests := []struct {
+		name      string
+		cfg       resume.Config
+		body      string // the discussion's body
+		firstRuns bool
+		steps     []step
+	}{
+		{"comment", resume.Config{}, "please review", true, []step{
+			{"bob", "NONE", "thanks!", true},
+		}},
+		{"mention", resume.Config{WakeOn: resume.WakeMention, MentionHandles: []string{"@lead"}}, "please review", false, []step{
+			{"bob", "NONE", "@leader is not the handle", false},
+			{"bob", "NONE", "hey @Lead, what do you think?", true},
+		}},
+		{"mention_in_the_discussion", resume.Config{WakeOn: resume.WakeMention, MentionHandles: []string{"lead"}}, "@lead please review", true, nil},
+		{"command", resume.Config{WakeOn: resume.WakeCommand}, "please review", true, []step{
+			{"bob", "NONE", "thanks!", false},
+			{"bob", "NONE", "/recess ask", false},
+			{"maya", "MEMBER", "/recess ask\nwhat about backups?", true},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			e := w.engine(tt.cfg)
+			n := w.openDiscussion("alice")
+			w.mu.Lock()
+			w.discussions[n].Body = tt.body
+			w.mu.Unlock()
+			mustRun(t)(e.Intake(ctx, n))
+			if got := len(w.calls()) == 1; got != tt.firstRuns {
+				t.Fatalf("new discussion dispatched %v, want %v", got, tt.firstRuns)
+			}
+			if tt.firstRuns {
+				mustRun(t)(verdict(t, e, adjourned("c-1", n, "answered")))
+			}
+			for _, s := range tt.steps {
+				before := len(w.calls())
+				w.advance(time.Minute)
+				w.say(n, s.author, s.assoc, "", s.body)
+				mustRun(t)(e.Inbound(ctx, n))
+				if got := len(w.calls()) > before; got != s.wakes {
+					t.Errorf("%s's %q woke recess: %v, want %v", s.author, s.body, got, s.wakes)
+				}
+			}
+		})
+	}
+}
+
+func TestParseWakeOn(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"": "comment", "Mention": "mention", " command ": "command"} {
+		if got, err := resume.ParseWakeOn(in); err != nil || got != want {
+			t.Errorf("ParseWakeOn(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	_, err := resume.ParseWakeOn("reaction")
+	var fe *wait.FieldError
+	if !errors.As(err, &fe) || fe.Field != "wake-on" {
+		t.Errorf("ParseWakeOn(%q) = %v, want an error naming wake-on", "reaction", err)
+	}
+}
