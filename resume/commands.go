@@ -138,7 +138,7 @@ func (p *pass) commands() error {
 			// as an ordinary reply.
 			p.res.warn("comment %s: %s", c.ID, why)
 			p.react(c.ID, Confused)
-			p.notify("answer."+c.ID, c.ID, "I did not act on this: "+why+".")
+			p.notify("answer."+c.ID, c.ID, p.text("answer.refused", "why", why))
 			continue
 		}
 		if err := p.command(c, cmd); err != nil {
@@ -157,19 +157,19 @@ func (p *pass) command(c *Comment, cmd command) error {
 		return nil
 	case "cancel":
 		if len(p.rec.OpenRFCs) == 0 {
-			p.notify("answer."+c.ID, c.ID, "There is no open recess to cancel.")
+			p.notify("answer."+c.ID, c.ID, p.text("answer.no_recess", "command", "cancel"))
 			return nil
 		}
-		p.cancel = "cancelled by @" + c.Author
+		p.cancel = c.Author
 	case "resume":
 		if len(p.rec.OpenRFCs) == 0 {
-			p.notify("answer."+c.ID, c.ID, "There is no open recess to resume.")
+			p.notify("answer."+c.ID, c.ID, p.text("answer.no_recess", "command", "resume"))
 			return nil
 		}
 		p.manual = true
 	case "retry":
 		if p.rec.Active == nil || p.rec.Escalated == nil {
-			p.notify("answer."+c.ID, c.ID, "Nothing is escalated: there is nothing to retry.")
+			p.notify("answer."+c.ID, c.ID, p.text("answer.not_escalated"))
 			return nil
 		}
 		p.retry = true
@@ -177,7 +177,7 @@ func (p *pass) command(c *Comment, cmd command) error {
 		// Derived from the discussion (see wakes): with nothing pending,
 		// an ask nobody has answered starts a fresh run.
 		if p.rec.Pending() {
-			p.notify("answer."+c.ID, c.ID, "An agent run is already under way or a recess is open here: nothing to ask for.")
+			p.notify("answer."+c.ID, c.ID, p.text("answer.already_active"))
 		}
 	case "signal", "extend":
 		// Derived from the discussion on every evaluation (see observe), so

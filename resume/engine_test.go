@@ -99,7 +99,7 @@ func TestStory_intake_recess_accumulate_fire_adjourn(t *testing.T) {
 	if res.Dispatched {
 		t.Fatalf("1 of 2 replies fired")
 	}
-	if want := "1 more reply (1 of 2)"; !strings.Contains(w.record(t, n).Status, want) {
+	if want := "1 more reply (1 of 2 so far)"; !strings.Contains(w.record(t, n).Status, want) {
 		t.Errorf("status = %q, want it to contain %q", w.record(t, n).Status, want)
 	}
 
@@ -591,7 +591,7 @@ func TestSlashCommands(t *testing.T) {
 		if res.Fired {
 			t.Fatalf("a contributor's /recess resume fired")
 		}
-		if want := "4 more replies (1 of 5)"; !strings.Contains(w.record(t, n).Status, want) {
+		if want := "4 more replies (1 of 5 so far)"; !strings.Contains(w.record(t, n).Status, want) {
 			t.Errorf("status %q, want it to count the comment as a reply (%q)", w.record(t, n).Status, want)
 		}
 	})
@@ -831,7 +831,7 @@ func TestStatus_counts_replies_as_the_trigger_does(t *testing.T) {
 	if got, want := res.RFCs[0].Reason, "0 of 2 replies"; !strings.HasPrefix(got, want) {
 		t.Fatalf("reason = %q, want it to start with %q", got, want)
 	}
-	if got, want := w.record(t, n).Status, "(0 of 2)"; !strings.Contains(got, want) {
+	if got, want := w.record(t, n).Status, "(0 of 2 so far)"; !strings.Contains(got, want) {
 		t.Errorf("status = %q, want it to agree with the trigger: %q", got, want)
 	}
 }

@@ -163,12 +163,11 @@ func (p *pass) notifyEscalation(a *state.Run) {
 	if p.rec.Escalated != nil {
 		reason = p.rec.Escalated.Reason
 	}
-	body := "⚠️ recess stopped starting agent runs for this discussion: " + reason + ".\n\n"
-	if mentions := mentionList(p.cfg.EscalateTo); mentions != "" {
-		body += mentions + ": please take a look. "
+	mentions := mentionList(p.cfg.EscalateTo)
+	if mentions != "" {
+		mentions = " " + mentions + ", please take a look."
 	}
-	body += "A maintainer can say `/recess retry` to try again."
-	p.notify(a.CorrelationID+".escalated", "", body)
+	p.notify(a.CorrelationID+".escalated", "", p.text("note.escalated", "reason", reason, "mentions", mentions))
 }
 
 func mentionList(logins []string) string {

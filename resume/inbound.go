@@ -117,7 +117,7 @@ func (p *pass) evaluate() error {
 	for _, id := range ids {
 		rfc := p.rec.OpenRFCs[id]
 		if p.cancel != "" {
-			if err := p.close(id, rfc, "⏹ No longer waiting here: "+p.cancel+"."); err != nil {
+			if err := p.close(id, rfc, p.text("note.cancelled", "author", p.cancel)); err != nil {
 				return err
 			}
 			continue
@@ -146,7 +146,7 @@ func (p *pass) evaluate() error {
 			p.fire(id, rfc, ev.FiredBy, ev.Reason)
 		case ev.Cancelled:
 			p.warnIfSweepsMissing(id, ev.At)
-			if err := p.close(id, rfc, "⏹ No longer waiting here: the wait expired ("+ev.Reason+")."); err != nil {
+			if err := p.close(id, rfc, p.text("note.expired", "at", humanTime(ev.At), "what", describeNode(t, o, false))); err != nil {
 				return err
 			}
 		case rfc.DueAt != nil:
@@ -321,7 +321,8 @@ func (p *pass) intake() error {
 	}
 	if n := len(p.rec.Dispatches); n >= p.cfg.MaxDispatchesPerHour {
 		until := p.rec.Dispatches[n-p.cfg.MaxDispatchesPerHour].Add(time.Hour)
-		return p.queue(until, fmt.Sprintf("%d fresh dispatches in the last hour on this discussion (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
+		return p.queue(until, fmt.Sprintf("recess already started %s here in the last hour", plural(n, "agent run", "agent runs")),
+			fmt.Sprintf("%d fresh dispatches on this discussion in the last hour (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
 	}
 	if p.rec.Queued != nil && p.now.Before(p.rec.Queued.Until) {
 		return nil
@@ -332,10 +333,11 @@ func (p *pass) intake() error {
 	n, err := p.snap.recent, p.snap.recentErr
 	if err != nil {
 		p.res.warn("could not count recent dispatches: %v; queued for a later run", err)
-		return p.queue(p.now, "the repository's dispatch count could not be read")
+		return p.queue(p.now, "the repository's recent agent runs could not be counted", "the repository's dispatch count could not be read")
 	}
 	if n >= p.cfg.MaxDispatchesPerHour {
-		return p.queue(p.now.Add(p.cfg.SweepInterval), fmt.Sprintf("%d agent runs dispatched in the repository in the last hour (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
+		return p.queue(p.now.Add(p.cfg.SweepInterval), "many agent runs started in this repository in the last hour",
+			fmt.Sprintf("%d agent runs dispatched in the repository in the last hour (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
 	}
 	run := &state.Run{
 		CorrelationID: p.cfg.NewID(),
@@ -354,11 +356,14 @@ func (p *pass) intake() error {
 	return p.prepareDispatch()
 }
 
-func (p *pass) queue(until time.Time, reason string) error {
+// queue holds a fresh dispatch back until a moment. reason is for the
+// people in the discussion (plain words); why, for the maintainer's job
+// summary, may name the setting.
+func (p *pass) queue(until time.Time, reason, why string) error {
 	if p.rec.Queued == nil || !p.rec.Queued.Until.Equal(until) || p.rec.Queued.Reason != reason {
 		p.rec.Queued = &state.Queued{Until: until, Reason: reason}
 	}
-	p.res.note("fresh dispatch held back until %s: %s", until.Format(time.RFC3339), reason)
+	p.res.note("fresh dispatch held back until %s: %s", until.Format(time.RFC3339), why)
 	return nil
 }
 

@@ -14,48 +14,67 @@ import (
 // humanTime is how moments are shown to people: "Mon 23 Nov 12:00 UTC".
 func humanTime(t time.Time) string { return t.UTC().Format("Mon 2 Jan 15:04 UTC") }
 
-// status is the visible text of the record: what recess waits for, in plain
-// words. It changes only when the picture changes (a new reply, a fire, an
-// escalation), never with the clock, so an unchanged picture costs no write.
+// status is the visible text of the record: what recess waits for and
+// why, in plain words. It changes only when the picture changes (a new
+// reply, a fire, an escalation), never with the clock, so an unchanged
+// picture costs no write. With nothing pending it shrinks to one small
+// line, so that it does not clutter the discussion.
 func (p *pass) status() string {
-	return p.statusLine() + "\n\n<sub>This comment is kept up to date by recess. Maintainers: `/recess status`, `cancel`, `resume`, `signal NAME`, `retry`, `extend DURATION`.</sub>"
+	line := p.statusLine()
+	if !p.rec.Pending() {
+		return "<sub>" + line + "</sub>"
+	}
+	return line + "\n\n<sub>" + p.text("status.footer") + "</sub>"
 }
 
-// statusLine is the one-line status.
+// statusLine is the status in a sentence or a few: the answer to
+// "/recess status" too.
 func (p *pass) statusLine() string {
 	r := p.rec
 	switch {
 	case r.Active != nil && r.Active.State == state.RunEscalated:
-		reason := ""
+		reason := "the agent runs kept failing"
 		if r.Escalated != nil {
-			reason = ": " + r.Escalated.Reason
+			reason = r.Escalated.Reason
 		}
-		return "⚠️ Escalated" + reason + ". No agent runs start until a maintainer says `/recess retry`."
+		return p.text("status.escalated", "reason", reason)
 	case r.Active != nil:
-		what := "An agent run is working on this discussion"
+		run := ""
+		if r.Active.RunID != 0 && p.cfg.RepositoryURL != "" {
+			run = fmt.Sprintf(" ([agent run](%s/actions/runs/%d))", strings.TrimSuffix(p.cfg.RepositoryURL, "/"), r.Active.RunID)
+		}
+		line := p.text("status.working", "run", run)
 		if res := r.Active.Resume; res != nil {
-			what = fmt.Sprintf("Resumed (%s); an agent run is working on this discussion", firedByWords(res.FiredBy))
+			line = p.text("status.resumed", "why", firedByWords(res.FiredBy), "run", run)
 		}
 		if r.Active.Attempt > 1 {
-			what += fmt.Sprintf(" (attempt %d of %d)", r.Active.Attempt, p.cfg.MaxAttempts)
+			line += " " + p.text("status.attempt", "attempt", fmt.Sprint(r.Active.Attempt), "attempts", fmt.Sprint(p.cfg.MaxAttempts))
 		}
-		return "▶️ " + what + "."
+		return line
 	case len(r.OpenRFCs) > 0:
-		var parts []string
+		var lines []string
 		for _, id := range sortedRFCs(r) {
 			rfc := r.OpenRFCs[id]
-			t := rfc.Trigger
-			o := p.observedFor(id, rfc)
-			parts = append(parts, describe(t, o))
+			line := p.text("status.waiting", "what", describe(rfc.Trigger, p.observedFor(id, rfc)))
+			if rfc.Summary != "" && !p.cfg.HideSummary {
+				line += "\n" + p.text("status.why", "summary", oneLine(rfc.Summary))
+			}
+			lines = append(lines, line)
 		}
-		return "⏸️ Waiting for " + strings.Join(parts, "; and for ") + "."
+		return strings.Join(lines, "\n\n")
 	case r.Queued != nil:
-		return "⏳ A reply is owed and queued until " + humanTime(r.Queued.Until) + ": " + r.Queued.Reason + "."
+		return p.text("status.queued", "until", humanTime(r.Queued.Until), "reason", r.Queued.Reason)
 	case r.Closed != "":
-		return "⏹️ Not waiting any more: " + r.Closed + "."
+		return p.text("status.closed", "reason", r.Closed)
 	default:
-		return "✅ Not waiting for anything."
+		return p.text("status.idle")
 	}
+}
+
+// oneLine folds text onto one line (a summary in the status comment must
+// not open a heading, a list or a code block).
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 func firedByWords(by string) string {
@@ -67,11 +86,11 @@ func firedByWords(by string) string {
 	case wait.KindEscalationNeeded:
 		return "a maintainer's signal arrived"
 	case wait.FiredByExpired:
-		return "the wait expired"
+		return "the wait ran out"
 	case wait.FiredByManual:
-		return "a maintainer said /recess resume"
+		return "a maintainer said `/recess resume`"
 	case wait.FiredByRetry:
-		return "retrying after a failed run"
+		return "the last agent run ended without an answer"
 	default:
 		return by
 	}
@@ -86,57 +105,112 @@ func sortedRFCs(r *state.Record) []string {
 	return ids
 }
 
-// describe says in plain words what a trigger still waits for:
-// "1 more reply (1 of 2) or until Mon 23 Nov 12:00 UTC".
+// describe says in plain words what a trigger still waits for, as it
+// reads after "Waiting": "for 1 more reply (1 of 2 so far), or until Mon 23
+// Nov 12:00 UTC".
 func describe(t *wait.Trigger, o wait.Observed) string {
-	s := describeNode(t, o)
+	s := describeNode(t, o, false)
 	if t.Expires != nil {
-		at := wait.Moment(*t.Expires, o)
+		at := humanTime(wait.Moment(*t.Expires, o))
 		if t.OnExpire == wait.OnExpireCancel {
-			s += " (giving up " + humanTime(at) + ")"
+			s += "; if nothing fires it by " + at + ", the wait ends there"
 		} else {
-			s += " (resuming anyway " + humanTime(at) + ")"
+			s += "; at " + at + " the agent resumes anyway"
 		}
 	}
 	return s
 }
 
-func describeNode(t *wait.Trigger, o wait.Observed) string {
+func describeNode(t *wait.Trigger, o wait.Observed, nested bool) string {
+	var s string
 	switch t.Kind {
 	case wait.KindMissingInput:
-		have := wait.CountReplies(t, o)
-		need := t.Replies - have
-		if need < 0 {
-			need = 0
+		have := min(wait.CountReplies(t, o), t.Replies)
+		if have == t.Replies {
+			s = "for nothing more (" + plural(have, "reply is", "replies are") + " in)"
+			break
 		}
-		word := "replies"
-		if need == 1 {
-			word = "reply"
-		}
-		s := fmt.Sprintf("%d more %s", need, word)
+		s = "for " + plural(t.Replies-have, "more reply", "more replies")
 		if len(t.From) > 0 {
 			s += " from @" + strings.Join(t.From, " or @")
 		}
 		if t.Scope == wait.ScopeThread {
-			s += " in recess's thread"
+			s += " under recess's question"
 		}
-		return s + fmt.Sprintf(" (%d of %d)", min(have, t.Replies), t.Replies)
+		s += fmt.Sprintf(" (%d of %d so far)", have, t.Replies)
 	case wait.KindElapsed:
-		return "until " + humanTime(wait.Moment(*t.Elapsed, o))
+		s = "until " + humanTime(wait.Moment(*t.Elapsed, o))
 	case wait.KindEscalationNeeded:
-		return fmt.Sprintf("a maintainer's `/recess signal %s`", t.Signal)
+		s = fmt.Sprintf("for a maintainer to say `/recess signal %s`", t.Signal)
 	case wait.KindAny, wait.KindAll:
-		sep := " or "
-		if t.Kind == wait.KindAll {
-			sep = " and "
-		}
-		parts := make([]string, 0, len(t.Of))
+		var parts, composite []string
+		in := 0
 		for _, c := range t.Of {
-			parts = append(parts, describe(c, o))
+			switch {
+			case c.Kind == wait.KindMissingInput && t.Kind == wait.KindAll && wait.CountReplies(c, o) >= c.Replies:
+				// Already there: said after the rest.
+				in += c.Replies
+			case c.Kind == wait.KindAny || c.Kind == wait.KindAll:
+				// A nested any/all reads last, as one clause.
+				composite = append(composite, describeNode(c, o, true))
+			default:
+				parts = append(parts, describeNode(c, o, true))
+			}
 		}
-		return strings.Join(parts, sep)
+		parts = append(parts, composite...)
+		word := "or"
+		if t.Kind == wait.KindAll {
+			word = "and"
+		}
+		if nested && len(parts) == 2 {
+			lead := "either "
+			if t.Kind == wait.KindAll {
+				lead = "both "
+			}
+			s = lead + parts[0] + " " + word + " " + parts[1]
+		} else {
+			s = joinWords(parts, word)
+		}
+		if in > 0 {
+			s += " (" + map[bool]string{true: "the reply it wanted is", false: fmt.Sprintf("the %d replies it wanted are", in)}[in == 1] + " in)"
+		}
+	default:
+		s = t.Kind
 	}
-	return t.Kind
+	if nested && t.Expires != nil {
+		at := humanTime(wait.Moment(*t.Expires, o))
+		more := "this part ends " + at
+		if t.OnExpire != wait.OnExpireCancel {
+			more = "or " + at + " anyway"
+		}
+		if strings.HasSuffix(s, ")") {
+			s = strings.TrimSuffix(s, ")") + "; " + more + ")"
+		} else {
+			s += " (" + more + ")"
+		}
+	}
+	return s
+}
+
+// joinWords joins phrases as a sentence does: "a", "a or b", "a, b, or c".
+func joinWords(parts []string, word string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	case 2:
+		return parts[0] + ", " + word + " " + parts[1]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + ", " + word + " " + parts[len(parts)-1]
+}
+
+// plural is "1 reply", "2 replies", "0 replies".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func containsID(list []string, id string) bool {

@@ -146,7 +146,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	}
 	switch v.Verdict {
 	case VerdictAdjourned:
-		p.res.note("adjourned: %d repl(ies) posted; the run is over", len(posted))
+		p.res.note("adjourned: %s posted; the run is over", plural(len(posted), "reply", "replies"))
 	case VerdictRecessed:
 		rfc := &state.RFC{
 			Trigger:      v.Trigger,
@@ -177,7 +177,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 			rfc.ReplyIDs = rfc.ReplyIDs[len(rfc.ReplyIDs)-state.MaxReplyIDs:]
 		}
 		p.rec.OpenRFCs[v.CorrelationID] = rfc
-		p.res.note("recessed: %d repl(ies) posted; waiting (%s)", len(posted), string(v.TriggerJSON))
+		p.res.note("recessed: %s posted; waiting %s", plural(len(posted), "reply", "replies"), describe(v.Trigger, p.observe(rfc)))
 	}
 	// The rest is an ordinary reconciliation with the run over: a trigger
 	// that already holds fires now, and comments that arrived while the run

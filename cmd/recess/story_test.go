@@ -19,10 +19,10 @@ func TestDemo_tells_the_whole_story(t *testing.T) {
 	for _, want := range []string{
 		"opens discussion #1",
 		"recess dispatches the agent",
-		"Waiting for 2 more replies (0 of 2)",
+		"Waiting for 2 more replies (0 of 2 so far)",
 		"recess resumes the agent (fired by missing_input)",
 		`"fired_by": "missing_input"`,
-		"Not waiting for anything",
+		"Nothing is pending here",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())

@@ -1,0 +1,209 @@
+package resume
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./resume -run %s -update to create it)", err, t.Name())
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from what recess says now (go test ./resume -run %s -update rewrites it); got:\n%s", path, t.Name(), got)
+	}
+}
+
+var wordsT0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+
+// wordsPass is a decision over a discussion with the given comments after
+// the recess opened.
+func wordsPass(cfg Config, rec *state.Record, comments ...Comment) *pass {
+	if rec.OpenRFCs == nil {
+		rec.OpenRFCs = map[string]*state.RFC{}
+	}
+	d := &Discussion{ID: "D_1", Number: 1, Author: "alice", CreatedAt: wordsT0.Add(-time.Hour), Comments: comments}
+	return &pass{cfg: cfg.withDefaults(), now: wordsT0.Add(time.Hour), rec: rec, d: d, res: &Result{}, logf: func(string, ...any) {}}
+}
+
+// TestWords holds, in testdata/words.golden, every status text, note and
+// answer recess shows people, for each trigger kind and each state: so that
+// each reads as a plain sentence, and a change of words is a reviewed diff.
+func TestWords(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	section := func(name string) { fmt.Fprintf(&b, "\n## %s\n\n", name) }
+	entry := func(name, text string) { fmt.Fprintf(&b, "### %s\n%s\n\n", name, text) }
+
+	mi1 := `{"kind":"missing_input","replies":1}`
+	mi2 := `{"kind":"missing_input","replies":2}`
+	el := `{"kind":"elapsed","elapsed":"P2D"}`
+	sig := `{"kind":"escalation_needed","signal":"security"}`
+	triggers := []struct{ name, doc string }{
+		{"missing_input 1", mi1},
+		{"missing_input 2", mi2},
+		{"missing_input from", `{"kind":"missing_input","replies":2,"from":["carol","dave"]}`},
+		{"missing_input thread", `{"kind":"missing_input","replies":2,"scope":"thread"}`},
+		{"elapsed", el},
+		{"escalation_needed", sig},
+		{"any of replies, time", `{"kind":"any","of":[` + mi2 + `,` + el + `]}`},
+		{"any of three", `{"kind":"any","of":[` + mi1 + `,` + el + `,` + sig + `]}`},
+		{"all of replies, signal", `{"kind":"all","of":[` + mi2 + `,` + sig + `]}`},
+		{"all of one reply, signal", `{"kind":"all","of":[` + mi1 + `,` + sig + `]}`},
+		{"all of any, signal", `{"kind":"all","of":[{"kind":"any","of":[` + mi2 + `,` + el + `]},` + sig + `]}`},
+		{"any with a child expiry", `{"kind":"any","of":[{"kind":"missing_input","replies":2,"expires":"P1D","on_expire":"cancel"},` + sig + `]}`},
+	}
+	expiries := []struct{ name, fields string }{
+		{"", ""},
+		{", expires resume", `,"expires":"P7D","on_expire":"resume"`},
+		{", expires cancel", `,"expires":"P7D","on_expire":"cancel"`},
+	}
+	reply := Comment{ID: "DC_carol", Author: "carol", Association: "NONE", Body: "Postgres", CreatedAt: wordsT0.Add(time.Minute)}
+	section("the status comment, whole")
+	{
+		rec := state.New(1)
+		rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(mi2), OpenedAt: wordsT0}}
+		entry("something pending", wordsPass(Config{}, rec).status())
+		entry("nothing pending (reduced to one small line)", wordsPass(Config{}, state.New(1)).status())
+	}
+	section("waiting")
+	for _, tr := range triggers {
+		for _, ex := range expiries {
+			doc := strings.TrimSuffix(tr.doc, "}") + ex.fields + "}"
+			for _, replies := range []int{0, 1} {
+				rec := state.New(1)
+				rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(doc), OpenedAt: wordsT0}}
+				var comments []Comment
+				if replies == 1 {
+					comments = append(comments, reply)
+				}
+				p := wordsPass(Config{}, rec, comments...)
+				entry(fmt.Sprintf("%s%s, %d repl%s in", tr.name, ex.name, replies, map[bool]string{true: "y", false: "ies"}[replies == 1]), p.statusLine())
+			}
+		}
+	}
+	section("waiting, with the agent's summary")
+	{
+		rec := state.New(1)
+		rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(mi2), OpenedAt: wordsT0,
+			Summary: "Waiting for the storage owners\nto pick a backend."}}
+		entry("summary shown", wordsPass(Config{}, rec).status())
+		entry("summary hidden (hide-summary)", wordsPass(Config{HideSummary: true}, rec.Clone()).status())
+	}
+
+	section("working")
+	run := func(resume *state.Resume, attempt int, runID int64) *state.Record {
+		rec := state.New(1)
+		rec.Active = &state.Run{CorrelationID: "c-2", State: state.RunDispatched, Attempt: attempt, RunID: runID, Resume: resume}
+		return rec
+	}
+	entry("fresh run", wordsPass(Config{}, run(nil, 1, 0)).status())
+	entry("fresh run, linked", wordsPass(Config{RepositoryURL: "https://github.com/octo/rfcs"}, run(nil, 1, 4242)).status())
+	for _, by := range []string{wait.KindMissingInput, wait.KindElapsed, wait.KindEscalationNeeded, wait.FiredByExpired, wait.FiredByManual, wait.FiredByRetry} {
+		entry("resumed by "+by, wordsPass(Config{}, run(&state.Resume{CorrelationID: "c-1", FiredBy: by}, 1, 0)).status())
+	}
+	entry("second attempt, linked", wordsPass(Config{RepositoryURL: "https://github.com/octo/rfcs"}, run(&state.Resume{CorrelationID: "c-1", FiredBy: wait.FiredByRetry}, 2, 4243)).status())
+
+	section("escalated")
+	{
+		rec := run(nil, 2, 0)
+		rec.Active.State = state.RunEscalated
+		rec.Escalated = &state.Escalation{At: wordsT0, Reason: "agent run 4243 ended (failure) without a verdict; 2 of 2 attempts used"}
+		p := wordsPass(Config{EscalateTo: []string{"lead", "@ops"}}, rec)
+		entry("status", p.status())
+		p.notifyEscalation(rec.Active)
+		entry("note, mentioning escalate-to", p.effects[0].Body)
+		p = wordsPass(Config{}, rec.Clone())
+		p.notifyEscalation(p.rec.Active)
+		entry("note, nobody to mention", p.effects[0].Body)
+	}
+
+	section("queued")
+	for _, q := range []struct{ name, reason, why string }{
+		{"per discussion", "recess already started 10 agent runs here in the last hour", ""},
+		{"per repository", "many agent runs started in this repository in the last hour", ""},
+		{"count unreadable", "the repository's recent agent runs could not be counted", ""},
+	} {
+		rec := state.New(1)
+		rec.Queued = &state.Queued{Until: wordsT0.Add(20 * time.Minute), Reason: q.reason}
+		entry(q.name, wordsPass(Config{}, rec).status())
+	}
+
+	section("not waiting")
+	for _, reason := range []string{"the discussion was closed", "the discussion was locked", "the discussion was deleted"} {
+		rec := state.New(1)
+		rec.Closed = reason
+		entry(reason, wordsPass(Config{}, rec).status())
+	}
+	entry("nothing pending", wordsPass(Config{}, state.New(1)).status())
+
+	section("notes")
+	{
+		rec := state.New(1)
+		trig := wait.MustParseTrigger(`{"kind":"missing_input","replies":2,"expires":"P1D","on_expire":"cancel"}`)
+		rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: trig, OpenedAt: wordsT0}}
+		p := wordsPass(Config{}, rec, reply)
+		entry("cancelled by a maintainer", p.text("note.cancelled", "author", "maya"))
+		o := p.observe(rec.OpenRFCs["c-1"])
+		entry("expired", p.text("note.expired", "at", humanTime(wordsT0.Add(24*time.Hour)), "what", describeNode(trig, o, false)))
+	}
+
+	section("answers to commands")
+	{
+		p := wordsPass(Config{}, state.New(1))
+		for _, body := range []string{"/recess frobnicate", "/recess status now", "/recess signal", "/recess extend tomorrow", "/recess extend P1Y"} {
+			cmd, _ := parseCommand(body)
+			entry("refused: "+body, p.text("answer.refused", "why", cmd.validate(p.cfg.MaxRecess, wordsT0)))
+		}
+		entry("cancel with nothing open", p.text("answer.no_recess", "command", "cancel"))
+		entry("resume with nothing open", p.text("answer.no_recess", "command", "resume"))
+		entry("retry with nothing escalated", p.text("answer.not_escalated"))
+		entry("ask while busy", p.text("answer.already_active"))
+	}
+	golden(t, "words.golden", "# Every text recess shows people (go test ./resume -run TestWords -update rewrites this file)\n"+b.String())
+}
+
+func TestCheckTexts(t *testing.T) {
+	t.Parallel()
+	if err := CheckTexts(map[string]string{"status.waiting": "Paused: waiting {what}.", "status.idle": "Done."}); err != nil {
+		t.Errorf("CheckTexts(valid overrides) = %v", err)
+	}
+	for _, tc := range []struct {
+		texts map[string]string
+		field string
+	}{
+		{map[string]string{"status.nope": "x"}, "texts.status.nope"},
+		{map[string]string{"status.waiting": "  "}, "texts.status.waiting"},
+		{map[string]string{"status.idle": "idle since {until}"}, "texts.status.idle"},
+	} {
+		err := CheckTexts(tc.texts)
+		fe, ok := err.(*wait.FieldError)
+		if !ok || fe.Field != tc.field {
+			t.Errorf("CheckTexts(%v) = %v, want an error naming %s", tc.texts, err, tc.field)
+		}
+	}
+	p := wordsPass(Config{Texts: map[string]string{"status.idle": "Nothing to do, {nobody}."}}, state.New(1))
+	if got := p.statusLine(); got != "Nothing to do, {nobody}." {
+		t.Errorf("overridden status.idle = %q", got)
+	}
+}
