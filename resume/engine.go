@@ -71,8 +71,14 @@ type Config struct {
 	// RepositoryURL ("https://github.com/OWNER/REPO") lets the status link
 	// the agent run; empty: no link.
 	RepositoryURL string
-	// NewID returns a fresh correlation id.
-	NewID func() string
+	// NewID returns a fresh correlation id for a fresh dispatch (intake, a
+	// follow-up); NewResumeID one for a resume or a retry. The defaults
+	// (NewCorrelationID, NewResumeCorrelationID) tell the two apart by
+	// their prefix, so that the repository-wide rate limit counts only
+	// fresh dispatches (see FreshRun). When only NewID is set, it serves
+	// both.
+	NewID       func() string
+	NewResumeID func() string
 }
 
 // Defaults returns the configuration SPEC.md describes.
@@ -116,20 +122,60 @@ func (c Config) withDefaults() Config {
 	if c.SweepInterval <= 0 {
 		c.SweepInterval = d.SweepInterval
 	}
+	if c.NewResumeID == nil {
+		if c.NewID == nil {
+			c.NewResumeID = NewResumeCorrelationID
+		} else {
+			c.NewResumeID = c.NewID
+		}
+	}
 	if c.NewID == nil {
 		c.NewID = NewCorrelationID
 	}
 	return c
 }
 
-// NewCorrelationID returns a fresh random correlation id ("c-" and 20 hex
-// digits).
-func NewCorrelationID() string {
+// NewCorrelationID returns a fresh random correlation id for a fresh
+// dispatch ("c-" and 20 hex digits).
+func NewCorrelationID() string { return randomID("c-") }
+
+// NewResumeCorrelationID returns a fresh random correlation id for a resume
+// or a retry ("r-" and 20 hex digits).
+func NewResumeCorrelationID() string { return randomID(resumePrefix) }
+
+const resumePrefix = "r-"
+
+func randomID(prefix string) string {
 	var b [10]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(fmt.Sprintf("resume: no randomness: %v", err))
 	}
-	return "c-" + hex.EncodeToString(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// FreshRun reports whether an agent run whose run-name is name counts as a
+// fresh dispatch toward the repository's rate limit: it does unless the name
+// carries a resume's or retry's correlation id (NewResumeCorrelationID).
+// Only fresh dispatches (intake, follow-ups) are rate-limited; a resume
+// answers a recess that was already paid for.
+func FreshRun(name string) bool {
+	for _, tok := range strings.FieldsFunc(name, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) {
+		if len(tok) == len(resumePrefix)+20 && strings.HasPrefix(tok, resumePrefix) && isHex(tok[len(resumePrefix):]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Engine decides and acts for recess. Create one per run; it is not safe

@@ -124,7 +124,7 @@ func (p *pass) failed(a *state.Run, why string) error {
 // same history and resume_context, fired_by "retry".
 func (p *pass) nextAttempt(a *state.Run, attempt int) *state.Run {
 	next := &state.Run{
-		CorrelationID: p.cfg.NewID(),
+		CorrelationID: p.cfg.NewResumeID(),
 		State:         state.RunDispatching,
 		Since:         a.Since,
 		Until:         a.Until,

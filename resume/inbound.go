@@ -209,7 +209,7 @@ func (p *pass) observe(rfc *state.RFC) wait.Observed {
 func (p *pass) fire(id string, rfc *state.RFC, firedBy, reason string) {
 	until := newest(p.d)
 	run := &state.Run{
-		CorrelationID: p.cfg.NewID(),
+		CorrelationID: p.cfg.NewResumeID(),
 		State:         state.RunDispatching,
 		Since:         rfc.Since,
 		Until:         until,

@@ -74,8 +74,9 @@ type Dispatcher interface {
 	FindRun(ctx context.Context, correlationID string) (*WorkflowRun, error)
 	// Run returns a run by id.
 	Run(ctx context.Context, id int64) (*WorkflowRun, error)
-	// RecentDispatches counts agent runs created by workflow_dispatch at or
-	// after since, for the repository-wide rate limit.
+	// RecentDispatches counts the fresh dispatches among the agent runs
+	// created by workflow_dispatch at or after since (FreshRun on their
+	// run-names), for the repository-wide rate limit.
 	RecentDispatches(ctx context.Context, since time.Time) (int, error)
 }
 

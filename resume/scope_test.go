@@ -153,3 +153,20 @@ func TestParseWakeOn(t *testing.T) {
 		t.Errorf("ParseWakeOn(%q) = %v, want an error naming wake-on", "reaction", err)
 	}
 }
+
+func TestFreshRun(t *testing.T) {
+	t.Parallel()
+	fresh, resumed := resume.NewCorrelationID(), resume.NewResumeCorrelationID()
+	for name, want := range map[string]bool{
+		"agent " + fresh:                         true,
+		"agent " + resumed:                       false,
+		"Answer discussion 12 (" + resumed + ")": false,
+		"agent r-12":                             true, // not a resume id's shape
+		"agent xr-0123456789abcdef0123":          true,
+		"":                                       true,
+	} {
+		if got := resume.FreshRun(name); got != want {
+			t.Errorf("FreshRun(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

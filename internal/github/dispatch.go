@@ -152,23 +152,40 @@ func (c *Client) Run(ctx context.Context, id int64) (*resume.WorkflowRun, error)
 	return toRun(r), nil
 }
 
-// RecentDispatches counts the agent workflow's workflow_dispatch runs
-// created at or after since, in one request: GitHub's total_count answers
-// it, so only one run is transferred.
+// RecentDispatches counts the agent workflow's fresh dispatches created at
+// or after since: workflow_dispatch runs whose run-name carries no resume's
+// correlation id (resume.FreshRun). One request for up to 100 runs in the
+// window, a page more per 100 beyond, at most recentPages.
 //
 // GitHub docs: https://docs.github.com/rest/actions/workflow-runs#list-workflow-runs-for-a-workflow
 func (c *Client) RecentDispatches(ctx context.Context, since time.Time) (int, error) {
 	opts := &gogithub.ListWorkflowRunsOptions{
 		Event:       "workflow_dispatch",
 		Created:     ">=" + since.UTC().Format(time.RFC3339),
-		ListOptions: gogithub.ListOptions{PerPage: 1},
+		ListOptions: gogithub.ListOptions{PerPage: 100},
 	}
-	runs, resp, err := c.rest.Actions.ListWorkflowRunsByFileName(ctx, c.owner, c.repo, c.workflow, opts)
-	if err != nil {
-		return 0, restErr("github: recent dispatches", resp, err)
+	fresh := 0
+	for page := 1; page <= recentPages; page++ {
+		opts.Page = page
+		runs, resp, err := c.rest.Actions.ListWorkflowRunsByFileName(ctx, c.owner, c.repo, c.workflow, opts)
+		if err != nil {
+			return 0, restErr("github: recent dispatches", resp, err)
+		}
+		for _, r := range runs.WorkflowRuns {
+			if resume.FreshRun(toRun(r).Name) {
+				fresh++
+			}
+		}
+		if resp.NextPage == 0 || len(runs.WorkflowRuns) < opts.PerPage {
+			break
+		}
 	}
-	return runs.GetTotalCount(), nil
+	return fresh, nil
 }
+
+// recentPages bounds RecentDispatches' listing: 1,000 agent runs in an hour
+// is far past any rate limit it serves.
+const recentPages = 10
 
 func toRun(r *gogithub.WorkflowRun) *resume.WorkflowRun {
 	name := r.GetDisplayTitle()

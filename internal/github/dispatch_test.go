@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -269,24 +270,44 @@ func TestRunNotFound(t *testing.T) {
 	}
 }
 
+// RecentDispatches counts fresh dispatches only: runs whose name carries a
+// resume's correlation id (r-…) are left out, over as many pages as the
+// window holds.
 func TestRecentDispatches(t *testing.T) {
 	t.Parallel()
 	h := newHub(t)
-	h.rest.HandleFunc("GET /api/v3/repos/o/r/actions/workflows/agent.yml/runs", func(w http.ResponseWriter, r *http.Request) {
-		want := "created=%3E%3D2026-11-21T09%3A00%3A00Z&event=workflow_dispatch&per_page=1"
-		if r.URL.RawQuery != want {
-			t.Errorf("runs query = %q, want %q", r.URL.RawQuery, want)
+	var page1, page2 []any
+	for i := range 100 {
+		name := fmt.Sprintf("agent c-%020x", i) // fresh
+		if i%4 == 0 {
+			name = fmt.Sprintf("agent r-%020x", i) // a resume: 25 of them
 		}
-		writeJSON(w, 200, map[string]any{"total_count": 17, "workflow_runs": []any{runJSON(1, "x")}})
+		page1 = append(page1, runJSON(int64(i+1), name))
+	}
+	page2 = append(page2, runJSON(101, "agent c-00000000000000000101"), runJSON(102, "agent r-00000000000000000102 (retry)"))
+	h.rest.HandleFunc("GET /api/v3/repos/o/r/actions/workflows/agent.yml/runs", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("created") != ">=2026-11-21T09:00:00Z" || q.Get("event") != "workflow_dispatch" || q.Get("per_page") != "100" {
+			t.Errorf("runs query = %q", r.URL.RawQuery)
+		}
+		switch q.Get("page") {
+		case "1":
+			w.Header().Set("Link", `<http://x/runs?page=2>; rel="next"`)
+			writeJSON(w, 200, map[string]any{"total_count": 102, "workflow_runs": page1})
+		case "2":
+			writeJSON(w, 200, map[string]any{"total_count": 102, "workflow_runs": page2})
+		default:
+			t.Errorf("page %q asked for", q.Get("page"))
+		}
 	})
 	c := h.client(t, nil)
 	since := epoch.Add(-time.Hour).In(time.FixedZone("CET", 3600))
 	n, err := c.RecentDispatches(context.Background(), since)
-	if err != nil || n != 17 {
-		t.Errorf("RecentDispatches(%v) = %d, %v, want 17, nil", since, n, err)
+	if err != nil || n != 76 {
+		t.Errorf("RecentDispatches(%v) = %d, %v, want 76 fresh of 102, nil", since, n, err)
 	}
-	if got := len(h.Calls()); got != 1 {
-		t.Errorf("requests = %d, want 1", got)
+	if got := len(h.Calls()); got != 2 {
+		t.Errorf("requests = %d, want 2 (a page per 100)", got)
 	}
 }
 
