@@ -70,6 +70,9 @@ type post struct {
 	index   int
 	replyTo string
 	body    string
+	// keep is a marker that also goes into the reply when it fits: the copy
+	// of the recess that restores a lost status comment.
+	keep string
 }
 
 // post publishes a decision's verdict replies, each with its marker, and
@@ -81,7 +84,11 @@ func (e *Engine) post(ctx context.Context, p *pass) error {
 	for _, r := range p.posts {
 		// The agent's text may carry anything (a prompt-injected marker
 		// among it): only the marker recess appends may count.
-		c, err := e.Discussions.Reply(ctx, p.d.ID, r.replyTo, state.Neutralize(r.body)+"\n\n"+state.ReplyMarker(r.key, r.index))
+		body := state.Neutralize(r.body) + "\n\n" + state.ReplyMarker(r.key, r.index)
+		if r.keep != "" && state.FitsComment(body+"\n"+r.keep) {
+			body += "\n" + r.keep
+		}
+		c, err := e.Discussions.Reply(ctx, p.d.ID, r.replyTo, body)
 		if err != nil {
 			return fmt.Errorf("post reply %d of verdict %s: %w", r.index, r.key, err)
 		}

@@ -156,3 +156,50 @@ func TestVerdict_too_large_for_the_record_is_refused_before_posting(t *testing.T
 		t.Errorf("active run after the refusal = %+v, want c-1 still at work", a)
 	}
 }
+
+// A copy of a recess kept in recess's reply names its discussion: one that
+// came with a discussion transferred from another repository (a new number)
+// is not restored; nor is one that a later verdict ended.
+func TestRestore_only_this_discussions_open_recess(t *testing.T) {
+	t.Parallel()
+	keep := func(number int) string {
+		rec := state.New(number)
+		rec.OpenRFCs = map[string]*state.RFC{"c-9": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), OpenedAt: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}}
+		m, err := state.RecessMarker(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "Which backend?\n\n" + state.ReplyMarker("c-9", 0) + "\n" + m
+	}
+	for _, tc := range []struct {
+		name     string
+		number   int // the discussion number the copy names
+		later    string
+		restored bool
+	}{
+		{"this_discussion", 1, "", true},
+		{"transferred", 99, "", false},
+		{"ended_by_a_later_verdict", 1, "Answer.\n\n" + state.ReplyMarker("c-10", 0), false},
+		{"ended_by_its_closing_note", 1, "No longer waiting.\n\n" + state.ReplyMarker("c-9.closed", 0), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			e := w.engine(resume.Config{})
+			n := w.openDiscussion("alice")
+			w.mu.Lock()
+			d := w.discussions[n]
+			d.Comments = append(d.Comments, resume.Comment{ID: "DC_q", Author: "bot", Mine: true, Body: keep(tc.number), CreatedAt: w.now})
+			if tc.later != "" {
+				d.Comments = append(d.Comments, resume.Comment{ID: "DC_l", Author: "bot", Mine: true, Body: tc.later, CreatedAt: w.now})
+			}
+			w.mu.Unlock()
+			w.advance(time.Minute)
+			w.say(n, "bob", "NONE", "", "Postgres")
+			res := mustRun(t)(e.Inbound(ctx, n))
+			if res.Fired != tc.restored {
+				t.Errorf("bob's reply fired a restored recess: %v, want %v (notes %q, warnings %q)", res.Fired, tc.restored, res.Notes, res.Warnings)
+			}
+		})
+	}
+}

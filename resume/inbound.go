@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/recess-action/recess/resume/wait"
@@ -53,6 +54,9 @@ func (p *pass) reconcile() error {
 		// Never served: no record, no status comment, no answer.
 		p.res.note("discussion %d is out of scope (categories, labels): nothing to do", p.rec.Discussion)
 		return nil
+	}
+	if p.isNew {
+		p.restore()
 	}
 	if err := p.commands(); err != nil {
 		return err
@@ -413,4 +417,61 @@ func (p *pass) cancelMoment(id string, rfc *state.RFC) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// restore brings back an open recess whose record was lost (its status
+// comment deleted by a person): the last reply a recessed verdict posted
+// carries a copy of the recess (state.RecessMarker). It is restored when
+// nothing recess wrote after it says the recess ended (a later verdict's
+// reply, its closing note), and when it names this discussion (a
+// discussion transferred from another repository got a new number). The
+// replies' own ids and timestamps give back what the copy leaves out.
+func (p *pass) restore() {
+	var kept *state.Record
+	at := -1
+	for i := len(p.d.Comments) - 1; i >= 0; i-- {
+		c := &p.d.Comments[i]
+		if !c.Mine || c.Deleted {
+			continue
+		}
+		if rec, ok := state.ParseRecessMarker(c.Body); ok {
+			kept, at = rec, i
+			break
+		}
+	}
+	if kept == nil || kept.Discussion != p.rec.Discussion || len(kept.OpenRFCs) != 1 {
+		return
+	}
+	var id string
+	var rfc *state.RFC
+	for id, rfc = range kept.OpenRFCs {
+	}
+	for i := at + 1; i < len(p.d.Comments); i++ {
+		c := &p.d.Comments[i]
+		if !c.Mine {
+			continue
+		}
+		if k, _, ok := state.ParseReplyMarker(c.Body); ok && k != id && !strings.HasPrefix(k, "answer.") {
+			return // a later verdict or note: the recess ended
+		}
+	}
+	rfc.RepliesAfter = rfc.Since
+	for i := range p.d.Comments {
+		c := &p.d.Comments[i]
+		if k, _, ok := state.ParseReplyMarker(c.Body); ok && c.Mine && k == id {
+			rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, state.Cursor{At: c.CreatedAt.UTC(), IDs: []string{c.ID}})
+			rfc.ReplyIDs = append(rfc.ReplyIDs, c.ID)
+			root := c.ID
+			if c.ParentID != "" {
+				root = c.ParentID
+			}
+			if !containsID(rfc.ThreadRoots, root) {
+				rfc.ThreadRoots = append(rfc.ThreadRoots, root)
+			}
+		}
+	}
+	p.rec.OpenRFCs[id] = rfc
+	p.rec.Applied = []string{id}
+	p.rec.Seen = rfc.Since
+	p.res.warn("recess's status comment was gone: restored the open recess %s from recess's own reply", id)
 }

@@ -129,6 +129,9 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	}
 	if len(p.posts) > 0 {
 		// Posted before the write that records them; then decided again.
+		if v.Verdict == VerdictRecessed {
+			p.posts[len(p.posts)-1].keep = p.keepMarker(v, a)
+		}
 		return nil
 	}
 
@@ -224,4 +227,20 @@ func (p *pass) fits(v *Verdict, a *state.Run) error {
 		return fmt.Errorf("record of discussion %d: %w", v.DiscussionNumber, err)
 	}
 	return nil
+}
+
+// keepMarker is the copy of the recess a verdict opens, for its last reply
+// (see state.RecessMarker and restore); "" when it cannot be encoded.
+func (p *pass) keepMarker(v *Verdict, a *state.Run) string {
+	rfc := &state.RFC{Trigger: v.Trigger, OpenedAt: p.now, Since: a.Until, RecessCount: 1, Summary: v.Summary}
+	if a.Resume != nil {
+		rfc.RecessCount = a.Resume.RecessCount + 1
+	}
+	rec := state.New(p.rec.Discussion)
+	rec.OpenRFCs = map[string]*state.RFC{v.CorrelationID: rfc}
+	m, err := state.RecessMarker(rec)
+	if err != nil {
+		return ""
+	}
+	return m
 }

@@ -1180,3 +1180,42 @@ func (p *parser) optionalTime(path string) (*time.Time, error) {
 	t = t.UTC()
 	return &t, nil
 }
+
+// recessKind marks a copy of an open recess in one of recess's own replies.
+const recessKind = "recess"
+
+// RecessMarker is a hidden marker that carries a copy of a record holding
+// one open recess (its trigger, opening moment and history cursor, and the
+// discussion's number), appended by recess to the last reply a recessed
+// verdict posts. When the status comment that held the record is deleted,
+// the recess is restored from it. Its payload is base64, so no value can
+// close the comment early.
+func RecessMarker(rec *Record) (string, error) {
+	data, err := Encode(rec)
+	if err != nil {
+		return "", err
+	}
+	return markerOpen + recessKind + " " + stateVersion + " " + base64.StdEncoding.EncodeToString(data) + " " + markerClose, nil
+}
+
+// ParseRecessMarker reads the last recess marker in body; ok is false when
+// there is none or it cannot be read.
+func ParseRecessMarker(body string) (rec *Record, ok bool) {
+	words, ok := lastMarker(body, recessKind)
+	if !ok || len(words) != 2 || words[0] != stateVersion || len(words[1]) > base64.StdEncoding.EncodedLen(MaxEncoded) {
+		return nil, false
+	}
+	data, err := base64.StdEncoding.Strict().DecodeString(words[1])
+	if err != nil {
+		return nil, false
+	}
+	rec, err = Decode(data)
+	if err != nil {
+		return nil, false
+	}
+	return rec, true
+}
+
+// FitsComment reports whether body fits GitHub's limit on a comment body
+// (MaxCommentBody characters, counted as EncodeComment counts them).
+func FitsComment(body string) bool { return commentLen(body) <= MaxCommentBody }

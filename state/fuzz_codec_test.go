@@ -179,3 +179,26 @@ func FuzzDecodeComment(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseRecessMarker: a comment body is outside input; a recess marker
+// read from it is a valid record or nothing, and never panics.
+func FuzzParseRecessMarker(f *testing.F) {
+	rec := state.New(7)
+	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":2}`)}}
+	m, err := state.RecessMarker(rec)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range []string{m, "Which backend?\n\n" + m, m[:len(m)/2], "<!-- recess:recess v1 e30= -->", "<!-- recess:recess v2 AAAA -->", "<!-- recess:recess v1 !!! -->"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		got, ok := state.ParseRecessMarker(body)
+		if !ok {
+			return
+		}
+		if _, err := state.Encode(got); err != nil {
+			t.Fatalf("ParseRecessMarker(%q) gave a record that does not encode: %v", body, err)
+		}
+	})
+}
