@@ -189,9 +189,9 @@ func TestRestore_only_this_discussions_open_recess(t *testing.T) {
 			n := w.openDiscussion("alice")
 			w.mu.Lock()
 			d := w.discussions[n]
-			d.Comments = append(d.Comments, resume.Comment{ID: "DC_q", Author: "bot", Mine: true, Body: keep(tc.number), CreatedAt: w.now})
+			d.Comments = append(d.Comments, resume.Comment{ID: "DC_q", Author: "bot", Mine: true, Body: keep(tc.number), CreatedAt: w.Now()})
 			if tc.later != "" {
-				d.Comments = append(d.Comments, resume.Comment{ID: "DC_l", Author: "bot", Mine: true, Body: tc.later, CreatedAt: w.now})
+				d.Comments = append(d.Comments, resume.Comment{ID: "DC_l", Author: "bot", Mine: true, Body: tc.later, CreatedAt: w.Now()})
 			}
 			w.mu.Unlock()
 			w.advance(time.Minute)

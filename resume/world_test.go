@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recess-action/recess/internal/fakeclock"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/state"
 )
@@ -18,8 +19,8 @@ import (
 // engine's ports. It refuses what GitHub refuses (a reply to a reply, a
 // comment body over 65,536 characters, dispatch inputs over 65,535).
 type world struct {
-	mu  sync.Mutex
-	now time.Time
+	mu    sync.Mutex
+	clock *fakeclock.Clock
 
 	discussions map[int]*resume.Discussion
 	seq         int
@@ -55,7 +56,7 @@ var errApplied = errors.New("502 after the dispatch was applied")
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	return &world{
-		now:         time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC),
+		clock:       fakeclock.New(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)),
 		discussions: map[int]*resume.Discussion{},
 		reactions:   map[string]map[resume.Reaction]bool{},
 		labels:      map[string]map[string]bool{},
@@ -64,17 +65,9 @@ func newWorld(t *testing.T) *world {
 	}
 }
 
-func (w *world) Now() time.Time {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.now
-}
+func (w *world) Now() time.Time { return w.clock.Now() }
 
-func (w *world) advance(d time.Duration) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.now = w.now.Add(d)
-}
+func (w *world) advance(d time.Duration) { w.clock.Step(d) }
 
 func (w *world) engine(cfg resume.Config) *resume.Engine {
 	n := 0
@@ -100,7 +93,7 @@ func (w *world) openDiscussion(author string) int {
 	defer w.mu.Unlock()
 	n := len(w.discussions) + 1
 	w.discussions[n] = &resume.Discussion{ID: w.nextID("D"), Number: n, Title: "RFC", Body: "Please review",
-		Author: author, CreatedAt: w.now, URL: fmt.Sprintf("https://github.test/o/r/discussions/%d", n)}
+		Author: author, CreatedAt: w.clock.Now(), URL: fmt.Sprintf("https://github.test/o/r/discussions/%d", n)}
 	return n
 }
 
@@ -111,7 +104,7 @@ func (w *world) say(n int, author, assoc, parent, body string) string {
 	d := w.discussions[n]
 	id := w.nextID("DC")
 	d.Comments = append(d.Comments, resume.Comment{ID: id, ParentID: parent, Author: author, Association: assoc,
-		Body: body, CreatedAt: w.now, URL: d.URL + "#" + id})
+		Body: body, CreatedAt: w.clock.Now(), URL: d.URL + "#" + id})
 	return id
 }
 
@@ -153,7 +146,7 @@ func (w *world) Reply(_ context.Context, discussionID, replyTo, body string) (*r
 		}
 		id := w.nextID("DC")
 		c := resume.Comment{ID: id, ParentID: replyTo, Author: "github-actions", Association: "NONE", Body: body,
-			CreatedAt: w.now, URL: d.URL + "#" + id, Mine: true}
+			CreatedAt: w.clock.Now(), URL: d.URL + "#" + id, Mine: true}
 		d.Comments = append(d.Comments, c)
 		return &c, nil
 	}
@@ -212,9 +205,9 @@ func (w *world) Dispatch(_ context.Context, req resume.DispatchRequest) (int64, 
 		w.mu.Unlock()
 		return 0, fmt.Errorf("inputs are too large (%d characters): %w", total, resume.ErrDispatchRefused)
 	}
-	run := &resume.WorkflowRun{ID: int64(1000 + len(w.runs)), Name: "agent " + req.CorrelationID, Status: "queued", CreatedAt: w.now}
+	run := &resume.WorkflowRun{ID: int64(1000 + len(w.runs)), Name: "agent " + req.CorrelationID, Status: "queued", CreatedAt: w.clock.Now()}
 	w.runs = append(w.runs, run)
-	call := dispatchCall{req: req, at: w.now, run: run}
+	call := dispatchCall{req: req, at: w.clock.Now(), run: run}
 	w.dispatches = append(w.dispatches, call)
 	hook := w.onDispatch
 	w.mu.Unlock()

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recess-action/recess/internal/fakeclock"
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
@@ -57,7 +58,7 @@ type World struct {
 	opt Options
 
 	mu      sync.Mutex
-	now     time.Time
+	clock   *fakeclock.Clock
 	ids     int
 	handled map[int64]bool
 }
@@ -71,7 +72,7 @@ func New(t testing.TB, o Options) *World {
 	if o.Start.IsZero() {
 		o.Start = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	}
-	w := &World{T: t, opt: o, now: o.Start, handled: map[int64]bool{}}
+	w := &World{T: t, opt: o, clock: fakeclock.New(o.Start), handled: map[int64]bool{}}
 	opts := append([]githubfake.Option{githubfake.WithClock(w.Now), githubfake.WithContentCreationLimit(0)}, o.Fake...)
 	w.GH = githubfake.New(opts...)
 	err := w.GH.InstallRecess(githubfake.RecessSetup{Owner: Owner, Name: Name, Token: Token, Bot: Bot,
@@ -85,18 +86,10 @@ func New(t testing.TB, o Options) *World {
 }
 
 // Now is the world's clock (GitHub's and the engine's).
-func (w *World) Now() time.Time {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.now
-}
+func (w *World) Now() time.Time { return w.clock.Now() }
 
 // Advance moves the clock.
-func (w *World) Advance(d time.Duration) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.now = w.now.Add(d)
-}
+func (w *World) Advance(d time.Duration) { w.clock.Step(d) }
 
 // Run is one run of recess: its engine and the client under it.
 type Run struct {
@@ -139,7 +132,7 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 	if cfg.NewID == nil {
 		cfg.NewID = w.newID
 	}
-	e := &resume.Engine{Clock: resume.ClockFunc(w.Now), Store: store, Discussions: c, Dispatcher: c, Config: cfg}
+	e := &resume.Engine{Clock: w.clock, Store: store, Discussions: c, Dispatcher: c, Config: cfg}
 	return &Run{Engine: e, Client: c}
 }
 
