@@ -3,7 +3,6 @@ package resume_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/recess-action/recess/resume"
 )
@@ -17,10 +16,7 @@ func TestCommands_refused_or_followed_by_text_still_count(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)
 		e := w.engine(resume.Config{})
-		n := w.openDiscussion("alice")
-		mustRun(t)(e.Intake(ctx, n))
-		mustRun(t)(verdict(t, e, recessed("c-1", n, `{"kind":"missing_input","replies":1}`, "which backend?")))
-		w.advance(time.Minute)
+		n := w.recessed(t, e, `{"kind":"missing_input","replies":1}`, "which backend?")
 		id := w.say(n, "maya", "OWNER", "", "/recess frobnicate\nwe should use postgres")
 		res := mustRun(t)(e.Inbound(ctx, n))
 		if !res.Fired {
@@ -46,10 +42,7 @@ func TestCommands_refused_or_followed_by_text_still_count(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)
 		e := w.engine(resume.Config{})
-		n := w.openDiscussion("alice")
-		mustRun(t)(e.Intake(ctx, n))
-		mustRun(t)(verdict(t, e, recessed("c-1", n, `{"kind":"all","of":[{"kind":"escalation_needed","signal":"security"},{"kind":"missing_input","replies":1}]}`, "security review?")))
-		w.advance(time.Minute)
+		n := w.recessed(t, e, `{"kind":"all","of":[{"kind":"escalation_needed","signal":"security"},{"kind":"missing_input","replies":1}]}`, "security review?")
 		id := w.say(n, "maya", "MEMBER", "", "/recess signal security\n\nReviewed: the token never leaves the runner.")
 		res := mustRun(t)(e.Inbound(ctx, n))
 		if !res.Fired {
@@ -64,10 +57,7 @@ func TestCommands_refused_or_followed_by_text_still_count(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)
 		e := w.engine(resume.Config{})
-		n := w.openDiscussion("alice")
-		mustRun(t)(e.Intake(ctx, n))
-		mustRun(t)(verdict(t, e, recessed("c-1", n, `{"kind":"missing_input","replies":1}`, "anyone?")))
-		w.advance(time.Minute)
+		n := w.recessed(t, e, `{"kind":"missing_input","replies":1}`, "anyone?")
 		w.say(n, "maya", "OWNER", "", "/recess status")
 		if res := mustRun(t)(e.Inbound(ctx, n)); res.Fired {
 			t.Errorf("a bare /recess status counted as a reply")

@@ -95,10 +95,7 @@ func TestHistory_keeps_a_burst_in_one_second(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	e := w.engine(resume.Config{})
-	n := w.openDiscussion("alice")
-	mustRun(t)(e.Intake(ctx, n))
-	mustRun(t)(verdict(t, e, recessed("c-1", n, `{"kind":"missing_input","replies":40}`, "vote, please")))
-	w.advance(time.Minute)
+	n := w.recessed(t, e, `{"kind":"missing_input","replies":40}`, "vote, please")
 	var want []string
 	for i := range 40 {
 		want = append(want, w.say(n, fmt.Sprintf("voter%d", i), "NONE", "", "+1"))

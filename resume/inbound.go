@@ -459,15 +459,7 @@ func (p *pass) restore() {
 	for i := range p.d.Comments {
 		c := &p.d.Comments[i]
 		if k, _, ok := state.ParseReplyMarker(c.Body); ok && c.Mine && k == id {
-			rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, state.Cursor{At: c.CreatedAt.UTC(), IDs: []string{c.ID}})
-			rfc.ReplyIDs = append(rfc.ReplyIDs, c.ID)
-			root := c.ID
-			if c.ParentID != "" {
-				root = c.ParentID
-			}
-			if !containsID(rfc.ThreadRoots, root) {
-				rfc.ThreadRoots = append(rfc.ThreadRoots, root)
-			}
+			addReply(rfc, c)
 		}
 	}
 	p.rec.OpenRFCs[id] = rfc

@@ -166,15 +166,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 			rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, before)
 		}
 		for _, c := range posted {
-			rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, state.Cursor{At: c.CreatedAt.UTC(), IDs: []string{c.ID}})
-			rfc.ReplyIDs = append(rfc.ReplyIDs, c.ID)
-			root := c.ID
-			if c.ParentID != "" {
-				root = c.ParentID
-			}
-			if !containsID(rfc.ThreadRoots, root) {
-				rfc.ThreadRoots = append(rfc.ThreadRoots, root)
-			}
+			addReply(rfc, c)
 		}
 		if len(rfc.ReplyIDs) > state.MaxReplyIDs {
 			rfc.ReplyIDs = rfc.ReplyIDs[len(rfc.ReplyIDs)-state.MaxReplyIDs:]
@@ -243,4 +235,18 @@ func (p *pass) keepMarker(v *Verdict, a *state.Run) string {
 		return ""
 	}
 	return m
+}
+
+// addReply records one of recess's replies for a recess: replies after it
+// count, and its top-level comment is a root of the recess's thread.
+func addReply(rfc *state.RFC, c *Comment) {
+	rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, state.Cursor{At: c.CreatedAt.UTC(), IDs: []string{c.ID}})
+	rfc.ReplyIDs = append(rfc.ReplyIDs, c.ID)
+	root := c.ID
+	if c.ParentID != "" {
+		root = c.ParentID
+	}
+	if !containsID(rfc.ThreadRoots, root) {
+		rfc.ThreadRoots = append(rfc.ThreadRoots, root)
+	}
 }

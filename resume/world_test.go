@@ -370,3 +370,14 @@ func (w *world) resumeContext(t *testing.T, i int) resume.Context {
 	}
 	return rc
 }
+
+// recessed opens a discussion whose first run recessed with question on
+// trigger (correlation id c-1), a minute ago.
+func (w *world) recessed(t *testing.T, e *resume.Engine, trigger, question string) int {
+	t.Helper()
+	n := w.openDiscussion("alice")
+	mustRun(t)(e.Intake(ctx, n))
+	mustRun(t)(verdict(t, e, recessed("c-1", n, trigger, question)))
+	w.advance(time.Minute)
+	return n
+}
