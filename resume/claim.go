@@ -16,18 +16,18 @@ func (e *Engine) Claim(ctx context.Context, number int, correlationID string, ru
 		a := p.rec.Active
 		switch {
 		case a == nil || a.CorrelationID != correlationID:
-			p.res.Stale = true
+			p.res.Stale, p.readOnly = true, true
 			p.res.note("%s is not the run recess expects for discussion %d: stale", correlationID, number)
 			return nil
 		case a.State == state.RunEscalated:
-			p.res.Stale = true
+			p.res.Stale, p.readOnly = true, true
 			p.res.note("%s was escalated: stale", correlationID)
 			return nil
 		case a.RunID != 0 && runID != 0 && a.RunID != runID:
 			// GitHub named the run for this id (the dispatch answer, a
 			// lookup by run-name, or the first claim): any other run that
 			// carries the id is a duplicate dispatch.
-			p.res.Stale = true
+			p.res.Stale, p.readOnly = true, true
 			p.res.note("%s belongs to run %d: this run (%d) is a duplicate", correlationID, a.RunID, runID)
 			return nil
 		}

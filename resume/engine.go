@@ -310,6 +310,11 @@ type pass struct {
 	before string
 	// write is set by seal: the record changed and is worth writing.
 	write bool
+	// readOnly marks a decision that changes nothing whatever seal would
+	// recompute (a re-delivered verdict, a stale claim, a status report):
+	// a status text that reads differently under this run's configuration
+	// is not worth a write then.
+	readOnly bool
 
 	d *Discussion
 
@@ -507,6 +512,9 @@ func fingerprint(rec *state.Record) string {
 // seal ends a decision: the visible status, the bookkeeping, and whether
 // the record is worth writing.
 func (p *pass) seal() {
+	if p.readOnly {
+		return
+	}
 	if p.d != nil {
 		p.rec.Status = p.status()
 	}

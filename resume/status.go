@@ -228,6 +228,7 @@ func containsID(list []string, id string) bool {
 // Status reports the discussion's open recesses without changing anything.
 func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
 	return e.run(ctx, number, passOpts{command: "status", discussion: true}, func(p *pass) error {
+		p.readOnly = true
 		if p.isNew {
 			p.res.note("recess has no record of discussion %d", number)
 			return nil

@@ -68,6 +68,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	for _, id := range p.rec.Applied {
 		if id == v.CorrelationID {
 			p.res.note("verdict %s was already applied: nothing to do", v.CorrelationID)
+			p.readOnly = true
 			p.res.CorrelationID = v.CorrelationID
 			return nil
 		}

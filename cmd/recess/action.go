@@ -139,6 +139,17 @@ func (a *actionRun) run(ctx context.Context) error {
 		res, err = e.Inbound(ctx, ev.Discussion)
 	case "sweep":
 		res, err = e.Sweep(ctx)
+	case "plan":
+		res, err = e.Plan(ctx)
+	case "visit":
+		n := a.set.Discussion
+		if n == 0 {
+			n = ev.Discussion
+		}
+		if n == 0 {
+			return &inputError{Field: "input discussion", Reason: "visit needs the discussion to visit"}
+		}
+		res, err = e.Visit(ctx, n)
 	case "status":
 		res, err = a.status(ctx, e)
 	case "claim":
@@ -240,6 +251,9 @@ func (a *actionRun) engine() (*resume.Engine, error) {
 	case "branch":
 		store = gh.NewBranchStore(c, a.set.StateBranch)
 	}
+	if server := strings.TrimSuffix(orDefault(a.getenv("GITHUB_SERVER_URL"), "https://github.com"), "/"); a.set.Engine.RepositoryURL == "" {
+		a.set.Engine.RepositoryURL = server + "/" + repo
+	}
 	e := &resume.Engine{
 		Clock:       a.clock,
 		Store:       store,
@@ -314,6 +328,12 @@ func (a *actionRun) outputs(res *resume.Result) {
 	a.gha.SetOutput("due_at", due)
 	a.gha.SetOutput("open_rfcs", strconv.Itoa(res.OpenRFCs))
 	a.gha.SetOutput("stale", strconv.FormatBool(res.Stale))
+	plan := res.Plan
+	if plan == nil {
+		plan = []int{}
+	}
+	discussions, _ := json.Marshal(plan) // a list of ints always marshals
+	a.gha.SetOutput("discussions", string(discussions))
 }
 
 // addSummary appends to the job summary when there is one.

@@ -29,8 +29,10 @@ type settings struct {
 	Verdict       string
 	VerdictFile   string
 	CorrelationID string
-	DryRun        bool
-	Engine        resume.Config
+	// Discussion is the discussion a visit works on (input discussion).
+	Discussion int
+	DryRun     bool
+	Engine     resume.Config
 }
 
 // fileConfig is .github/recess.yml. Unknown keys are errors.
@@ -42,6 +44,15 @@ type fileConfig struct {
 	MaxOperations        *int     `yaml:"max-operations"`
 	EscalateTo           []string `yaml:"escalate-to"`
 	IgnoreAuthors        []string `yaml:"ignore-authors"`
+	// Scope (SPEC.md "Scope").
+	Categories     []string `yaml:"categories"`
+	Labels         []string `yaml:"labels"`
+	WakeOn         string   `yaml:"wake-on"`
+	MentionHandles []string `yaml:"mention-handles"`
+	// Words people see: overrides by key (resume.TextKeys), and whether the
+	// status comment shows the agent's summary.
+	Texts       map[string]string `yaml:"texts"`
+	HideSummary *bool             `yaml:"hide-summary"`
 }
 
 // defaultConfigPath is where repository policy lives in the workspace.
@@ -65,9 +76,16 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 		Engine:        resume.Defaults(),
 	}
 	switch s.Command {
-	case "auto", "intake", "inbound", "verdict", "sweep", "status", "claim":
+	case "auto", "intake", "inbound", "verdict", "sweep", "plan", "visit", "status", "claim":
 	default:
-		return nil, &inputError{Field: "input command", Reason: fmt.Sprintf("%q is not one of auto, intake, inbound, verdict, sweep, status, claim", s.Command)}
+		return nil, &inputError{Field: "input command", Reason: fmt.Sprintf("%q is not one of auto, intake, inbound, verdict, sweep, plan, visit, status, claim", s.Command)}
+	}
+	if v := input("discussion"); v != "" {
+		n, err := positive(v)
+		if err != nil {
+			return nil, &inputError{Field: "input discussion", Reason: err.Error()}
+		}
+		s.Discussion = n
 	}
 	switch s.StateStore {
 	case "comment", "branch":
@@ -122,7 +140,45 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	if v := input("ignore-authors"); v != "" {
 		s.Engine.IgnoreAuthors = list(v)
 	}
+	if v := input("categories"); v != "" {
+		s.Engine.Categories = names(v)
+	}
+	if v := input("labels"); v != "" {
+		s.Engine.Labels = names(v)
+	}
+	if v := input("mention-handles"); v != "" {
+		s.Engine.MentionHandles = list(v)
+	}
+	if v := input("wake-on"); v != "" {
+		w, err := resume.ParseWakeOn(v)
+		if err != nil {
+			return nil, &inputError{Field: "input wake-on", Reason: err.(*wait.FieldError).Reason}
+		}
+		s.Engine.WakeOn = w
+	}
+	if v := input("hide-summary"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, &inputError{Field: "input hide-summary", Reason: fmt.Sprintf("%q is not true or false", v)}
+		}
+		s.Engine.HideSummary = b
+	}
+	if s.Engine.WakeOn == resume.WakeMention && len(s.Engine.MentionHandles) == 0 {
+		return nil, &inputError{Field: "input mention-handles", Reason: "wake-on mention needs at least one handle (for example @lead)"}
+	}
 	return s, nil
+}
+
+// names splits a comma- or newline-separated list of names that may hold
+// spaces (category names such as "Show and tell").
+func names(v string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' }) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // applyFile reads repository policy. A missing default file is fine; a
@@ -181,6 +237,30 @@ func (s *settings) applyFile(path string, explicit bool) error {
 	if fc.IgnoreAuthors != nil {
 		s.Engine.IgnoreAuthors = fc.IgnoreAuthors
 	}
+	if fc.Categories != nil {
+		s.Engine.Categories = fc.Categories
+	}
+	if fc.Labels != nil {
+		s.Engine.Labels = fc.Labels
+	}
+	if fc.MentionHandles != nil {
+		s.Engine.MentionHandles = fc.MentionHandles
+	}
+	if fc.WakeOn != "" {
+		w, err := resume.ParseWakeOn(fc.WakeOn)
+		if err != nil {
+			return &inputError{Field: field + ": wake-on", Reason: err.(*wait.FieldError).Reason}
+		}
+		s.Engine.WakeOn = w
+	}
+	if fc.HideSummary != nil {
+		s.Engine.HideSummary = *fc.HideSummary
+	}
+	if err := resume.CheckTexts(fc.Texts); err != nil {
+		fe := err.(*wait.FieldError)
+		return &inputError{Field: field + ": " + fe.Field, Reason: fe.Reason}
+	}
+	s.Engine.Texts = fc.Texts
 	return nil
 }
 
