@@ -190,6 +190,9 @@ type ActivityProber interface {
 // error wrapping state.ErrNotFound. When the discussion does not exist, the
 // error wraps both state.ErrNotFound and ErrNotFound, and the discussion is
 // nil. A corrupt record is an error wrapping state.ErrCorrupt, as for Load.
+// A store that could not read the discussion (it keeps the record
+// elsewhere) returns the record as Load would with a nil discussion, and the
+// engine reads the discussion through Discussions.
 type DiscussionStore interface {
 	LoadWith(ctx context.Context, number int) (*state.Record, *Discussion, error)
 }

@@ -56,6 +56,9 @@ func NewFile(dir string, opts ...Option) (*File, error) {
 	return &File{dir: dir, now: o.now}, nil
 }
 
+// Dir is the directory the store keeps its records in.
+func (f *File) Dir() string { return f.dir }
+
 // Path is the file that holds the discussion's record.
 func (f *File) Path(discussion int) string {
 	return filepath.Join(f.dir, strconv.Itoa(discussion)+".json")

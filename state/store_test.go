@@ -109,6 +109,14 @@ func TestFileConformance(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, storetest.Harness{
 		New: func(t *testing.T) storetest.Store { return newFile(t) },
+		// Another process: its own File over the same directory.
+		Another: func(t *testing.T, s storetest.Store) storetest.Store {
+			o, err := state.NewFile(s.(*state.File).Dir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return o
+		},
 		Corrupt: func(t *testing.T, s storetest.Store, discussion int) {
 			if err := os.WriteFile(s.(*state.File).Path(discussion), []byte("{\"schema\":1,\x00"), 0o600); err != nil {
 				t.Fatal(err)

@@ -23,7 +23,10 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-var _ resume.Store = (*BranchStore)(nil)
+var (
+	_ resume.Store           = (*BranchStore)(nil)
+	_ resume.DiscussionStore = (*BranchStore)(nil)
+)
 
 // DefaultStateBranch is the branch the branch store writes when the
 // state-branch input is empty.
@@ -364,61 +367,71 @@ func (s *BranchStore) read(ctx context.Context, n int) (*branchRead, error) {
 
 // Load returns the record of a discussion: state.ErrNotFound when the branch
 // or the file does not exist, an error wrapping state.ErrCorrupt (naming the
-// file, which is left as it is) when the file cannot be decoded. One request
-// reads the branch head, the file, its index shard and the discussion with
-// its first comments; the discussion is handed to the next Discussion call.
-// A deleted discussion costs a second request (the record is still
-// returned, so the engine can expire its recesses).
+// file, which is left as it is) when the file cannot be decoded. See
+// LoadWith, which it is without the discussion.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#repository
 func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, error) {
+	rec, _, err := s.LoadWith(ctx, discussion)
+	return rec, err
+}
+
+// LoadWith is resume.DiscussionStore: one request reads the branch head, the
+// record file, its index shard and the discussion with its first comments,
+// and returns the record (as Load does) with the discussion. When the
+// discussion is deleted, or its read cannot be completed, the discussion is
+// nil and the error is the record's alone: the engine reads the discussion
+// itself then (a deleted one still has its recesses expired). A deleted
+// discussion costs a second request for the record.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/objects#repository
+func (s *BranchStore) LoadWith(ctx context.Context, discussion int) (*state.Record, *resume.Discussion, error) {
 	if s.err != nil {
-		return nil, s.err
+		return nil, nil, s.err
 	}
 	if discussion <= 0 {
-		return nil, fmt.Errorf("github: branch store: discussion number %d: %w", discussion, state.ErrInvalid)
+		return nil, nil, fmt.Errorf("github: branch store: discussion number %d: %w", discussion, state.ErrInvalid)
 	}
 	what := fmt.Sprintf("github: branch store: discussion %d", discussion)
-	writes := s.c.writes()
 	vars := s.readVars(discussion)
 	vars["number"] = githubv4.Int(discussion)
 	var q branchLoadQuery
 	var r *branchRead
+	var disc *resume.Discussion
 	err := s.c.query(ctx, &q, vars)
 	switch {
 	case err == nil:
 		rq := &q.Repository
 		r = s.toRead(discussion, rq.Ref)
 		if rq.Discussion != nil {
-			snap, err := s.c.snapshotOf(ctx, discussion, rq.Discussion, writes)
+			snap, err := s.c.snapshotOf(ctx, discussion, rq.Discussion)
 			if err != nil {
-				// The record is read; Discussion will read the
-				// discussion again.
+				// The record is read; the engine reads the discussion.
 				s.c.logf("%s: completing the discussion read: %v", what, err)
 			} else {
-				s.c.keep(discussion, snap)
+				disc = snap.disc
 			}
 		}
 	case discussionGone(err):
 		if r, err = s.read(ctx, discussion); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
+			return nil, nil, fmt.Errorf("%s: %w", what, err)
 		}
 	default:
-		return nil, fmt.Errorf("%s: %w", what, s.accessErr("reading branch "+s.branch, err))
+		return nil, nil, fmt.Errorf("%s: %w", what, s.accessErr("reading branch "+s.branch, err))
 	}
 	if r.missing {
-		return nil, fmt.Errorf("%s: branch %s does not exist yet: %w", what, s.branch, state.ErrNotFound)
+		return nil, disc, fmt.Errorf("%s: branch %s does not exist yet: %w", what, s.branch, state.ErrNotFound)
 	}
 	if r.file == nil {
-		return nil, fmt.Errorf("%s: %w", what, state.ErrNotFound)
+		return nil, disc, fmt.Errorf("%s: %w", what, state.ErrNotFound)
 	}
 	filePath, _, _ := branchPaths(discussion)
 	rec, err := s.decodeFile(discussion, filePath, r.file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rec.Rev = makeBranchRev(r.fileOID, r.head)
-	return rec, nil
+	return rec, disc, nil
 }
 
 // discussionGone reports whether a load failed only because the discussion

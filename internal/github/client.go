@@ -114,13 +114,6 @@ type Client struct {
 	labels map[string]string
 	// missingLabels are the labels already reported as missing.
 	missingLabels map[string]bool
-	// aside counts the requests of dispatches and reactions: they touch
-	// no record, so when they follow the comment store's own write they
-	// do not age what it knows.
-	aside int
-	// snaps are discussion snapshots read by the comment store, handed to
-	// the next Discussion call as long as no write went through since.
-	snaps map[int]*snapshot
 	// parents maps every comment id ever seen to its top-level parent ("" for
 	// a top-level comment); threading is immutable, so this never goes stale.
 	parents map[string]string
@@ -234,7 +227,6 @@ func New(cfg Config) (*Client, error) {
 		ref:           cfg.Ref,
 		labels:        map[string]string{},
 		missingLabels: map[string]bool{},
-		snaps:         map[int]*snapshot{},
 		parents:       map[string]string{},
 	}
 	return c, nil
@@ -262,49 +254,10 @@ func orDefault[T comparable](v, def T) T {
 // Stats returns the transport's counters, for logs and benchmarks.
 func (c *Client) Stats() Stats { return c.tr.snapshot() }
 
-// asideMaxWait is the longest wait (rate limit, retry, pacing) during which
-// a dispatch or reaction still counts as set aside: the agent's run, which
-// the comment store's knowledge must not miss, needs longer than that to
-// start and claim. Pacing waits (a second at most) stay under it.
-const asideMaxWait = 5 * time.Second
-
-// setAside runs f and counts its requests as set aside (see Client.aside),
-// unless the transport waited asideMaxWait or more meanwhile: time in which
-// another run can write.
-func (c *Client) setAside(f func() error) error {
-	before := c.tr.snapshot()
-	err := f()
-	after := c.tr.snapshot()
-	if after.Waited-before.Waited < asideMaxWait {
-		c.mu.Lock()
-		c.aside += after.Requests() - before.Requests()
-		c.mu.Unlock()
-	}
-	return err
-}
-
-// requestCount is how many requests went out so far, all of them and those
-// set aside.
-func (c *Client) requestCount() (all, aside int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.tr.snapshot().Requests(), c.aside
-}
-
-// writes is the number of content-creating requests so far; a snapshot taken
-// at another count may be stale.
-func (c *Client) writes() int { return c.tr.snapshot().Writes() }
-
 // query and mutate run githubv4 operations. net/http wraps the transport's
 // typed errors in a *url.Error that only repeats the endpoint; it is dropped.
-// Every answered query teaches the client the repository facts it carries
-// (see repoFacts).
 func (c *Client) query(ctx context.Context, q any, vars map[string]any) error {
-	if err := unwrapTransport(c.gql.Query(ctx, q, vars)); err != nil {
-		return err
-	}
-	c.learn(q)
-	return nil
+	return unwrapTransport(c.gql.Query(ctx, q, vars))
 }
 
 func (c *Client) mutate(ctx context.Context, m any, input githubv4.Input) error {

@@ -39,39 +39,25 @@ const fallbackPages = 10
 // CommentStore keeps each discussion's record in recess's own status comment
 // in that discussion (state-store: comment): visible text for people plus the
 // record in a hidden marker, as state.EncodeComment writes it. Only a
-// comment GitHub says recess authored (viewerDidAuthor) is trusted.
+// comment GitHub says recess authored (viewerDidAuthor) is trusted, wherever
+// it stands in the discussion (other workflows may comment first with the
+// same token).
 //
-// GitHub has no compare-and-swap on comments. The store compares revisions
-// (the status comment's id, updatedAt and a hash of its body) before it
-// writes, and it reads them again only when that buys something: it
-// remembers, per discussion, the status comment it last read or wrote, and
-// how many requests the client had sent by then. A Save that follows the
-// store's own Load or write with no request in between (an inbound run that
-// reads, decides and writes) writes at once: a re-read would be as old as
-// that knowledge, less the time it takes to compute. When requests went out
-// in between (the verdict's replies, a run lookup, a dispatch count, a
-// reaction to a command: time during which another run may write), one small
-// re-read checks the revision before the write, as for a revision the store
-// has never seen. After the store's own write, dispatches and reactions that
-// went through without waiting do not count: they follow that write within a
-// fraction of a second and touch no record; the writers that could slip in
-// there are the agent's own claim, which waits for a runner to start, and
-// sweeps, which leave an unconfirmed young dispatch alone. That keeps a fire
-// at five requests (read, intent, dispatch, EYES, confirmation). One that
-// waited out a rate limit or a retry (5 s or more) counts: that is long
-// enough for the agent's run to start and claim. A revision
-// older than one the store remembers is a conflict, found without a request;
-// saves are serialised per discussion within the process, so writers sharing
-// a store never lose an update.
+// GitHub has no compare-and-swap on comments. Right before every update the
+// store re-reads the status comment (one small request) and compares its
+// revision (id, updatedAt and a hash of its body) with the one the caller
+// loaded: a change is state.ErrConflict, and the engine decides again from a
+// fresh read. A save that would change nothing sends nothing. What is left
+// open is the moment between that re-read and the update (about one
+// request): a write by another process there is overwritten. The shipped
+// workflows keep one writer per discussion (its concurrency group), so this
+// matters only for setups that do not; the branch store (a real
+// compare-and-swap on a git ref) closes it. Saves within one process are
+// serialised per discussion.
 //
-// What is left open is the moment between the check and the update (about
-// one request): a write by another process there (another run, someone
-// editing the status comment by hand) is overwritten, and two first saves
-// racing from different processes can leave two status comments (Load then
-// uses the newest and reports it). The front-door workflow's concurrency
-// group serialises recess runs on a discussion, which leaves sweeps and the
-// agent workflow's claim and verdict steps; use the branch store (a real
-// compare-and-swap on a git ref) where that is not enough.
+// The store keeps the waiting label right: on every load and save it is on
+// the discussion exactly while the record is pending (compared
+// case-insensitively), created in the repository when missing.
 type CommentStore struct {
 	c     *Client
 	label string
@@ -87,38 +73,8 @@ type CommentStore struct {
 	// duplicates counts reads that found more than one trusted status
 	// comment in a discussion.
 	duplicates int
-	// known is what this store last saw of each discussion's status
-	// comment, from its own reads and writes.
-	known map[int]knownStatus
-	// gen counts this store's writes per discussion, so that a read that
-	// overlapped a write does not overwrite what the write taught.
-	gen map[int]int
-}
-
-// knownStatus is a status comment as the store last saw it: its revision, or
-// absent when the discussion had none.
-type knownStatus struct {
-	rev    string
-	absent bool
-	// discID is the discussion's node id.
-	discID string
-	// requests and aside are the client's request counts when the store
-	// saw it (see Client.requestCount).
-	requests, aside int
-	// written: the store saw it in its own write, so dispatches and
-	// reactions since (that write's follow-ups) leave it fresh.
-	written bool
-}
-
-// fresh reports whether nothing that could have let another writer in went
-// through the client since k was learnt: no request at all after a read;
-// none but dispatches and reactions after the store's own write.
-func (s *CommentStore) fresh(k knownStatus) bool {
-	all, aside := s.c.requestCount()
-	if k.written {
-		return all-aside == k.requests-k.aside
-	}
-	return all == k.requests
+	// sweeps counts Pending calls, which alternate the search's order.
+	sweeps int
 }
 
 // NewCommentStore returns the comment store over c.
@@ -129,8 +85,6 @@ func NewCommentStore(c *Client) *CommentStore {
 		locks:   map[int]*sync.Mutex{},
 		labeled: map[int]bool{},
 		forged:  map[string]bool{},
-		known:   map[int]knownStatus{},
-		gen:     map[int]int{},
 	}
 }
 
@@ -162,50 +116,33 @@ type found struct {
 }
 
 // Load reads the discussion (one request for most discussions) and returns
-// the record in the newest trusted status comment. The read is handed to the
-// next Discussion call, so an engine run that loads and then reads the
-// discussion pays for one request; and the store remembers the status
-// comment, so that the run's Save needs no other read.
+// the record in the newest trusted status comment. See LoadWith.
 func (s *CommentStore) Load(ctx context.Context, discussion int) (*state.Record, error) {
-	s.mu.Lock()
-	gen := s.gen[discussion]
-	s.mu.Unlock()
-	snap, err := s.c.fetch(ctx, discussion)
-	if err != nil {
-		s.forgetStatus(discussion)
-		return nil, loadErr(discussion, err)
-	}
-	s.observe(discussion, snap)
-	s.c.keep(discussion, snap)
-	f, err := s.status(discussion, snap.comments)
-	all, aside := s.c.requestCount()
-	s.mu.Lock()
-	if s.gen[discussion] == gen {
-		switch {
-		case err != nil:
-			delete(s.known, discussion)
-		case f == nil:
-			s.known[discussion] = knownStatus{absent: true, discID: snap.disc.ID, requests: all, aside: aside}
-		default:
-			s.known[discussion] = knownStatus{rev: f.rec.Rev, discID: snap.disc.ID, requests: all, aside: aside}
-		}
-	}
-	s.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	if f == nil {
-		return nil, fmt.Errorf("github: comment store: discussion %d: %w", discussion, state.ErrNotFound)
-	}
-	return f.rec, nil
+	rec, _, err := s.LoadWith(ctx, discussion)
+	return rec, err
 }
 
-// forgetStatus drops what the store knew of a discussion's status comment:
-// the next Save reads it again.
-func (s *CommentStore) forgetStatus(discussion int) {
-	s.mu.Lock()
-	delete(s.known, discussion)
-	s.mu.Unlock()
+// LoadWith is resume.DiscussionStore: the discussion read that finds the
+// record is the discussion the engine decides on, so a run pays for one
+// read. It also puts the waiting label right when it disagrees with the
+// record (a label removed by hand comes back without a write).
+func (s *CommentStore) LoadWith(ctx context.Context, discussion int) (*state.Record, *resume.Discussion, error) {
+	snap, err := s.c.fetch(ctx, discussion)
+	if err != nil {
+		return nil, nil, loadErr(discussion, err)
+	}
+	s.observe(discussion, snap)
+	f, err := s.status(discussion, snap.comments)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f == nil {
+		return nil, snap.disc, fmt.Errorf("github: comment store: discussion %d: %w", discussion, state.ErrNotFound)
+	}
+	if err := s.syncLabel(ctx, discussion, f.rec, snap.disc.ID); err != nil {
+		return nil, nil, err
+	}
+	return f.rec, snap.disc, nil
 }
 
 func loadErr(discussion int, err error) error {
@@ -216,11 +153,12 @@ func loadErr(discussion int, err error) error {
 	return fmt.Errorf("github: comment store: %w", err)
 }
 
-// observe remembers whether the waiting label is on the discussion.
+// observe remembers whether the waiting label is on the discussion (label
+// names compare case-insensitively, as GitHub treats them).
 func (s *CommentStore) observe(discussion int, snap *snapshot) {
 	has := false
 	for _, l := range snap.disc.Labels {
-		if l == s.label {
+		if strings.EqualFold(l, s.label) {
 			has = true
 		}
 	}
@@ -255,6 +193,11 @@ func (s *CommentStore) status(discussion int, comments []storedComment) (*found,
 	for i := len(trusted) - 1; i >= 0; i-- {
 		cm := trusted[i]
 		rec, ok, err := decodeStatus(discussion, cm.ID, cm.Body)
+		var fe *foreignError
+		if errors.As(err, &fe) {
+			s.c.logf("github: comment store: discussion %d: %v", discussion, fe)
+			continue
+		}
 		if !ok {
 			continue
 		}
@@ -291,10 +234,22 @@ func decodeStatus(discussion int, commentID, body string) (*state.Record, bool, 
 		return nil, true, fmt.Errorf("github: comment store: discussion %d: status comment %s (left as it is): %w", discussion, commentID, err)
 	}
 	if rec.Discussion != discussion {
-		return nil, true, fmt.Errorf("github: comment store: discussion %d: status comment %s (left as it is) holds the record of discussion %d: %w",
-			discussion, commentID, rec.Discussion, state.ErrCorrupt)
+		// A status comment that came with a discussion transferred from
+		// another repository (or another number): foreign, not corrupt.
+		return nil, false, &foreignError{comment: commentID, discussion: rec.Discussion}
 	}
 	return rec, true, nil
+}
+
+// foreignError is a status comment that holds another discussion's record:
+// it is left as it is and this discussion starts a fresh record.
+type foreignError struct {
+	comment    string
+	discussion int
+}
+
+func (e *foreignError) Error() string {
+	return fmt.Sprintf("status comment %s holds the record of discussion %d (a discussion transferred from another repository?): left as it is", e.comment, e.discussion)
 }
 
 // makeRev is a status comment's version: its id, GitHub's updatedAt and a
@@ -350,12 +305,9 @@ type statusQuery struct {
 // state.ErrCorrupt when the stored record is corrupt (it is never
 // overwritten). The waiting label follows rec.Pending().
 //
-// Right after a Load (or a Save) of the same discussion by this store, with
-// no request in between, a Save is one request: the update (or the comment's
-// creation), plus a label change when the record stops or starts being
-// pending. Otherwise the revision is first checked with one small re-read
-// (for a first save: a read of the discussion). A revision older than one the
-// store remembers is refused without a request. See CommentStore.
+// Every update is preceded by a re-read of the status comment (one small
+// request; for a first save, of the discussion, to see that no status
+// comment appeared meanwhile).
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment
 func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
@@ -377,36 +329,25 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 
 	unlock := s.lock(n)
 	defer unlock()
-	s.mu.Lock()
-	k, haveK := s.known[n]
-	s.mu.Unlock()
 
 	var (
 		written commentNode
 		discID  string
 	)
 	if rec.Rev == "" {
-		switch {
-		case haveK && k.absent && s.fresh(k):
-			// This store's own read, just now, found none: create it.
-			discID = k.discID
-		case haveK && !k.absent:
-			return fmt.Errorf("%s: a status comment already exists: %w", what, state.ErrConflict)
-		default:
-			snap, err := s.c.fetch(ctx, n)
-			if err != nil {
-				return fmt.Errorf("%s: %w", what, err)
-			}
-			s.observe(n, snap)
-			f, err := s.status(n, snap.comments)
-			if err != nil {
-				return err
-			}
-			if f != nil {
-				return fmt.Errorf("%s: a status comment (%s) already exists: %w", what, f.id, state.ErrConflict)
-			}
-			discID = snap.disc.ID
+		snap, err := s.c.fetch(ctx, n)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
 		}
+		s.observe(n, snap)
+		f, err := s.status(n, snap.comments)
+		if err != nil {
+			return err
+		}
+		if f != nil {
+			return fmt.Errorf("%s: a status comment (%s) already exists: %w", what, f.id, state.ErrConflict)
+		}
+		discID = snap.disc.ID
 		// A new record is labelled after it is written: a label first would
 		// show a sweep a discussion whose record does not exist yet.
 		if written, err = s.c.addComment(ctx, discID, "", body); err != nil {
@@ -417,32 +358,17 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 		if !ok {
 			return fmt.Errorf("%s: revision %q is not this store's: %w", what, rec.Rev, state.ErrConflict)
 		}
-		switch {
-		case haveK && k.rev == rec.Rev && s.fresh(k):
-			// The store's own read or write, just now: nothing to check again.
-			discID = k.discID
-		case haveK && k.rev != "" && k.rev != rec.Rev:
-			return fmt.Errorf("%s: status comment %s changed since it was read: %w", what, id, state.ErrConflict)
-		default:
-			if discID, err = s.recheck(ctx, n, id, updatedAt, sum); err != nil {
-				s.forgetStatus(n)
-				if errors.Is(err, state.ErrCorrupt) {
-					return err // names the discussion and the comment already
-				}
-				return fmt.Errorf("%s: %w", what, err)
+		if discID, err = s.recheck(ctx, n, id, updatedAt, sum); err != nil {
+			if errors.Is(err, state.ErrCorrupt) {
+				return err // names the discussion and the comment already
 			}
+			return fmt.Errorf("%s: %w", what, err)
 		}
-		if discID == "" {
-			discID = rec.DiscussionID
+		if err := s.labelFirst(ctx, n, rec, discID); err != nil {
+			return err
 		}
-		if sum == bodySum(body) {
-			// Nothing visible or stored would change: no write.
-			return s.syncLabel(ctx, n, rec, discID)
-		}
-		s.labelFirst(ctx, n, rec, discID)
 		if written, err = s.c.updateComment(ctx, id, body); err != nil {
 			if errors.Is(err, resume.ErrNotFound) {
-				s.forgetStatus(n)
 				return fmt.Errorf("%s: status comment %s is gone: %w: %w", what, id, state.ErrConflict, err)
 			}
 			return fmt.Errorf("%s: %w", what, err)
@@ -450,22 +376,7 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 	}
 	rec.Rev = makeRev(written.ID, written.UpdatedAt, written.Body)
 	rec.UpdatedAt = stamped.UpdatedAt
-	s.mu.Lock()
-	s.gen[n]++
-	s.mu.Unlock()
-	err = s.syncLabel(ctx, n, rec, discID)
-	s.remember(n, rec.Rev, discID)
-	return err
-}
-
-// remember records the status comment's revision right after this store
-// wrote it. The waiting label's change, the write's own follow-up, is
-// counted in: it touches no record.
-func (s *CommentStore) remember(n int, rev, discID string) {
-	all, aside := s.c.requestCount()
-	s.mu.Lock()
-	s.known[n] = knownStatus{rev: rev, discID: discID, requests: all, aside: aside, written: true}
-	s.mu.Unlock()
+	return s.syncLabel(ctx, n, rec, discID)
 }
 
 // recheck re-reads a status comment the store has not seen and says whether
@@ -492,7 +403,7 @@ func (s *CommentStore) recheck(ctx context.Context, n int, id string, updatedAt 
 	}
 	has := false
 	for _, l := range cur.Discussion.Labels.Nodes {
-		if l.Name == s.label {
+		if strings.EqualFold(l.Name, s.label) {
 			has = true
 		}
 	}
@@ -507,10 +418,11 @@ func (s *CommentStore) recheck(ctx context.Context, n int, id string, updatedAt 
 // labelled discussion (a harmless extra visit for the sweep), never a
 // pending record no sweep can find. Removing the label waits until after
 // the write.
-func (s *CommentStore) labelFirst(ctx context.Context, n int, rec *state.Record, discID string) {
+func (s *CommentStore) labelFirst(ctx context.Context, n int, rec *state.Record, discID string) error {
 	if rec.Pending() {
-		_ = s.syncLabel(ctx, n, rec, discID) // logs its own failure
+		return s.syncLabel(ctx, n, rec, discID)
 	}
+	return nil
 }
 
 // syncLabel puts the waiting label on a pending record's discussion and

@@ -98,37 +98,9 @@ type repoFacts struct {
 	Escalated        *struct{ ID string } `graphql:"escalated: label(name: \"recess:escalated\")"`
 }
 
-// learn records the repository facts from any answer that carries them: the
-// discussion reads of this file and of the stores (which embed
-// discussionNode in their own documents). It follows struct fields and
-// pointers only, a few levels deep, where such documents keep a discussion.
-func (c *Client) learn(answer any) {
-	c.learnValue(reflect.ValueOf(answer), 0)
-}
-
-var repoFactsType = reflect.TypeFor[repoFacts]()
-
-func (c *Client) learnValue(v reflect.Value, depth int) {
-	for v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return
-		}
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct || depth > 3 {
-		return
-	}
-	if v.Type() == repoFactsType {
-		c.noteFacts(v.Interface().(repoFacts))
-		return
-	}
-	for i := range v.NumField() {
-		if v.Type().Field(i).IsExported() {
-			c.learnValue(v.Field(i), depth+1)
-		}
-	}
-}
-
+// noteFacts records the repository facts a discussion read carried: the
+// default branch and the label ids. They are facts of the repository, not
+// of any record: no store judges freshness by them.
 func (c *Client) noteFacts(f repoFacts) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -186,8 +158,6 @@ type parentQuery struct {
 type snapshot struct {
 	disc     *resume.Discussion
 	comments []storedComment
-	// writes is the client's write count when the read began.
-	writes int
 }
 
 // storedComment is a comment as the store sees it.
@@ -204,19 +174,10 @@ func (c *Client) repoVars() map[string]any {
 }
 
 // Discussion returns the discussion with every comment and reply, oldest
-// first. When the comment store has just read the same discussion and no
-// write went through the client since, that read is handed over instead of
-// asking again.
+// first.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
 func (c *Client) Discussion(ctx context.Context, number int) (*resume.Discussion, error) {
-	c.mu.Lock()
-	s := c.snaps[number]
-	delete(c.snaps, number)
-	c.mu.Unlock()
-	if s != nil && s.writes == c.writes() {
-		return s.disc, nil
-	}
 	s, err := c.fetch(ctx, number)
 	if err != nil {
 		return nil, err
@@ -224,17 +185,9 @@ func (c *Client) Discussion(ctx context.Context, number int) (*resume.Discussion
 	return s.disc, nil
 }
 
-// keep offers a snapshot to the next Discussion call.
-func (c *Client) keep(number int, s *snapshot) {
-	c.mu.Lock()
-	c.snaps[number] = s
-	c.mu.Unlock()
-}
-
 // fetch reads a discussion completely: the main query, then further pages
 // only where GitHub says there are more.
 func (c *Client) fetch(ctx context.Context, number int) (*snapshot, error) {
-	writes := c.writes()
 	what := fmt.Sprintf("github: discussion %d", number)
 	vars := c.repoVars()
 	vars["number"] = githubv4.Int(number)
@@ -246,14 +199,15 @@ func (c *Client) fetch(ctx context.Context, number int) (*snapshot, error) {
 	if d == nil {
 		return nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
 	}
-	return c.snapshotOf(ctx, number, d, writes)
+	return c.snapshotOf(ctx, number, d)
 }
 
 // snapshotOf completes a discussion read whose first page arrived in d:
-// further pages only where GitHub says there are more. writes is the
-// client's write count when the read began. A store whose own document
-// embeds discussionNode completes its read with it too.
-func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode, writes int) (*snapshot, error) {
+// further pages only where GitHub says there are more. A store whose own
+// document embeds discussionNode completes its read with it too. The
+// repository facts the read carried are noted (see repoFacts).
+func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode) (*snapshot, error) {
+	c.noteFacts(d.Repository)
 	what := fmt.Sprintf("github: discussion %d", number)
 	var all []storedComment
 	conn := d.Comments
@@ -309,7 +263,7 @@ func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode, 
 		c.parents[sc.ID] = sc.ParentID
 	}
 	c.mu.Unlock()
-	return &snapshot{disc: disc, comments: all, writes: writes}, nil
+	return &snapshot{disc: disc, comments: all}, nil
 }
 
 // allReplies returns a comment's replies, following further pages when the
@@ -427,7 +381,7 @@ func (c *Client) React(ctx context.Context, subjectID string, r resume.Reaction)
 		} `graphql:"addReaction(input: $input)"`
 	}
 	input := githubv4.AddReactionInput{SubjectID: githubv4.ID(subjectID), Content: githubv4.ReactionContent(r)}
-	if err := c.setAside(func() error { return c.mutate(ctx, &m, input) }); err != nil {
+	if err := c.mutate(ctx, &m, input); err != nil {
 		return fmt.Errorf("github: react %s on %s: %w", r, subjectID, err)
 	}
 	return nil
@@ -443,7 +397,7 @@ func (c *Client) Unreact(ctx context.Context, subjectID string, r resume.Reactio
 		} `graphql:"removeReaction(input: $input)"`
 	}
 	input := githubv4.RemoveReactionInput{SubjectID: githubv4.ID(subjectID), Content: githubv4.ReactionContent(r)}
-	if err := c.setAside(func() error { return c.mutate(ctx, &m, input) }); err != nil {
+	if err := c.mutate(ctx, &m, input); err != nil {
 		return fmt.Errorf("github: remove reaction %s from %s: %w", r, subjectID, err)
 	}
 	return nil

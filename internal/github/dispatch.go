@@ -25,11 +25,7 @@ import (
 //
 // GitHub docs: https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event
 func (c *Client) Dispatch(ctx context.Context, req resume.DispatchRequest) (runID int64, err error) {
-	err = c.setAside(func() error {
-		runID, err = c.dispatch(ctx, req)
-		return err
-	})
-	return runID, err
+	return c.dispatch(ctx, req)
 }
 
 func (c *Client) dispatch(ctx context.Context, req resume.DispatchRequest) (int64, error) {

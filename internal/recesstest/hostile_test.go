@@ -395,13 +395,9 @@ func TestHostile_corrupt_state(t *testing.T) {
 		{name: "unclosed_marker", store: "comment", write: corruptStatus(func(int) string {
 			return "⏸️ Waiting.\n\n<!-- recess:state v1\nAAAA"
 		})},
-		{name: "other_discussion", store: "comment", write: func(t *testing.T, w *World, n int, id string) func() string {
-			body, err := state.EncodeComment("⏸️ Waiting.", state.New(n+100))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return corruptStatus(func(int) string { return body })(t, w, n, id)
-		}},
+		// A status comment holding another discussion's record is foreign
+		// (a transferred discussion), not corrupt: see
+		// TestTransferred_discussion_starts_a_fresh_record.
 		{name: "garbage_file", store: "branch", write: corruptFile(func(int) string { return "{not json" })},
 		{name: "unknown_schema", store: "branch", write: corruptFile(func(n int) string {
 			return fmt.Sprintf(`{"schema": 2, "discussion": %d}`, n)

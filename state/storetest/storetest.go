@@ -45,6 +45,17 @@ type Harness struct {
 	// one of exactly that size must save, one byte more must fail with
 	// state.ErrTooLarge. 0 means state.MaxEncoded.
 	MaxRecordBytes int
+	// Another returns a second instance of the store over the same storage,
+	// as a separate run of recess has; nil when the store lives in one
+	// process only (memory). The racing writers use one instance each.
+	Another func(t *testing.T, s Store) Store
+	// NoCompareAndSwap says the storage offers no compare-and-swap (the
+	// comment store): a write landing between another writer's last check
+	// and its write is lost, so recess keeps one writer per discussion (the
+	// concurrency group). The racing writers then take turns, as that group
+	// makes them; a write between another instance's Load and Save must
+	// still be detected.
+	NoCompareAndSwap bool
 }
 
 // Run runs the suite.
@@ -66,6 +77,7 @@ func Run(t *testing.T, h Harness) {
 		{"create_only", testCreateOnly},
 		{"stale_write", testStaleWrite},
 		{"two_writers_racing", func(t *testing.T, h Harness) { testRacingWriters(t, h, 2, 10) }},
+		{"write_between_load_and_save", testWriteBetween},
 		{"eight_writers_racing", func(t *testing.T, h Harness) { testRacingWriters(t, h, 8, 4) }},
 		{"corrupt_record_kept", testCorrupt},
 		{"maximal_record", testMaximal},
@@ -304,6 +316,10 @@ func testStaleWrite(t *testing.T, h Harness) {
 
 // testRacingWriters has writers each add their own moments to Dispatches by
 // read-modify-write, retrying on conflict; every moment must survive.
+//
+// Each writer has its own instance of the store when the harness can make
+// one (Another), as separate runs of recess do. A store without
+// compare-and-swap has its writers take turns (one writer per discussion).
 func testRacingWriters(t *testing.T, h Harness, writers, each int) {
 	const n = 7
 	const maxAttempts = 1000
@@ -311,6 +327,14 @@ func testRacingWriters(t *testing.T, h Harness, writers, each int) {
 	rec := state.New(n)
 	rec.UpdatedAt = base
 	saveNew(t, s, rec)
+	stores := make([]Store, writers)
+	for w := range stores {
+		stores[w] = s
+		if h.Another != nil {
+			stores[w] = h.Another(t, s)
+		}
+	}
+	var group sync.Mutex // the discussion's concurrency group
 
 	moment := func(w, i int) time.Time { return base.Add(time.Duration(w*1000+i) * time.Second) }
 	var wg sync.WaitGroup
@@ -320,7 +344,14 @@ func testRacingWriters(t *testing.T, h Harness, writers, each int) {
 		wg.Go(func() {
 			<-start
 			for i := range each {
-				if err := appendDispatch(t.Context(), s, n, moment(w, i), maxAttempts); err != nil {
+				if h.NoCompareAndSwap {
+					group.Lock()
+				}
+				err := appendDispatch(t.Context(), stores[w], n, moment(w, i), maxAttempts)
+				if h.NoCompareAndSwap {
+					group.Unlock()
+				}
+				if err != nil {
 					errs <- fmt.Errorf("writer %d, moment %d: %w", w, i, err)
 					return
 				}
@@ -844,4 +875,34 @@ func testSaveDoesNotAlias(t *testing.T, h Harness) {
 	rec.Status = "changed"
 	delete(rec.OpenRFCs, "c-2 \"odd\" -->")
 	wantStored(t, s, rich(71))
+}
+
+// testWriteBetween: another instance (a separate run) writes between this
+// instance's Load and Save; the Save must be refused with ErrConflict, and
+// the other write kept.
+func testWriteBetween(t *testing.T, h Harness) {
+	if h.Another == nil {
+		t.Skip("the store lives in one process: no other instance can write")
+	}
+	ctx := t.Context()
+	const n = 8
+	s := h.New(t)
+	first := state.New(n)
+	first.UpdatedAt = base
+	saveNew(t, s, first)
+	other := h.Another(t, s)
+
+	mine := mustLoad(t, s, n)
+	theirs := mustLoad(t, other, n)
+	theirs.Applied = append(theirs.Applied, "c-theirs")
+	if err := other.Save(ctx, theirs); err != nil {
+		t.Fatalf("other instance's Save = %v, want nil", err)
+	}
+	mine.Applied = append(mine.Applied, "c-mine")
+	if err := s.Save(ctx, mine); !errors.Is(err, state.ErrConflict) {
+		t.Fatalf("Save after another instance wrote since the Load = %v, want ErrConflict", err)
+	}
+	if got := mustLoad(t, s, n).Applied; len(got) != 1 || got[0] != "c-theirs" {
+		t.Errorf("Applied after the refused Save = %v, want the other instance's write kept", got)
+	}
 }
