@@ -196,3 +196,10 @@ type ActivityProber interface {
 type DiscussionStore interface {
 	LoadWith(ctx context.Context, number int) (*state.Record, *Discussion, error)
 }
+
+// PendingAdvisor is an optional extension of Store: what its last Pending
+// could not do (list every pending record, say), in words for the
+// maintainer. A sweep or a plan reports it as a warning.
+type PendingAdvisor interface {
+	PendingAdvice() []string
+}

@@ -88,6 +88,11 @@ func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit [
 	if err != nil {
 		return res, nil, 0, fmt.Errorf("list pending discussions: %w", err)
 	}
+	if a, ok := e.Store.(PendingAdvisor); ok {
+		for _, w := range a.PendingAdvice() {
+			res.warn("%s", w)
+		}
+	}
 	var due, unknown, waiting []state.Summary
 	for _, s := range list {
 		switch {

@@ -165,10 +165,13 @@ func TestDispatchRefLearnedFromDiscussionRead(t *testing.T) {
 	if err := c.Label(ctx, d.id, "recess:escalated"); err != nil {
 		t.Fatalf("Label = %v", err)
 	}
-	if err := c.Label(ctx, d.id, "recess:waiting"); err != nil { // missing: a logged no-op
+	if err := c.Label(ctx, d.id, "recess:waiting"); err != nil { // missing: created
 		t.Fatalf("Label(missing) = %v", err)
 	}
-	wantCalls := []string{"POST /repos/o/r/actions/workflows/agent.yml/dispatches", "mutation addLabelsToLabelable"}
+	// The read taught the client the default branch, the label ids and the
+	// repository id: no lookup before the dispatch or the labels.
+	wantCalls := []string{"POST /repos/o/r/actions/workflows/agent.yml/dispatches", "mutation addLabelsToLabelable",
+		"mutation createLabel", "mutation addLabelsToLabelable"}
 	if diff := cmp.Diff(wantCalls, roots(h.Calls())); diff != "" {
 		t.Errorf("requests after a discussion read (-want +got):\n%s", diff)
 	}

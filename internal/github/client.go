@@ -109,11 +109,12 @@ type Client struct {
 	// noRunDetails is set once the server refused return_run_details; it
 	// is never sent again by this client.
 	noRunDetails bool
-	// labels caches label ids by name; "" records a label that does not
-	// exist (asked once per client, or learned from a discussion read).
+	// labels caches label ids by lower-case name; "" records a label that
+	// does not exist (asked once per client, or learned from a discussion
+	// read). Label ids are facts of the repository, not of any record.
 	labels map[string]string
-	// missingLabels are the labels already reported as missing.
-	missingLabels map[string]bool
+	// repoID is the repository's node id, once learned (label creation).
+	repoID string
 	// parents maps every comment id ever seen to its top-level parent ("" for
 	// a top-level comment); threading is immutable, so this never goes stale.
 	parents map[string]string
@@ -217,17 +218,16 @@ func New(cfg Config) (*Client, error) {
 	}
 
 	c := &Client{
-		owner:         cfg.Owner,
-		repo:          cfg.Repo,
-		workflow:      workflow,
-		gql:           githubv4.NewEnterpriseClient(gq.String(), hc),
-		rest:          rest,
-		tr:            tr,
-		logf:          logf,
-		ref:           cfg.Ref,
-		labels:        map[string]string{},
-		missingLabels: map[string]bool{},
-		parents:       map[string]string{},
+		owner:    cfg.Owner,
+		repo:     cfg.Repo,
+		workflow: workflow,
+		gql:      githubv4.NewEnterpriseClient(gq.String(), hc),
+		rest:     rest,
+		tr:       tr,
+		logf:     logf,
+		ref:      cfg.Ref,
+		labels:   map[string]string{},
+		parents:  map[string]string{},
 	}
 	return c, nil
 }

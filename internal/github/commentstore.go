@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,7 +18,11 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-var _ resume.Store = (*CommentStore)(nil)
+var (
+	_ resume.Store           = (*CommentStore)(nil)
+	_ resume.DiscussionStore = (*CommentStore)(nil)
+	_ resume.PendingAdvisor  = (*CommentStore)(nil)
+)
 
 // WaitingLabel marks the discussions whose record is pending, so that a
 // sweep finds them with a search instead of reading every discussion. The
@@ -25,16 +30,14 @@ var _ resume.Store = (*CommentStore)(nil)
 // open discussions.
 const WaitingLabel = "recess:waiting"
 
-// statusScan is how many top-level comments Pending looks at, per
-// discussion, to find recess's status comment without reading the
-// discussion. The status comment is written by the first save of a
-// discussion's record, before any agent reply, so it is nearly always
-// recess's first comment.
-const statusScan = 10
+// sweepSlot is the schedule's usual interval: consecutive sweeps fall in
+// consecutive slots.
+const sweepSlot = 5 * time.Minute
 
-// fallbackPages bounds the open-discussion listing used when the waiting
-// label is missing.
-const fallbackPages = 10
+// statusScan is how many top-level comments Pending looks at, first and
+// last, per discussion, to find recess's status comment without reading the
+// discussion.
+const statusScan = 10
 
 // CommentStore keeps each discussion's record in recess's own status comment
 // in that discussion (state-store: comment): visible text for people plus the
@@ -73,8 +76,8 @@ type CommentStore struct {
 	// duplicates counts reads that found more than one trusted status
 	// comment in a discussion.
 	duplicates int
-	// sweeps counts Pending calls, which alternate the search's order.
-	sweeps int
+	// advice is what the last Pending could not do (PendingAdvice).
+	advice []string
 }
 
 // NewCommentStore returns the comment store over c.
@@ -450,8 +453,14 @@ func (s *CommentStore) syncLabel(ctx context.Context, n int, rec *state.Record, 
 	} else {
 		err = s.c.Unlabel(ctx, discID, s.label)
 	}
+	var le *LabelError
+	if errors.As(err, &le) {
+		// The label is missing and cannot be created: a pending record
+		// no sweep can find. Fail loudly, with the fix.
+		return fmt.Errorf("github: comment store: discussion %d: %w", n, err)
+	}
 	if err != nil {
-		s.c.logf("github: comment store: discussion %d: waiting label not updated (a sweep may miss it until the next save): %v", n, err)
+		s.c.logf("github: comment store: discussion %d: waiting label not updated (the next run that reads the record puts it right): %v", n, err)
 		return nil
 	}
 	s.mu.Lock()
@@ -509,16 +518,49 @@ func (c *Client) updateComment(ctx context.Context, id, body string) (commentNod
 	return m.UpdateDiscussionComment.Comment, nil
 }
 
-// scanNode is what Pending reads of each discussion: its number and which of
-// its first comments recess wrote.
+// scanComment is what Pending reads of a top-level comment to tell recess's
+// status comment from its other comments without their bodies.
+type scanComment struct {
+	ID              string
+	ViewerDidAuthor bool
+	LastEditedAt    *time.Time
+}
+
+// scanNode is what Pending reads of each discussion: its number, and which
+// of its first and last comments recess wrote. The status comment is
+// written by the first save of a discussion's record, so it stands among the
+// first comments unless the discussion was long when recess first met it,
+// and then among the last ones until that many more were written.
 type scanNode struct {
-	Number   int
-	Comments struct {
-		Nodes []struct {
-			ID              string
-			ViewerDidAuthor bool
+	Number int
+	First  struct {
+		Nodes []scanComment
+	} `graphql:"first: comments(first: $scan)"`
+	Last struct {
+		Nodes []scanComment
+	} `graphql:"last: comments(last: $scan)"`
+}
+
+// candidates are the comments of d that may be recess's status comment:
+// recess's own that were ever edited (every save after the first edits
+// it), else all of recess's own.
+func (d scanNode) candidates() []string {
+	var edited, mine []string
+	seen := map[string]bool{}
+	for _, cm := range append(d.First.Nodes, d.Last.Nodes...) {
+		if !cm.ViewerDidAuthor || seen[cm.ID] {
+			continue
 		}
-	} `graphql:"comments(first: $scan)"`
+		seen[cm.ID] = true
+		mine = append(mine, cm.ID)
+		if cm.LastEditedAt != nil {
+			edited = append(edited, cm.ID)
+		}
+	}
+	if len(edited) > 0 {
+		return edited
+	}
+	return mine
 }
 
 type searchQuery struct {
@@ -529,15 +571,6 @@ type searchQuery struct {
 			D scanNode `graphql:"... on Discussion"`
 		}
 	} `graphql:"search(query: $query, type: DISCUSSION, first: 100, after: $after)"`
-}
-
-type openDiscussionsQuery struct {
-	Repository struct {
-		Discussions struct {
-			PageInfo pageInfo
-			Nodes    []scanNode
-		} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
 }
 
 type bodiesQuery struct {
@@ -552,21 +585,21 @@ type bodiesQuery struct {
 
 // Pending lists the discussions a sweep must consider, soonest due first,
 // without reading any discussion whole. Discussions carrying the waiting
-// label are found with a search (one request per 100; GitHub search reaches
-// 1,000 results at most, so more waiting discussions than that are not all
-// found, which is logged); recess's first own comment among each one's first
-// comments is read in one batched request per
-// 100, and where it is the status comment the summary carries the record's
-// NextDue and Checked (Known). Elsewhere Known is false and the sweep must
-// visit. So a sweep costs two requests per 100 waiting discussions plus a
-// read for each one that is due or unknown, instead of a read per waiting
-// discussion.
+// label are found with a search (one request per 100); for each, recess's
+// own comments among its first and last statusScan comments are the
+// candidates for its status comment (see scanNode.candidates), whose bodies
+// are read in one batched request per 100. Where the status comment is
+// found, the summary carries the record's NextDue and Checked (Known);
+// elsewhere Known is false and the sweep must visit. Other workflows
+// commenting first with the same token change nothing of this.
 //
-// When the search finds nothing, one more request tells whether the label
-// exists. Without the label, open discussions are listed by most recent
-// update (at most 1,000) and reported; those whose status comment is not
-// found are returned as unknown. GitHub's search index trails writes by seconds to
-// minutes, so a label added moments ago may be missed until the next sweep.
+// The waiting label is created when it is missing (see Client.Label): a
+// sweep never falls back to listing every open discussion. GitHub search
+// reaches 1,000 results at most: past that, sweeps alternate the search's
+// order (oldest first, newest first), so that 2,000 waiting discussions are
+// all seen every other sweep, and PendingAdvice recommends the branch store.
+// GitHub's search index trails writes by seconds to minutes, so a label
+// added moments ago may be missed until the next sweep.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/queries#search
 func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
@@ -574,31 +607,9 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("github: comment store: pending: %w", err)
 	}
-	if len(scanned) == 0 {
-		// Nothing labelled: either nothing waits, or the label is missing
-		// (a search for a label that does not exist finds nothing).
-		labelID, err := s.c.labelID(ctx, s.label)
-		if err != nil {
-			return nil, fmt.Errorf("github: comment store: pending: %w", err)
-		}
-		if labelID == "" {
-			s.c.logf("github: comment store: label %q missing in %s/%s: listing open discussions instead (create the label to make sweeps cheap)", s.label, s.c.owner, s.c.repo)
-			if scanned, err = s.listOpen(ctx); err != nil {
-				return nil, fmt.Errorf("github: comment store: pending: %w", err)
-			}
-		}
-	}
-
-	first := map[int]string{}
 	var ids []string
 	for _, d := range scanned {
-		for _, cm := range d.Comments.Nodes {
-			if cm.ViewerDidAuthor {
-				first[d.Number] = cm.ID
-				ids = append(ids, cm.ID)
-				break
-			}
-		}
+		ids = append(ids, d.candidates()...)
 	}
 	bodies, err := s.c.bodies(ctx, ids)
 	if err != nil {
@@ -613,25 +624,50 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 		}
 		seen[d.Number] = true
 		sum := state.Summary{Discussion: d.Number}
-		if body, ok := bodies[first[d.Number]]; ok {
-			rec, found, err := decodeStatus(d.Number, first[d.Number], body)
-			if found && err == nil {
-				if !rec.Pending() {
-					// A stale label, or an idle discussion in the
-					// fallback listing: nothing to do.
-					continue
-				}
-				sum.NextDue, sum.Known, sum.Checked = rec.NextDue(), true, rec.Checked
+		idle := false
+		for _, id := range d.candidates() {
+			body, ok := bodies[id]
+			if !ok {
+				continue
 			}
+			rec, found, err := decodeStatus(d.Number, id, body)
+			if !found || err != nil {
+				continue
+			}
+			if !rec.Pending() {
+				// A stale label: the visit of any run puts it right.
+				idle = true
+				break
+			}
+			sum.NextDue, sum.Known, sum.Checked = rec.NextDue(), true, rec.Checked
+			break
 		}
-		out = append(out, sum)
+		if !idle {
+			out = append(out, sum)
+		}
 	}
 	state.SortSummaries(out)
 	return out, nil
 }
 
+// PendingAdvice says what the last Pending could not do, for the
+// maintainer (resume.PendingAdvisor).
+func (s *CommentStore) PendingAdvice() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.advice)
+}
+
 func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
-	query := fmt.Sprintf("repo:%s/%s label:%q", s.c.owner, s.c.repo, s.label)
+	// Sweeps keep no memory: the order alternates with the sweep's moment.
+	order := "created-asc"
+	if s.c.tr.clock.Now().Unix()/int64(sweepSlot/time.Second)%2 == 1 {
+		order = "created-desc"
+	}
+	query := fmt.Sprintf("repo:%s/%s label:%q sort:%s", s.c.owner, s.c.repo, s.label, order)
+	s.mu.Lock()
+	s.advice = nil
+	s.mu.Unlock()
 	var out []scanNode
 	var after *githubv4.String
 	for {
@@ -650,36 +686,18 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 		pi := q.Search.PageInfo
 		if !pi.HasNextPage || pi.EndCursor == nil {
 			if total := q.Search.DiscussionCount; total > len(out) {
-				// GitHub search reaches 1,000 results at most: the others
-				// are swept only when an event or a later search finds them.
-				s.c.logf("github: comment store: %d discussions carry the %q label but search reaches only %d of them; the others are not swept (the branch store has no such limit)", total, s.label, len(out))
+				// GitHub search reaches 1,000 results at most: the other
+				// order comes next sweep.
+				advice := fmt.Sprintf("%d discussions wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, len(out), 2*len(out))
+				s.c.logf("github: comment store: %s", advice)
+				s.mu.Lock()
+				s.advice = []string{advice}
+				s.mu.Unlock()
 			}
 			return out, nil
 		}
 		after = githubv4.NewString(githubv4.String(*pi.EndCursor))
 	}
-}
-
-func (s *CommentStore) listOpen(ctx context.Context) ([]scanNode, error) {
-	var out []scanNode
-	var after *githubv4.String
-	for page := 0; page < fallbackPages; page++ {
-		var q openDiscussionsQuery
-		vars := s.c.repoVars()
-		vars["after"] = after
-		vars["scan"] = githubv4.Int(statusScan)
-		if err := s.c.query(ctx, &q, vars); err != nil {
-			return nil, fmt.Errorf("open discussions: %w", err)
-		}
-		out = append(out, q.Repository.Discussions.Nodes...)
-		pi := q.Repository.Discussions.PageInfo
-		if !pi.HasNextPage || pi.EndCursor == nil {
-			return out, nil
-		}
-		after = githubv4.NewString(githubv4.String(*pi.EndCursor))
-	}
-	s.c.logf("github: comment store: more than %d open discussions; the sweep considers the %d most recently updated", fallbackPages*pageSize, len(out))
-	return out, nil
 }
 
 // bodies reads the bodies of recess's own comments by id, 100 per request.

@@ -93,6 +93,7 @@ type discussionNode struct {
 // literal values of resume.LabelWaiting and resume.LabelEscalated (a struct
 // tag cannot name a constant; a test keeps them equal).
 type repoFacts struct {
+	ID               string
 	DefaultBranchRef *struct{ Name string }
 	Waiting          *struct{ ID string } `graphql:"waiting: label(name: \"recess:waiting\")"`
 	Escalated        *struct{ ID string } `graphql:"escalated: label(name: \"recess:escalated\")"`
@@ -104,14 +105,17 @@ type repoFacts struct {
 func (c *Client) noteFacts(f repoFacts) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.repoID == "" {
+		c.repoID = f.ID
+	}
 	if c.ref == "" && f.DefaultBranchRef != nil && f.DefaultBranchRef.Name != "" {
 		c.ref = f.DefaultBranchRef.Name
 	}
 	for name, l := range map[string]*struct{ ID string }{resume.LabelWaiting: f.Waiting, resume.LabelEscalated: f.Escalated} {
 		if l != nil {
-			c.labels[name] = l.ID
+			c.labels[strings.ToLower(name)] = l.ID
 		} else {
-			c.labels[name] = ""
+			c.labels[strings.ToLower(name)] = ""
 		}
 	}
 }
@@ -411,46 +415,111 @@ func (c *Client) Unreact(ctx context.Context, subjectID string, r resume.Reactio
 // GitHub docs: https://docs.github.com/graphql/reference/objects#repository
 func (c *Client) labelID(ctx context.Context, name string) (string, error) {
 	c.mu.Lock()
-	id, ok := c.labels[name]
+	id, ok := c.labels[strings.ToLower(name)]
 	c.mu.Unlock()
-	if !ok {
-		var q struct {
-			Repository struct {
-				Label *struct{ ID string } `graphql:"label(name: $label)"`
-			} `graphql:"repository(owner: $owner, name: $name)"`
-		}
-		vars := c.repoVars()
-		vars["label"] = githubv4.String(name)
-		if err := c.query(ctx, &q, vars); err != nil {
-			return "", fmt.Errorf("github: label %q: %w", name, err)
-		}
-		if q.Repository.Label != nil {
-			id = q.Repository.Label.ID
-		}
-		c.mu.Lock()
-		c.labels[name] = id
-		c.mu.Unlock()
+	if ok {
+		return id, nil
 	}
-	if id == "" {
-		c.mu.Lock()
-		first := !c.missingLabels[name]
-		c.missingLabels[name] = true
-		c.mu.Unlock()
-		if first {
-			c.logf("github: label %q does not exist in %s/%s; create it to enable labelling", name, c.owner, c.repo)
-		}
+	var q struct {
+		Repository struct {
+			ID    string
+			Label *struct{ ID string } `graphql:"label(name: $label)"`
+		} `graphql:"repository(owner: $owner, name: $name)"`
 	}
+	vars := c.repoVars()
+	vars["label"] = githubv4.String(name)
+	if err := c.query(ctx, &q, vars); err != nil {
+		return "", fmt.Errorf("github: label %q: %w", name, err)
+	}
+	if q.Repository.Label != nil {
+		id = q.Repository.Label.ID
+	}
+	c.mu.Lock()
+	c.labels[strings.ToLower(name)] = id
+	if c.repoID == "" {
+		c.repoID = q.Repository.ID
+	}
+	c.mu.Unlock()
 	return id, nil
 }
 
-// Label adds an existing repository label to a discussion. A label that does
-// not exist is a logged no-op: recess creates nothing in a repository.
+// labelColor and labelDescription are what recess creates its labels with.
+const labelColor = "c5def5"
+
+var labelDescriptions = map[string]string{
+	resume.LabelWaiting:   "recess waits for people here (kept by recess)",
+	resume.LabelEscalated: "recess stopped starting agent runs here (kept by recess)",
+}
+
+// LabelError says that a label recess needs does not exist and could not be
+// created, and what to do about it.
+type LabelError struct {
+	Label, Repo string
+	Err         error
+}
+
+func (e *LabelError) Error() string {
+	return fmt.Sprintf("github: the label %q does not exist in %s and recess could not create it (%v): create it in the repository (Issues, Labels), or give the workflow issues: write so that recess creates it", e.Label, e.Repo, e.Err)
+}
+
+func (e *LabelError) Unwrap() error { return e.Err }
+
+// createLabel creates a label recess needs in the repository.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#createlabel
+func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
+	c.mu.Lock()
+	repoID := c.repoID
+	c.mu.Unlock()
+	if repoID == "" {
+		var q struct {
+			Repository struct{ ID string } `graphql:"repository(owner: $owner, name: $name)"`
+		}
+		if err := c.query(ctx, &q, c.repoVars()); err != nil {
+			return "", fmt.Errorf("github: repository id: %w", err)
+		}
+		repoID = q.Repository.ID
+	}
+	var m struct {
+		CreateLabel struct {
+			Label *struct{ ID string }
+		} `graphql:"createLabel(input: $input)"`
+	}
+	input := githubv4.CreateLabelInput{RepositoryID: githubv4.ID(repoID), Name: githubv4.String(name), Color: githubv4.String(labelColor)}
+	if d, ok := labelDescriptions[name]; ok {
+		desc := githubv4.String(d)
+		input.Description = &desc
+	}
+	if err := c.mutate(ctx, &m, input); err != nil {
+		return "", &LabelError{Label: name, Repo: c.owner + "/" + c.repo, Err: err}
+	}
+	if m.CreateLabel.Label == nil || m.CreateLabel.Label.ID == "" {
+		return "", &LabelError{Label: name, Repo: c.owner + "/" + c.repo, Err: errors.New("GitHub answered without the label")}
+	}
+	id := m.CreateLabel.Label.ID
+	c.mu.Lock()
+	c.labels[strings.ToLower(name)] = id
+	c.mu.Unlock()
+	c.logf("github: created the label %q in %s/%s", name, c.owner, c.repo)
+	return id, nil
+}
+
+// Label adds a repository label to a discussion. A label that does not exist
+// yet is created (recess's own labels: recess:waiting, recess:escalated);
+// when the token may not create it, the error is a *LabelError that names
+// the label and the fix.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#addlabelstolabelable
 func (c *Client) Label(ctx context.Context, discussionID, name string) error {
 	id, err := c.labelID(ctx, name)
-	if err != nil || id == "" {
+	if err != nil {
 		return err
+	}
+	if id == "" {
+		// Missing: recess creates its labels (or says what to do).
+		if id, err = c.createLabel(ctx, name); err != nil {
+			return err
+		}
 	}
 	var m struct {
 		AddLabelsToLabelable struct {
@@ -481,23 +550,6 @@ func (c *Client) Unlabel(ctx context.Context, discussionID, name string) error {
 	input := githubv4.RemoveLabelsFromLabelableInput{LabelableID: githubv4.ID(discussionID), LabelIDs: []githubv4.ID{githubv4.ID(id)}}
 	if err := c.mutate(ctx, &m, input); err != nil {
 		return fmt.Errorf("github: unlabel %s from %q: %w", discussionID, name, err)
-	}
-	return nil
-}
-
-// Minimize hides a comment as outdated, for a status comment that a newer one
-// replaced.
-//
-// GitHub docs: https://docs.github.com/graphql/reference/mutations#minimizecomment
-func (c *Client) Minimize(ctx context.Context, commentID string) error {
-	var m struct {
-		MinimizeComment struct {
-			ClientMutationID *string
-		} `graphql:"minimizeComment(input: $input)"`
-	}
-	input := githubv4.MinimizeCommentInput{SubjectID: githubv4.ID(commentID), Classifier: githubv4.ReportedContentClassifiersOutdated}
-	if err := c.mutate(ctx, &m, input); err != nil {
-		return fmt.Errorf("github: minimize %s: %w", commentID, err)
 	}
 	return nil
 }

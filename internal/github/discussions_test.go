@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -184,15 +185,31 @@ func TestLabels(t *testing.T) {
 		t.Errorf("label recess:escalated not on the discussion")
 	}
 	// One lookup per label name for the client's lifetime; a missing label
-	// sends no mutation.
+	// is created (the repository's id came with the lookup), once; removing
+	// it from a discussion that lacks it is GitHub's no-op.
 	want := []string{
 		"query repository", "mutation addLabelsToLabelable", "mutation addLabelsToLabelable",
-		"query repository",
+		"query repository", "mutation createLabel", "mutation addLabelsToLabelable",
+		"mutation removeLabelsFromLabelable",
 	}
 	if diff := cmp.Diff(want, roots(h.Calls())); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 	if err := c.Unlabel(ctx, d.id, "recess:escalated"); err != nil || h.hasLabel(d, "recess:escalated") {
 		t.Errorf("Unlabel = %v; label still on: %v", err, h.hasLabel(d, "recess:escalated"))
+	}
+}
+
+// Issue 10, item 3: a label recess needs that the token may not create
+// fails the run with an error that names the label and the fix.
+func TestLabelCannotBeCreated(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	h.noLabelCreation = true
+	d := h.addDiscussion(1)
+	err := h.client(t, nil).Label(context.Background(), d.id, "recess:waiting")
+	var le *LabelError
+	if !errors.As(err, &le) || le.Label != "recess:waiting" || !strings.Contains(err.Error(), "issues: write") {
+		t.Errorf("Label(missing, may not create) = %v, want a *LabelError naming the label and the fix", err)
 	}
 }

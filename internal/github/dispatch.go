@@ -107,13 +107,13 @@ func (c *Client) dispatchRef(ctx context.Context) (string, error) {
 //
 // GitHub docs: https://docs.github.com/rest/actions/workflow-runs#list-workflow-runs-for-a-workflow
 func (c *Client) FindRun(ctx context.Context, correlationID string) (*resume.WorkflowRun, error) {
-	return c.FindRunSince(ctx, correlationID, time.Time{})
+	return c.findRunSince(ctx, correlationID, time.Time{})
 }
 
-// FindRunSince is FindRun limited to runs created at or after since (zero:
+// findRunSince is FindRun limited to runs created at or after since (zero:
 // no limit), for when the dispatch moment is known: GitHub then filters
 // server-side and older runs cannot crowd the page.
-func (c *Client) FindRunSince(ctx context.Context, correlationID string, since time.Time) (*resume.WorkflowRun, error) {
+func (c *Client) findRunSince(ctx context.Context, correlationID string, since time.Time) (*resume.WorkflowRun, error) {
 	what := fmt.Sprintf("github: find run %q", correlationID)
 	if correlationID == "" {
 		return nil, fmt.Errorf("%s: empty correlation id: %w", what, resume.ErrNotFound)

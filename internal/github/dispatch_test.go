@@ -239,7 +239,7 @@ func TestFindRun(t *testing.T) {
 				writeJSON(w, 200, map[string]any{"total_count": len(runs), "workflow_runs": runs})
 			})
 			c := h.client(t, nil)
-			run, err := c.FindRunSince(context.Background(), tt.id, tt.since)
+			run, err := c.findRunSince(context.Background(), tt.id, tt.since)
 			if tt.absent {
 				if !errors.Is(err, resume.ErrNotFound) {
 					t.Errorf("FindRun(%q) = %v, %v, want ErrNotFound", tt.id, run, err)

@@ -168,6 +168,9 @@ type hub struct {
 	fault func(w http.ResponseWriter, c call) bool
 	// delay is real time each request takes, to expose overlap.
 	delay time.Duration
+	// noLabelCreation: createLabel answers with no label, as for a token
+	// that may not create one.
+	noLabelCreation bool
 }
 
 func newHub(t *testing.T) *hub {
@@ -496,6 +499,7 @@ func (h *hub) commentObj(c *hubComment) obj {
 		"url":               "https://github.com/o/r/discussions/" + strconv.Itoa(c.disc.number) + "#" + c.id,
 		"createdAt":         ts(c.created),
 		"updatedAt":         ts(c.updated),
+		"lastEditedAt":      lastEdited(c),
 		"isMinimized":       c.minimized,
 		"deletedAt":         deletedAt,
 		"viewerDidAuthor":   c.mine,
@@ -544,6 +548,7 @@ func (h *hub) discObj(d *hubDisc) obj {
 func (h *hub) repoFacts() obj {
 	return obj{
 		"__typename":       "Repository",
+		"id":               "R_1",
 		"defaultBranchRef": obj{"name": "main"},
 		"label": resolver(func(args map[string]any) any {
 			id, ok := h.labels[args["name"].(string)]
@@ -591,6 +596,7 @@ func (h *hub) queryRoot(errs *[]any) obj {
 			}
 			return obj{
 				"__typename": "Repository",
+				"id":         "R_1",
 				"discussion": resolver(func(args map[string]any) any {
 					d := h.discs[toInt(args["number"])]
 					if d == nil {
@@ -684,6 +690,20 @@ func (h *hub) mutationRoot() obj {
 			c.body, c.updated = in["body"].(string), h.clock.Now()
 			return obj{"comment": h.commentObj(c)}
 		}),
+		"createLabel": resolver(func(args map[string]any) any {
+			in := input(args)
+			name := in["name"].(string)
+			if h.noLabelCreation {
+				return nil
+			}
+			if _, dup := h.labels[name]; dup {
+				h.t.Errorf("createLabel: %q exists already", name)
+				return nil
+			}
+			id := h.nextID("LA_")
+			h.labels[name] = id
+			return obj{"label": obj{"id": id}}
+		}),
 		"addLabelsToLabelable":      resolver(func(args map[string]any) any { h.setLabels(input(args), true); return ok }),
 		"removeLabelsFromLabelable": resolver(func(args map[string]any) any { h.setLabels(input(args), false); return ok }),
 		"addReaction":               resolver(func(map[string]any) any { return ok }),
@@ -756,4 +776,12 @@ func runJSON(id int64, displayTitle string) map[string]any {
 		"id": id, "name": "agent", "display_title": displayTitle, "status": "queued", "event": "workflow_dispatch",
 		"created_at": ts(epoch), "html_url": "https://github.com/o/r/actions/runs/" + strconv.FormatInt(id, 10),
 	}
+}
+
+// lastEdited is a comment's lastEditedAt: null until it is edited.
+func lastEdited(c *hubComment) any {
+	if c.updated.Equal(c.created) {
+		return nil
+	}
+	return ts(c.updated)
 }

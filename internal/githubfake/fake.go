@@ -107,6 +107,12 @@ func RefuseRunDetails() Option {
 	return func(g *GitHub) { g.refuseRunDetails = true }
 }
 
+// WithoutLabelCreation makes createLabel refuse every token, as GitHub does
+// for a GITHUB_TOKEN without issues: write (or pull-requests: write).
+func WithoutLabelCreation() Option {
+	return func(g *GitHub) { g.noLabelCreation = true }
+}
+
 // GitHub is the fake. Create it with New.
 type GitHub struct {
 	mu sync.Mutex
@@ -118,6 +124,9 @@ type GitHub struct {
 	limitStatus      int
 	refuseRunDetails bool
 	createLimit      int
+	// noLabelCreation: tokens may not create labels (a GITHUB_TOKEN
+	// without issues or pull-requests write permission).
+	noLabelCreation bool
 
 	srv     *httptest.Server
 	muxOnce sync.Once

@@ -66,6 +66,9 @@ type discussion struct {
 	author    *identity
 	createdAt time.Time
 	updatedAt time.Time
+	// edited is set by any edit of the body (GitHub's lastEditedAt is set
+	// then, even within the second the comment was created in).
+	edited    bool
 	closed    bool
 	closedAt  time.Time
 	reason    string // state reason when closed: RESOLVED, OUTDATED, DUPLICATE
@@ -85,6 +88,9 @@ type comment struct {
 	body      string
 	createdAt time.Time
 	updatedAt time.Time
+	// edited is set by any edit of the body: GitHub sets lastEditedAt then,
+	// even within the second the comment was created in.
+	edited    bool
 	deletedAt time.Time // set on a deleted top-level comment kept for its replies
 	minimized bool
 	minReason string
@@ -456,7 +462,7 @@ func (g *GitHub) EditComment(commentID, body string) error {
 		return err
 	}
 	c.body = body
-	c.updatedAt = g.clock()
+	c.updatedAt, c.edited = g.clock(), true
 	return nil
 }
 

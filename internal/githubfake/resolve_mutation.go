@@ -78,6 +78,7 @@ func init() {
 		"deleteDiscussionComment":   mutDeleteDiscussionComment,
 		"addReaction":               mutReaction(true),
 		"removeReaction":            mutReaction(false),
+		"createLabel":               mutCreateLabel,
 		"addLabelsToLabelable":      mutLabels(true),
 		"removeLabelsFromLabelable": mutLabels(false),
 		"minimizeComment":           mutMinimize(true),
@@ -153,7 +154,7 @@ func mutUpdateDiscussionComment(x *executor, _ any, args map[string]any) (any, e
 	}
 	if c.body != body {
 		c.body = body
-		c.updatedAt = x.g.clock()
+		c.updatedAt, c.edited = x.g.clock(), true
 	}
 	return typed("UpdateDiscussionCommentPayload", newPayload(in, map[string]any{"comment": objComment(c)})), nil
 }
@@ -466,4 +467,39 @@ func mutUpdateRefs(x *executor, _ any, args map[string]any) (any, error) {
 		}
 	}
 	return typed("UpdateRefsPayload", newPayload(in, nil)), nil
+}
+
+// mutCreateLabel creates a repository label. GitHub refuses a name that is
+// taken (case-insensitively), a color that is not six hex digits, and a
+// token without write permission on issues or pull requests.
+func mutCreateLabel(x *executor, _ any, args map[string]any) (any, error) {
+	in := argObject(args, "input")
+	id, _ := in["repositoryId"].(string)
+	r, ok := x.g.nodes[id].(*repo)
+	if !ok {
+		return nil, notFoundNode(id)
+	}
+	if x.g.noLabelCreation || !r.canWrite(x.viewer) {
+		return nil, forbidden(x.viewer, "CreateLabel")
+	}
+	name, _ := in["name"].(string)
+	color, _ := in["color"].(string)
+	if strings.TrimSpace(name) == "" || len(name) > 50 {
+		return nil, errorf("UNPROCESSABLE", "Name is invalid")
+	}
+	if len(color) != 6 || strings.Trim(strings.ToLower(color), "0123456789abcdef") != "" {
+		return nil, errorf("UNPROCESSABLE", "Color is invalid")
+	}
+	if r.label(name) != nil {
+		return nil, errorf("UNPROCESSABLE", "Name has already been taken")
+	}
+	desc, _ := in["description"].(string)
+	if len(desc) > 100 {
+		return nil, errorf("UNPROCESSABLE", "Description is too long (maximum is 100 characters)")
+	}
+	l := &label{repo: r, dbID: x.g.newDB() + 1_000_000_000, name: name, color: strings.ToLower(color), description: desc, createdAt: x.g.clock()}
+	l.nodeID = nodeID("LA", uint32(r.dbID), uint32(l.dbID))
+	r.labels = append(r.labels, l)
+	x.g.nodes[l.nodeID] = l
+	return typed("CreateLabelPayload", newPayload(in, map[string]any{"label": objLabel(l)})), nil
 }

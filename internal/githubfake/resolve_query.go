@@ -586,7 +586,7 @@ func nilIfEmpty(s string) any {
 }
 
 func lastEdited(c *comment) any {
-	if c.updatedAt.After(c.createdAt) && c.deletedAt.IsZero() {
+	if c.edited && c.deletedAt.IsZero() {
 		return c.updatedAt
 	}
 	return nil
