@@ -554,8 +554,14 @@ func (c *Client) Unlabel(ctx context.Context, discussionID, name string) error {
 	return nil
 }
 
+// activityThreads is how many of the newest threads (top-level comments)
+// the probe looks into for their newest reply: a reply under recess's own
+// question stays in view until that many newer top-level comments follow
+// it. Each thread costs GitHub about a hundredth of a point.
+const activityThreads = 5
+
 // activityNode is what Activity reads of each discussion: its state, and the
-// newest top-level comment with that comment's newest reply.
+// newest top-level comments with each one's newest reply.
 type activityNode struct {
 	CreatedAt time.Time
 	Closed    bool
@@ -571,28 +577,28 @@ type activityNode struct {
 				}
 			} `graphql:"replies(last: 1)"`
 		}
-	} `graphql:"comments(last: 1)"`
+	} `graphql:"comments(last: 5)"`
 }
 
 var activityNodeType = reflect.TypeFor[*activityNode]()
 
 // Activity tells, for up to 100 discussions per request, when each last saw
-// a comment by someone else than recess: the creation time of its newest
-// top-level comment or of that comment's newest reply (the discussion's own
-// creation when neither is someone else's). GitHub charges about two points
-// per 100. It implements resume.ActivityProber, so that a sweep finds lost
-// events without reading each waiting discussion. recess's own comments are
-// not activity: they have no event to lose, and some (a note posted after
-// the record was written) are newer than what the record checked, which
-// would send every sweep back to them.
+// a comment by someone else than recess: the creation time of the newest of
+// its last activityThreads top-level comments and of each one's newest reply
+// (the discussion's own creation when none is someone else's). GitHub
+// charges about seven points per 100. It implements resume.ActivityProber,
+// so that a sweep finds lost events without reading each waiting discussion.
+// recess's own comments are not activity: they have no event to lose, and
+// some (a note posted after the record was written) are newer than what the
+// record checked, which would send every sweep back to them.
 //
-// What it cannot see: a reply under an older thread than the newest
-// top-level comment, and a comment just before recess's own newest one
-// (GitHub offers no per-discussion "last reply" field, and
+// What it cannot see: a reply under a thread older than the last
+// activityThreads top-level comments, and a comment just before recess's own
+// newest one (GitHub offers no per-discussion "last reply" field, and
 // Discussion.updatedAt also moves with label and status-comment edits, which
 // would make every probe visit every discussion); these are caught by the
-// discussion's next event or due moment. Replies to recess's question in its
-// own thread, the usual answer, are seen while that thread is the newest.
+// discussion's next event or due moment. Replies to recess's question, the
+// usual answer, are seen until five newer top-level comments follow it.
 // Edits and deletions are not activity. Closed, locked and deleted
 // discussions are left out of the answer, so that the sweep visits them and
 // expires their recesses.

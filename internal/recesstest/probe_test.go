@@ -1,0 +1,45 @@
+package recesstest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recess-action/recess/resume/wait"
+)
+
+// Issue 10, item 13: a reply under recess's own question, whose event was
+// lost, while a newer top-level comment exists (its event delivered) was
+// never caught up: the probe read only the newest thread. The next sweep
+// now sees it and resumes the agent.
+func TestProbe_sees_a_reply_under_an_older_thread(t *testing.T) {
+	t.Parallel()
+	for _, store := range stores {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			w := New(t, Options{Store: store})
+			n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":2}`)
+			var question string
+			for _, c := range w.RecessComments(id) {
+				if c.ParentID == "" && strings.HasPrefix(c.Body, "Which storage backend") {
+					question = c.ID
+				}
+			}
+			if question == "" {
+				t.Fatal("recess's question not found")
+			}
+			w.Say(id, "", "carol", "Unrelated: when is the next release?")
+			must(t)(w.Engine(nil).Engine.Inbound(ctx, n)) // carol's event arrives
+			w.Advance(time.Minute)
+			w.Say(id, question, "bob", "Postgres.") // its event is lost
+			at(w, 30*time.Minute)
+			res, c := sweep(t, w)
+			t.Logf("%s store, sweep catching the reply under the question: %v", store, c)
+			if !res.Fired || res.FiredBy != wait.KindMissingInput {
+				t.Fatalf("sweep fired %v by %q: bob's reply under recess's question was not caught up", res.Fired, res.FiredBy)
+			}
+		})
+	}
+}
