@@ -247,7 +247,9 @@ func (a *actionRun) engine() (*resume.Engine, error) {
 	var store resume.Store
 	switch a.set.StateStore {
 	case "comment":
-		store = gh.NewCommentStore(c)
+		cs := gh.NewCommentStore(c)
+		cs.Clock = a.clock
+		store = cs
 	case "branch":
 		store = gh.NewBranchStore(c, a.set.StateBranch)
 	}

@@ -62,6 +62,11 @@ const statusScan = 10
 // the discussion exactly while the record is pending (compared
 // case-insensitively), created in the repository when missing.
 type CommentStore struct {
+	// Clock is the sweep's moment, which alternates the search's order and
+	// chooses the hour's first slot (Pending); nil: the client's clock. Set
+	// it to the engine's clock, so that a pinned RECESS_NOW pins it too.
+	Clock resume.Clock
+
 	c     *Client
 	label string
 
@@ -607,6 +612,29 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("github: comment store: pending: %w", err)
 	}
+	// unlabelled are found by the hourly look at recent discussions, not
+	// by the label's search.
+	unlabelled := map[int]bool{}
+	if s.now().Minute() < int(sweepSlot/time.Minute) {
+		// Once an hour (the sweep in its first slot): the recently
+		// updated open discussions too, which finds a pending record
+		// whose label is missing (removed by hand, a failed labelling, a
+		// record older than the label); its visit puts the label back.
+		recent, err := s.recentlyUpdated(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("github: comment store: pending: %w", err)
+		}
+		labelled := map[int]bool{}
+		for _, d := range scanned {
+			labelled[d.Number] = true
+		}
+		for _, d := range recent {
+			if !labelled[d.Number] {
+				unlabelled[d.Number] = true
+				scanned = append(scanned, d)
+			}
+		}
+	}
 	var ids []string
 	for _, d := range scanned {
 		ids = append(ids, d.candidates()...)
@@ -642,12 +670,42 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 			sum.NextDue, sum.Known, sum.Checked = rec.NextDue(), true, rec.Checked
 			break
 		}
-		if !idle {
+		if !idle && (sum.Known || !unlabelled[d.Number]) {
+			// A discussion found without the label counts only when its
+			// pending record was read.
 			out = append(out, sum)
 		}
 	}
 	state.SortSummaries(out)
 	return out, nil
+}
+
+// recentQuery lists the most recently updated open discussions.
+type recentQuery struct {
+	Repository struct {
+		Discussions struct {
+			Nodes []scanNode
+		} `graphql:"discussions(first: 100, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
+	} `graphql:"repository(owner: $owner, name: $name)"`
+}
+
+// recentlyUpdated reads the 100 most recently updated open discussions, as
+// the search reads the labelled ones.
+func (s *CommentStore) recentlyUpdated(ctx context.Context) ([]scanNode, error) {
+	var q recentQuery
+	vars := s.c.repoVars()
+	vars["scan"] = githubv4.Int(statusScan)
+	if err := s.c.query(ctx, &q, vars); err != nil {
+		return nil, fmt.Errorf("recently updated discussions: %w", err)
+	}
+	return q.Repository.Discussions.Nodes, nil
+}
+
+func (s *CommentStore) now() time.Time {
+	if s.Clock != nil {
+		return s.Clock.Now()
+	}
+	return s.c.tr.clock.Now()
 }
 
 // PendingAdvice says what the last Pending could not do, for the
@@ -661,7 +719,7 @@ func (s *CommentStore) PendingAdvice() []string {
 func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	// Sweeps keep no memory: the order alternates with the sweep's moment.
 	order := "created-asc"
-	if s.c.tr.clock.Now().Unix()/int64(sweepSlot/time.Second)%2 == 1 {
+	if s.now().Unix()/int64(sweepSlot/time.Second)%2 == 1 {
 		order = "created-desc"
 	}
 	query := fmt.Sprintf("repo:%s/%s label:%q sort:%s", s.c.owner, s.c.repo, s.label, order)

@@ -562,11 +562,23 @@ func TestCommentStorePendingWithoutTheLabel(t *testing.T) {
 		d := h.addDiscussion(n)
 		h.comment(d, "", "alice", "hello", false)
 	}
+	// A sweep at 10:07: the search only.
+	h.clock.Advance(7 * time.Minute)
 	got, err := NewCommentStore(h.client(t, nil)).Pending(context.Background())
 	if err != nil || len(got) != 0 {
 		t.Fatalf("Pending() = %v, %v; want nothing", got, err)
 	}
 	if diff := cmp.Diff([]string{"query search"}, roots(h.Calls())); diff != "" {
 		t.Errorf("Pending() requests (-want +got):\n%s", diff)
+	}
+	// The sweep in the hour's first slot also looks at the 100 most
+	// recently updated discussions, one request, whatever their number.
+	h.clock.Advance(55 * time.Minute)
+	h.ResetCalls()
+	if got, err := NewCommentStore(h.client(t, nil)).Pending(context.Background()); err != nil || len(got) != 0 {
+		t.Fatalf("Pending() at 11:02 = %v, %v; want nothing", got, err)
+	}
+	if diff := cmp.Diff([]string{"query search", "query repository"}, roots(h.Calls())); diff != "" {
+		t.Errorf("Pending() at 11:02 requests (-want +got):\n%s", diff)
 	}
 }

@@ -122,7 +122,9 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 	var store resume.Store
 	switch w.opt.Store {
 	case "comment":
-		store = gh.NewCommentStore(c)
+		cs := gh.NewCommentStore(c)
+		cs.Clock = w.clock
+		store = cs
 	case "branch":
 		store = gh.NewBranchStore(c, "recess-state")
 	default:
