@@ -100,6 +100,11 @@ type seedOpts struct {
 	open, due int
 	// idle discussions without any record.
 	idle int
+	// realWorld gives each waiting discussion what real repositories show:
+	// another workflow's comment made with recess's token before recess's
+	// status comment, a dozen comments before it (so it is not among the
+	// first ones), and comments after it that the trigger does not count.
+	realWorld bool
 }
 
 // seed plants records straight into the fake GitHub in the store's own
@@ -136,6 +141,19 @@ func seed(tb testing.TB, w *World, o seedOpts) []int {
 			rfc.DueAt = &dueAt
 			due = append(due, d.Number)
 		}
+		if o.realWorld && rfc.Trigger.Kind == wait.KindMissingInput {
+			rfc.Trigger = wait.MustParseTrigger(`{"kind":"missing_input","replies":2,"from":["carol"]}`)
+		}
+		if o.realWorld {
+			if _, err := w.GH.Comment(d.ID, Bot, "👋 Welcome! (another workflow, same token)"); err != nil {
+				tb.Fatalf("seed: welcome comment: %v", err)
+			}
+			for j := range 12 {
+				if _, err := w.GH.Comment(d.ID, "dave", "chatter "+strconv.Itoa(j)); err != nil {
+					tb.Fatalf("seed: comment: %v", err)
+				}
+			}
+		}
 		rec.OpenRFCs = map[string]*state.RFC{"c-seed-" + strconv.Itoa(d.Number): rfc}
 		rec.Checked, rec.UpdatedAt = now, now
 		rec.Status = "⏸️ Waiting for replies (seeded)."
@@ -145,8 +163,13 @@ func seed(tb testing.TB, w *World, o seedOpts) []int {
 			if err != nil {
 				tb.Fatalf("seed: encode: %v", err)
 			}
-			if _, err := w.GH.Comment(d.ID, Bot, body); err != nil {
+			c, err := w.GH.Comment(d.ID, Bot, body)
+			if err != nil {
 				tb.Fatalf("seed: status comment: %v", err)
+			}
+			// Every save after the first edits it.
+			if err := w.GH.EditComment(c.ID, body); err != nil {
+				tb.Fatalf("seed: status comment edit: %v", err)
 			}
 			if err := w.GH.LabelDiscussion(d.ID, resume.LabelWaiting); err != nil {
 				tb.Fatalf("seed: label: %v", err)
