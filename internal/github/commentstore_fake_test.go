@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"errors"
+	"github.com/recess-action/recess/internal/fakeclock"
 	"strings"
 	"sync"
 	"testing"
@@ -21,7 +22,7 @@ const fakeDiscussions = 80
 // bot), the waiting label and fakeDiscussions discussions opened by alice.
 type fakeRepo struct {
 	gh    *githubfake.GitHub
-	clock *fakeClock
+	clock *fakeclock.Clock
 	ids   map[int]string
 }
 

@@ -563,7 +563,7 @@ func TestCommentStorePendingWithoutTheLabel(t *testing.T) {
 		h.comment(d, "", "alice", "hello", false)
 	}
 	// A sweep at 10:07: the search only.
-	h.clock.Advance(7 * time.Minute)
+	h.clock.Step(7 * time.Minute)
 	got, err := NewCommentStore(h.client(t, nil)).Pending(context.Background())
 	if err != nil || len(got) != 0 {
 		t.Fatalf("Pending() = %v, %v; want nothing", got, err)
@@ -573,7 +573,7 @@ func TestCommentStorePendingWithoutTheLabel(t *testing.T) {
 	}
 	// The sweep in the hour's first slot also looks at the 100 most
 	// recently updated discussions, one request, whatever their number.
-	h.clock.Advance(55 * time.Minute)
+	h.clock.Step(55 * time.Minute)
 	h.ResetCalls()
 	if got, err := NewCommentStore(h.client(t, nil)).Pending(context.Background()); err != nil || len(got) != 0 {
 		t.Fatalf("Pending() at 11:02 = %v, %v; want nothing", got, err)
