@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+
+	gh "github.com/recess-action/recess/internal/github"
 )
 
 // runRepoCommand is `recess status` and `recess sweep --dry-run`: the
@@ -20,7 +22,7 @@ func runRepoCommand(ctx context.Context, name string, args []string, getenv func
 	repo := fs.String("repo", getenv("GITHUB_REPOSITORY"), "the repository, OWNER/REPO (default $GITHUB_REPOSITORY)")
 	discussion := fs.Int("discussion", 0, "only this discussion (status)")
 	store := fs.String("state-store", "comment", "where the records are: comment or branch")
-	branch := fs.String("state-branch", "recess-state", "the branch of the branch store")
+	branch := fs.String("state-branch", gh.DefaultStateBranch, "the branch of the branch store")
 	dry := fs.Bool("dry-run", false, "describe what a sweep would do without doing it (required for sweep)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: recess %s --repo OWNER/REPO [flags]\n(token from GITHUB_TOKEN; RECESS_NOW pins the clock)\n", name)

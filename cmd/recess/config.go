@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 )
@@ -66,10 +67,10 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	s := &settings{
 		Token:         input("github-token"),
 		Command:       strings.ToLower(orDefault(input("command"), "auto")),
-		Workflow:      orDefault(input("workflow"), "agent.yml"),
+		Workflow:      orDefault(input("workflow"), gh.DefaultWorkflow),
 		Ref:           input("ref"),
 		StateStore:    strings.ToLower(orDefault(input("state-store"), "comment")),
-		StateBranch:   orDefault(input("state-branch"), "recess-state"),
+		StateBranch:   orDefault(input("state-branch"), gh.DefaultStateBranch),
 		Verdict:       input("verdict"),
 		VerdictFile:   input("verdict-file"),
 		CorrelationID: input("correlation-id"),

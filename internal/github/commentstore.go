@@ -28,7 +28,7 @@ var (
 // sweep finds them with a search instead of reading every discussion. The
 // repository owner creates it; without it Pending falls back to listing
 // open discussions.
-const WaitingLabel = "recess:waiting"
+const WaitingLabel = resume.LabelWaiting
 
 // sweepSlot is the schedule's usual interval: consecutive sweeps fall in
 // consecutive slots.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/state"
 )
@@ -161,4 +162,13 @@ func pendingRecord(n int) *state.Record {
 	rec.Active = &state.Run{CorrelationID: "c-1", State: state.RunDispatching, IntentAt: epoch, Attempt: 1}
 	rec.UpdatedAt = epoch
 	return rec
+}
+
+// The fake GitHub declares the agent workflow under the name recess
+// dispatches by default (it cannot import this package).
+func TestFakeDefaultWorkflow(t *testing.T) {
+	t.Parallel()
+	if githubfake.DefaultWorkflow != DefaultWorkflow {
+		t.Errorf("githubfake.DefaultWorkflow = %q, want %q", githubfake.DefaultWorkflow, DefaultWorkflow)
+	}
 }
