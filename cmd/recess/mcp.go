@@ -38,7 +38,7 @@ A successful recess or adjourn writes the verdict file that "command: verdict"
 reads (its verdict-file input); a second verdict in one run is refused.
 
 Flags fall back to the environment: RECESS_VERDICT_FILE, RECESS_CORRELATION_ID,
-RECESS_DISCUSSION, RECESS_RESUME_CONTEXT, RECESS_MAX_RECESS,
+RECESS_DISCUSSION, RECESS_RESUME_CONTEXT (or RECESS_RESUME_CONTEXT_FILE), RECESS_MAX_RECESS,
 RECESS_ALLOWED_KINDS, RECESS_CONFIG. Policy (max-recess, allowed kinds) is read
 like the action reads it: .github/recess.yml under GITHUB_WORKSPACE (or the
 file --config names), then RECESS_MAX_RECESS / RECESS_ALLOWED_KINDS, then the
@@ -77,6 +77,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	cid := fs.String("correlation-id", getenv("RECESS_CORRELATION_ID"), "the run's correlation id (env RECESS_CORRELATION_ID)")
 	discussion := fs.String("discussion", getenv("RECESS_DISCUSSION"), "the discussion number (env RECESS_DISCUSSION)")
 	rc := fs.String("resume-context", getenv("RECESS_RESUME_CONTEXT"), "the run's resume_context input, for the resume_context tool (env RECESS_RESUME_CONTEXT)")
+	rcFile := fs.String("resume-context-file", getenv("RECESS_RESUME_CONTEXT_FILE"), "read the resume_context from this file instead; an empty file is a first run (env RECESS_RESUME_CONTEXT_FILE)")
 	maxRecess := fs.String("max-recess", getenv("RECESS_MAX_RECESS"), "the longest wait a trigger may name, an ISO-8601 duration (env RECESS_MAX_RECESS; default from the policy file, else P90D)")
 	kinds := fs.String("allowed-kinds", getenv("RECESS_ALLOWED_KINDS"), "comma-separated trigger kinds a recess may use (env RECESS_ALLOWED_KINDS; default from the policy file, else all)")
 	config := fs.String("config", getenv("RECESS_CONFIG"), "the policy file (env RECESS_CONFIG; default .github/recess.yml under GITHUB_WORKSPACE, if present)")
@@ -89,6 +90,18 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "recess mcp: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if *rcFile != "" {
+		if *rc != "" {
+			fmt.Fprintln(stderr, "recess mcp: --resume-context and --resume-context-file: give one, not both")
+			return 2
+		}
+		b, err := readBounded(*rcFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "recess mcp: --resume-context-file: %v\n", err)
+			return 2
+		}
+		*rc = strings.TrimSpace(string(b))
 	}
 	s, err := newMCPServer(mcpOptions{
 		VerdictFile: *verdictFile, CorrelationID: *cid, Discussion: *discussion, ResumeContext: *rc,

@@ -373,6 +373,9 @@ func TestMCPSettings(t *testing.T) {
 		{"missing_policy_file", map[string]string{"RECESS_CONFIG": filepath.Join(dir, "nope.yml")}, nil, "nope.yml"},
 		{"bad_resume_context", map[string]string{"RECESS_RESUME_CONTEXT": `{"fired_by":"elapsed","history_since":[{"id":"DC_1","created_at":"yesterday"}]}`}, nil, "--resume-context"},
 		{"bad_now", map[string]string{"RECESS_NOW": "now"}, nil, "RECESS_NOW"},
+		{"both_contexts", map[string]string{"RECESS_RESUME_CONTEXT": `{"fired_by":"elapsed"}`}, []string{"--resume-context-file", policy}, "give one"},
+		{"missing_context_file", nil, []string{"--resume-context-file", filepath.Join(dir, "none.json")}, "--resume-context-file"},
+		{"bad_context_file", nil, []string{"--resume-context-file", policy}, "--resume-context"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -502,8 +505,13 @@ func TestMCPVerdictAppliesEndToEnd(t *testing.T) {
 		}
 	}
 
-	// The resumed run reads the same through its own server.
-	s2 := mcpSession(t, []string{"RECESS_RESUME_CONTEXT=" + runs[0].Inputs["resume_context"]}, "--verdict-file", filepath.Join(t.TempDir(), "v.json"),
+	// The resumed run reads the same through its own server, from the file
+	// a workflow step wrote the input to.
+	rcFile := filepath.Join(t.TempDir(), "resume_context.json")
+	if err := os.WriteFile(rcFile, []byte(runs[0].Inputs["resume_context"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2 := mcpSession(t, []string{"RECESS_RESUME_CONTEXT_FILE=" + rcFile}, "--verdict-file", filepath.Join(t.TempDir(), "v.json"),
 		"--correlation-id", runs[0].Inputs["correlation_id"], "--discussion", runs[0].Inputs["discussion_number"])
 	if got := resultText(call(t, s2, "resume_context", map[string]any{})); !strings.Contains(got, "Postgres, please.") || !strings.Contains(got, "missing_input") {
 		t.Errorf("resume_context tool = %q", got)
@@ -512,7 +520,11 @@ func TestMCPVerdictAppliesEndToEnd(t *testing.T) {
 
 func TestMCPResumeContextFirstRun(t *testing.T) {
 	t.Parallel()
-	s := mcpSession(t, nil, "--verdict-file", filepath.Join(t.TempDir(), "v.json"), "--correlation-id", "c-1", "--discussion", "7")
+	empty := filepath.Join(t.TempDir(), "rc.json")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := mcpSession(t, nil, "--verdict-file", filepath.Join(t.TempDir(), "v.json"), "--correlation-id", "c-1", "--discussion", "7", "--resume-context-file", empty)
 	res := call(t, s, "resume_context", nil)
 	if res.IsError || !strings.Contains(resultText(res), "first run") {
 		t.Errorf("resume_context on a first run = %q (error %v)", resultText(res), res.IsError)
