@@ -530,3 +530,71 @@ func TestMCPResumeContextFirstRun(t *testing.T) {
 		t.Errorf("resume_context on a first run = %q (error %v)", resultText(res), res.IsError)
 	}
 }
+
+// FuzzMCPToolCall: whatever arguments a model sends, a tool call never
+// panics; a refusal names a field and writes nothing; an accepted recess or
+// adjourn leaves a verdict the verdict path accepts, for this run's own
+// correlation id and discussion.
+func FuzzMCPToolCall(f *testing.F) {
+	f.Add("recess", []byte(`{"summary":"s","trigger":{"kind":"missing_input","replies":2}}`))
+	f.Add("recess", []byte(`{"summary":"s","trigger":{"kind":"any","of":[{"kind":"elapsed","elapsed":"P1DT1.5H"}],"expires":"P2D","on_expire":"cancel"},"replies":[{"body":"q","reply_to":"DC_1"}]}`))
+	f.Add("recess", []byte(`{"summary":"s","trigger":{"kind":"elapsed","elapsed":"P91D"}}`))
+	f.Add("adjourn", []byte(`{"summary":"done","replies":[{"body":"answer"}]}`))
+	f.Add("adjourn", []byte(`{"summary":"s","summary":"t"}`))
+	f.Add("adjourn", []byte(`{"summary":"s","replies":{"body":"x"}}`))
+	f.Add("reply", []byte(`{"body":"hello","reply_to":"DC_kwA"}`))
+	f.Add("reply", []byte(`{"body":"\ud800"}`))
+	f.Add("reply", []byte(`[1,2]`))
+	f.Add("resume_context", []byte(`{"x":1}`))
+	f.Fuzz(func(t *testing.T, tool string, args []byte) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "v.json")
+		s, err := newMCPServer(mcpOptions{VerdictFile: path, CorrelationID: "c-fuzz", Discussion: "9"}, func(k string) string {
+			if k == "RECESS_NOW" {
+				return mcpNow
+			}
+			return ""
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h mcp.ToolHandler
+		switch tool {
+		case "reply":
+			h = s.reply
+		case "recess":
+			h = s.verdictTool(resume.VerdictRecessed)
+		case "adjourn":
+			h = s.verdictTool(resume.VerdictAdjourned)
+		default:
+			h = s.contextTool
+		}
+		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tool, Arguments: args}})
+		if err != nil {
+			t.Fatalf("protocol error for a bad call (want a tool error): %v", err)
+		}
+		if res.IsError {
+			fields, _ := res.StructuredContent.(map[string]string)
+			if fields["field"] == "" || fields["reason"] == "" {
+				t.Fatalf("refusal without a field: %+v", res)
+			}
+			mustNotExist(t, path)
+			return
+		}
+		if tool != "recess" && tool != "adjourn" {
+			mustNotExist(t, path)
+			return
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("accepted %s wrote no verdict: %v", tool, err)
+		}
+		v, err := resume.ParseVerdict(b, resume.TriggerLimits{MaxRecess: resume.Defaults().MaxRecess, At: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatalf("accepted %s wrote a verdict the verdict path refuses: %v\n%s", tool, err, b)
+		}
+		if v.CorrelationID != "c-fuzz" || v.DiscussionNumber != 9 {
+			t.Fatalf("verdict for %s/#%d", v.CorrelationID, v.DiscussionNumber)
+		}
+	})
+}
