@@ -465,19 +465,17 @@ func TestMCPVerdictAppliesEndToEnd(t *testing.T) {
 	if stale, err := w.Answer(ctx, run, func(string, int) string { return string(doc) }); err != nil || stale {
 		t.Fatalf("command verdict on the file: stale %v, err %v\n%s", stale, err, doc)
 	}
-	var question *resume.Question
-	for _, c := range w.RecessComments(discussionID) {
-		if strings.HasPrefix(c.Body, "Which storage backend") {
-			thread := c.ParentID
-			if thread == "" {
-				thread = c.ID
-			}
-			question = &resume.Question{ID: c.ID, Thread: thread, Body: c.Body, URL: c.URL}
-		}
+	// The questions as the claim step of the resume would find them: in the
+	// discussion GitHub returns, by recess's own reply markers.
+	d, err := w.Engine(nil).Client.Discussion(ctx, n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if question == nil {
-		t.Fatalf("the queued question was not posted; recess comments: %+v", w.RecessComments(discussionID))
+	asked := resume.Questions(d, run.Inputs["correlation_id"])
+	if len(asked) != 1 || asked[0].Body != "Which storage backend should we assume?" {
+		t.Fatalf("questions found = %+v; recess comments: %+v", asked, w.RecessComments(discussionID))
 	}
+	question := &asked[0]
 	if line := w.StatusLine(discussionID); !strings.Contains(line, "Waiting") {
 		t.Errorf("status line %q, want a waiting recess", line)
 	}
