@@ -209,11 +209,12 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	}, nil
 }
 
+// replyDescription says the verdict's own reply limit.
+var replyDescription = `Queue a reply to post in the discussion. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + strconv.Itoa(resume.MaxReplies) + ` replies in all). Use reply_to (a comment id from the discussion or from resume_context) to answer under a comment; without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it.`
+
 // Tool descriptions teach the model the convention and the trigger
 // language; the model reads nothing else about recess.
 const (
-	replyDescription = `Queue a reply to post in the discussion. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + "10" + ` replies in all). Use reply_to (a comment id from the discussion or from resume_context) to answer under a comment; without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it.`
-
 	recessDescription = `Pause: post your queued replies (and "replies" here), then wait for people and be woken later. Call it, then end your turn: do not poll or wait. You will be woken (a new run, given everything said since as resume_context) when the trigger fires.
 
 trigger is a JSON object, one of:
@@ -346,7 +347,10 @@ func (s *mcpServer) verdictTool(kind string) mcp.ToolHandler {
 }
 
 func verdictDone(v *resume.Verdict) string {
-	posts := fmt.Sprintf("%d repl%s will be posted", len(v.Replies), map[bool]string{true: "y", false: "ies"}[len(v.Replies) == 1])
+	posts := fmt.Sprintf("%d replies will be posted", len(v.Replies))
+	if len(v.Replies) == 1 {
+		posts = "1 reply will be posted"
+	}
 	if v.Verdict == resume.VerdictRecessed {
 		return "Recess recorded: " + posts + ", then recess waits for " + string(v.TriggerJSON) + ". End your turn now: you will be woken in a new run, with what people said since, when the trigger fires."
 	}
