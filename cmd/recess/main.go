@@ -47,6 +47,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "scenario":
 		return runScenarios(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		return runMCP(ctx, args[1:], getenv, stdin, stdout, stderr)
+	case "prompt":
+		return runPrompt(ctx, args[1:], stdin, stdout, stderr)
 	case "status", "sweep":
 		return runRepoCommand(ctx, args[0], args[1:], getenv, stdout, stderr)
 	case "-h", "-help", "--help", "help":
