@@ -15,6 +15,7 @@ import (
 
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
 )
 
 // Returned after the failure was already reported as an ::error
@@ -51,6 +52,9 @@ type actionRun struct {
 	ev     *event
 	dry    *dryLog
 	client *gh.Client
+	// prompt is the claim's prompt output: the resume_context rendered for
+	// the resumed agent ("" for a fresh run or a stale claim).
+	prompt string
 }
 
 // runActionMode runs recess as the GitHub Action. Refused input is reported
@@ -294,7 +298,57 @@ func (a *actionRun) claim(ctx context.Context, e *resume.Engine) (*resume.Result
 	if a.ev.Discussion == 0 {
 		return nil, &inputError{Field: "event payload inputs.discussion_number", Reason: "claim needs the discussion number the run was dispatched with"}
 	}
-	return e.Claim(ctx, a.ev.Discussion, id, a.runID())
+	// The resume_context is checked before the claim writes anything.
+	field, raw := "input resume-context", a.set.ResumeContext
+	if raw == "" {
+		field, raw = "event payload inputs.resume_context", a.ev.Inputs["resume_context"]
+	}
+	var rc *resume.ResumeContext
+	if raw != "" {
+		var err error
+		if rc, err = decodeResumeContext([]byte(raw)); err != nil {
+			var ie *inputError
+			if errors.As(err, &ie) {
+				return nil, &inputError{Field: field + " (" + ie.Field + ")", Reason: ie.Reason}
+			}
+			return nil, &inputError{Field: field, Reason: err.Error()}
+		}
+	}
+	res, err := e.Claim(ctx, a.ev.Discussion, id, a.runID())
+	if err != nil || res.Stale || rc == nil {
+		return res, err
+	}
+	a.prompt = resume.Prompt(*rc, a.questions(ctx, e, rc.CorrelationID))
+	return res, nil
+}
+
+// questions are the replies recess posted for the recess being resumed
+// (their hidden marker names its correlation id), so the prompt can frame
+// the answers under them. Without them (the read failed) the prompt still
+// lists every comment; a failed read only costs the framing.
+func (a *actionRun) questions(ctx context.Context, e *resume.Engine, correlationID string) []resume.Question {
+	if correlationID == "" {
+		return nil
+	}
+	d, err := e.Discussions.Discussion(ctx, a.ev.Discussion)
+	if err != nil {
+		a.logf("prompt: could not read discussion %d for the questions asked (%v); answers are listed without them", a.ev.Discussion, err)
+		return nil
+	}
+	var asked []resume.Question
+	for _, c := range d.Comments {
+		if !c.Mine || c.Deleted {
+			continue
+		}
+		if id, _, ok := state.ParseReplyMarker(c.Body); ok && id == correlationID {
+			thread := c.ParentID
+			if thread == "" {
+				thread = c.ID
+			}
+			asked = append(asked, resume.Question{ID: c.ID, Thread: thread, Body: c.Body, URL: c.URL})
+		}
+	}
+	return asked
 }
 
 // outputs writes the step outputs SPEC.md lists.
@@ -313,6 +367,9 @@ func (a *actionRun) outputs(res *resume.Result) {
 	a.gha.SetOutput("due_at", due)
 	a.gha.SetOutput("open_rfcs", strconv.Itoa(res.OpenRFCs))
 	a.gha.SetOutput("stale", strconv.FormatBool(res.Stale))
+	if res.Command == "claim" {
+		a.gha.SetOutput("prompt", a.prompt)
+	}
 }
 
 // addSummary appends to the job summary when there is one.

@@ -28,6 +28,9 @@ type settings struct {
 	Verdict       string
 	VerdictFile   string
 	CorrelationID string
+	// ResumeContext is the claim's resume_context (input resume-context;
+	// empty means the workflow_dispatch event's inputs.resume_context).
+	ResumeContext string
 	DryRun        bool
 	Engine        resume.Config
 }
@@ -61,6 +64,7 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 		Verdict:       input("verdict"),
 		VerdictFile:   input("verdict-file"),
 		CorrelationID: input("correlation-id"),
+		ResumeContext: input("resume-context"),
 		Engine:        resume.Defaults(),
 	}
 	switch s.Command {
