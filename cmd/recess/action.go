@@ -128,6 +128,11 @@ func (a *actionRun) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var missing *missingWatch
+	if ev.Discussion != 0 && cmd != "sweep" && cmd != "status" {
+		missing = &missingWatch{}
+		missing.watch(e)
+	}
 	var res *resume.Result
 	switch cmd {
 	case "intake":
@@ -152,6 +157,15 @@ func (a *actionRun) run(ctx context.Context) error {
 			return err
 		}
 		res, err = e.Verdict(ctx, v, a.runID())
+	}
+	if res != nil && missing != nil && missing.seen() != nil {
+		msg := a.missingMessage(ev.Discussion, missing.seen())
+		if ev.Action == "deleted" || ev.Action == "transferred" {
+			// Expected after those two: a note, not a warning.
+			res.Notes = append(res.Notes, msg)
+		} else {
+			res.Warnings = append(res.Warnings, msg)
+		}
 	}
 	if res != nil {
 		if a.dry != nil {

@@ -4,6 +4,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,5 +100,58 @@ func TestClaimRefusesAMalformedResumeContext(t *testing.T) {
 	fresh := r.ok(r.agent(ru, "claim", nil), "claim")
 	if fresh.outputs["stale"] != "false" || fresh.outputs["prompt"] != "" {
 		t.Errorf("fresh claim: stale=%q prompt=%q, want false and none", fresh.outputs["stale"], fresh.outputs["prompt"])
+	}
+}
+
+// A run whose repository or discussion GitHub does not know does nothing,
+// and says so in an annotation and its job summary.
+func TestRunSaysWhenTheDiscussionIsNotFound(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, "comment")
+	_, id := r.open("alice")
+	payload, err := r.gh.DiscussionPayload(id, githubfake.Event{Action: "created"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(payload, &p); err != nil {
+		t.Fatal(err)
+	}
+	p["discussion"].(map[string]any)["number"] = 99
+	missing, _ := json.Marshal(p)
+	tests := []struct {
+		name    string
+		payload []byte
+		extra   map[string]string
+		want    []string
+	}{
+		{name: "repository_as_act_sets_it", payload: payload, extra: map[string]string{"GITHUB_REPOSITORY": "nektos/act"},
+			want: []string{"discussion #1 was not found in nektos/act", "Could not resolve to a Repository", "pass --env GITHUB_REPOSITORY=OWNER/REPO"}},
+		{name: "discussion", payload: missing,
+			want: []string{"discussion #99 was not found in " + hostileRepo, "Check that the discussion exists"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := r.snapshot(id)
+			o := r.action("discussion", tt.payload, tt.extra)
+			summary, err := os.ReadFile(filepath.Join(r.dir, strconv.FormatInt(r.seq, 10)+".summary.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.code != 0 {
+				t.Errorf("exit %d, want 0 (nothing to do is not a failure)\n%s", o.code, o.stdout)
+			}
+			if !strings.Contains(o.stdout, "::warning") {
+				t.Errorf("no warning annotation:\n%s", o.stdout)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(o.stdout, w) || !strings.Contains(string(summary), w) {
+					t.Errorf("annotation or summary lacks %q\nstdout: %s\nsummary: %s", w, o.stdout, summary)
+				}
+			}
+			if after := r.snapshot(id); after != before {
+				t.Errorf("the run changed state:\nbefore %s\nafter %s", before, after)
+			}
+		})
 	}
 }
