@@ -20,6 +20,8 @@ const usage = `usage:
   recess demo [-v]              tell the whole story locally: a recess, people replying, the resume
                                 (against the embedded fake GitHub; no token, no network)
   recess scenario [-v] FILE...  run scenario files against the embedded fake GitHub
+  recess act [-v]               run .github/workflows/recess.yml and agent.yml under act against
+                                the embedded fake GitHub, the whole story (needs act; see -h)
   recess eval [flags]           evaluate a trigger at a moment; "recess eval -h" for its flags
   recess mcp [flags]            the lead's MCP server on stdio: reply, recess, adjourn
   recess mcp-script             the placeholder lead: a scripted MCP client of recess mcp
@@ -50,6 +52,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "scenario":
 		return runScenarios(ctx, args[1:], stdout, stderr)
+	case "act":
+		return runAct(ctx, args[1:], getenv, stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args[1:], getenv, stdin, stdout, stderr)
 	case "mcp-script":

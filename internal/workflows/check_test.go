@@ -154,3 +154,50 @@ func TestCheckCatches(t *testing.T) {
 		t.Errorf("Check(a good workflow) = %q, %v; want nothing", problems, err)
 	}
 }
+
+// The README's setup shows the two workflows users copy; they keep the
+// rules too, and say what the shipped files say but for `uses:`.
+func TestREADMEWorkflows(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := 0
+	for _, block := range strings.Split(string(data), "```yaml\n")[1:] {
+		end := strings.Index(block, "```")
+		if end < 0 {
+			t.Fatal("README: a yaml block is not closed")
+		}
+		var lines []string
+		for _, l := range strings.Split(block[:end], "\n") {
+			lines = append(lines, strings.TrimPrefix(l, "   "))
+		}
+		text := strings.Join(lines, "\n")
+		if !strings.Contains(text, "\njobs:") {
+			continue
+		}
+		blocks++
+		problems, err := Check([]byte(text))
+		if err != nil {
+			t.Errorf("README workflow %d: %v", blocks, err)
+		}
+		for _, p := range problems {
+			t.Errorf("README workflow %d: %s", blocks, p)
+		}
+		if strings.Contains(text, "name: agent\n") {
+			w, err := parse([]byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range []string{"claim", "lead", "verdict"} {
+				if _, ok := w.Jobs[id]; !ok {
+					t.Errorf("README agent workflow has no %s job", id)
+				}
+			}
+		}
+	}
+	if blocks < 2 {
+		t.Errorf("README shows %d workflows, want the front door and the agent workflow", blocks)
+	}
+}
