@@ -35,8 +35,8 @@ func Prompt(rc ResumeContext, asked []Question) string {
 	var b strings.Builder
 	p := promptWriter{b: &b}
 	p.header(rc)
-	p.comments(rc, asked)
 	p.truncation(rc)
+	p.comments(rc, asked)
 	p.line("## What to do now")
 	p.line("")
 	p.line("Read the comments above (and the discussion itself where a link says there is more), then either answer with `adjourn`, or ask again with `reply` and `recess`. Use a comment's id as `reply_to` to answer under it. Call the tool, then end your turn.")
@@ -68,7 +68,7 @@ func (p promptWriter) header(rc ResumeContext) {
 	p.line("")
 	what := "You recessed on this discussion"
 	if rc.CorrelationID != "" {
-		what += " (recess `" + rc.CorrelationID + "`)"
+		what += " (recess " + code(rc.CorrelationID) + ")"
 	}
 	if rc.RecessCount > 1 {
 		what += fmt.Sprintf("; this conversation has recessed %d times so far", rc.RecessCount)
@@ -79,9 +79,9 @@ func (p promptWriter) header(rc ResumeContext) {
 	p.linef("- **When:** %s.", promptTime(rc.FiredAt))
 	if len(rc.Trigger) > 0 {
 		if t, err := ParseTrigger(rc.Trigger, TriggerLimits{}); err == nil {
-			p.linef("- **You waited for:** %s (`%s`).", waitedFor(t), string(rc.Trigger))
+			p.linef("- **You waited for:** %s (%s).", waitedFor(t), code(string(rc.Trigger)))
 		} else {
-			p.linef("- **You waited for:** `%s`.", string(rc.Trigger))
+			p.linef("- **You waited for:** %s.", code(string(rc.Trigger)))
 		}
 	}
 	p.line("")
@@ -107,7 +107,7 @@ func firedByPrompt(by string) string {
 	case "":
 		return "not said"
 	default:
-		return "`" + clipLine(by, 64) + "`"
+		return code(clipLine(by, 64))
 	}
 }
 
@@ -160,7 +160,7 @@ func (p promptWriter) comments(rc ResumeContext, asked []Question) {
 		p.line("## Comments since")
 		p.line("")
 		if rc.Omitted > 0 {
-			p.line("None fit in the context (see below); read the discussion.")
+			p.line("None fit in the context (see above); read the discussion.")
 		} else {
 			p.line("No one wrote since you last ran.")
 		}
@@ -178,9 +178,9 @@ func (p promptWriter) comments(rc ResumeContext, asked []Question) {
 		p.line("")
 		meta := fmt.Sprintf("**@%s** (%s) · %s", clipLine(e.Author, 64), roleWords(e.Role), promptTime(e.CreatedAt))
 		if e.URL != "" {
-			meta += " · [link](" + e.URL + ")"
+			meta += " · [link](" + safeURL(e.URL) + ")"
 		}
-		meta += " · id `" + e.ID + "`"
+		meta += " · id " + code(e.ID)
 		p.line(meta)
 		p.line("")
 		p.quote(e.Body)
@@ -199,7 +199,7 @@ func framing(e HistoryEntry, i int, all []HistoryEntry, byID map[string]int, ask
 		if q.Thread == e.ReplyTo || q.ID == e.ReplyTo {
 			s := "Answer to your question (“" + clipLine(firstLine(q.Body), 80) + "”"
 			if q.URL != "" {
-				s += ", [link](" + q.URL + ")"
+				s += ", [link](" + safeURL(q.URL) + ")"
 			}
 			return s + ")"
 		}
@@ -207,7 +207,7 @@ func framing(e HistoryEntry, i int, all []HistoryEntry, byID map[string]int, ask
 	if j, ok := byID[e.ReplyTo]; ok && j != i {
 		return fmt.Sprintf("Reply to comment %d (@%s)", j+1, clipLine(all[j].Author, 64))
 	}
-	return "Reply under an earlier comment (`" + e.ReplyTo + "`, not in this list)"
+	return "Reply under an earlier comment (" + code(e.ReplyTo) + ", not in this list)"
 }
 
 func (p promptWriter) truncation(rc ResumeContext) {
@@ -222,9 +222,9 @@ func (p promptWriter) truncation(rc ResumeContext) {
 	}
 	p.line("## Not everything fit")
 	p.line("")
-	p.line("GitHub limits what a workflow run is given, so recess shortened the context (the oldest comments first).")
+	p.line("GitHub limits what a workflow run is given, so recess shortened this context (the oldest comments first).")
 	if rc.Omitted > 0 {
-		p.linef("%s left out entirely: read the discussion for everything before the first comment above.", capital(plural(rc.Omitted, "older comment was", "older comments were")))
+		p.linef("%s left out entirely: read the discussion for everything before the first comment below.", capital(plural(rc.Omitted, "older comment was", "older comments were")))
 	}
 	if rc.Truncated && len(rc.Trigger) == 0 && rc.FiredBy != FiredByIntake {
 		p.line("What you waited for (the trigger) was left out too.")
@@ -233,9 +233,9 @@ func (p promptWriter) truncation(rc ResumeContext) {
 		p.linef("%s shortened; each ends in “%s”. Read the full text at the links:", capital(plural(len(cut), "comment was", "comments were")), TruncatedMarker)
 		p.line("")
 		for _, e := range cut {
-			link := e.URL
+			link := safeURL(e.URL)
 			if link == "" {
-				link = "(no link; comment id `" + e.ID + "`)"
+				link = "(no link; comment id " + code(e.ID) + ")"
 			}
 			p.linef("- @%s, %s: %s", clipLine(e.Author, 64), promptTime(e.CreatedAt), link)
 		}
@@ -313,4 +313,15 @@ func clipLine(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// code renders outside text as inline code on one line; a backtick in it
+// cannot end the code span early.
+func code(s string) string {
+	return "`" + strings.ReplaceAll(clipLine(s, 8<<10), "`", "'") + "`"
+}
+
+// safeURL keeps a link on one line and inside its markdown parentheses.
+func safeURL(u string) string {
+	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(clipLine(u, 2048))
 }

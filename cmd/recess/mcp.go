@@ -38,7 +38,7 @@ A successful recess or adjourn writes the verdict file that "command: verdict"
 reads (its verdict-file input); a second verdict in one run is refused.
 
 Flags fall back to the environment: RECESS_VERDICT_FILE, RECESS_CORRELATION_ID,
-RECESS_DISCUSSION, RECESS_RESUME_CONTEXT, RECESS_MAX_RECESS,
+RECESS_DISCUSSION, RECESS_RESUME_CONTEXT (or RECESS_RESUME_CONTEXT_FILE), RECESS_MAX_RECESS,
 RECESS_ALLOWED_KINDS, RECESS_CONFIG. Policy (max-recess, allowed kinds) is read
 like the action reads it: .github/recess.yml under GITHUB_WORKSPACE (or the
 file --config names), then RECESS_MAX_RECESS / RECESS_ALLOWED_KINDS, then the
@@ -77,6 +77,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	cid := fs.String("correlation-id", getenv("RECESS_CORRELATION_ID"), "the run's correlation id (env RECESS_CORRELATION_ID)")
 	discussion := fs.String("discussion", getenv("RECESS_DISCUSSION"), "the discussion number (env RECESS_DISCUSSION)")
 	rc := fs.String("resume-context", getenv("RECESS_RESUME_CONTEXT"), "the run's resume_context input, for the resume_context tool (env RECESS_RESUME_CONTEXT)")
+	rcFile := fs.String("resume-context-file", getenv("RECESS_RESUME_CONTEXT_FILE"), "read the resume_context from this file instead; an empty file is a first run (env RECESS_RESUME_CONTEXT_FILE)")
 	maxRecess := fs.String("max-recess", getenv("RECESS_MAX_RECESS"), "the longest wait a trigger may name, an ISO-8601 duration (env RECESS_MAX_RECESS; default from the policy file, else P90D)")
 	kinds := fs.String("allowed-kinds", getenv("RECESS_ALLOWED_KINDS"), "comma-separated trigger kinds a recess may use (env RECESS_ALLOWED_KINDS; default from the policy file, else all)")
 	config := fs.String("config", getenv("RECESS_CONFIG"), "the policy file (env RECESS_CONFIG; default .github/recess.yml under GITHUB_WORKSPACE, if present)")
@@ -89,6 +90,18 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "recess mcp: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if *rcFile != "" {
+		if *rc != "" {
+			fmt.Fprintln(stderr, "recess mcp: --resume-context and --resume-context-file: give one, not both")
+			return 2
+		}
+		b, err := readBounded(*rcFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "recess mcp: --resume-context-file: %v\n", err)
+			return 2
+		}
+		*rc = strings.TrimSpace(string(b))
 	}
 	s, err := newMCPServer(mcpOptions{
 		VerdictFile: *verdictFile, CorrelationID: *cid, Discussion: *discussion, ResumeContext: *rc,
@@ -196,11 +209,12 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	}, nil
 }
 
+// replyDescription says the verdict's own reply limit.
+var replyDescription = `Queue a reply to post in the discussion. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + strconv.Itoa(resume.MaxReplies) + ` replies in all). Use reply_to (a comment id from the discussion or from resume_context) to answer under a comment; without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it.`
+
 // Tool descriptions teach the model the convention and the trigger
 // language; the model reads nothing else about recess.
 const (
-	replyDescription = `Queue a reply to post in the discussion. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + "10" + ` replies in all). Use reply_to (a comment id from the discussion or from resume_context) to answer under a comment; without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it.`
-
 	recessDescription = `Pause: post your queued replies (and "replies" here), then wait for people and be woken later. Call it, then end your turn: do not poll or wait. You will be woken (a new run, given everything said since as resume_context) when the trigger fires.
 
 trigger is a JSON object, one of:
@@ -333,7 +347,10 @@ func (s *mcpServer) verdictTool(kind string) mcp.ToolHandler {
 }
 
 func verdictDone(v *resume.Verdict) string {
-	posts := fmt.Sprintf("%d repl%s will be posted", len(v.Replies), map[bool]string{true: "y", false: "ies"}[len(v.Replies) == 1])
+	posts := fmt.Sprintf("%d replies will be posted", len(v.Replies))
+	if len(v.Replies) == 1 {
+		posts = "1 reply will be posted"
+	}
 	if v.Verdict == resume.VerdictRecessed {
 		return "Recess recorded: " + posts + ", then recess waits for " + string(v.TriggerJSON) + ". End your turn now: you will be woken in a new run, with what people said since, when the trigger fires."
 	}

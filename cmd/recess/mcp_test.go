@@ -373,6 +373,9 @@ func TestMCPSettings(t *testing.T) {
 		{"missing_policy_file", map[string]string{"RECESS_CONFIG": filepath.Join(dir, "nope.yml")}, nil, "nope.yml"},
 		{"bad_resume_context", map[string]string{"RECESS_RESUME_CONTEXT": `{"fired_by":"elapsed","history_since":[{"id":"DC_1","created_at":"yesterday"}]}`}, nil, "--resume-context"},
 		{"bad_now", map[string]string{"RECESS_NOW": "now"}, nil, "RECESS_NOW"},
+		{"both_contexts", map[string]string{"RECESS_RESUME_CONTEXT": `{"fired_by":"elapsed"}`}, []string{"--resume-context-file", policy}, "give one"},
+		{"missing_context_file", nil, []string{"--resume-context-file", filepath.Join(dir, "none.json")}, "--resume-context-file"},
+		{"bad_context_file", nil, []string{"--resume-context-file", policy}, "--resume-context"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -462,19 +465,17 @@ func TestMCPVerdictAppliesEndToEnd(t *testing.T) {
 	if stale, err := w.Answer(ctx, run, func(string, int) string { return string(doc) }); err != nil || stale {
 		t.Fatalf("command verdict on the file: stale %v, err %v\n%s", stale, err, doc)
 	}
-	var question *resume.Question
-	for _, c := range w.RecessComments(discussionID) {
-		if strings.HasPrefix(c.Body, "Which storage backend") {
-			thread := c.ParentID
-			if thread == "" {
-				thread = c.ID
-			}
-			question = &resume.Question{ID: c.ID, Thread: thread, Body: c.Body, URL: c.URL}
-		}
+	// The questions as the claim step of the resume would find them: in the
+	// discussion GitHub returns, by recess's own reply markers.
+	d, err := w.Engine(nil).Client.Discussion(ctx, n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if question == nil {
-		t.Fatalf("the queued question was not posted; recess comments: %+v", w.RecessComments(discussionID))
+	asked := resume.Questions(d, run.Inputs["correlation_id"])
+	if len(asked) != 1 || asked[0].Body != "Which storage backend should we assume?" {
+		t.Fatalf("questions found = %+v; recess comments: %+v", asked, w.RecessComments(discussionID))
 	}
+	question := &asked[0]
 	if line := w.StatusLine(discussionID); !strings.Contains(line, "Waiting") {
 		t.Errorf("status line %q, want a waiting recess", line)
 	}
@@ -502,8 +503,13 @@ func TestMCPVerdictAppliesEndToEnd(t *testing.T) {
 		}
 	}
 
-	// The resumed run reads the same through its own server.
-	s2 := mcpSession(t, []string{"RECESS_RESUME_CONTEXT=" + runs[0].Inputs["resume_context"]}, "--verdict-file", filepath.Join(t.TempDir(), "v.json"),
+	// The resumed run reads the same through its own server, from the file
+	// a workflow step wrote the input to.
+	rcFile := filepath.Join(t.TempDir(), "resume_context.json")
+	if err := os.WriteFile(rcFile, []byte(runs[0].Inputs["resume_context"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2 := mcpSession(t, []string{"RECESS_RESUME_CONTEXT_FILE=" + rcFile}, "--verdict-file", filepath.Join(t.TempDir(), "v.json"),
 		"--correlation-id", runs[0].Inputs["correlation_id"], "--discussion", runs[0].Inputs["discussion_number"])
 	if got := resultText(call(t, s2, "resume_context", map[string]any{})); !strings.Contains(got, "Postgres, please.") || !strings.Contains(got, "missing_input") {
 		t.Errorf("resume_context tool = %q", got)
@@ -512,9 +518,81 @@ func TestMCPVerdictAppliesEndToEnd(t *testing.T) {
 
 func TestMCPResumeContextFirstRun(t *testing.T) {
 	t.Parallel()
-	s := mcpSession(t, nil, "--verdict-file", filepath.Join(t.TempDir(), "v.json"), "--correlation-id", "c-1", "--discussion", "7")
+	empty := filepath.Join(t.TempDir(), "rc.json")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := mcpSession(t, nil, "--verdict-file", filepath.Join(t.TempDir(), "v.json"), "--correlation-id", "c-1", "--discussion", "7", "--resume-context-file", empty)
 	res := call(t, s, "resume_context", nil)
 	if res.IsError || !strings.Contains(resultText(res), "first run") {
 		t.Errorf("resume_context on a first run = %q (error %v)", resultText(res), res.IsError)
 	}
+}
+
+// FuzzMCPToolCall: whatever arguments a model sends, a tool call never
+// panics; a refusal names a field and writes nothing; an accepted recess or
+// adjourn leaves a verdict the verdict path accepts, for this run's own
+// correlation id and discussion.
+func FuzzMCPToolCall(f *testing.F) {
+	f.Add("recess", []byte(`{"summary":"s","trigger":{"kind":"missing_input","replies":2}}`))
+	f.Add("recess", []byte(`{"summary":"s","trigger":{"kind":"any","of":[{"kind":"elapsed","elapsed":"P1DT1.5H"}],"expires":"P2D","on_expire":"cancel"},"replies":[{"body":"q","reply_to":"DC_1"}]}`))
+	f.Add("recess", []byte(`{"summary":"s","trigger":{"kind":"elapsed","elapsed":"P91D"}}`))
+	f.Add("adjourn", []byte(`{"summary":"done","replies":[{"body":"answer"}]}`))
+	f.Add("adjourn", []byte(`{"summary":"s","summary":"t"}`))
+	f.Add("adjourn", []byte(`{"summary":"s","replies":{"body":"x"}}`))
+	f.Add("reply", []byte(`{"body":"hello","reply_to":"DC_kwA"}`))
+	f.Add("reply", []byte(`{"body":"\ud800"}`))
+	f.Add("reply", []byte(`[1,2]`))
+	f.Add("resume_context", []byte(`{"x":1}`))
+	f.Fuzz(func(t *testing.T, tool string, args []byte) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "v.json")
+		s, err := newMCPServer(mcpOptions{VerdictFile: path, CorrelationID: "c-fuzz", Discussion: "9"}, func(k string) string {
+			if k == "RECESS_NOW" {
+				return mcpNow
+			}
+			return ""
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h mcp.ToolHandler
+		switch tool {
+		case "reply":
+			h = s.reply
+		case "recess":
+			h = s.verdictTool(resume.VerdictRecessed)
+		case "adjourn":
+			h = s.verdictTool(resume.VerdictAdjourned)
+		default:
+			h = s.contextTool
+		}
+		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tool, Arguments: args}})
+		if err != nil {
+			t.Fatalf("protocol error for a bad call (want a tool error): %v", err)
+		}
+		if res.IsError {
+			fields, _ := res.StructuredContent.(map[string]string)
+			if fields["field"] == "" || fields["reason"] == "" {
+				t.Fatalf("refusal without a field: %+v", res)
+			}
+			mustNotExist(t, path)
+			return
+		}
+		if tool != "recess" && tool != "adjourn" {
+			mustNotExist(t, path)
+			return
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("accepted %s wrote no verdict: %v", tool, err)
+		}
+		v, err := resume.ParseVerdict(b, resume.TriggerLimits{MaxRecess: resume.Defaults().MaxRecess, At: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatalf("accepted %s wrote a verdict the verdict path refuses: %v\n%s", tool, err, b)
+		}
+		if v.CorrelationID != "c-fuzz" || v.DiscussionNumber != 9 {
+			t.Fatalf("verdict for %s/#%d", v.CorrelationID, v.DiscussionNumber)
+		}
+	})
 }
