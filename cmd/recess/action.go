@@ -15,7 +15,6 @@ import (
 
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/resume"
-	"github.com/recess-action/recess/state"
 )
 
 // Returned after the failure was already reported as an ::error
@@ -349,20 +348,7 @@ func (a *actionRun) questions(ctx context.Context, e *resume.Engine, correlation
 		a.logf("prompt: could not read discussion %d for the questions asked (%v); answers are listed without them", a.ev.Discussion, err)
 		return nil
 	}
-	var asked []resume.Question
-	for _, c := range d.Comments {
-		if !c.Mine || c.Deleted {
-			continue
-		}
-		if id, _, ok := state.ParseReplyMarker(c.Body); ok && id == correlationID {
-			thread := c.ParentID
-			if thread == "" {
-				thread = c.ID
-			}
-			asked = append(asked, resume.Question{ID: c.ID, Thread: thread, Body: c.Body, URL: c.URL})
-		}
-	}
-	return asked
+	return resume.Questions(d, correlationID)
 }
 
 // outputs writes the step outputs SPEC.md lists.
