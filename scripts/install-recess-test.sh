@@ -8,7 +8,7 @@
 #   - no github.action_ref/action_repository: both read from the runner's _actions/ path;
 #   - a wrong sha256 in checksums.txt: refused, exit 1, nothing cached;
 #   - no line for the asset in checksums.txt: refused likewise.
-# The build-from-source path is what scripts/act-test.sh runs (uses: ./ has no release).
+# The build-from-source path is what `recess act` (.ci/act.sh) runs (uses: ./ has no release).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

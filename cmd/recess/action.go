@@ -52,6 +52,9 @@ type actionRun struct {
 	ev     *event
 	dry    *dryLog
 	client *gh.Client
+	// prompt is the claim's prompt output: the resume_context rendered for
+	// the resumed agent ("" for a fresh run or a stale claim).
+	prompt string
 }
 
 // runActionMode runs recess as the GitHub Action. Refused input is reported
@@ -125,6 +128,11 @@ func (a *actionRun) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var missing *missingWatch
+	if ev.Discussion != 0 && cmd != "sweep" && cmd != "status" {
+		missing = &missingWatch{}
+		missing.watch(e)
+	}
 	var res *resume.Result
 	switch cmd {
 	case "intake":
@@ -160,6 +168,15 @@ func (a *actionRun) run(ctx context.Context) error {
 			return err
 		}
 		res, err = e.Verdict(ctx, v, a.runID())
+	}
+	if res != nil && missing != nil && missing.seen() != nil {
+		msg := a.missingMessage(ev.Discussion, missing.seen())
+		if ev.Action == "deleted" || ev.Action == "transferred" {
+			// Expected after those two: a note, not a warning.
+			res.Notes = append(res.Notes, msg)
+		} else {
+			res.Warnings = append(res.Warnings, msg)
+		}
 	}
 	if res != nil {
 		if a.dry != nil {
@@ -311,7 +328,44 @@ func (a *actionRun) claim(ctx context.Context, e *resume.Engine) (*resume.Result
 	if a.ev.Discussion == 0 {
 		return nil, &inputError{Field: "event payload inputs.discussion_number", Reason: "claim needs the discussion number the run was dispatched with"}
 	}
-	return e.Claim(ctx, a.ev.Discussion, id, a.runID())
+	// The resume_context is checked before the claim writes anything.
+	field, raw := "input resume-context", a.set.ResumeContext
+	if raw == "" {
+		field, raw = "event payload inputs.resume_context", a.ev.Inputs["resume_context"]
+	}
+	var rc *resume.Context
+	if raw != "" {
+		var err error
+		if rc, err = decodeResumeContext([]byte(raw)); err != nil {
+			var ie *inputError
+			if errors.As(err, &ie) {
+				return nil, &inputError{Field: field + " (" + ie.Field + ")", Reason: ie.Reason}
+			}
+			return nil, &inputError{Field: field, Reason: err.Error()}
+		}
+	}
+	res, err := e.Claim(ctx, a.ev.Discussion, id, a.runID())
+	if err != nil || res.Stale || rc == nil {
+		return res, err
+	}
+	a.prompt = resume.Prompt(*rc, a.questions(ctx, e, rc.CorrelationID))
+	return res, nil
+}
+
+// questions are the replies recess posted for the recess being resumed
+// (their hidden marker names its correlation id), so the prompt can frame
+// the answers under them. Without them (the read failed) the prompt still
+// lists every comment; a failed read only costs the framing.
+func (a *actionRun) questions(ctx context.Context, e *resume.Engine, correlationID string) []resume.Question {
+	if correlationID == "" {
+		return nil
+	}
+	d, err := e.Discussions.Discussion(ctx, a.ev.Discussion)
+	if err != nil {
+		a.logf("prompt: could not read discussion %d for the questions asked (%v); answers are listed without them", a.ev.Discussion, err)
+		return nil
+	}
+	return resume.Questions(d, correlationID)
 }
 
 // outputs writes the step outputs SPEC.md lists.
@@ -336,6 +390,9 @@ func (a *actionRun) outputs(res *resume.Result) {
 	}
 	discussions, _ := json.Marshal(plan) // a list of ints always marshals
 	a.gha.SetOutput("discussions", string(discussions))
+	if res.Command == "claim" {
+		a.gha.SetOutput("prompt", a.prompt)
+	}
 }
 
 // addSummary appends to the job summary when there is one.

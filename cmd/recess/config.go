@@ -32,8 +32,11 @@ type settings struct {
 	CorrelationID string
 	// Discussion is the discussion a visit works on (input discussion).
 	Discussion int
-	DryRun     bool
-	Engine     resume.Config
+	// ResumeContext is the claim's resume_context (input resume-context;
+	// empty means the workflow_dispatch event's inputs.resume_context).
+	ResumeContext string
+	DryRun        bool
+	Engine        resume.Config
 }
 
 // fileConfig is .github/recess.yml. Unknown keys are errors.
@@ -74,6 +77,7 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 		Verdict:       input("verdict"),
 		VerdictFile:   input("verdict-file"),
 		CorrelationID: input("correlation-id"),
+		ResumeContext: input("resume-context"),
 		Engine:        resume.Defaults(),
 	}
 	switch s.Command {

@@ -20,7 +20,12 @@ const usage = `usage:
   recess demo [-v]              tell the whole story locally: a recess, people replying, the resume
                                 (against the embedded fake GitHub; no token, no network)
   recess scenario [-v] FILE...  run scenario files against the embedded fake GitHub
+  recess act [-v]               run .github/workflows/recess.yml and agent.yml under act against
+                                the embedded fake GitHub, the whole story (needs act; see -h)
   recess eval [flags]           evaluate a trigger at a moment; "recess eval -h" for its flags
+  recess mcp [flags]            the lead's MCP server on stdio: reply, recess, adjourn
+  recess mcp-script             the placeholder lead: a scripted MCP client of recess mcp
+  recess prompt                 render a resume_context as the resumed agent's prompt
   recess status --repo O/R      what a repository's recesses wait for (token from GITHUB_TOKEN)
   recess sweep --dry-run --repo O/R
                                 what a sweep would do now (RECESS_NOW pins the moment)
@@ -47,8 +52,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "scenario":
 		return runScenarios(ctx, args[1:], stdout, stderr)
+	case "act":
+		return runAct(ctx, args[1:], getenv, stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args[1:], getenv, stdin, stdout, stderr)
+	case "mcp-script":
+		return runMCPScript(ctx, args[1:], getenv, stdout, stderr)
 	case "prompt":
 		return runPrompt(ctx, args[1:], stdin, stdout, stderr)
 	case "status", "sweep":
