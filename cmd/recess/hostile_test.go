@@ -214,6 +214,13 @@ type outcome struct {
 // environment (INPUT_COMMAND, INPUT_VERDICT, GITHUB_RUN_ID).
 func (r *repo) action(event string, payload []byte, extra map[string]string) outcome {
 	r.t.Helper()
+	_, o := r.actionEnv(event, payload, extra)
+	return o
+}
+
+// actionEnv is action, and the run's environment (where its summary is).
+func (r *repo) actionEnv(event string, payload []byte, extra map[string]string) (map[string]string, outcome) {
+	r.t.Helper()
 	r.seq++
 	inputs := map[string]string{"INPUT_STATE-STORE": r.store}
 	for k, v := range extra {
@@ -230,7 +237,7 @@ func (r *repo) action(event string, payload []byte, extra map[string]string) out
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return outcome{code: code, stdout: stdout.String() + stderr.String(), outputs: outputs}
+	return env, outcome{code: code, stdout: stdout.String() + stderr.String(), outputs: outputs}
 }
 
 // ok fails the test unless the run exited 0.
