@@ -383,7 +383,9 @@ func (st *story) recess(ctx context.Context, r storyRun) error {
 			}
 		}
 	}
-	st.last = out.Result
+	if out.Result != nil {
+		st.last = out.Result
+	}
 	field := refusal(err)
 	switch {
 	case r.refused != "" && field == r.refused:
