@@ -6,7 +6,7 @@
 //
 // It prints GITHUB_API_URL=..., GITHUB_GRAPHQL_URL=... and
 // GITHUB_SERVER_URL=... (one per line, ready for an env file) and serves
-// until interrupted.
+// until interrupted. fakegithub --help documents the seed file.
 package main
 
 import (
@@ -19,8 +19,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakegithub:", err)
 		os.Exit(1)
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -64,7 +65,7 @@ func start(t *testing.T, args ...string) map[string]string {
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, args, out) }()
+	go func() { done <- run(ctx, args, out, io.Discard) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -170,8 +171,97 @@ func TestRunRefusesBadArguments(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel() // a valid configuration would return at once
-			if err := run(ctx, tt.args, io.Discard); err == nil {
+			if err := run(ctx, tt.args, io.Discard, io.Discard); err == nil {
 				t.Errorf("run(%q) = nil, want an error", tt.args)
+			}
+		})
+	}
+}
+
+func TestRunHelp(t *testing.T) {
+	t.Parallel()
+	for _, arg := range []string{"--help", "-h"} {
+		var out, log bytes.Buffer
+		if err := run(context.Background(), []string{arg}, &out, &log); err != nil {
+			t.Fatalf("run(%s) = %v, want nil", arg, err)
+		}
+		for _, want := range []string{"usage: fakegithub", "Seed file", "tokens:", "workflows:", "discussions:", "recess:", "-seed"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("run(%s) printed no %q:\n%s", arg, want, out.String())
+			}
+		}
+	}
+}
+
+// The seed the usage shows is a seed the fake accepts, recess included.
+func TestRunHelpSeedIsValid(t *testing.T) {
+	t.Parallel()
+	_, rest, _ := strings.Cut(usage, "Seed file (YAML, or JSON; an unknown key is an error):\n")
+	doc, _, ok := strings.Cut(rest, "\nA discussion with recess")
+	if !ok {
+		t.Fatal("the usage has no seed example")
+	}
+	seedPath := filepath.Join(t.TempDir(), "seed.yml")
+	if err := os.WriteFile(seedPath, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := start(t, "--seed", seedPath)
+	recessWaits(t, env, "ghs_local")
+}
+
+// recessWaits checks that discussion 1 of octo/hello is in recess: recess's
+// status comment with its record, the waiting label, the agent run done.
+func recessWaits(t *testing.T, env map[string]string, token string) {
+	t.Helper()
+	q := `{"query":"{ repository(owner:\"octo\", name:\"hello\") { discussion(number: 1) { labels(first: 5) { nodes { name } } comments(first: 10) { nodes { body viewerDidAuthor replies(first: 5) { nodes { body viewerDidAuthor } } } } } } }"}`
+	status, body := post(t, env["GITHUB_GRAPHQL_URL"], token, q)
+	if status != 200 {
+		t.Fatalf("query = %d %s", status, body)
+	}
+	for _, want := range []string{`{"name":"recess:waiting"}`, `recess:state`, `"viewerDidAuthor":true`, `Postgres or S3?`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("discussion 1 lacks %s:\n%s", want, body)
+		}
+	}
+}
+
+func TestRunSeedsARecess(t *testing.T) {
+	t.Parallel()
+	env := start(t, "--seed", filepath.Join("..", "..", "testdata", "fakegithub", "waiting.yml"))
+	recessWaits(t, env, "ghs_local")
+}
+
+func TestRunRefusesBadRecess(t *testing.T) {
+	t.Parallel()
+	const repo = `
+repos:
+  - name: octo/hello
+    workflows:
+      - file: agent.yml
+        inputs: {correlation_id: {required: true}, discussion_number: {required: true}, resume_context: {}}
+    discussions:
+      - author: alice
+        title: RFC
+        recess: {trigger: %s}
+`
+	for _, tc := range []struct {
+		name, seed, want string
+	}{
+		{"no_bot_token", "tokens: [{token: t, login: alice}]\n" + fmt.Sprintf(repo, "{kind: elapsed, elapsed: P1D}"), "repos[0].discussions[0].recess: no bot token"},
+		{"bad_trigger", "tokens: [{token: t, login: github-actions, bot: true}]\n" + fmt.Sprintf(repo, "{kind: soon}"), "repos[0].discussions[0].recess: trigger.kind"},
+		{"no_trigger", "tokens: [{token: t, login: github-actions, bot: true}]\n" + fmt.Sprintf(repo, "null"), "repos[0].discussions[0].recess: trigger: missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "seed.yml")
+			if err := os.WriteFile(path, []byte(tc.seed), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			err := run(ctx, []string{"--seed", path}, io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("run = %v, want an error containing %q", err, tc.want)
 			}
 		})
 	}

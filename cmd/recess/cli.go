@@ -288,7 +288,7 @@ func sweepWords(row *discussionRow, r *resume.Result, sw *execution, now time.Ti
 		case row.DueAt != nil && !row.DueAt.After(now) && sw.Left > 0:
 			return "nothing this time: left for the next sweep (max-operations)"
 		case row.DueAt != nil:
-			return "nothing: not due until " + row.DueAt.UTC().Format(time.RFC3339)
+			return "nothing: not due until " + moment(*row.DueAt)
 		default:
 			return "nothing: it waits for people"
 		}
@@ -332,7 +332,7 @@ func (rep *cliReport) print(w io.Writer) {
 		for _, d := range rep.Discussions {
 			due := "— (only people can fire it)"
 			if d.DueAt != nil {
-				due = d.DueAt.UTC().Format(time.RFC3339)
+				due = moment(*d.DueAt)
 			}
 			line := fmt.Sprintf("#%d\t%s\t%s", d.Discussion, d.Waiting, due)
 			if rep.DryRun {
@@ -371,4 +371,13 @@ func plainTexts(ss []string) []string {
 		out = append(out, plainText(s))
 	}
 	return out
+}
+
+// moment shows a due moment to the second, rounded up: RECESS_NOW set to
+// what is shown is never before it.
+func moment(t time.Time) string {
+	if r := t.Truncate(time.Second); !r.Equal(t) {
+		t = r.Add(time.Second)
+	}
+	return t.UTC().Format(time.RFC3339)
 }
