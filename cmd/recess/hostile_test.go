@@ -19,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/state"
@@ -369,7 +370,7 @@ func (r *repo) snapshot(discussionIDs ...string) string {
 			r.t.Fatal(err)
 		}
 		fmt.Fprintf(&b, "labels %v\n", d.Labels)
-		if f, ok, _ := r.gh.File(hostileRepo, "recess-state", fmt.Sprintf("discussions/%d.json", d.Number)); ok {
+		if f, ok, _ := r.gh.File(hostileRepo, gh.DefaultStateBranch, fmt.Sprintf("discussions/%d.json", d.Number)); ok {
 			fmt.Fprintf(&b, "file %d\n%s\n", d.Number, f)
 		}
 	}
@@ -609,7 +610,7 @@ func TestHostile_states(t *testing.T) {
 					t.Fatal(err)
 				}
 			case "branch":
-				if _, err := r.gh.Commit(hostileRepo, "recess-state", "hand edit", map[string]string{fmt.Sprintf("discussions/%d.json", n): bad}); err != nil {
+				if _, err := r.gh.Commit(hostileRepo, gh.DefaultStateBranch, "hand edit", map[string]string{fmt.Sprintf("discussions/%d.json", n): bad}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -377,8 +377,20 @@ func (st *story) recess(ctx context.Context, r storyRun) error {
 	var log bytes.Buffer
 	out, err := execute(ctx, inv, &log)
 	if st.verbose {
-		for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
-			if line != "" {
+		// The run's log: what the engine logged, then what it noted (the
+		// job summary's "What happened") and warned.
+		lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+		if out.Result != nil {
+			lines = append(lines, allNotes(out)...)
+			for _, w := range out.Warnings {
+				lines = append(lines, "warning: "+w)
+			}
+		}
+		if err != nil {
+			lines = append(lines, "error: "+err.Error())
+		}
+		for _, line := range lines {
+			if line = plainText(line); line != "" {
 				fmt.Fprintf(st.out, "           │ %s\n", line)
 			}
 		}
@@ -506,7 +518,7 @@ func (st *story) statusLine() string {
 	}
 	for _, c := range cs {
 		if c.Author == storyBot && state.HasMarker(c.Body) {
-			return firstLine(c.Body)
+			return plainText(firstLine(c.Body))
 		}
 	}
 	return ""
