@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -283,8 +282,6 @@ func (rep *cliReport) addSweep(sw *execution, err error) {
 func sweepWords(row *discussionRow, r *resume.Result, sw *execution, now time.Time) string {
 	if r == nil {
 		switch {
-		case slices.Contains(sw.Plan, row.Discussion):
-			return "would visit it"
 		case row.DueAt != nil && !row.DueAt.After(now) && sw.Left > 0:
 			return "nothing this time: left for the next sweep (max-operations)"
 		case row.DueAt != nil:

@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -35,7 +35,11 @@ func TestStatusAgainstFakegithub(t *testing.T) {
 	defer cancel()
 	started := time.Now().UTC().Truncate(time.Second)
 	fake := exec.CommandContext(ctx, bin, "--addr", "127.0.0.1:0", "--seed", "../../testdata/fakegithub/waiting.yml")
-	fakeLog := &lockedBuffer{}
+	fakeLog, err := os.Create(filepath.Join(t.TempDir(), "fakegithub.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fakeLog.Close()
 	fake.Stderr = fakeLog
 	stdout, err := fake.StdoutPipe()
 	if err != nil {
@@ -56,7 +60,8 @@ func TestStatusAgainstFakegithub(t *testing.T) {
 		}
 	}
 	if env["GITHUB_API_URL"] == "" || env["GITHUB_GRAPHQL_URL"] == "" {
-		t.Fatalf("fakegithub printed %v\n%s", env, fakeLog.String())
+		log, _ := os.ReadFile(fakeLog.Name())
+		t.Fatalf("fakegithub printed %v\n%s", env, log)
 	}
 	cli := func(args ...string) (string, string) {
 		t.Helper()
@@ -99,22 +104,4 @@ func TestStatusAgainstFakegithub(t *testing.T) {
 	if !strings.Contains(out, "#1") || !strings.Contains(out, "would resume the agent (fired by elapsed)") {
 		t.Errorf("recess sweep --dry-run at %s:\n%s", shown, out)
 	}
-}
-
-// lockedBuffer is a log a child process writes while the test may read it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -111,7 +112,7 @@ func parseScenario(data []byte) (*scenario, error) {
 	if s.Start.IsZero() {
 		s.Start = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	}
-	for _, k := range sortedKeys(s.Inputs) {
+	for _, k := range slices.Sorted(maps.Keys(s.Inputs)) {
 		switch {
 		case !slices.Contains(inputNames, k):
 			return nil, fmt.Errorf("scenario: inputs.%s: not an input of recess (%s)", k, strings.Join(inputNames, ", "))
@@ -155,15 +156,6 @@ func parseScenario(data []byte) (*scenario, error) {
 // runnerInputs are the inputs the scenario runner sets for each run; a
 // scenario's inputs cannot.
 var runnerInputs = []string{inGitHubToken, inCommand, inVerdict, inVerdictFile, inCorrelationID, inDiscussion, inDryRun, inConfig}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
 
 // story runs one scenario.
 type story struct {
