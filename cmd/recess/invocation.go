@@ -96,15 +96,16 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 	}()
 	var res *resume.Result
 	switch inv.Command {
-	case cmdIntake, cmdInbound:
+	case cmdIntake:
 		if inv.Discussion == 0 {
-			return out, &inputError{Field: "event", Reason: inv.Command + " needs a discussion event"}
+			return out, &inputError{Field: "event", Reason: "intake needs a discussion event"}
 		}
-		if inv.Command == cmdIntake {
-			res, err = e.Intake(ctx, inv.Discussion)
-		} else {
-			res, err = e.Inbound(ctx, inv.Discussion)
+		res, err = e.Intake(ctx, inv.Discussion)
+	case cmdInbound:
+		if inv.Discussion == 0 {
+			return out, &inputError{Field: "event", Reason: "inbound needs a discussion or discussion_comment event"}
 		}
+		res, err = e.Inbound(ctx, inv.Discussion)
 	case cmdSweep:
 		res, err = e.Sweep(ctx)
 	case cmdPlan:
