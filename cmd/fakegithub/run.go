@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		g.AddRepo(owner, name)
 	}
 	if *seedFile != "" {
-		if err := applySeed(g, *seedFile); err != nil {
+		if err := applySeed(ctx, g, *seedFile); err != nil {
 			return err
 		}
 	}
@@ -87,7 +87,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return nil
 }
 
-func applySeed(g *githubfake.GitHub, path string) error {
+func applySeed(ctx context.Context, g *githubfake.GitHub, path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -98,6 +98,29 @@ func applySeed(g *githubfake.GitHub, path string) error {
 	}
 	if err := g.ApplySeed(s); err != nil {
 		return fmt.Errorf("seed %s: %w", path, err)
+	}
+	// Recesses last, through recess's engine, as recess's identity: the
+	// first bot token.
+	token := ""
+	for _, t := range s.Tokens {
+		if t.Bot && token == "" {
+			token = t.Token
+		}
+	}
+	for i, r := range s.Repos {
+		for j, d := range r.Discussions {
+			if d.Recess == nil {
+				continue
+			}
+			field := fmt.Sprintf("seed %s: repos[%d].discussions[%d].recess", path, i, j)
+			if token == "" {
+				return fmt.Errorf("%s: no bot token to be recess's identity (tokens[].bot: true)", field)
+			}
+			spec := seedRecess(*d.Recess)
+			if err := playRecess(ctx, g, r.Name, j+1, token, &spec); err != nil {
+				return fmt.Errorf("%s: %w", field, err)
+			}
+		}
 	}
 	return nil
 }

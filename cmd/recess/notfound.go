@@ -89,8 +89,7 @@ func (s watchedDiscussionStore) LoadWith(ctx context.Context, number int) (*stat
 }
 
 // missingMessage says what was not found and what to check.
-func (a *actionRun) missingMessage(number int, err error) string {
-	repo := a.getenv("GITHUB_REPOSITORY")
+func missingMessage(repo string, number int, err error) string {
 	msg := fmt.Sprintf("discussion #%d was not found in %s (GITHUB_REPOSITORY), so this run did nothing (%v).", number, repo, err)
 	if repo == "nektos/act" {
 		msg += " act sets GITHUB_REPOSITORY=nektos/act: pass --env GITHUB_REPOSITORY=OWNER/REPO."

@@ -72,6 +72,21 @@ type SeedDiscussion struct {
 	Body     string        `yaml:"body"`
 	Labels   []string      `yaml:"labels"`
 	Comments []SeedComment `yaml:"comments"`
+	// Recess puts the discussion in recess after its comments, as if the
+	// agent had asked and recessed. The fake cannot run recess's engine:
+	// ApplySeed leaves it to its caller (cmd/fakegithub plays it through
+	// the engine).
+	Recess *SeedRecess `yaml:"recess"`
+}
+
+// SeedRecess is a recess a seeded discussion starts in.
+type SeedRecess struct {
+	// Trigger is the trigger document the agent recessed with.
+	Trigger map[string]any `yaml:"trigger"`
+	// Question is the reply recess posts for the agent (optional).
+	Question string `yaml:"question"`
+	// Summary is why it waits, for people (optional).
+	Summary string `yaml:"summary"`
 }
 
 // SeedComment is a top-level comment with its replies.
