@@ -484,18 +484,29 @@ func (st *story) agent(ctx context.Context, s step) error {
 	if err != nil {
 		return err
 	}
-	what := a.Verdict
 	if ctxJSON := ru.Inputs["resume_context"]; ctxJSON != "" {
 		var rc resume.Context
 		if json.Unmarshal([]byte(ctxJSON), &rc) == nil {
-			st.say("agent run %d reads resume_context: fired_by %s, %d new comment(s)", ru.ID, rc.FiredBy, len(rc.HistorySince))
+			st.say("agent run %d is resumed (%s) with %d comment(s) it has not seen", ru.ID, rc.FiredBy, len(rc.HistorySince))
 		}
 	}
-	if a.Trigger != nil {
-		t, _ := json.Marshal(a.Trigger)
-		what += " " + string(t)
+	// What the agent says, as people will read it in the discussion.
+	for _, r := range a.Replies {
+		st.say("agent run %d replies: %q", ru.ID, excerpt(r.Body))
 	}
-	st.say("agent run %d answers: %s", ru.ID, what)
+	switch {
+	case a.Verdict == resume.VerdictRecessed && a.Trigger != nil:
+		t, _ := json.Marshal(a.Trigger)
+		words := string(t)
+		if tr, err := wait.ParseTrigger(t, wait.TriggerLimits{}); err == nil {
+			words = resume.Describe(tr, wait.Observed{OpenedAt: st.clock()})
+		}
+		st.say("agent run %d recesses: resume it %s", ru.ID, words)
+	case a.Verdict == resume.VerdictAdjourned:
+		st.say("agent run %d adjourns: its answer is given", ru.ID)
+	default:
+		st.say("agent run %d answers: %s", ru.ID, a.Verdict)
+	}
 	if err := st.recess(ctx, storyRun{event: "workflow_dispatch", payload: payload, command: cmdVerdict, runID: ru.ID, verdict: b, refused: a.Refused}); err != nil {
 		return err
 	}
@@ -567,6 +578,8 @@ func (st *story) expect(x *expectation) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("expectation failed: %s", strings.Join(problems, "; "))
 	}
-	st.say("✓ as expected")
+	if st.verbose {
+		st.say("✓ as expected")
+	}
 	return nil
 }
