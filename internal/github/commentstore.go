@@ -634,12 +634,17 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	// unlabelled are found by the hourly look at recent discussions, not
 	// by the label's search.
 	unlabelled := map[int]bool{}
-	if s.now().Minute() < int(sweepSlot/time.Minute) {
+	if now := s.now().UTC(); now.Minute() < int(sweepSlot/time.Minute) {
 		// Once an hour (the sweep in its first slot): the recently
 		// updated open discussions too, which finds a pending record
 		// whose label is missing (removed by hand, a failed labelling, a
 		// record older than the label); its visit puts the label back.
-		recent, err := s.recentlyUpdated(ctx)
+		// Once a day (the day's first slot) the look reaches further.
+		pages := 1
+		if now.Hour() == 0 {
+			pages = recentDailyPages
+		}
+		recent, err := s.recentlyUpdated(ctx, pages)
 		if err != nil {
 			return nil, fmt.Errorf("github: comment store: pending: %w", err)
 		}
@@ -766,23 +771,45 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Recor
 	return nil, nil
 }
 
+// recentDailyPages is how many pages of recently updated open discussions
+// the day's first sweep reads (the other hours read one): a pending record
+// without the label is found within the hour when its discussion is among
+// the 100 most recently updated open ones (a failed labelling, a label
+// removed by hand: both just moved it there), and within the day when it
+// is among the 1,000. Cost: a request (2 points) per page, and a batched
+// read of recess's own candidate comments there (see Pending).
+const recentDailyPages = 10
+
 // recentQuery lists the most recently updated open discussions.
 type recentQuery struct {
 	Repository struct {
 		Discussions struct {
-			Nodes []scanNode
-		} `graphql:"discussions(first: 100, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
+			PageInfo pageInfo
+			Nodes    []scanNode
+		} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
 	} `graphql:"repository(owner: $owner, name: $name)"`
 }
 
-// recentlyUpdated reads the 100 most recently updated open discussions, as
-// the search reads the labelled ones.
-func (s *CommentStore) recentlyUpdated(ctx context.Context) ([]scanNode, error) {
-	var q recentQuery
-	if err := s.c.query(ctx, &q, s.c.repoVars()); err != nil {
-		return nil, fmt.Errorf("recently updated discussions: %w", err)
+// recentlyUpdated reads up to pages pages of the most recently updated open
+// discussions, as the search reads the labelled ones.
+func (s *CommentStore) recentlyUpdated(ctx context.Context, pages int) ([]scanNode, error) {
+	var out []scanNode
+	var after *githubv4.String
+	for range pages {
+		var q recentQuery
+		vars := s.c.repoVars()
+		vars["after"] = after
+		if err := s.c.query(ctx, &q, vars); err != nil {
+			return nil, fmt.Errorf("recently updated discussions: %w", err)
+		}
+		conn := q.Repository.Discussions
+		out = append(out, conn.Nodes...)
+		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
+			break
+		}
+		after = githubv4.NewString(githubv4.String(*conn.PageInfo.EndCursor))
 	}
-	return q.Repository.Discussions.Nodes, nil
+	return out, nil
 }
 
 func (s *CommentStore) now() time.Time {
