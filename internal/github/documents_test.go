@@ -2,6 +2,9 @@ package github
 
 import (
 	"context"
+	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -73,6 +76,22 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		}},
 		{"activity", func() error { _, err := c.Activity(ctx, []int{1, 2}); return err }},
 		{"pending_search", func() error { _, err := store.Pending(ctx); return err }},
+		{"pending_deep_status_comment", func() error {
+			d3 := h.addDiscussion(3)
+			for range scanFirst + 1 {
+				h.comment(d3, "", "alice", "comment", false)
+			}
+			plant(t, h, d3, dueRecord(3, epoch), true)
+			for range scanLast + 1 {
+				h.comment(d3, "", "bob", "comment", false)
+			}
+			h.edit(func() { d3.labels[WaitingLabel] = true })
+			list, err := NewCommentStore(h.client(t, nil)).Pending(ctx)
+			if err == nil && !slices.ContainsFunc(list, func(s state.Summary) bool { return s.Discussion == 3 && s.Known }) {
+				t.Errorf("Pending() = %v, want discussion 3 known", list)
+			}
+			return err
+		}},
 		{"create_label", func() error {
 			// A fresh client learns nothing from a discussion read first:
 			// it looks the label up, the repository's id with it, and
@@ -115,11 +134,28 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		t.Errorf("root fields sent (-want +got):\n%s", diff)
 	}
 	// The client's documents: discussion, comment page, reply page, parent
-	// lookup, label lookup, status re-read, bodies, search, recently
-	// updated discussions, activity, and seven mutations. A new document
-	// must be driven above, and this count raised.
-	if got, want := len(docs), 17; got != want {
+	// lookup, label lookup, status re-read, bodies, search, a further page
+	// of a discussion's comments for the status comment, recently updated
+	// discussions, activity, and seven mutations. A new document must be
+	// driven above, and this count raised.
+	if got, want := len(docs), 18; got != want {
 		t.Errorf("distinct documents sent = %d, want %d:\n%s", got, want, strings.Join(keys(docs), "\n"))
+	}
+}
+
+// The scan's connection sizes are literals in scanNode's tags; they must be
+// the constants the rest of the store reasons with.
+func TestScanLiterals(t *testing.T) {
+	t.Parallel()
+	typ := reflect.TypeFor[scanNode]()
+	for field, want := range map[string]string{
+		"First": fmt.Sprintf("comments(first: %d)", scanFirst),
+		"Last":  fmt.Sprintf("comments(last: %d)", scanLast),
+	} {
+		f, _ := typ.FieldByName(field)
+		if tag := f.Tag.Get("graphql"); !strings.Contains(tag, want) {
+			t.Errorf("scanNode.%s tag = %q, want it to hold %q", field, tag, want)
+		}
 	}
 }
 

@@ -174,6 +174,15 @@ func seed(tb testing.TB, w *World, o seedOpts) []int {
 			if err := w.GH.LabelDiscussion(d.ID, resume.LabelWaiting); err != nil {
 				tb.Fatalf("seed: label: %v", err)
 			}
+			if o.realWorld {
+				// A dozen comments after it: the status comment is
+				// among neither the first nor the last ten.
+				for j := range 12 {
+					if _, err := w.GH.Comment(d.ID, "dave", "more chatter "+strconv.Itoa(j)); err != nil {
+						tb.Fatalf("seed: comment: %v", err)
+					}
+				}
+			}
 		case "branch":
 			data, err := state.Encode(rec)
 			if err != nil {
