@@ -2,8 +2,8 @@
 # act-test.sh runs the example workflows (.github/workflows/recess.yml and agent.yml) under act
 # on this machine, against cmd/fakegithub, and checks what they did to the fake GitHub.
 #
-# It first runs scripts/install-recess-test.sh (the action's release download path), then act.
-# It needs Go, curl and jq (python3 for the download check), and no network but the Go module
+# (.ci/run checks the action's release download path before, with .ci/install-recess-test.sh.)
+# It needs Go, curl and jq, and no network but the Go module
 # proxy (to install act the first time). No Docker: act runs the jobs on the host
 # (-P ubuntu-latest=-self-hosted), offline (--action-offline-mode). act checks out this
 # repository by copying the working tree (it skips actions/checkout of the repository itself),
@@ -56,10 +56,6 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
-
-# --- the action's release download path (no act needed) -----------------------------------------
-
-bash scripts/install-recess-test.sh || fail "scripts/install-recess-test.sh"
 
 # --- tools ---------------------------------------------------------------------------------------
 

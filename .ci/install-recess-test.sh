@@ -12,7 +12,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-script="$root/scripts/install-recess.sh"
+script="$root/cmd/recess/install-recess.sh"
 
 fail() {
 	printf 'FAIL: %s\n' "$*" >&2
