@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# install-recess-test.sh checks the release path of install-recess.sh against a local HTTP
-# server that plays GitHub's release API and download URLs (python3's http.server serving a
-# directory; skipped, and said so, when there is no python3):
-#   - an exact release tag: the asset is downloaded, verified and cached;
+# install-recess-test.sh checks cmd/recess/install-recess.sh, the action's first step, against a
+# local HTTP server that plays GitHub's tag and release API and download URLs (a python3
+# http.server that serves a directory and answers ?page=N from FILE.page-N; skipped, and said
+# so, when there is no python3). A stand-in `go` on PATH records every build instead of
+# compiling, so each case also shows whether the source build ran.
+#   - an exact release tag: the asset is downloaded, verified and cached, no build;
 #   - the same again: taken from the cache, no request made;
 #   - a major tag (v9): the newest final v9.x.y release is used, drafts and pre-releases not;
 #   - no github.action_ref/action_repository: both read from the runner's _actions/ path;
-#   - a wrong sha256 in checksums.txt: refused, exit 1, nothing cached;
-#   - no line for the asset in checksums.txt: refused likewise.
-# The build-from-source path is what scripts/act-test.sh runs (uses: ./ has no release).
+#   - a wrong sha256 in checksums.txt: refused, exit 1, nothing cached, no build;
+#   - no line for the asset in checksums.txt: refused likewise;
+#   - pinned to a commit sha that a release tag points at: that release's verified asset, no
+#     build (the full version chosen over the major tag at the same commit);
+#   - the same, with the tag on the second page of tags;
+#   - pinned to a commit no tag points at: a clear log line, then the source build;
+#   - pinned to a commit whose tag has no release: likewise;
+#   - pinned to a commit whose release's checksum does not match: refused, no source build.
+# scripts/act-test.sh runs the real source build (uses: ./ has no release).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,7 +47,34 @@ trap cleanup EXIT
 
 www="$work/www"
 mkdir -p "$www"
-python3 -u -m http.server --bind 127.0.0.1 --directory "$www" 0 >"$work/server.log" 2>&1 &
+# http.server with one addition GitHub's paged lists need: GET PATH?page=N (N > 1) answers the
+# file PATH.page-N, or [] when there is none, as GitHub answers a page past the end.
+cat >"$work/server.py" <<'PY'
+import functools, http.server, io, os, sys, urllib.parse
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def send_head(self):
+        url = urllib.parse.urlsplit(self.path)
+        page = urllib.parse.parse_qs(url.query).get("page", ["1"])[0]
+        if page == "1":
+            return super().send_head()
+        name = self.translate_path(url.path) + ".page-" + page
+        body = b"[]"
+        if os.path.isfile(name):
+            with open(name, "rb") as f:
+                body = f.read()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+server = http.server.ThreadingHTTPServer(
+    ("127.0.0.1", 0), functools.partial(Handler, directory=sys.argv[1]))
+print("serving on port %d" % server.server_address[1], flush=True)
+server.serve_forever()
+PY
+python3 -u "$work/server.py" "$www" >"$work/server.log" 2>&1 &
 server_pid=$!
 port=""
 for _ in $(seq 100); do
@@ -54,6 +89,30 @@ api="$base/api/v3"
 
 # The stand-in binary: it only has to answer --help, as install-recess.sh checks.
 printf '#!/bin/sh\nexit 0\n' >"$work/stand-in"
+
+# The stand-in go: `go version` answers, `go build ... -o OUT ...` logs its arguments to
+# go.log and writes a binary that differs from the release's, so a case can tell them apart.
+mkdir -p "$work/bin"
+cat >"$work/bin/go" <<GO
+#!/bin/sh
+case "\$1" in
+version) echo "go version go-stand-in linux/amd64" ;;
+build)
+	echo "\$*" >>"$work/go.log"
+	out=""
+	while [ \$# -gt 0 ]; do
+		[ "\$1" = -o ] && out=\$2
+		shift
+	done
+	[ -n "\$out" ] || exit 2
+	printf '#!/bin/sh\\n# built from source\\nexit 0\\n' >"\$out"
+	;;
+*) exit 2 ;;
+esac
+GO
+chmod +x "$work/bin/go"
+: >"$work/go.log"
+builds() { wc -l <"$work/go.log" | tr -d ' '; }
 sum=$(sha256sum <"$work/stand-in" | cut -d' ' -f1)
 asset=recess_linux_amd64
 
@@ -100,7 +159,7 @@ install() {
 	: >"$out"
 	env RECESS_ACTION_PATH="${4:-$root}" RECESS_ACTION_REPOSITORY="$1" RECESS_ACTION_REF="$2" \
 		RECESS_TOKEN=ghs_test RECESS_CACHE_DIR="$3" GITHUB_API_URL="$api" GITHUB_OUTPUT="$out" \
-		RUNNER_OS=Linux RUNNER_ARCH=X64 \
+		RUNNER_OS=Linux RUNNER_ARCH=X64 PATH="$work/bin:$PATH" \
 		timeout 120 bash "$script" >"$work/stdout" 2>"$work/stderr"
 	local status=$?
 	sed -n 's/^path=//p' "$out"
@@ -149,5 +208,80 @@ for repo in octo/bad octo/noline; do
 	fi
 	check "$repo: refused ($(head -n 1 "$work/stdout" | cut -c1-90)...)"
 done
+
+# --- pinned to a commit sha (uses: OWNER/recess@<40 hex>) -------------------------------------
+
+sha_rel=$(printf '1%.0s' $(seq 40))   # v9 and v9.9.9 of octo/recess, v3.0.0 of octo/many
+sha_old=$(printf '2%.0s' $(seq 40))   # v9.9.8, and the first page of octo/many
+sha_norel=$(printf '3%.0s' $(seq 40)) # v0.1.0: a tag without a release
+sha_none=$(printf '4%.0s' $(seq 40))  # no tag at all
+
+# tags NAME=SHA... prints GET /repos/{owner}/{repo}/tags's answer for those tags, in that order.
+tags() {
+	local t
+	for t in "$@"; do
+		jq -n --arg name "${t%%=*}" --arg sha "${t#*=}" \
+			'{name: $name, commit: {sha: $sha, url: "https://api.github.invalid/commits/\($sha)"}}'
+	done | jq -s .
+}
+# The major tag first: install-recess.sh must still prefer the full version at the same commit.
+tags v9="$sha_rel" v9.9.9="$sha_rel" v9.9.8="$sha_old" v0.1.0="$sha_norel" >"$www/api/v3/repos/octo/recess/tags"
+# octo/many: a full first page of other tags, the wanted one on page two.
+mkdir -p "$www/api/v3/repos/octo/many"
+tags $(for i in $(seq 100); do printf 'v1.0.%d=%s ' "$i" "$sha_old"; done) >"$www/api/v3/repos/octo/many/tags"
+tags v3.0.0="$sha_rel" >"$www/api/v3/repos/octo/many/tags.page-2"
+publish octo/many v3.0.0 "$good"
+# octo/badsha: the release of the pinned commit's tag does not match its checksums.txt.
+mkdir -p "$www/api/v3/repos/octo/badsha"
+tags v2.0.0="$sha_rel" >"$www/api/v3/repos/octo/badsha/tags"
+publish octo/badsha v2.0.0 "$(printf '%064d  %s\n' 1 "$asset")"
+
+[ "$(builds)" = 0 ] || fail "a release or cache case built from source: $(cat "$work/go.log")"
+
+before=$(requests)
+path=$(install octo/recess "$sha_rel" "$work/cache-sha1") || fail "sha with a release: exit $?: $(cat "$work/stdout" "$work/stderr")"
+cmp -s "$path" "$work/stand-in" || fail "sha with a release: '$path' is not the release asset: $(cat "$work/stderr")"
+grep -q "commit $sha_rel, which tag v9.9.9 of octo/recess points at" "$work/stderr" ||
+	fail "sha with a release: did not take v9.9.9: $(cat "$work/stderr")"
+grep -q 'from release v9.9.9 of octo/recess (sha256 [0-9a-f]* verified)' "$work/stderr" ||
+	fail "sha with a release: no verification logged: $(cat "$work/stderr")"
+[ "$(builds)" = 0 ] || fail "sha with a release: built from source"
+n=$(($(requests) - before))
+[ "$n" = 4 ] || fail "sha with a release: $n requests, want 4 (tags, release, asset, checksums): $(tail -n "$n" "$work/server.log")"
+check "commit $sha_rel: tag v9.9.9 (not v9) points at it, its asset verified, no build ($n requests)"
+
+path=$(install octo/many "$sha_rel" "$work/cache-sha2") || fail "sha on page 2: exit $?: $(cat "$work/stdout" "$work/stderr")"
+cmp -s "$path" "$work/stand-in" || fail "sha on page 2: not the release asset: $(cat "$work/stderr")"
+grep -q 'which tag v3.0.0 of octo/many points at' "$work/stderr" || fail "sha on page 2: $(cat "$work/stderr")"
+grep -q 'GET /api/v3/repos/octo/many/tags?per_page=100&page=2 ' "$work/server.log" || fail "sha on page 2: page 2 not read"
+[ "$(builds)" = 0 ] || fail "sha on page 2: built from source"
+check "commit $sha_rel of octo/many: its tag found on the second page of tags"
+
+path=$(install octo/recess "$sha_none" "$work/cache-sha3") || fail "sha without a tag: exit $?: $(cat "$work/stdout" "$work/stderr")"
+grep -q "no tag of octo/recess points at commit $sha_none" "$work/stderr" || fail "sha without a tag: $(cat "$work/stderr")"
+grep -q "no verified release binary for octo/recess@$sha_none: building from source" "$work/stderr" ||
+	fail "sha without a tag: no fallback line: $(cat "$work/stderr")"
+[ "$(builds)" = 1 ] || fail "sha without a tag: $(builds) builds, want 1"
+grep -q 'built from source' "$path" || fail "sha without a tag: '$path' is not the source build"
+check "commit $sha_none (no tag): said so, then built from source"
+
+path=$(install octo/recess "$sha_norel" "$work/cache-sha4") || fail "sha without a release: exit $?: $(cat "$work/stdout" "$work/stderr")"
+grep -q "tags of octo/recess at commit $sha_norel (v0.1.0) have no published release" "$work/stderr" ||
+	fail "sha without a release: $(cat "$work/stderr")"
+[ "$(builds)" = 2 ] || fail "sha without a release: $(builds) builds, want 2"
+grep -q 'built from source' "$path" || fail "sha without a release: '$path' is not the source build"
+check "commit $sha_norel (tag v0.1.0, no release): said so, then built from source"
+
+if path=$(install octo/badsha "$sha_rel" "$work/cache-sha5"); then
+	fail "sha with a bad checksum: accepted a binary checksums.txt does not vouch for"
+fi
+[ -z "$path" ] || fail "sha with a bad checksum: path $path handed on"
+grep -q '^::error title=recess binary::sha256 of recess_linux_amd64 from release v2.0.0 is .*refusing the download' "$work/stdout" ||
+	fail "sha with a bad checksum: no refusal annotation: $(cat "$work/stdout" "$work/stderr")"
+[ "$(builds)" = 2 ] || fail "sha with a bad checksum: fell back to a source build"
+if find "$work/cache-sha5" -name recess -type f 2>/dev/null | grep -q .; then
+	fail "sha with a bad checksum: a refused binary was cached"
+fi
+check "commit $sha_rel of octo/badsha: checksum mismatch refused, no source build"
 
 echo "== install-recess-test passed"
