@@ -228,7 +228,9 @@ tags() {
 tags v9="$sha_rel" v9.9.9="$sha_rel" v9.9.8="$sha_old" v0.1.0="$sha_norel" >"$www/api/v3/repos/octo/recess/tags"
 # octo/many: a full first page of other tags, the wanted one on page two.
 mkdir -p "$www/api/v3/repos/octo/many"
-tags $(for i in $(seq 100); do printf 'v1.0.%d=%s ' "$i" "$sha_old"; done) >"$www/api/v3/repos/octo/many/tags"
+first_page=()
+for i in $(seq 100); do first_page+=("v1.0.$i=$sha_old"); done
+tags "${first_page[@]}" >"$www/api/v3/repos/octo/many/tags"
 tags v3.0.0="$sha_rel" >"$www/api/v3/repos/octo/many/tags.page-2"
 publish octo/many v3.0.0 "$good"
 # octo/badsha: the release of the pinned commit's tag does not match its checksums.txt.
