@@ -31,7 +31,8 @@ type workflowJob struct {
 }
 
 type workflowStep struct {
-	Uses string `yaml:"uses"`
+	Uses string            `yaml:"uses"`
+	With map[string]string `yaml:"with"`
 }
 
 // isRecessStep: the recess action itself (local or released).
@@ -84,7 +85,10 @@ func TestExampleAgentWorkflows(t *testing.T) {
 			}
 			leads := 0
 			for name, job := range wf.Jobs {
-				recessJob := slices.ContainsFunc(job.Steps, func(s workflowStep) bool { return isRecessStep(s.Uses) })
+				// command install only puts the binary on PATH: a lead may use it.
+				recessJob := slices.ContainsFunc(job.Steps, func(s workflowStep) bool {
+					return isRecessStep(s.Uses) && s.With["command"] != "install"
+				})
 				if recessJob {
 					// A job that writes the record runs in the discussion's group.
 					if job.Concurrency.Group != "recess-${{ inputs.discussion_number }}" {

@@ -5,7 +5,7 @@ package recesstest
 // beside ns/op and allocs/op), for both stores. The fake GitHub serves in
 // the same process, so ns/op and allocs/op include its work (parsing and
 // validating every GraphQL document, executing it) as well as recess's;
-// the request metrics are exact. scripts/bench.sh runs them and the
+// the request metrics are exact. .ci/bench.sh runs them and the
 // start-up measurements; BENCHMARKS.md has the figures.
 
 import (

@@ -13,7 +13,7 @@
 #      -tags recess_nodemo, the build the action's assets use);
 #   4. start-up: the mean wall time of `recess eval` over RUNS runs.
 #
-# Usage: scripts/bench.sh [section...]   sections: cost evaluate binary startup
+# Usage: .ci/bench.sh [section...]   sections: cost evaluate binary startup
 # (default: all). Environment: EVENTS (benchtime of the event benchmarks,
 # default 20x), SWEEPS (of the sweep benchmarks, default 3x), RUNS (start-up
 # runs, default 200), SKIP_COLD=1 skips the two cold builds (a minute each on

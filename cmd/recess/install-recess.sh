@@ -6,9 +6,12 @@
 # Where the binary comes from, fastest first:
 #   1. the cache: a binary kept from an earlier run of this exact action source (key: action
 #      ref + a hash of the action's files + OS/arch), so a self-hosted runner builds once;
-#   2. the GitHub release of the action's tag: asset recess_<os>_<arch>[.exe], verified
+#   2. the GitHub release of the action's ref: asset recess_<os>_<arch>[.exe], verified
 #      against the release's checksums.txt (sha256). A mismatch or a missing checksum line is
-#      refused: the run fails rather than run a binary nobody vouched for;
+#      refused: the run fails rather than run a binary nobody vouched for. The ref is a release
+#      tag (v1.4.2), a moving major or minor tag (v1, v1.4: the newest final release under it),
+#      or a commit sha (uses: OWNER/recess@<40 hex>, as GitHub advises): then the release whose
+#      tag points at that commit;
 #   3. a build from the action's own source with the runner's Go (GOTOOLCHAIN=auto fetches the
 #      Go that go.mod asks for when the runner's is older).
 #
@@ -155,11 +158,12 @@ install_bin() {
 
 # --- 2. the release asset ----------------------------------------------------------------------
 
+api=${GITHUB_API_URL:-https://api.github.com}
+
 # release_json prints the release for the action's tag: the release named by the ref itself, or
 # for a moving major/minor tag (v1, v1.4; release.yml moves v1 to every v1.x.y) the newest
 # published release under it. Needs jq; fails when there is none.
 release_json() {
-	local api=${GITHUB_API_URL:-https://api.github.com}
 	local exact
 	if exact=$(curl_api "$api/repos/$repo/releases/tags/$ref" -H 'Accept: application/vnd.github+json' 2>/dev/null); then
 		printf '%s\n' "$exact"
@@ -185,20 +189,71 @@ fetch_asset() {
 	[ -n "$api_url" ] && curl_api "$api_url" -H 'Accept: application/octet-stream' --max-time 300 -o "$dest"
 }
 
-from_release() {
-	[ -n "$ref" ] && [ -n "$repo" ] || return 1
-	if [[ "$ref" =~ ^[0-9a-f]{40}$ ]]; then
-		log "the action is pinned to commit $ref: no release tag to look up"
+# Tag pages read when looking for the tags of a commit: 10 pages of 100, newest tags first.
+max_tag_pages=${RECESS_MAX_TAG_PAGES:-10}
+
+# tags_at_commit prints the names of the action repository's tags that point at commit $ref,
+# full versions (v1.4.2) first, then the other tags with a dot (v1.5.0-rc.1), then the rest (a
+# major tag v1 has no release of its own). GET /repos/{owner}/{repo}/tags names each tag's
+# commit, annotated tags included (git/matching-refs would give an annotated tag's own object,
+# one more request each to peel). It pages until a short page or max_tag_pages.
+tags_at_commit() {
+	local page=1 body count found=""
+	while [ "$page" -le "$max_tag_pages" ]; do
+		body=$(curl_api "$api/repos/$repo/tags?per_page=100&page=$page" -H 'Accept: application/vnd.github+json') ||
+			return 1
+		count=$(jq -e 'if type == "array" then length else error("not a list of tags") end' <<<"$body") || return 1
+		found+=$(jq -r --arg sha "$ref" '.[] | objects | select(.commit.sha? == $sha) | .name | strings' <<<"$body")$'\n' ||
+			return 1
+		[ "$count" -ge 100 ] || break
+		page=$((page + 1))
+	done
+	if [ "$page" -gt "$max_tag_pages" ]; then
+		log "read the newest $((max_tag_pages * 100)) tags of $repo only"
+	fi
+	printf '%s' "$found" | awk 'NF {
+		if ($0 ~ /^v?[0-9]+\.[0-9]+\.[0-9]+$/) print 0, $0; else if (index($0, ".")) print 1, $0; else print 2, $0
+	}' | LC_ALL=C sort -s -k1,1n | cut -d' ' -f2-
+}
+
+# release_at_commit prints the published release of the first tag (in tags_at_commit's order)
+# that points at commit $ref and has one. Fails, saying why, when there is none.
+release_at_commit() {
+	local tags tag
+	tags=$(tags_at_commit) || {
+		log "cannot list the tags of $repo"
+		return 1
+	}
+	if [ -z "$tags" ]; then
+		log "no tag of $repo points at commit $ref"
 		return 1
 	fi
+	while IFS= read -r tag; do
+		# Tag names are git ref names: no spaces, but '/' and '+' need escaping in a URL path.
+		if curl_api "$api/repos/$repo/releases/tags/$(jq -rn --arg t "$tag" '$t | @uri')" \
+			-H 'Accept: application/vnd.github+json' 2>/dev/null; then
+			log "the action is pinned to commit $ref, which tag $tag of $repo points at"
+			return 0
+		fi
+	done <<<"$tags"
+	log "tags of $repo at commit $ref ($(paste -sd, - <<<"$tags")) have no published release"
+	return 1
+}
+
+from_release() {
+	[ -n "$ref" ] && [ -n "$repo" ] || return 1
 	if ! command -v jq >/dev/null 2>&1; then
 		log "jq is not installed: cannot read the release of $repo@$ref"
 		return 1
 	fi
-	release=$(release_json) || {
-		log "no release for $repo@$ref"
-		return 1
-	}
+	if [[ "$ref" =~ ^[0-9a-f]{40}$ ]]; then
+		release=$(release_at_commit) || return 1
+	else
+		release=$(release_json) || {
+			log "no release for $repo@$ref"
+			return 1
+		}
+	fi
 	local tag
 	tag=$(jq -r '.tag_name' <<<"$release")
 	fetch_asset checksums.txt "$work/checksums.txt" || {
@@ -234,4 +289,5 @@ from_source() {
 }
 
 from_release && exit 0
+log "no verified release binary for ${repo:-this action}@${ref:-local}: building from source"
 from_source
