@@ -31,7 +31,9 @@ awk -v dir="$work/blocks" '
 config=""
 for block in "$work"/blocks/*.yml; do
 	[ -e "$block" ] || break
-	name=$(sed -n 's/^# Copy it to \.github\/workflows\/\([a-z-]*\.yml\) .*/\1/p' "$block" | head -n 1)
+	# "Copy it to .github/workflows/NAME.yml", possibly across two comment lines.
+	name=$(head -n 5 "$block" | tr '\n' ' ' |
+		sed -n 's/.*Copy it to[ #]*\.github\/workflows\/\([a-z-]*\.yml\).*/\1/p')
 	if [ -n "$name" ]; then
 		[ ! -e "$work/repo/.github/workflows/$name" ] || fail "README.md has two blocks for $name"
 		cp "$block" "$work/repo/.github/workflows/$name"
@@ -61,10 +63,7 @@ else
 	others=$(grep -vF "$queue" <<<"$stock" || true)
 	[ -z "$others" ] || fail "a stock actionlint reports more than the queue key on the README's workflows:
 $others"
-	grep -v '^\.github/workflows/recess\.yml: ' <<<"$stock" >/dev/null &&
-		fail "a stock actionlint reports queue outside the front door, which the README's line does not cover:
-$stock"
-	echo "stock actionlint: only '$queue' ($(wc -l <<<"$stock") in recess.yml), as the README says"
+	echo "stock actionlint: only '$queue' ($(wc -l <<<"$stock") times), as the README says"
 fi
 
 cp "$config" .github/actionlint.yaml

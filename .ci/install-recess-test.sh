@@ -16,7 +16,7 @@
 #   - pinned to a commit no tag points at: a clear log line, then the source build;
 #   - pinned to a commit whose tag has no release: likewise;
 #   - pinned to a commit whose release's checksum does not match: refused, no source build.
-# scripts/act-test.sh runs the real source build (uses: ./ has no release).
+# `recess act` (.ci/act.sh) runs the real source build (uses: ./ has no release).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -191,8 +191,6 @@ func (e *Engine) notes(ctx context.Context, p *pass) error {
 }
 
 // postOnce posts a note unless recess already posted one with its marker.
-// A note to a reply goes under the reply's parent (GitHub threads one level
-// deep).
 func (e *Engine) postOnce(ctx context.Context, p *pass, f Effect) error {
 	for i := range p.d.Comments {
 		c := &p.d.Comments[i]
@@ -203,23 +201,10 @@ func (e *Engine) postOnce(ctx context.Context, p *pass, f Effect) error {
 			return nil
 		}
 	}
-	c, err := e.Discussions.Reply(ctx, p.d.ID, p.thread(f.ReplyTo), state.Neutralize(f.Body)+"\n\n"+state.ReplyMarker(f.Key, 0))
+	c, err := e.Discussions.Reply(ctx, p.d.ID, f.ReplyTo, state.Neutralize(f.Body)+"\n\n"+state.ReplyMarker(f.Key, 0))
 	if err != nil {
 		return fmt.Errorf("post comment on discussion %d: %w", p.rec.Discussion, err)
 	}
 	p.d.Comments = append(p.d.Comments, *c)
 	return nil
-}
-
-// thread is the one rule for where a reply to a comment goes: under the
-// comment when it is top-level, under its parent when it is a reply
-// (GitHub threads one level deep).
-func (p *pass) thread(replyTo string) string {
-	if replyTo == "" {
-		return ""
-	}
-	if c := p.comment(replyTo); c != nil && c.ParentID != "" {
-		return c.ParentID
-	}
-	return replyTo
 }

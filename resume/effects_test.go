@@ -200,3 +200,33 @@ func TestRestore_only_this_discussions_open_recess(t *testing.T) {
 		})
 	}
 }
+
+// A discussion that carries the waiting label but has no record (it came
+// with a transfer, its record was lost beyond restoring) loses the label on
+// the first look: nothing waits there.
+func TestStrayWaitingLabel_removed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	e := w.engine(resume.Config{})
+	n := w.openDiscussion("alice")
+	mustRun(t)(e.Intake(ctx, n))
+	mustRun(t)(verdict(t, e, adjourned("c-1", n, "answered")))
+	// A second discussion, labelled by hand, never served (out of scope
+	// for this check: no human comment wakes it either).
+	m := w.openDiscussion("bob")
+	w.mu.Lock()
+	d := w.discussions[m]
+	d.Mine = true // opened by recess's own identity: no intake
+	d.Labels = []string{"Recess:Waiting"}
+	w.mu.Unlock()
+	if err := w.Label(ctx, d.ID, "Recess:Waiting"); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t)(e.Visit(ctx, m))
+	if w.labels[d.ID]["Recess:Waiting"] {
+		t.Errorf("%s still on a discussion without a record", resume.LabelWaiting)
+	}
+	if _, stored := w.records[m]; stored {
+		t.Errorf("a record was stored for a discussion recess never acted on")
+	}
+}

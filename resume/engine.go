@@ -523,9 +523,25 @@ func (p *pass) seal() {
 	}
 	if p.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
 		// Nothing worth remembering about a discussion recess never acted on.
+		p.strayLabel()
 		return
 	}
 	p.write = true
+}
+
+// strayLabel takes the waiting label off a discussion that has no record
+// (one transferred in with another repository's label, a record lost and
+// not restorable): nothing waits there, and every sweep would come back.
+func (p *pass) strayLabel() {
+	if p.d == nil {
+		return
+	}
+	for _, l := range p.d.Labels {
+		if strings.EqualFold(l, LabelWaiting) {
+			p.unlabel(l)
+			return
+		}
+	}
 }
 
 // behind reports a pending record whose Checked lags the discussion's

@@ -39,8 +39,10 @@ type Discussions interface {
 	// Discussion returns the discussion with every comment and reply, oldest
 	// first. A deleted discussion is ErrNotFound.
 	Discussion(ctx context.Context, number int) (*Discussion, error)
-	// Reply posts a comment. replyTo, when not empty, must be a top-level
-	// comment (GitHub threads only one level deep).
+	// Reply posts a comment, under replyTo when it is not empty. replyTo
+	// may be any comment of the discussion: GitHub threads only one level
+	// deep, and the adapter puts a reply to a reply under its parent (the
+	// one place that rule lives).
 	Reply(ctx context.Context, discussionID, replyTo, body string) (*Comment, error)
 	// React adds a reaction to a discussion or comment; Unreact removes one.
 	// Both are idempotent.

@@ -105,6 +105,11 @@ func sortedRFCs(r *state.Record) []string {
 	return ids
 }
 
+// Describe says in plain words what a trigger waits for, as it reads after
+// "Waiting" ("for 2 more replies (0 of 2 so far), or until Mon 23 Nov 12:00
+// UTC"), given what was observed.
+func Describe(t *wait.Trigger, o wait.Observed) string { return describe(t, o) }
+
 // describe says in plain words what a trigger still waits for, as it
 // reads after "Waiting": "for 1 more reply (1 of 2 so far), or until Mon 23
 // Nov 12:00 UTC".

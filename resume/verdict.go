@@ -125,7 +125,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	}
 	for i, r := range v.Replies {
 		if posted[i] == nil {
-			p.posts = append(p.posts, post{key: v.CorrelationID, index: i, replyTo: p.thread(r.ReplyTo), body: r.Body})
+			p.posts = append(p.posts, post{key: v.CorrelationID, index: i, replyTo: r.ReplyTo, body: r.Body})
 		}
 	}
 	if len(p.posts) > 0 {

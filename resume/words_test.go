@@ -13,7 +13,7 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+var update = flag.Bool("update", false, "rewrite the golden files under resume/testdata (words.golden, prompt/*.golden)")
 
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {

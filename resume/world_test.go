@@ -131,11 +131,13 @@ func (w *world) Reply(_ context.Context, discussionID, replyTo, body string) (*r
 			continue
 		}
 		if replyTo != "" {
+			// The adapter's side of the port: GitHub threads one level
+			// deep, so a reply to a reply goes under its parent.
 			ok := false
 			for _, c := range d.Comments {
 				if c.ID == replyTo {
 					if c.ParentID != "" {
-						return nil, errors.New("parent comment is already in a thread, cannot reply to it")
+						replyTo = c.ParentID
 					}
 					ok = true
 				}

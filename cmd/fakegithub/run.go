@@ -2,62 +2,29 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"regexp"
 	"strings"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/recess-action/recess/internal/githubfake"
 )
-
-// seed is the optional seed file (YAML; JSON works too).
-type seed struct {
-	Tokens []struct {
-		Token string `yaml:"token"`
-		Login string `yaml:"login"`
-		Bot   bool   `yaml:"bot"`
-	} `yaml:"tokens"`
-	Repos []seedRepo `yaml:"repos"`
-}
-
-type seedRepo struct {
-	Name         string            `yaml:"name"`
-	Labels       []string          `yaml:"labels"`
-	Associations map[string]string `yaml:"associations"`
-	Workflows    []struct {
-		File    string `yaml:"file"`
-		RunName string `yaml:"run_name"`
-		Inputs  map[string]struct {
-			Required bool   `yaml:"required"`
-			Default  string `yaml:"default"`
-		} `yaml:"inputs"`
-	} `yaml:"workflows"`
-	Discussions []struct {
-		Author   string   `yaml:"author"`
-		Title    string   `yaml:"title"`
-		Body     string   `yaml:"body"`
-		Labels   []string `yaml:"labels"`
-		Comments []struct {
-			Author  string `yaml:"author"`
-			Body    string `yaml:"body"`
-			Replies []struct {
-				Author string `yaml:"author"`
-				Body   string `yaml:"body"`
-			} `yaml:"replies"`
-		} `yaml:"comments"`
-	} `yaml:"discussions"`
-}
 
 type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+const usage = `usage: fakegithub [--addr HOST:PORT] [--seed FILE] [--token TOKEN=LOGIN]... [--repo OWNER/NAME]...
+
+Serves recess's in-memory GitHub (GraphQL and the REST calls recess makes) on
+a local address, prints GITHUB_API_URL, GITHUB_GRAPHQL_URL and
+GITHUB_SERVER_URL, and serves until interrupted. The seed file's format is
+documented in testdata/act/README.md.
+
+`
 
 // run parses args, seeds and starts the fake, prints its URLs to out and
 // serves until ctx is done.
@@ -70,6 +37,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var tokens, repos listFlag
 	fs.Var(&tokens, "token", "TOKEN=LOGIN (repeatable); a login ending in [bot] is a bot")
 	fs.Var(&repos, "repo", "OWNER/NAME to create (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -105,7 +76,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		g.AddRepo(owner, name)
 	}
 	if *seedFile != "" {
-		if err := applySeed(g, *seedFile); err != nil {
+		if err := applySeed(ctx, g, *seedFile); err != nil {
 			return err
 		}
 	}
@@ -116,96 +87,40 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return nil
 }
 
-func applySeed(g *githubfake.GitHub, path string) error {
+func applySeed(ctx context.Context, g *githubfake.GitHub, path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	var s seed
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil && !errors.Is(err, io.EOF) {
+	s, err := githubfake.ParseSeed(data)
+	if err != nil {
 		return fmt.Errorf("seed %s: %w", path, err)
 	}
-	for i, t := range s.Tokens {
-		if t.Token == "" || t.Login == "" {
-			return fmt.Errorf("seed %s: tokens[%d]: token and login are required", path, i)
+	if err := g.ApplySeed(s); err != nil {
+		return fmt.Errorf("seed %s: %w", path, err)
+	}
+	// Recesses last, through recess's engine, as recess's identity: the
+	// first bot token.
+	token := ""
+	for _, t := range s.Tokens {
+		if t.Bot && token == "" {
+			token = t.Token
 		}
-		kind := githubfake.KindUser
-		if t.Bot {
-			kind = githubfake.KindBot
-		}
-		g.AddToken(t.Token, t.Login, kind)
 	}
 	for i, r := range s.Repos {
-		if err := seedRepoInto(g, r); err != nil {
-			return fmt.Errorf("seed %s: repos[%d]: %w", path, i, err)
-		}
-	}
-	return nil
-}
-
-func seedRepoInto(g *githubfake.GitHub, r seedRepo) error {
-	owner, name, ok := strings.Cut(r.Name, "/")
-	if !ok || owner == "" || name == "" {
-		return fmt.Errorf("name %q: want OWNER/NAME", r.Name)
-	}
-	g.AddRepo(owner, name)
-	for _, l := range r.Labels {
-		if _, err := g.AddLabel(r.Name, l); err != nil {
-			return err
-		}
-	}
-	for login, assoc := range r.Associations {
-		if err := g.SetAssociation(r.Name, login, assoc); err != nil {
-			return err
-		}
-	}
-	for _, w := range r.Workflows {
-		inputs := map[string]githubfake.InputSpec{}
-		for k, v := range w.Inputs {
-			inputs[k] = githubfake.InputSpec{Required: v.Required, Default: v.Default}
-		}
-		var runName func(map[string]string) string
-		if w.RunName != "" {
-			tmpl := w.RunName
-			runName = func(in map[string]string) string { return renderRunName(tmpl, in) }
-		}
-		if err := g.AddWorkflow(r.Name, w.File, inputs, runName); err != nil {
-			return err
-		}
-	}
-	for _, d := range r.Discussions {
-		disc, err := g.CreateDiscussion(r.Name, d.Author, d.Title, d.Body)
-		if err != nil {
-			return err
-		}
-		for _, l := range d.Labels {
-			if err := g.LabelDiscussion(disc.ID, l); err != nil {
-				return err
+		for j, d := range r.Discussions {
+			if d.Recess == nil {
+				continue
 			}
-		}
-		for _, c := range d.Comments {
-			top, err := g.Comment(disc.ID, c.Author, c.Body)
-			if err != nil {
-				return err
+			field := fmt.Sprintf("seed %s: repos[%d].discussions[%d].recess", path, i, j)
+			if token == "" {
+				return fmt.Errorf("%s: no bot token to be recess's identity (tokens[].bot: true)", field)
 			}
-			for _, rep := range c.Replies {
-				if _, err := g.Reply(top.ID, rep.Author, rep.Body); err != nil {
-					return err
-				}
+			spec := seedRecess(*d.Recess)
+			if err := playRecess(ctx, g, r.Name, j+1, token, &spec); err != nil {
+				return fmt.Errorf("%s: %w", field, err)
 			}
 		}
 	}
 	return nil
-}
-
-// inputExpr matches ${{ inputs.X }} and ${{ github.event.inputs.X }}, the
-// expressions a workflow's run-name uses for dispatch inputs.
-var inputExpr = regexp.MustCompile(`\$\{\{\s*(?:github\.event\.)?inputs\.([A-Za-z0-9_-]+)\s*\}\}`)
-
-func renderRunName(tmpl string, inputs map[string]string) string {
-	return inputExpr.ReplaceAllStringFunc(tmpl, func(m string) string {
-		return inputs[inputExpr.FindStringSubmatch(m)[1]]
-	})
 }

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -174,5 +176,17 @@ func TestRunRefusesBadArguments(t *testing.T) {
 				t.Errorf("run(%q) = nil, want an error", tt.args)
 			}
 		})
+	}
+}
+
+func TestRunHelp(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"--help"}, &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("run(--help) = %v, want flag.ErrHelp (main exits 0 on it)", err)
+	}
+	if !strings.Contains(out.String(), "testdata/act/README.md") || !strings.Contains(out.String(), "-seed") {
+		t.Errorf("run(--help) printed %q, want the usage with the seed format's pointer", out.String())
 	}
 }

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
+	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 )
@@ -31,8 +29,11 @@ type settings struct {
 	CorrelationID string
 	// Discussion is the discussion a visit works on (input discussion).
 	Discussion int
-	DryRun     bool
-	Engine     resume.Config
+	// ResumeContext is the claim's resume_context (input resume-context;
+	// empty means the workflow_dispatch event's inputs.resume_context).
+	ResumeContext string
+	DryRun        bool
+	Engine        resume.Config
 }
 
 // fileConfig is .github/recess.yml. Unknown keys are errors.
@@ -60,47 +61,109 @@ const defaultConfigPath = ".github/recess.yml"
 
 var knownKinds = []string{wait.KindMissingInput, wait.KindElapsed, wait.KindEscalationNeeded, wait.KindAny, wait.KindAll}
 
+// The action's inputs (action.yml), as GitHub Actions hands them over:
+// INPUT_<NAME>. Each name is written once, here; refusals name them as
+// "input <name>".
+const (
+	inGitHubToken          = "github-token"
+	inCommand              = "command"
+	inWorkflow             = "workflow"
+	inRef                  = "ref"
+	inStateStore           = "state-store"
+	inStateBranch          = "state-branch"
+	inVerdict              = "verdict"
+	inVerdictFile          = "verdict-file"
+	inCorrelationID        = "correlation-id"
+	inDiscussion           = "discussion"
+	inCategories           = "categories"
+	inLabels               = "labels"
+	inWakeOn               = "wake-on"
+	inMentionHandles       = "mention-handles"
+	inHideSummary          = "hide-summary"
+	inResumeContext        = "resume-context"
+	inDryRun               = "dry-run"
+	inMaxDispatchesPerHour = "max-dispatches-per-hour"
+	inMaxAttempts          = "max-attempts"
+	inMaxOperations        = "max-operations"
+	inMaxRecess            = "max-recess"
+	inEscalateTo           = "escalate-to"
+	inIgnoreAuthors        = "ignore-authors"
+	inConfig               = "config"
+)
+
+// inputNames are every input recess reads, in action.yml's order.
+var inputNames = []string{inGitHubToken, inCommand, inWorkflow, inRef, inStateStore, inStateBranch,
+	inVerdict, inVerdictFile, inCorrelationID, inDiscussion, inCategories, inLabels, inWakeOn,
+	inMentionHandles, inHideSummary, inResumeContext, inDryRun, inMaxDispatchesPerHour, inMaxAttempts, inMaxOperations,
+	inMaxRecess, inEscalateTo, inIgnoreAuthors, inConfig}
+
+// inputField is how a refusal names an input.
+func inputField(name string) string { return "input " + name }
+
+// The state stores (input state-store).
+const (
+	storeComment = "comment"
+	storeBranch  = "branch"
+)
+
+// checkStore refuses a state store recess does not have; field names where
+// the value came from.
+func checkStore(field, store string) error {
+	switch store {
+	case storeComment, storeBranch:
+		return nil
+	}
+	return &inputError{Field: field, Reason: fmt.Sprintf("%q is not %s or %s", store, storeComment, storeBranch)}
+}
+
+// newSettings is a run's configuration before any input or policy file:
+// SPEC.md's defaults.
+func newSettings() *settings {
+	return &settings{
+		Command:     cmdAuto,
+		Workflow:    gh.DefaultWorkflow,
+		StateStore:  storeComment,
+		StateBranch: gh.DefaultStateBranch,
+		Engine:      resume.Defaults(),
+	}
+}
+
 // loadSettings reads inputs through input (INPUT_<NAME>) and the policy
 // file. Every refusal names the input or the file key.
 func loadSettings(input func(string) string, workspace string) (*settings, error) {
-	s := &settings{
-		Token:         input("github-token"),
-		Command:       strings.ToLower(orDefault(input("command"), "auto")),
-		Workflow:      orDefault(input("workflow"), "agent.yml"),
-		Ref:           input("ref"),
-		StateStore:    strings.ToLower(orDefault(input("state-store"), "comment")),
-		StateBranch:   orDefault(input("state-branch"), "recess-state"),
-		Verdict:       input("verdict"),
-		VerdictFile:   input("verdict-file"),
-		CorrelationID: input("correlation-id"),
-		Engine:        resume.Defaults(),
+	s := newSettings()
+	s.Token = input(inGitHubToken)
+	s.Command = strings.ToLower(orDefault(input(inCommand), s.Command))
+	s.Workflow = orDefault(input(inWorkflow), s.Workflow)
+	s.Ref = input(inRef)
+	s.StateStore = strings.ToLower(orDefault(input(inStateStore), s.StateStore))
+	s.StateBranch = orDefault(input(inStateBranch), s.StateBranch)
+	s.Verdict = input(inVerdict)
+	s.VerdictFile = input(inVerdictFile)
+	s.CorrelationID = input(inCorrelationID)
+	s.ResumeContext = input(inResumeContext)
+	if !slices.Contains(actionCommands, s.Command) {
+		return nil, &inputError{Field: inputField(inCommand), Reason: fmt.Sprintf("%q is not one of %s", s.Command, strings.Join(actionCommands, ", "))}
 	}
-	switch s.Command {
-	case "auto", "intake", "inbound", "verdict", "sweep", "plan", "visit", "status", "claim":
-	default:
-		return nil, &inputError{Field: "input command", Reason: fmt.Sprintf("%q is not one of auto, intake, inbound, verdict, sweep, plan, visit, status, claim", s.Command)}
-	}
-	if v := input("discussion"); v != "" {
+	if v := input(inDiscussion); v != "" {
 		n, err := positive(v)
 		if err != nil {
-			return nil, &inputError{Field: "input discussion", Reason: err.Error()}
+			return nil, &inputError{Field: inputField(inDiscussion), Reason: err.Error()}
 		}
 		s.Discussion = n
 	}
-	switch s.StateStore {
-	case "comment", "branch":
-	default:
-		return nil, &inputError{Field: "input state-store", Reason: fmt.Sprintf("%q is not comment or branch", s.StateStore)}
+	if err := checkStore(inputField(inStateStore), s.StateStore); err != nil {
+		return nil, err
 	}
-	if v := input("dry-run"); v != "" {
+	if v := input(inDryRun); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, &inputError{Field: "input dry-run", Reason: fmt.Sprintf("%q is not true or false", v)}
+			return nil, &inputError{Field: inputField(inDryRun), Reason: fmt.Sprintf("%q is not true or false", v)}
 		}
 		s.DryRun = b
 	}
 
-	path, explicit := input("config"), true
+	path, explicit := input(inConfig), true
 	if path == "" {
 		path, explicit = defaultConfigPath, false
 	}
@@ -115,56 +178,56 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 		name string
 		dst  *int
 	}{
-		{"max-dispatches-per-hour", &s.Engine.MaxDispatchesPerHour},
-		{"max-attempts", &s.Engine.MaxAttempts},
-		{"max-operations", &s.Engine.MaxOperations},
+		{inMaxDispatchesPerHour, &s.Engine.MaxDispatchesPerHour},
+		{inMaxAttempts, &s.Engine.MaxAttempts},
+		{inMaxOperations, &s.Engine.MaxOperations},
 	} {
 		if v := input(n.name); v != "" {
 			i, err := positive(v)
 			if err != nil {
-				return nil, &inputError{Field: "input " + n.name, Reason: err.Error()}
+				return nil, &inputError{Field: inputField(n.name), Reason: err.Error()}
 			}
 			*n.dst = i
 		}
 	}
-	if v := input("max-recess"); v != "" {
+	if v := input(inMaxRecess); v != "" {
 		d, err := wait.ParseDuration(v)
 		if err != nil {
-			return nil, &inputError{Field: "input max-recess", Reason: err.Error()}
+			return nil, &inputError{Field: inputField(inMaxRecess), Reason: err.Error()}
 		}
 		s.Engine.MaxRecess = d
 	}
-	if v := input("escalate-to"); v != "" {
+	if v := input(inEscalateTo); v != "" {
 		s.Engine.EscalateTo = list(v)
 	}
-	if v := input("ignore-authors"); v != "" {
+	if v := input(inIgnoreAuthors); v != "" {
 		s.Engine.IgnoreAuthors = list(v)
 	}
-	if v := input("categories"); v != "" {
+	if v := input(inCategories); v != "" {
 		s.Engine.Categories = names(v)
 	}
-	if v := input("labels"); v != "" {
+	if v := input(inLabels); v != "" {
 		s.Engine.Labels = names(v)
 	}
-	if v := input("mention-handles"); v != "" {
+	if v := input(inMentionHandles); v != "" {
 		s.Engine.MentionHandles = list(v)
 	}
-	if v := input("wake-on"); v != "" {
+	if v := input(inWakeOn); v != "" {
 		w, err := resume.ParseWakeOn(v)
 		if err != nil {
-			return nil, &inputError{Field: "input wake-on", Reason: err.(*wait.FieldError).Reason}
+			return nil, &inputError{Field: inputField(inWakeOn), Reason: err.(*wait.FieldError).Reason}
 		}
 		s.Engine.WakeOn = w
 	}
-	if v := input("hide-summary"); v != "" {
+	if v := input(inHideSummary); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, &inputError{Field: "input hide-summary", Reason: fmt.Sprintf("%q is not true or false", v)}
+			return nil, &inputError{Field: inputField(inHideSummary), Reason: fmt.Sprintf("%q is not true or false", v)}
 		}
 		s.Engine.HideSummary = b
 	}
 	if s.Engine.WakeOn == resume.WakeMention && len(s.Engine.MentionHandles) == 0 {
-		return nil, &inputError{Field: "input mention-handles", Reason: "wake-on mention needs at least one handle (for example @lead)"}
+		return nil, &inputError{Field: inputField(inMentionHandles), Reason: "wake-on mention needs at least one handle (for example @lead)"}
 	}
 	return s, nil
 }
@@ -196,9 +259,11 @@ func (s *settings) applyFile(path string, explicit bool) error {
 		return &inputError{Field: field, Reason: "larger than 64 KiB"}
 	}
 	var fc fileConfig
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&fc); err != nil && !errors.Is(err, io.EOF) {
+	if err := decodeYAML(b, &fc); err != nil {
+		var ye *yamlError
+		if errors.As(err, &ye) && ye.Path != "" {
+			return &inputError{Field: field + ": " + ye.Path, Reason: fmt.Sprintf("line %d: %s", ye.Line, ye.Reason)}
+		}
 		return &inputError{Field: field, Reason: err.Error()}
 	}
 	for i, k := range fc.AllowedKinds {

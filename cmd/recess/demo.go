@@ -6,6 +6,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,15 +16,92 @@ import (
 //go:embed demo.yaml
 var demoScenario []byte
 
+const demoUsage = `usage: recess demo [-v]
+
+Tells the built-in story (a discussion, the agent's question, people
+replying, the resume and the answer) against the embedded fake GitHub: no
+token, no network. -v adds each recess run's log.
+`
+
+const scenarioUsage = `usage: recess scenario [-v] FILE.yaml...
+
+Runs scenario files against the embedded fake GitHub (no token, no network)
+and exits 1 when one fails. -v adds each recess run's log. A scenario is
+YAML; an unknown key or a value of the wrong kind is refused with its path
+and line.
+
+Top level:
+  name: TEXT            a title, printed first
+  start: TIME           the clock at the first step (RFC 3339;
+                        default 2026-11-21T10:00:00Z)
+  inputs: {NAME: TEXT}  action inputs for every run (state-store,
+                        max-attempts, escalate-to, categories, wake-on, ...;
+                        not github-token, command, verdict, verdict-file,
+                        correlation-id, discussion, dry-run, config)
+  maintainers: [LOGIN]  people with write access (MEMBER); everyone else
+                        is a CONTRIBUTOR
+  steps: [STEP]         what happens, in order
+
+Each step does exactly one thing:
+  discussion: {author, title, body}
+                        opens the discussion; recess gets its event
+  comment: {author, body, label, reply_to, lost}
+                        comments; label names the comment for reply_to,
+                        reply_to answers a labelled comment in its thread,
+                        lost: true drops the event (only a sweep sees it)
+  agent: {verdict, replies, trigger, summary, fail, refused}
+                        the newest dispatched agent run claims, then
+                        answers: verdict (recessed, adjourned, ...) with
+                        replies [{body, reply_to}], trigger (a trigger
+                        document) and summary; or fail: CONCLUSION
+                        (failure, cancelled) for a run that ends without
+                        one. refused: FIELD expects recess to refuse the
+                        verdict naming FIELD; any other refusal fails
+  wait: DURATION        moves the clock (ISO 8601: PT1H, P2D)
+  sweep: true           runs the scheduled sweep
+  close: true           closes the discussion; recess gets its event
+  expect: {dispatches, open_rfcs, fired_by, history, status, comment}
+                        checks: agent runs dispatched so far; open recesses
+                        the last run reported; the last dispatch's fired_by
+                        and its history authors in order; text the status
+                        comment's first line contains; text some comment
+                        by recess contains
+
+Examples: testdata/scenarios/*.yaml.
+
+Flags:
+  -v    also print every recess run's log
+`
+
+// parseFlags parses a subcommand's flags: -h and --help print its usage on
+// stdout (exit 0), a bad flag prints it on stderr (exit 2). ok is false
+// when the command should stop with code.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (code int, ok bool) {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		return exitOK, false
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %v\n%s", fs.Name(), err, usage)
+		return exitRefused, false
+	}
+	return exitOK, true
+}
+
 // runDemo tells the built-in story against the embedded fake GitHub: no
 // token, no network. It prints the timeline and what the resumed agent
 // was handed.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	verbose := fs.Bool("v", false, "also print every recess run's log")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, demoUsage, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "recess demo: unexpected argument %q\n", fs.Arg(0))
+		return exitRefused
 	}
 	s, err := parseScenario(demoScenario)
 	if err != nil {
@@ -56,18 +134,13 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // runScenarios runs scenario files and reports each; exit 1 when one fails.
 func runScenarios(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess scenario", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	verbose := fs.Bool("v", false, "also print every recess run's log")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: recess scenario [-v] FILE.yaml...")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, scenarioUsage, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return 2
+		fmt.Fprintf(stderr, "recess scenario: no scenario file given\n%s", scenarioUsage)
+		return exitRefused
 	}
 	failed := 0
 	for _, path := range fs.Args() {

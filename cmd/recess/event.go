@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 )
@@ -12,11 +13,9 @@ type event struct {
 	Name   string // GITHUB_EVENT_NAME
 	Action string // payload "action" (created, edited, deleted, ...)
 	// Discussion is the discussion number the event is about (0: none).
+	// Whose comment an event is about is never read from the payload: the
+	// engine asks GitHub (viewerDidAuthor), the one own-identity rule.
 	Discussion int
-	// CommentAuthor is the login of the comment's author for
-	// discussion_comment events ("github-actions[bot]" for recess's own
-	// comments made with the workflow token).
-	CommentAuthor string
 	// Inputs are workflow_dispatch inputs.
 	Inputs map[string]string
 }
@@ -34,10 +33,9 @@ const maxPayload = 25 << 20
 
 // readEvent reads and checks the payload at path for the named event.
 func readEvent(name, path string) (*event, error) {
-	ev := &event{Name: name}
 	if path == "" {
 		if name == "" {
-			return ev, nil
+			return &event{}, nil
 		}
 		return nil, &inputError{Field: "GITHUB_EVENT_PATH", Reason: "not set"}
 	}
@@ -53,19 +51,22 @@ func readEvent(name, path string) (*event, error) {
 	if st.Size() > maxPayload {
 		return nil, &inputError{Field: "GITHUB_EVENT_PATH", Reason: fmt.Sprintf("payload of %d bytes is larger than %d", st.Size(), maxPayload)}
 	}
+	return decodeEvent(name, io.LimitReader(f, maxPayload))
+}
+
+// decodeEvent reads and checks the payload of the named event.
+func decodeEvent(name string, payload io.Reader) (*event, error) {
+	ev := &event{Name: name}
 	var p struct {
 		Action     *string `json:"action"`
 		Discussion *struct {
 			Number *int `json:"number"`
 		} `json:"discussion"`
-		Comment *struct {
-			User *struct {
-				Login string `json:"login"`
-			} `json:"user"`
-		} `json:"comment"`
-		Inputs map[string]json.RawMessage `json:"inputs"`
+		// Comment must be an object; nothing in it is read.
+		Comment *struct{}                  `json:"comment"`
+		Inputs  map[string]json.RawMessage `json:"inputs"`
 	}
-	if err := json.NewDecoder(f).Decode(&p); err != nil {
+	if err := json.NewDecoder(payload).Decode(&p); err != nil {
 		return nil, &inputError{Field: "event payload", Reason: "not a JSON object: " + err.Error()}
 	}
 	if p.Action != nil {
@@ -83,13 +84,8 @@ func readEvent(name, path string) (*event, error) {
 		if ev.Action == "" {
 			return nil, &inputError{Field: "event payload action", Reason: "missing"}
 		}
-		if name == "discussion_comment" {
-			if p.Comment == nil {
-				return nil, &inputError{Field: "event payload comment", Reason: "missing"}
-			}
-			if p.Comment.User != nil {
-				ev.CommentAuthor = p.Comment.User.Login
-			}
+		if name == "discussion_comment" && p.Comment == nil {
+			return nil, &inputError{Field: "event payload comment", Reason: "missing"}
 		}
 	case "workflow_dispatch":
 		ev.Inputs = map[string]string{}
@@ -117,19 +113,19 @@ func (ev *event) command() (string, error) {
 	switch ev.Name {
 	case "discussion":
 		if ev.Action == "created" {
-			return "intake", nil
+			return cmdIntake, nil
 		}
-		return "inbound", nil
+		return cmdInbound, nil
 	case "discussion_comment":
-		return "inbound", nil
+		return cmdInbound, nil
 	case "schedule":
-		return "sweep", nil
+		return cmdSweep, nil
 	case "workflow_dispatch":
 		if ev.Discussion != 0 && ev.Inputs["correlation_id"] != "" {
 			// The agent workflow's own event: its first step claims.
-			return "claim", nil
+			return cmdClaim, nil
 		}
-		return "sweep", nil
+		return cmdSweep, nil
 	case "":
 		return "", &inputError{Field: "GITHUB_EVENT_NAME", Reason: "not set; set the command input"}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/state"
@@ -214,6 +215,13 @@ type outcome struct {
 // environment (INPUT_COMMAND, INPUT_VERDICT, GITHUB_RUN_ID).
 func (r *repo) action(event string, payload []byte, extra map[string]string) outcome {
 	r.t.Helper()
+	_, o := r.actionEnv(event, payload, extra)
+	return o
+}
+
+// actionEnv is action, and the run's environment (where its summary is).
+func (r *repo) actionEnv(event string, payload []byte, extra map[string]string) (map[string]string, outcome) {
+	r.t.Helper()
 	r.seq++
 	inputs := map[string]string{"INPUT_STATE-STORE": r.store}
 	for k, v := range extra {
@@ -230,7 +238,7 @@ func (r *repo) action(event string, payload []byte, extra map[string]string) out
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return outcome{code: code, stdout: stdout.String() + stderr.String(), outputs: outputs}
+	return env, outcome{code: code, stdout: stdout.String() + stderr.String(), outputs: outputs}
 }
 
 // ok fails the test unless the run exited 0.
@@ -362,7 +370,7 @@ func (r *repo) snapshot(discussionIDs ...string) string {
 			r.t.Fatal(err)
 		}
 		fmt.Fprintf(&b, "labels %v\n", d.Labels)
-		if f, ok, _ := r.gh.File(hostileRepo, "recess-state", fmt.Sprintf("discussions/%d.json", d.Number)); ok {
+		if f, ok, _ := r.gh.File(hostileRepo, gh.DefaultStateBranch, fmt.Sprintf("discussions/%d.json", d.Number)); ok {
 			fmt.Fprintf(&b, "file %d\n%s\n", d.Number, f)
 		}
 	}
@@ -602,7 +610,7 @@ func TestHostile_states(t *testing.T) {
 					t.Fatal(err)
 				}
 			case "branch":
-				if _, err := r.gh.Commit(hostileRepo, "recess-state", "hand edit", map[string]string{fmt.Sprintf("discussions/%d.json", n): bad}); err != nil {
+				if _, err := r.gh.Commit(hostileRepo, gh.DefaultStateBranch, "hand edit", map[string]string{fmt.Sprintf("discussions/%d.json", n): bad}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -1,7 +1,9 @@
 // Command recess is the recess GitHub Action and its local CLI.
 //
 // With no arguments it runs as the action (reading what GitHub Actions
-// provides); with a subcommand it predicts and debugs locally:
+// provides); with a subcommand it predicts and debugs locally. Every way in
+// builds one invocation (from the environment, from flags, or from a
+// scenario's step) and hands it to execute, which runs the engine once.
 //
 //	recess eval --trigger JSON --opened-at T --now T [--replies N] [--signal NAME]... [--max-recess D]
 package main
@@ -20,10 +22,18 @@ const usage = `usage:
   recess demo [-v]              tell the whole story locally: a recess, people replying, the resume
                                 (against the embedded fake GitHub; no token, no network)
   recess scenario [-v] FILE...  run scenario files against the embedded fake GitHub
+  recess act [-v]               run .github/workflows/recess.yml and agent.yml under act against
+                                the embedded fake GitHub, the whole story (needs act; see -h)
   recess eval [flags]           evaluate a trigger at a moment; "recess eval -h" for its flags
-  recess status --repo O/R      what a repository's recesses wait for (token from GITHUB_TOKEN)
+  recess mcp [flags]            the lead's MCP server on stdio: reply, recess, adjourn
+  recess mcp-script             the placeholder lead: a scripted MCP client of recess mcp
+  recess prompt                 render a resume_context as the resumed agent's prompt
+  recess status --repo O/R      what a repository's recesses wait for, and when time alone
+                                fires them (token from GITHUB_TOKEN; --json for machines)
   recess sweep --dry-run --repo O/R
                                 what a sweep would do now (RECESS_NOW pins the moment)
+
+"recess COMMAND --help" describes a command.
 `
 
 func main() {
@@ -34,25 +44,34 @@ func main() {
 }
 
 // run is the whole program behind an injectable environment, so tests drive
-// it with a map and buffers. It returns the exit status: 0 done, 2 refused
-// input or usage.
+// it with a map and buffers. It returns the exit status: 0 done, 1 failed,
+// 2 refused input or usage.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		return actionExit(runActionMode(ctx, getenv, stdout, stderr))
+		return runAction(ctx, getenv, stdout, stderr)
 	}
-	switch args[0] {
+	name, rest := args[0], args[1:]
+	switch name {
 	case "eval":
-		return runEval(ctx, args[1:], getenv, stdin, stdout, stderr)
+		return runEval(ctx, rest, getenv, stdin, stdout, stderr)
 	case "demo":
-		return runDemo(ctx, args[1:], stdout, stderr)
+		return runDemo(ctx, rest, stdout, stderr)
 	case "scenario":
-		return runScenarios(ctx, args[1:], stdout, stderr)
-	case "status", "sweep":
-		return runRepoCommand(ctx, args[0], args[1:], getenv, stdout, stderr)
+		return runScenarios(ctx, rest, stdout, stderr)
+	case "act":
+		return runAct(ctx, rest, getenv, stdout, stderr)
+	case "mcp":
+		return runMCP(ctx, rest, getenv, stdin, stdout, stderr)
+	case "mcp-script":
+		return runMCPScript(ctx, rest, getenv, stdout, stderr)
+	case "prompt":
+		return runPrompt(ctx, rest, stdin, stdout, stderr)
+	case cmdStatus, cmdSweep:
+		return runRepoCommand(ctx, name, rest, getenv, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
-		return 0
+		return exitOK
 	}
-	fmt.Fprintf(stderr, "recess: unknown command %q\n%s", args[0], usage)
-	return 2
+	fmt.Fprintf(stderr, "recess: unknown command %q\n%s", name, usage)
+	return exitRefused
 }

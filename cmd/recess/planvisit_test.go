@@ -1,3 +1,5 @@
+//go:build !recess_nodemo
+
 package main
 
 import (

@@ -9,19 +9,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
+	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // A scenario is a story told to recess against the embedded fake GitHub:
@@ -66,6 +67,10 @@ type step struct {
 		Trigger map[string]any `yaml:"trigger"`
 		Summary string         `yaml:"summary"`
 		Fail    string         `yaml:"fail"`
+		// Refused is the field recess must refuse the verdict for
+		// ("verdict.replies[0].body"); any other refusal fails the
+		// scenario.
+		Refused string `yaml:"refused"`
 	} `yaml:"agent"`
 	// Wait moves the clock (an ISO-8601 duration such as PT1H or P2D).
 	Wait string `yaml:"wait"`
@@ -96,35 +101,61 @@ type expectation struct {
 	Comment string `yaml:"comment"`
 }
 
-// parseScenario reads a scenario strictly: unknown keys are errors.
+// parseScenario reads a scenario strictly: an unknown key, a value of the
+// wrong kind or a step that does not do exactly one thing is an error that
+// names the YAML field (and its line).
 func parseScenario(data []byte) (*scenario, error) {
 	var s scenario
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
+	if err := decodeYAML(data, &s); err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	if s.Start.IsZero() {
 		s.Start = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	}
+	for _, k := range slices.Sorted(maps.Keys(s.Inputs)) {
+		switch {
+		case !slices.Contains(inputNames, k):
+			return nil, fmt.Errorf("scenario: inputs.%s: not an input of recess (%s)", k, strings.Join(inputNames, ", "))
+		case slices.Contains(runnerInputs, k):
+			return nil, fmt.Errorf("scenario: inputs.%s: set by the scenario runner for each run", k)
+		}
+	}
 	for i, st := range s.Steps {
-		n := 0
-		for _, set := range []bool{st.Discussion != nil, st.Comment != nil, st.Agent != nil, st.Wait != "", st.Sweep, st.Close, st.Expect != nil} {
-			if set {
-				n++
+		var did []string
+		for _, x := range []struct {
+			key string
+			set bool
+		}{
+			{"discussion", st.Discussion != nil}, {"comment", st.Comment != nil}, {"agent", st.Agent != nil},
+			{"wait", st.Wait != ""}, {"sweep", st.Sweep}, {"close", st.Close}, {"expect", st.Expect != nil},
+		} {
+			if x.set {
+				did = append(did, x.key)
 			}
 		}
-		if n != 1 {
-			return nil, fmt.Errorf("scenario: steps[%d]: a step does exactly one thing (found %d)", i, n)
+		if len(did) != 1 {
+			return nil, fmt.Errorf("scenario: steps[%d]: a step does exactly one thing of discussion, comment, agent, wait, sweep, close, expect (found %d: %s)", i, len(did), strings.Join(did, ", "))
 		}
 		if st.Wait != "" {
 			if _, err := wait.ParseDuration(st.Wait); err != nil {
 				return nil, fmt.Errorf("scenario: steps[%d].wait: %w", i, err)
 			}
 		}
+		if a := st.Agent; a != nil {
+			if (a.Fail == "") == (a.Verdict == "") {
+				return nil, fmt.Errorf("scenario: steps[%d].agent: give verdict (the run answers) or fail (it ends without a verdict)", i)
+			}
+			if a.Refused != "" && a.Verdict == "" {
+				return nil, fmt.Errorf("scenario: steps[%d].agent.refused: only a verdict can be refused", i)
+			}
+		}
 	}
 	return &s, nil
 }
+
+// runnerInputs are the inputs the scenario runner sets for each run; a
+// scenario's inputs cannot.
+var runnerInputs = []string{inGitHubToken, inCommand, inVerdict, inVerdictFile, inCorrelationID, inDiscussion, inDryRun, inConfig}
 
 // story runs one scenario.
 type story struct {
@@ -141,7 +172,7 @@ type story struct {
 	number  int
 	labels  map[string]string // comment label -> id
 	handled map[int64]bool    // agent runs that answered
-	last    map[string]string // outputs of the last recess run
+	last    *resume.Result    // what the last recess run reported
 	dir     string
 	runSeq  int64
 }
@@ -150,6 +181,8 @@ const (
 	storyOwner = "octo"
 	storyRepo  = "rfcs"
 	storyToken = "recess-demo-token"
+	// storyBot is recess's login in the story: the workflow token's.
+	storyBot = "github-actions"
 )
 
 func (st *story) clock() time.Time {
@@ -169,7 +202,7 @@ func newStory(s *scenario, out io.Writer, verbose bool) (*story, error) {
 		handled: map[int64]bool{}, dir: dir, repo: storyOwner + "/" + storyRepo, runSeq: 9000}
 	st.gh = githubfake.New(githubfake.WithClock(st.clock))
 	err = st.gh.InstallRecess(githubfake.RecessSetup{Owner: storyOwner, Name: storyRepo,
-		Token: storyToken, Bot: "github-actions", Maintainers: s.Maintainers})
+		Token: storyToken, Bot: storyBot, Maintainers: s.Maintainers})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -220,7 +253,7 @@ func (st *story) step(ctx context.Context, s step) error {
 		if err != nil {
 			return err
 		}
-		return st.recess(ctx, "discussion", payload, nil)
+		return st.recess(ctx, storyRun{event: "discussion", payload: payload})
 	case s.Comment != nil:
 		c := s.Comment
 		var made githubfake.Comment
@@ -252,7 +285,7 @@ func (st *story) step(ctx context.Context, s step) error {
 		if err != nil {
 			return err
 		}
-		return st.recess(ctx, "discussion_comment", payload, nil)
+		return st.recess(ctx, storyRun{event: "discussion_comment", payload: payload})
 	case s.Agent != nil:
 		return st.agent(ctx, s)
 	case s.Wait != "":
@@ -264,7 +297,7 @@ func (st *story) step(ctx context.Context, s step) error {
 		return nil
 	case s.Sweep:
 		st.say("the scheduled sweep runs")
-		return st.recess(ctx, "schedule", []byte(`{"schedule":"*/5 * * * *"}`), nil)
+		return st.recess(ctx, storyRun{event: "schedule", payload: []byte(`{"schedule":"*/5 * * * *"}`)})
 	case s.Close:
 		if err := st.gh.CloseDiscussion(st.discID, "RESOLVED"); err != nil {
 			return err
@@ -274,58 +307,122 @@ func (st *story) step(ctx context.Context, s step) error {
 		if err != nil {
 			return err
 		}
-		return st.recess(ctx, "discussion", payload, nil)
+		return st.recess(ctx, storyRun{event: "discussion", payload: payload})
 	case s.Expect != nil:
 		return st.expect(s.Expect)
 	}
 	return errors.New("empty step")
 }
 
-// recess runs the action exactly as GitHub Actions would: environment,
-// event payload file, output and summary files.
-func (st *story) recess(ctx context.Context, eventName string, payload []byte, extra map[string]string) error {
+// storyRun is what one recess run of the story is: its event, and what the
+// agent's steps set (the command, the run id, the correlation id, the
+// verdict).
+type storyRun struct {
+	event   string
+	payload []byte
+	command string // "" for auto
+	runID   int64
+	verdict []byte
+	// refused is the field the run must be refused for ("" for none).
+	refused string
+}
+
+// recess runs recess for one event of the story: the scenario's inputs,
+// the event, the story's clock, straight into execute. A refusal the step
+// did not expect, or any failure, fails the scenario.
+func (st *story) recess(ctx context.Context, r storyRun) error {
 	st.runSeq++
-	inputs := map[string]string{}
-	for k, v := range st.s.Inputs {
-		inputs["INPUT_"+strings.ToUpper(k)] = v
+	set, err := loadSettings(func(k string) string {
+		if k == inGitHubToken {
+			return storyToken
+		}
+		return st.s.Inputs[k]
+	}, st.dir)
+	if err != nil {
+		return fmt.Errorf("inputs: %w", err)
 	}
-	for k, v := range extra {
-		inputs[k] = v
-	}
-	env, err := actionsRun{gh: st.gh, repo: st.repo, token: storyToken, dir: st.dir, seq: st.runSeq,
-		now: st.clock(), event: eventName, payload: payload}.env(inputs)
+	ev, err := decodeEvent(r.event, bytes.NewReader(r.payload))
 	if err != nil {
 		return err
 	}
-	var stdout, stderr bytes.Buffer
-	err = runActionMode(ctx, func(k string) string { return env[k] }, &stdout, &stderr)
-	outputs, perr := readOutputs(env["GITHUB_OUTPUT"])
-	if perr != nil {
-		return perr
+	inv := &invocation{
+		Command:    r.command,
+		Repo:       st.repo,
+		APIURL:     strings.TrimSuffix(st.gh.URL(), "/"),
+		GraphQLURL: st.gh.GraphQLURL(),
+		ServerURL:  storyServerURL,
+		RunID:      orRunID(r.runID, st.runSeq),
+		Clock:      resume.ClockFunc(st.clock),
+		Set:        set,
+		Event:      ev,
+		Discussion: ev.Discussion,
+		Verdict:    r.verdict,
 	}
-	st.last = outputs
+	if inv.Command == "" {
+		if inv.Command, err = ev.command(); err != nil {
+			return err
+		}
+	}
+	if inv.Command == cmdClaim {
+		inv.CorrelationID = ev.Inputs["correlation_id"]
+	}
+	var log bytes.Buffer
+	out, err := execute(ctx, inv, &log)
 	if st.verbose {
-		for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
-			if line != "" && !strings.HasPrefix(line, "::add-mask::") {
+		// The run's log: what the engine logged, then what it noted (the
+		// job summary's "What happened") and warned.
+		lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+		if out.Result != nil {
+			lines = append(lines, allNotes(out)...)
+			for _, w := range out.Warnings {
+				lines = append(lines, "warning: "+w)
+			}
+		}
+		if err != nil {
+			lines = append(lines, "error: "+err.Error())
+		}
+		for _, line := range lines {
+			if line = plainText(line); line != "" {
 				fmt.Fprintf(st.out, "           │ %s\n", line)
 			}
 		}
 	}
-	cmd := orDefault(env["INPUT_COMMAND"], eventName)
-	if err != nil {
-		st.say("recess (%s) refused or failed: %s", cmd, annotation(stdout.String()))
-		return nil
+	if out.Result != nil {
+		st.last = out.Result
 	}
+	field := inputFieldOf(err)
 	switch {
-	case outputs["fired"] == "true":
-		st.say("recess resumes the agent (fired by %s): dispatch %s", outputs["fired_by"], outputs["correlation_id"])
-	case outputs["correlation_id"] != "" && cmd == eventName && eventName != "workflow_dispatch":
-		st.say("recess dispatches the agent: %s", outputs["correlation_id"])
+	case r.refused != "" && field == r.refused:
+		st.say("recess (%s) refuses it: %s", inv.Command, err)
+		return nil
+	case r.refused != "" && err == nil:
+		return fmt.Errorf("recess (%s) accepted what it should have refused for %s", inv.Command, r.refused)
+	case field != "":
+		return fmt.Errorf("recess (%s) refused %s: %w", inv.Command, field, err)
+	case err != nil:
+		return fmt.Errorf("recess (%s) failed: %w", inv.Command, err)
 	}
-	if status := st.statusLine(); status != "" && cmd != "claim" {
+	res := out.Result
+	switch {
+	case res.Fired:
+		st.say("recess resumes the agent (fired by %s): dispatch %s", res.FiredBy, res.CorrelationID)
+	case res.Dispatched && inv.Command != cmdClaim && inv.Command != cmdVerdict:
+		st.say("recess dispatches the agent: %s", res.CorrelationID)
+	}
+	if status := st.statusLine(); status != "" && inv.Command != cmdClaim {
 		st.say("status comment: %s", status)
 	}
 	return nil
+}
+
+// storyServerURL is the fake's web address in links recess writes.
+const storyServerURL = "https://github.test"
+
+func orRunID(id, seq int64) int64 {
+	if id != 0 {
+		return id
+	}
+	return seq
 }
 
 // agent plays the newest dispatched agent run: claim, then the verdict
@@ -335,33 +432,32 @@ func (st *story) agent(ctx context.Context, s step) error {
 	if err != nil {
 		return err
 	}
-	var run *githubfake.Run
+	var ru *githubfake.Run
 	for i := range runs {
 		if !st.handled[runs[i].ID] && runs[i].Status != "completed" {
-			run = &runs[i]
+			ru = &runs[i]
 		}
 	}
-	if run == nil {
+	if ru == nil {
 		return errors.New("agent: no dispatched agent run is waiting to answer")
 	}
-	st.handled[run.ID] = true
-	payload, _ := json.Marshal(map[string]any{"inputs": run.Inputs, "ref": "refs/heads/main",
-		"repository": map[string]any{"full_name": st.repo}, "workflow": ".github/workflows/agent.yml"})
-	runEnv := map[string]string{"GITHUB_RUN_ID": strconv.FormatInt(run.ID, 10), "INPUT_COMMAND": "claim"}
-	if err := st.recess(ctx, "workflow_dispatch", payload, runEnv); err != nil {
+	st.handled[ru.ID] = true
+	payload, _ := json.Marshal(map[string]any{"inputs": ru.Inputs, "ref": "refs/heads/main",
+		"repository": map[string]any{"full_name": st.repo}, "workflow": ".github/workflows/" + gh.DefaultWorkflow})
+	if err := st.recess(ctx, storyRun{event: "workflow_dispatch", payload: payload, command: cmdClaim, runID: ru.ID}); err != nil {
 		return err
 	}
-	cid := run.Inputs["correlation_id"]
-	if st.last["stale"] == "true" {
-		st.say("agent run %d (%s) claims: stale, it skips its work", run.ID, cid)
-		return st.gh.SetRunStatus(run.ID, "completed", "success")
-	}
-	if a := s.Agent; a.Fail != "" {
-		st.say("agent run %d (%s) ends without a verdict: %s", run.ID, cid, a.Fail)
-		return st.gh.SetRunStatus(run.ID, "completed", a.Fail)
+	cid := ru.Inputs["correlation_id"]
+	if st.last.Stale {
+		st.say("agent run %d (%s) claims: stale, it skips its work", ru.ID, cid)
+		return st.gh.SetRunStatus(ru.ID, "completed", "success")
 	}
 	a := s.Agent
-	n, _ := strconv.Atoi(run.Inputs["discussion_number"])
+	if a.Fail != "" {
+		st.say("agent run %d (%s) ends without a verdict: %s", ru.ID, cid, a.Fail)
+		return st.gh.SetRunStatus(ru.ID, "completed", a.Fail)
+	}
+	n, _ := strconv.Atoi(ru.Inputs["discussion_number"])
 	doc := map[string]any{"verdict": a.Verdict, "correlation_id": cid, "discussion_number": n}
 	var replies []map[string]string
 	for _, r := range a.Replies {
@@ -388,23 +484,33 @@ func (st *story) agent(ctx context.Context, s step) error {
 	if err != nil {
 		return err
 	}
-	what := a.Verdict
-	if ctxJSON := run.Inputs["resume_context"]; ctxJSON != "" {
+	if ctxJSON := ru.Inputs["resume_context"]; ctxJSON != "" {
 		var rc resume.Context
 		if json.Unmarshal([]byte(ctxJSON), &rc) == nil {
-			st.say("agent run %d reads resume_context: fired_by %s, %d new comment(s)", run.ID, rc.FiredBy, len(rc.HistorySince))
+			st.say("agent run %d is resumed (%s) with %d comment(s) it has not seen", ru.ID, rc.FiredBy, len(rc.HistorySince))
 		}
 	}
-	if a.Trigger != nil {
-		t, _ := json.Marshal(a.Trigger)
-		what += " " + string(t)
+	// What the agent says, as people will read it in the discussion.
+	for _, r := range a.Replies {
+		st.say("agent run %d replies: %q", ru.ID, excerpt(r.Body))
 	}
-	st.say("agent run %d answers: %s", run.ID, what)
-	runEnv["INPUT_COMMAND"], runEnv["INPUT_VERDICT"] = "verdict", string(b)
-	if err := st.recess(ctx, "workflow_dispatch", payload, runEnv); err != nil {
+	switch {
+	case a.Verdict == resume.VerdictRecessed && a.Trigger != nil:
+		t, _ := json.Marshal(a.Trigger)
+		words := string(t)
+		if tr, err := wait.ParseTrigger(t, wait.TriggerLimits{}); err == nil {
+			words = resume.Describe(tr, wait.Observed{OpenedAt: st.clock()})
+		}
+		st.say("agent run %d recesses: resume it %s", ru.ID, words)
+	case a.Verdict == resume.VerdictAdjourned:
+		st.say("agent run %d adjourns: its answer is given", ru.ID)
+	default:
+		st.say("agent run %d answers: %s", ru.ID, a.Verdict)
+	}
+	if err := st.recess(ctx, storyRun{event: "workflow_dispatch", payload: payload, command: cmdVerdict, runID: ru.ID, verdict: b, refused: a.Refused}); err != nil {
 		return err
 	}
-	return st.gh.SetRunStatus(run.ID, "completed", "success")
+	return st.gh.SetRunStatus(ru.ID, "completed", "success")
 }
 
 // statusLine is the first line of recess's status comment, if any.
@@ -414,8 +520,8 @@ func (st *story) statusLine() string {
 		return ""
 	}
 	for _, c := range cs {
-		if c.Author == "github-actions" && strings.Contains(c.Body, "recess:state") {
-			return firstLine(c.Body)
+		if c.Author == storyBot && state.HasMarker(c.Body) {
+			return plainText(firstLine(c.Body))
 		}
 	}
 	return ""
@@ -431,8 +537,14 @@ func (st *story) expect(x *expectation) error {
 	if x.Dispatches != nil && len(runs) != *x.Dispatches {
 		problems = append(problems, fmt.Sprintf("dispatches = %d, want %d", len(runs), *x.Dispatches))
 	}
-	if x.OpenRFCs != nil && st.last["open_rfcs"] != strconv.Itoa(*x.OpenRFCs) {
-		problems = append(problems, fmt.Sprintf("open_rfcs = %s, want %d", st.last["open_rfcs"], *x.OpenRFCs))
+	if x.OpenRFCs != nil {
+		got := "no run yet"
+		if st.last != nil {
+			got = strconv.Itoa(st.last.OpenRFCs)
+		}
+		if got != strconv.Itoa(*x.OpenRFCs) {
+			problems = append(problems, fmt.Sprintf("open_rfcs = %s, want %d", got, *x.OpenRFCs))
+		}
 	}
 	var rc resume.Context
 	if len(runs) > 0 {
@@ -457,7 +569,7 @@ func (st *story) expect(x *expectation) error {
 		found := false
 		cs, _ := st.gh.Comments(st.discID)
 		for _, c := range cs {
-			found = found || (c.Author == "github-actions" && strings.Contains(c.Body, x.Comment))
+			found = found || (c.Author == storyBot && strings.Contains(c.Body, x.Comment))
 		}
 		if !found {
 			problems = append(problems, fmt.Sprintf("no comment by recess contains %q", x.Comment))
@@ -466,97 +578,8 @@ func (st *story) expect(x *expectation) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("expectation failed: %s", strings.Join(problems, "; "))
 	}
-	st.say("✓ as expected")
+	if st.verbose {
+		st.say("✓ as expected")
+	}
 	return nil
-}
-
-// actionsRun is one run of the binary laid out the way GitHub Actions lays
-// it out: the environment, the event payload file, empty output and summary
-// files.
-type actionsRun struct {
-	gh          *githubfake.GitHub
-	repo, token string
-	dir         string
-	seq         int64
-	now         time.Time
-	event       string
-	payload     []byte
-}
-
-// env writes the run's files and returns its environment, with extra
-// (INPUT_* and the like) on top.
-func (r actionsRun) env(extra map[string]string) (map[string]string, error) {
-	base := filepath.Join(r.dir, strconv.FormatInt(r.seq, 10))
-	env := map[string]string{
-		"GITHUB_ACTIONS":      "true",
-		"GITHUB_EVENT_NAME":   r.event,
-		"GITHUB_EVENT_PATH":   base + ".event.json",
-		"GITHUB_OUTPUT":       base + ".output",
-		"GITHUB_STEP_SUMMARY": base + ".summary.md",
-		"GITHUB_REPOSITORY":   r.repo,
-		"GITHUB_API_URL":      strings.TrimSuffix(r.gh.URL(), "/"),
-		"GITHUB_GRAPHQL_URL":  r.gh.GraphQLURL(),
-		"GITHUB_SERVER_URL":   "https://github.test",
-		"GITHUB_RUN_ID":       strconv.FormatInt(r.seq, 10),
-		"GITHUB_WORKSPACE":    r.dir,
-		"RECESS_NOW":          r.now.Format(time.RFC3339),
-		"INPUT_GITHUB-TOKEN":  r.token,
-	}
-	for k, v := range extra {
-		env[k] = v
-	}
-	for _, f := range []string{env["GITHUB_OUTPUT"], env["GITHUB_STEP_SUMMARY"]} {
-		if err := os.WriteFile(f, nil, 0o600); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.WriteFile(env["GITHUB_EVENT_PATH"], r.payload, 0o600); err != nil {
-		return nil, err
-	}
-	return env, nil
-}
-
-// readOutputs parses a GITHUB_OUTPUT file (name<<DELIMITER ... DELIMITER).
-func readOutputs(path string) (map[string]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	lines := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
-	for i := 0; i < len(lines); i++ {
-		name, delim, ok := strings.Cut(lines[i], "<<")
-		if !ok {
-			if k, v, ok := strings.Cut(lines[i], "="); ok {
-				out[k] = v
-			}
-			continue
-		}
-		var val []string
-		for i++; i < len(lines) && lines[i] != delim; i++ {
-			val = append(val, lines[i])
-		}
-		out[name] = strings.Join(val, "\n")
-	}
-	return out, nil
-}
-
-// annotation extracts the message of the first ::error annotation.
-func annotation(stdout string) string {
-	for _, line := range strings.Split(stdout, "\n") {
-		if strings.HasPrefix(line, "::error") {
-			if i := strings.Index(line[2:], "::"); i >= 0 {
-				return line[i+4:]
-			}
-		}
-	}
-	return strings.TrimSpace(stdout)
-}
-
-func excerpt(s string) string {
-	s = firstLine(s)
-	if r := []rune(s); len(r) > 60 {
-		return string(r[:60]) + "…"
-	}
-	return s
 }

@@ -20,7 +20,7 @@ func TestActivityOnFakeGitHub(t *testing.T) {
 	ctx := context.Background()
 	say := func(n int, parent, author string) time.Time {
 		t.Helper()
-		f.clock.Advance(time.Minute)
+		f.clock.Step(time.Minute)
 		var err error
 		if parent != "" {
 			_, err = f.gh.Reply(parent, author, "words")

@@ -28,16 +28,24 @@ var (
 // sweep finds them with a search instead of reading every discussion. The
 // repository owner creates it; without it Pending falls back to listing
 // open discussions.
-const WaitingLabel = "recess:waiting"
+const WaitingLabel = resume.LabelWaiting
 
 // sweepSlot is the schedule's usual interval: consecutive sweeps fall in
 // consecutive slots.
 const sweepSlot = 5 * time.Minute
 
-// statusScan is how many top-level comments Pending looks at, first and
-// last, per discussion, to find recess's status comment without reading the
-// discussion.
-const statusScan = 10
+// Pending finds recess's status comment without reading the discussion:
+// it looks at the first scanFirst and the last scanLast top-level comments
+// of each waiting discussion (ids and authorship only), and pages further,
+// scanPages pages at most, only through a discussion whose status comment
+// it did not find there. GitHub charges a page of 100 discussions scanned so
+// 2 points (1 + 100 + 100 connection requests, over 100), as much as the
+// first and last 10 comments; the answer grows with the comments there are.
+const (
+	scanFirst = pageSize
+	scanLast  = 10
+	scanPages = 10
+)
 
 // CommentStore keeps each discussion's record in recess's own status comment
 // in that discussion (state-store: comment): visible text for people plus the
@@ -62,6 +70,11 @@ const statusScan = 10
 // the discussion exactly while the record is pending (compared
 // case-insensitively), created in the repository when missing.
 type CommentStore struct {
+	// Clock is the sweep's moment, which alternates the search's order and
+	// chooses the hour's first slot (Pending); nil: the client's clock. Set
+	// it to the engine's clock, so that a pinned RECESS_NOW pins it too.
+	Clock resume.Clock
+
 	c     *Client
 	label string
 
@@ -529,25 +542,33 @@ type scanComment struct {
 // scanNode is what Pending reads of each discussion: its number, and which
 // of its first and last comments recess wrote. The status comment is
 // written by the first save of a discussion's record, so it stands among the
-// first comments unless the discussion was long when recess first met it,
-// and then among the last ones until that many more were written.
+// first 100 comments unless the discussion was longer than that when recess
+// first met it, and then among the last ones until more were written; past
+// both, Pending pages on (scanDeeper). The literals are scanFirst and
+// scanLast (a struct tag cannot name a constant; a test keeps them equal).
 type scanNode struct {
 	Number int
 	First  struct {
-		Nodes []scanComment
-	} `graphql:"first: comments(first: $scan)"`
+		PageInfo pageInfo
+		Nodes    []scanComment
+	} `graphql:"first: comments(first: 100)"`
 	Last struct {
 		Nodes []scanComment
-	} `graphql:"last: comments(last: $scan)"`
+	} `graphql:"last: comments(last: 10)"`
 }
 
-// candidates are the comments of d that may be recess's status comment:
-// recess's own that were ever edited (every save after the first edits
-// it), else all of recess's own.
+// candidates are the comments of d that may be recess's status comment.
 func (d scanNode) candidates() []string {
+	return candidates(append(slices.Clone(d.First.Nodes), d.Last.Nodes...))
+}
+
+// candidates are the comments that may be recess's status comment: recess's
+// own that were ever edited (every save after the first edits it), else all
+// of recess's own.
+func candidates(comments []scanComment) []string {
 	var edited, mine []string
 	seen := map[string]bool{}
-	for _, cm := range append(d.First.Nodes, d.Last.Nodes...) {
+	for _, cm := range comments {
 		if !cm.ViewerDidAuthor || seen[cm.ID] {
 			continue
 		}
@@ -586,12 +607,15 @@ type bodiesQuery struct {
 // Pending lists the discussions a sweep must consider, soonest due first,
 // without reading any discussion whole. Discussions carrying the waiting
 // label are found with a search (one request per 100); for each, recess's
-// own comments among its first and last statusScan comments are the
+// own comments among its first 100 and last 10 top-level comments are the
 // candidates for its status comment (see scanNode.candidates), whose bodies
-// are read in one batched request per 100. Where the status comment is
-// found, the summary carries the record's NextDue and Checked (Known);
-// elsewhere Known is false and the sweep must visit. Other workflows
-// commenting first with the same token change nothing of this.
+// are read in one batched request per 100. A discussion whose status
+// comment stands between those is paged through further (scanDeeper: a
+// request per further 100 top-level comments, only for such discussions).
+// Where the status comment is found, the summary carries the record's
+// NextDue and Checked (Known); elsewhere Known is false and the sweep must
+// visit. Other workflows commenting first with the same token change
+// nothing of this.
 //
 // The waiting label is created when it is missing (see Client.Label): a
 // sweep never falls back to listing every open discussion. GitHub search
@@ -606,6 +630,34 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	scanned, err := s.searchWaiting(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("github: comment store: pending: %w", err)
+	}
+	// unlabelled are found by the hourly look at recent discussions, not
+	// by the label's search.
+	unlabelled := map[int]bool{}
+	if now := s.now().UTC(); now.Minute() < int(sweepSlot/time.Minute) {
+		// Once an hour (the sweep in its first slot): the recently
+		// updated open discussions too, which finds a pending record
+		// whose label is missing (removed by hand, a failed labelling, a
+		// record older than the label); its visit puts the label back.
+		// Once a day (the day's first slot) the look reaches further.
+		pages := 1
+		if now.Hour() == 0 {
+			pages = recentDailyPages
+		}
+		recent, err := s.recentlyUpdated(ctx, pages)
+		if err != nil {
+			return nil, fmt.Errorf("github: comment store: pending: %w", err)
+		}
+		labelled := map[int]bool{}
+		for _, d := range scanned {
+			labelled[d.Number] = true
+		}
+		for _, d := range recent {
+			if !labelled[d.Number] {
+				unlabelled[d.Number] = true
+				scanned = append(scanned, d)
+			}
+		}
 	}
 	var ids []string
 	for _, d := range scanned {
@@ -624,30 +676,147 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 		}
 		seen[d.Number] = true
 		sum := state.Summary{Discussion: d.Number}
-		idle := false
-		for _, id := range d.candidates() {
-			body, ok := bodies[id]
-			if !ok {
-				continue
+		rec := statusAmong(d.Number, d.candidates(), bodies)
+		if rec == nil && !unlabelled[d.Number] && d.First.PageInfo.HasNextPage {
+			// A long discussion whose status comment stands between
+			// the first and the last comments scanned.
+			if rec, err = s.scanDeeper(ctx, d); err != nil {
+				return nil, fmt.Errorf("github: comment store: pending: %w", err)
 			}
-			rec, found, err := decodeStatus(d.Number, id, body)
-			if !found || err != nil {
-				continue
-			}
-			if !rec.Pending() {
-				// A stale label: the visit of any run puts it right.
-				idle = true
-				break
-			}
-			sum.NextDue, sum.Known, sum.Checked = rec.NextDue(), true, rec.Checked
-			break
 		}
-		if !idle {
+		// A record with nothing pending under the label: a stale label,
+		// which the visit of any run puts right.
+		idle := rec != nil && !rec.Pending()
+		if rec != nil && !idle {
+			sum.NextDue, sum.Known, sum.Checked = rec.NextDue(), true, rec.Checked
+		}
+		if !idle && (sum.Known || !unlabelled[d.Number]) {
+			// A discussion found without the label counts only when its
+			// pending record was read.
 			out = append(out, sum)
 		}
 	}
 	state.SortSummaries(out)
 	return out, nil
+}
+
+// statusAmong returns the record of the first of ids whose body (from
+// bodies) is a status comment of discussion n; nil when none is.
+func statusAmong(n int, ids []string, bodies map[string]string) *state.Record {
+	for _, id := range ids {
+		body, ok := bodies[id]
+		if !ok {
+			continue
+		}
+		if rec, found, err := decodeStatus(n, id, body); found && err == nil {
+			return rec
+		}
+	}
+	return nil
+}
+
+// deeperQuery reads a further page of a discussion's top-level comments,
+// as scanNode reads the first.
+type deeperQuery struct {
+	Repository struct {
+		Discussion *struct {
+			Comments struct {
+				PageInfo pageInfo
+				Nodes    []scanComment
+			} `graphql:"comments(first: 100, after: $after)"`
+		} `graphql:"discussion(number: $number)"`
+	} `graphql:"repository(owner: $owner, name: $name)"`
+}
+
+// scanDeeper looks for d's status comment past the first comments the
+// search scanned: one request per further 100 top-level comments and one
+// for the candidates' bodies, scanPages pages at most. It returns nil when
+// it finds none (the sweep then visits the discussion, as for any unknown).
+func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Record, error) {
+	after := d.First.PageInfo.EndCursor
+	for range scanPages {
+		if after == nil {
+			return nil, nil
+		}
+		var q deeperQuery
+		vars := s.c.repoVars()
+		vars["number"] = githubv4.Int(d.Number)
+		vars["after"] = githubv4.String(*after)
+		if err := s.c.query(ctx, &q, vars); err != nil {
+			if errors.Is(err, resume.ErrNotFound) {
+				return nil, nil // deleted meanwhile: the visit will tell
+			}
+			return nil, fmt.Errorf("comments of discussion %d after %s: %w", d.Number, *after, err)
+		}
+		if q.Repository.Discussion == nil {
+			return nil, nil
+		}
+		conn := q.Repository.Discussion.Comments
+		ids := candidates(conn.Nodes)
+		if len(ids) > 0 {
+			bodies, err := s.c.bodies(ctx, ids)
+			if err != nil {
+				return nil, err
+			}
+			if rec := statusAmong(d.Number, ids, bodies); rec != nil {
+				return rec, nil
+			}
+		}
+		if !conn.PageInfo.HasNextPage {
+			return nil, nil
+		}
+		after = conn.PageInfo.EndCursor
+	}
+	s.c.logf("github: comment store: discussion %d: no status comment among its first %d top-level comments and its last %d; the sweep visits it", d.Number, scanFirst*(scanPages+1), scanLast)
+	return nil, nil
+}
+
+// recentDailyPages is how many pages of recently updated open discussions
+// the day's first sweep reads (the other hours read one): a pending record
+// without the label is found within the hour when its discussion is among
+// the 100 most recently updated open ones (a failed labelling, a label
+// removed by hand: both just moved it there), and within the day when it
+// is among the 1,000. Cost: a request (2 points) per page, and a batched
+// read of recess's own candidate comments there (see Pending).
+const recentDailyPages = 10
+
+// recentQuery lists the most recently updated open discussions.
+type recentQuery struct {
+	Repository struct {
+		Discussions struct {
+			PageInfo pageInfo
+			Nodes    []scanNode
+		} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
+	} `graphql:"repository(owner: $owner, name: $name)"`
+}
+
+// recentlyUpdated reads up to pages pages of the most recently updated open
+// discussions, as the search reads the labelled ones.
+func (s *CommentStore) recentlyUpdated(ctx context.Context, pages int) ([]scanNode, error) {
+	var out []scanNode
+	var after *githubv4.String
+	for range pages {
+		var q recentQuery
+		vars := s.c.repoVars()
+		vars["after"] = after
+		if err := s.c.query(ctx, &q, vars); err != nil {
+			return nil, fmt.Errorf("recently updated discussions: %w", err)
+		}
+		conn := q.Repository.Discussions
+		out = append(out, conn.Nodes...)
+		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
+			break
+		}
+		after = githubv4.NewString(githubv4.String(*conn.PageInfo.EndCursor))
+	}
+	return out, nil
+}
+
+func (s *CommentStore) now() time.Time {
+	if s.Clock != nil {
+		return s.Clock.Now()
+	}
+	return s.c.tr.clock.Now()
 }
 
 // PendingAdvice says what the last Pending could not do, for the
@@ -661,7 +830,7 @@ func (s *CommentStore) PendingAdvice() []string {
 func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	// Sweeps keep no memory: the order alternates with the sweep's moment.
 	order := "created-asc"
-	if s.c.tr.clock.Now().Unix()/int64(sweepSlot/time.Second)%2 == 1 {
+	if s.now().Unix()/int64(sweepSlot/time.Second)%2 == 1 {
 		order = "created-desc"
 	}
 	query := fmt.Sprintf("repo:%s/%s label:%q sort:%s", s.c.owner, s.c.repo, s.label, order)
@@ -675,7 +844,6 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 		vars := map[string]any{
 			"query": githubv4.String(query),
 			"after": after,
-			"scan":  githubv4.Int(statusScan),
 		}
 		if err := s.c.query(ctx, &q, vars); err != nil {
 			return nil, fmt.Errorf("search %s: %w", query, err)

@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"errors"
+	"github.com/recess-action/recess/internal/fakeclock"
 	"strings"
 	"sync"
 	"testing"
@@ -21,7 +22,7 @@ const fakeDiscussions = 80
 // bot), the waiting label and fakeDiscussions discussions opened by alice.
 type fakeRepo struct {
 	gh    *githubfake.GitHub
-	clock *fakeClock
+	clock *fakeclock.Clock
 	ids   map[int]string
 }
 
@@ -186,4 +187,57 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// Issue 10, item 14: a pending record without the waiting label (a record
+// older than the label, a labelling that failed) in a discussion that 120
+// others were updated after is beyond the hourly look at the 100 most
+// recently updated open discussions; the day's first sweep reaches it.
+func TestCommentStorePendingFindsOldUnlabelledRecordWithinTheDay(t *testing.T) {
+	t.Parallel()
+	f := newFakeRepo(t)
+	ctx := context.Background()
+	rec := dueRecord(1, epoch.Add(-time.Hour))
+	rec.DiscussionID = f.ids[1]
+	if err := NewCommentStore(f.client(t)).Save(ctx, rec); err != nil {
+		t.Fatalf("Save(1) = %v", err)
+	}
+	if err := f.gh.UnlabelDiscussion(f.ids[1], WaitingLabel); err != nil {
+		t.Fatalf("UnlabelDiscussion = %v", err)
+	}
+	f.clock.Step(time.Minute)
+	for range 120 {
+		if _, err := f.gh.CreateDiscussion("o/r", "bob", "Question", "no recess here"); err != nil {
+			t.Fatalf("CreateDiscussion = %v", err)
+		}
+	}
+	listed := func(at time.Time) bool {
+		t.Helper()
+		f.clock.SetTime(at)
+		s := NewCommentStore(f.client(t))
+		list, err := s.Pending(ctx)
+		if err != nil {
+			t.Fatalf("Pending() at %s = %v", at.Format(time.RFC3339), err)
+		}
+		for _, sum := range list {
+			if sum.Discussion == 1 {
+				if !sum.Known || !sum.NextDue.Equal(rec.NextDue()) {
+					t.Errorf("Pending() at %s lists %+v, want NextDue %v, known", at.Format(time.RFC3339), sum, rec.NextDue())
+				}
+				return true
+			}
+		}
+		return false
+	}
+	day := epoch.Truncate(24 * time.Hour)
+	for _, hour := range []int{11, 12, 23} {
+		if at := day.Add(time.Duration(hour)*time.Hour + 2*time.Minute); listed(at) {
+			t.Errorf("Pending() at %s found discussion 1 beyond the 100 most recently updated; the test no longer tests the daily look", at.Format(time.RFC3339))
+		}
+	}
+	f.gh.ResetLog()
+	if at := day.Add(24*time.Hour + 2*time.Minute); !listed(at) {
+		t.Errorf("Pending() at %s (the day's first sweep) did not list discussion 1, a pending record without the label", at.Format(time.RFC3339))
+	}
+	t.Logf("the day's first Pending over 201 open discussions: %d GraphQL requests, %d points", f.gh.CountGraphQL(), f.gh.GraphQLPoints())
 }

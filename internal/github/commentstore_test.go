@@ -500,20 +500,34 @@ func TestCommentStorePending(t *testing.T) {
 	// token before it changes nothing.
 	late := h.addDiscussion(252)
 	h.comment(late, "", "github-actions", "Welcome! A bot that shares the token says hello.", true)
-	for range statusScan {
+	for range 10 {
 		h.comment(late, "", "alice", "chatter", false)
 	}
 	plant(t, h, late, dueRecord(252, epoch.Add(-time.Minute)), true)
-	// A status comment neither among the first nor among the last ones:
-	// unknown, must visit.
+	// Issue 10, item 1: a status comment after a dozen comments and before
+	// a dozen more, among neither the first 10 nor the last 10, with
+	// another of recess's comments before it: found, not visited on every
+	// sweep.
 	buried := h.addDiscussion(255)
-	for range statusScan {
+	h.comment(buried, "", "github-actions", "Welcome! (another workflow, same token)", true)
+	for range 12 {
 		h.comment(buried, "", "alice", "chatter", false)
 	}
-	plant(t, h, buried, dueRecord(255, epoch), true)
-	for range statusScan {
+	edited := plant(t, h, buried, dueRecord(255, epoch), true)
+	for range 12 {
 		h.comment(buried, "", "bob", "more chatter", false)
 	}
+	// Past the first 100 comments and before the last 10: found by paging
+	// on through that discussion alone.
+	deep := h.addDiscussion(256)
+	for range scanFirst + 5 {
+		h.comment(deep, "", "alice", "chatter", false)
+	}
+	plant(t, h, deep, dueRecord(256, epoch.Add(time.Minute)), true)
+	for range scanLast + 1 {
+		h.comment(deep, "", "bob", "more chatter", false)
+	}
+	h.edit(func() { edited.updated = edited.updated.Add(time.Second) })
 	// Nothing due by time alone: known, after every due one.
 	waiting := h.addDiscussion(253)
 	active := pendingRecord(253)
@@ -526,13 +540,15 @@ func TestCommentStorePending(t *testing.T) {
 		stale.labels[WaitingLabel] = true
 		late.labels[WaitingLabel] = true
 		buried.labels[WaitingLabel] = true
+		deep.labels[WaitingLabel] = true
 		waiting.labels[WaitingLabel] = true
 	})
-	want = append([]state.Summary{{Discussion: 252, NextDue: epoch.Add(-time.Minute), Known: true, Checked: epoch.Add(-time.Minute)}}, want...)
-	want = append(want,
-		state.Summary{Discussion: 253, Known: true},
-		state.Summary{Discussion: 255},
-	)
+	want = append([]state.Summary{
+		{Discussion: 252, NextDue: epoch.Add(-time.Minute), Known: true, Checked: epoch.Add(-time.Minute)},
+		{Discussion: 255, NextDue: epoch, Known: true, Checked: epoch.Add(-time.Minute)},
+		{Discussion: 256, NextDue: epoch.Add(time.Minute), Known: true, Checked: epoch.Add(-time.Minute)},
+	}, want...)
+	want = append(want, state.Summary{Discussion: 253, Known: true})
 
 	store := NewCommentStore(h.client(t, nil))
 	got, err := store.Pending(context.Background())
@@ -543,8 +559,11 @@ func TestCommentStorePending(t *testing.T) {
 		t.Errorf("Pending() (-want +got):\n%s", diff)
 	}
 	// Three search pages, three batches of status bodies (the label is known
-	// to exist since the search found it).
-	wantCalls := []string{"query search", "query search", "query search", "query nodes", "query nodes", "query nodes"}
+	// to exist since the search found it), and for the one discussion whose
+	// status comment stands past its first 100 and last 10 comments, its
+	// next page of comments and its candidate's body.
+	wantCalls := []string{"query search", "query search", "query search", "query nodes", "query nodes", "query nodes",
+		"query repository", "query nodes"}
 	if diff := cmp.Diff(wantCalls, roots(h.Calls())); diff != "" {
 		t.Errorf("Pending() requests (-want +got):\n%s", diff)
 	}
@@ -562,11 +581,23 @@ func TestCommentStorePendingWithoutTheLabel(t *testing.T) {
 		d := h.addDiscussion(n)
 		h.comment(d, "", "alice", "hello", false)
 	}
+	// A sweep at 10:07: the search only.
+	h.clock.Step(7 * time.Minute)
 	got, err := NewCommentStore(h.client(t, nil)).Pending(context.Background())
 	if err != nil || len(got) != 0 {
 		t.Fatalf("Pending() = %v, %v; want nothing", got, err)
 	}
 	if diff := cmp.Diff([]string{"query search"}, roots(h.Calls())); diff != "" {
 		t.Errorf("Pending() requests (-want +got):\n%s", diff)
+	}
+	// The sweep in the hour's first slot also looks at the 100 most
+	// recently updated discussions, one request, whatever their number.
+	h.clock.Step(55 * time.Minute)
+	h.ResetCalls()
+	if got, err := NewCommentStore(h.client(t, nil)).Pending(context.Background()); err != nil || len(got) != 0 {
+		t.Fatalf("Pending() at 11:02 = %v, %v; want nothing", got, err)
+	}
+	if diff := cmp.Diff([]string{"query search", "query repository"}, roots(h.Calls())); diff != "" {
+		t.Errorf("Pending() at 11:02 requests (-want +got):\n%s", diff)
 	}
 }

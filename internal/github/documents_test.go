@@ -2,12 +2,16 @@ package github
 
 import (
 	"context"
+	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/state"
 )
@@ -72,6 +76,22 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		}},
 		{"activity", func() error { _, err := c.Activity(ctx, []int{1, 2}); return err }},
 		{"pending_search", func() error { _, err := store.Pending(ctx); return err }},
+		{"pending_deep_status_comment", func() error {
+			d3 := h.addDiscussion(3)
+			for range scanFirst + 1 {
+				h.comment(d3, "", "alice", "comment", false)
+			}
+			plant(t, h, d3, dueRecord(3, epoch), true)
+			for range scanLast + 1 {
+				h.comment(d3, "", "bob", "comment", false)
+			}
+			h.edit(func() { d3.labels[WaitingLabel] = true })
+			list, err := NewCommentStore(h.client(t, nil)).Pending(ctx)
+			if err == nil && !slices.ContainsFunc(list, func(s state.Summary) bool { return s.Discussion == 3 && s.Known }) {
+				t.Errorf("Pending() = %v, want discussion 3 known", list)
+			}
+			return err
+		}},
 		{"create_label", func() error {
 			// A fresh client learns nothing from a discussion read first:
 			// it looks the label up, the repository's id with it, and
@@ -114,11 +134,28 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		t.Errorf("root fields sent (-want +got):\n%s", diff)
 	}
 	// The client's documents: discussion, comment page, reply page, parent
-	// lookup, label lookup, status re-read, bodies, search, activity, and
-	// seven mutations. A new document must be driven above, and this count
-	// raised.
-	if got, want := len(docs), 16; got != want {
+	// lookup, label lookup, status re-read, bodies, search, a further page
+	// of a discussion's comments for the status comment, recently updated
+	// discussions, activity, and seven mutations. A new document must be
+	// driven above, and this count raised.
+	if got, want := len(docs), 18; got != want {
 		t.Errorf("distinct documents sent = %d, want %d:\n%s", got, want, strings.Join(keys(docs), "\n"))
+	}
+}
+
+// The scan's connection sizes are literals in scanNode's tags; they must be
+// the constants the rest of the store reasons with.
+func TestScanLiterals(t *testing.T) {
+	t.Parallel()
+	typ := reflect.TypeFor[scanNode]()
+	for field, want := range map[string]string{
+		"First": fmt.Sprintf("comments(first: %d)", scanFirst),
+		"Last":  fmt.Sprintf("comments(last: %d)", scanLast),
+	} {
+		f, _ := typ.FieldByName(field)
+		if tag := f.Tag.Get("graphql"); !strings.Contains(tag, want) {
+			t.Errorf("scanNode.%s tag = %q, want it to hold %q", field, tag, want)
+		}
 	}
 }
 
@@ -161,4 +198,13 @@ func pendingRecord(n int) *state.Record {
 	rec.Active = &state.Run{CorrelationID: "c-1", State: state.RunDispatching, IntentAt: epoch, Attempt: 1}
 	rec.UpdatedAt = epoch
 	return rec
+}
+
+// The fake GitHub declares the agent workflow under the name recess
+// dispatches by default (it cannot import this package).
+func TestFakeDefaultWorkflow(t *testing.T) {
+	t.Parallel()
+	if githubfake.DefaultWorkflow != DefaultWorkflow {
+		t.Errorf("githubfake.DefaultWorkflow = %q, want %q", githubfake.DefaultWorkflow, DefaultWorkflow)
+	}
 }

@@ -1,9 +1,9 @@
 package github
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/recess-action/recess/internal/fakeclock"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -25,41 +25,9 @@ const testToken = "test-token"
 
 var epoch = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
-// fakeClock is the transport's clock in tests: Sleep records the wait and
-// moves the clock, so waits cost no real time.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: epoch} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.sleeps = append(c.sleeps, d)
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	return ctx.Err()
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func (c *fakeClock) Sleeps() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
-}
+// newFakeClock is the transport's clock in tests: Sleep records the wait
+// and steps the clock, so waits cost no real time.
+func newFakeClock() *fakeclock.Clock { return fakeclock.New(epoch) }
 
 var (
 	schemaOnce sync.Once
@@ -152,7 +120,7 @@ type hubDisc struct {
 type hub struct {
 	t      *testing.T
 	schema *ast.Schema
-	clock  *fakeClock
+	clock  *fakeclock.Clock
 	srv    *httptest.Server
 	rest   *http.ServeMux
 
@@ -243,7 +211,7 @@ func (h *hub) comment(d *hubDisc, parent, author, body string, mine bool) *hubCo
 }
 
 func (h *hub) commentLocked(d *hubDisc, parent, author, body string, mine bool) *hubComment {
-	h.clock.Advance(time.Second)
+	h.clock.Step(time.Second)
 	now := h.clock.Now()
 	c := &hubComment{id: h.nextID("DC_"), parent: parent, author: author, assoc: "NONE", body: body,
 		created: now, updated: now, mine: mine, disc: d}
@@ -686,7 +654,7 @@ func (h *hub) mutationRoot() obj {
 				h.t.Errorf("updateDiscussionComment: no comment of ours %v", in["commentId"])
 				return nil
 			}
-			h.clock.Advance(time.Second)
+			h.clock.Step(time.Second)
 			c.body, c.updated = in["body"].(string), h.clock.Now()
 			return obj{"comment": h.commentObj(c)}
 		}),

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/recess-action/recess/internal/fakeclock"
 	"io"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,31 +22,14 @@ const (
 )
 
 // testClock is a settable clock for the fake.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newTestClock() *testClock {
-	return &testClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+func newTestClock() *fakeclock.Clock {
+	return fakeclock.New(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC))
 }
 
 // world is a started fake with a repository, three identities and a clock.
 type world struct {
 	g     *GitHub
-	clock *testClock
+	clock *fakeclock.Clock
 }
 
 func newWorld(t *testing.T, opts ...Option) *world {

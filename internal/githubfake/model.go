@@ -614,6 +614,40 @@ func (g *GitHub) LabelDiscussion(discussionID, name string) error {
 	return nil
 }
 
+// UnlabelDiscussion removes a label from a discussion, as a person does by
+// hand.
+func (g *GitHub) UnlabelDiscussion(discussionID, name string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d, err := g.discussionByID(discussionID)
+	if err != nil {
+		return err
+	}
+	l := d.repo.label(name)
+	if l == nil {
+		return fmt.Errorf("%w: no label %q", ErrInvalid, name)
+	}
+	g.removeLabels(d, []*label{l})
+	return nil
+}
+
+// RenameLabel renames a repository label (GitHub keeps its id), as an owner
+// who spells it their own way does.
+func (g *GitHub) RenameLabel(repoName, from, to string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, err := g.repo(repoName)
+	if err != nil {
+		return err
+	}
+	l := r.label(from)
+	if l == nil {
+		return fmt.Errorf("%w: no label %q", ErrInvalid, from)
+	}
+	l.name = to
+	return nil
+}
+
 func (g *GitHub) addLabels(d *discussion, ls []*label) {
 	for _, l := range ls {
 		if !slices.Contains(d.labels, l) {

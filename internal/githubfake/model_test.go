@@ -15,7 +15,7 @@ func TestGoAPIEditsState(t *testing.T) {
 	w.g.AddAccount("dependabot[bot]", KindUser)
 	d := mustDiscussion(t, w.g, "alice", "rfc")
 	c := mustComment(t, w.g, d.ID, "dependabot[bot]", "bump")
-	w.clock.Advance(time.Minute)
+	w.clock.Step(time.Minute)
 	steps := []struct {
 		name string
 		do   func() error

@@ -133,7 +133,7 @@ func TestUpdateAndDeleteDiscussionComment(t *testing.T) {
 	d := mustDiscussion(t, w.g, "alice", "rfc")
 	mine := mustComment(t, w.g, d.ID, "alice", "mine")
 	bobs := mustComment(t, w.g, d.ID, "bob", "bob's")
-	w.clock.Advance(60e9)
+	w.clock.Step(60e9)
 
 	up := w.graphql(t, aliceToken, `mutation($i: UpdateDiscussionCommentInput!) { updateDiscussionComment(input: $i) { comment { body updatedAt lastEditedAt createdAt } } }`,
 		map[string]any{"i": map[string]any{"commentId": mine.ID, "body": "edited"}})
@@ -169,7 +169,7 @@ func TestDeletedCommentsFollowGitHub(t *testing.T) {
 	parent := mustComment(t, w.g, d.ID, "bob", "parent")
 	r1 := mustReply(t, w.g, parent.ID, "carol", "r1")
 	mustReply(t, w.g, parent.ID, "carol", "r2")
-	w.clock.Advance(30e9)
+	w.clock.Step(30e9)
 	for _, id := range []string{lonely.ID, parent.ID, r1.ID} {
 		if err := w.g.DeleteComment(id); err != nil {
 			t.Fatalf("DeleteComment(%s) = %v", id, err)
@@ -278,7 +278,7 @@ func TestSearchDiscussions(t *testing.T) {
 	var want []string
 	for i := range 5 {
 		d := mustDiscussion(t, w.g, "alice", fmt.Sprintf("d%d", i))
-		w.clock.Advance(1e9)
+		w.clock.Step(1e9)
 		if i%2 == 0 {
 			if err := w.g.LabelDiscussion(d.ID, "recess:waiting"); err != nil {
 				t.Fatal(err)
@@ -339,7 +339,7 @@ func TestDiscussionsConnection(t *testing.T) {
 	w := newWorld(t)
 	for i := range 3 {
 		d := mustDiscussion(t, w.g, "alice", fmt.Sprintf("d%d", i))
-		w.clock.Advance(1e9)
+		w.clock.Step(1e9)
 		if i == 1 {
 			if err := w.g.CloseDiscussion(d.ID, "OUTDATED"); err != nil {
 				t.Fatal(err)

@@ -20,6 +20,12 @@ type RecessSetup struct {
 	Maintainers []string
 }
 
+// DefaultWorkflow is the agent workflow InstallRecess declares when the
+// setup names none: the file name recess dispatches by default. (The fake
+// imports no adapter, so it keeps the name beside the test that checks it
+// equals internal/github.DefaultWorkflow.)
+const DefaultWorkflow = "agent.yml"
+
 // InstallRecess adds the repository, recess's bot token, the labels recess
 // uses, and the agent workflow: inputs correlation_id and discussion_number
 // (required) and resume_context, and a run-name carrying the correlation id,
@@ -28,7 +34,7 @@ func (g *GitHub) InstallRecess(s RecessSetup) error {
 	repo := s.Owner + "/" + s.Name
 	workflow := s.Workflow
 	if workflow == "" {
-		workflow = "agent.yml"
+		workflow = DefaultWorkflow
 	}
 	g.AddRepo(s.Owner, s.Name)
 	g.AddToken(s.Token, s.Bot, KindBot)

@@ -65,6 +65,7 @@ func init() {
 	payloadResolvers("AddReactionPayload", "reaction", "subject", "reactionGroups")
 	payloadResolvers("RemoveReactionPayload", "reaction", "subject", "reactionGroups")
 	payloadResolvers("AddLabelsToLabelablePayload", "labelable")
+	payloadResolvers("CreateLabelPayload", "label")
 	payloadResolvers("RemoveLabelsFromLabelablePayload", "labelable")
 	payloadResolvers("MinimizeCommentPayload", "minimizedComment")
 	payloadResolvers("UnminimizeCommentPayload", "unminimizedComment")

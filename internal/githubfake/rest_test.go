@@ -157,7 +157,7 @@ func TestListRuns(t *testing.T) {
 		if status != 204 {
 			t.Fatalf("dispatch %d = %d %v", i, status, body)
 		}
-		w.clock.Advance(time.Minute)
+		w.clock.Step(time.Minute)
 	}
 	runs, _ := w.g.Runs(testRepo)
 	if err := w.g.SetRunStatus(runs[1].ID, "completed", "failure"); err != nil {
@@ -267,7 +267,7 @@ func TestRESTRateLimit(t *testing.T) {
 	if status, _, _ := w.restCall(t, aliceToken, http.MethodGet, "repos/octo/hello", nil); status != 200 {
 		t.Errorf("other token = %d, want 200", status)
 	}
-	w.clock.Advance(time.Hour)
+	w.clock.Step(time.Hour)
 	if status, _, _ := w.restCall(t, botToken, http.MethodGet, "repos/octo/hello", nil); status != 200 {
 		t.Errorf("after reset = %d, want 200", status)
 	}
@@ -426,7 +426,7 @@ func TestContentCreationLimit(t *testing.T) {
 	if got := w.graphql(t, aliceToken, addComment, map[string]any{"input": map[string]any{"discussionId": d.ID, "body": "x"}}).Status; got != 200 {
 		t.Errorf("another token = %d, want 200", got)
 	}
-	w.clock.Advance(time.Minute)
+	w.clock.Step(time.Minute)
 	if got := post(); got != 200 {
 		t.Errorf("a minute later = %d, want 200", got)
 	}

@@ -32,7 +32,7 @@ func TestPlanThenVisit(t *testing.T) {
 			if !slices.Equal(plan, due) {
 				t.Fatalf("Plan() = %v, want the due discussions soonest first %v", plan, due)
 			}
-			if c.Writes != 0 || c.Total() > pendingCost(store, 30)+probeCost(26) {
+			if c.Writes != 0 || c.Total() > listingCost(w, store, 30)+probeCost(26) {
 				t.Errorf("plan = %v, want the listing and the probe, no write", c)
 			}
 			for _, n := range plan {

@@ -34,7 +34,7 @@ const (
 	// Bot is the GraphQL login of the token's identity.
 	Bot = "github-actions"
 	// Workflow is the agent workflow's file name.
-	Workflow = "agent.yml"
+	Workflow = gh.DefaultWorkflow
 )
 
 // Options shape a World.
@@ -122,9 +122,11 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 	var store resume.Store
 	switch w.opt.Store {
 	case "comment":
-		store = gh.NewCommentStore(c)
+		cs := gh.NewCommentStore(c)
+		cs.Clock = w.clock
+		store = cs
 	case "branch":
-		store = gh.NewBranchStore(c, "recess-state")
+		store = gh.NewBranchStore(c, gh.DefaultStateBranch)
 	default:
 		w.T.Fatalf("recesstest: unknown store %q", w.opt.Store)
 	}

@@ -50,11 +50,12 @@ type Harness struct {
 	// process only (memory). The racing writers use one instance each.
 	Another func(t *testing.T, s Store) Store
 	// NoCompareAndSwap says the storage offers no compare-and-swap (the
-	// comment store): a write landing between another writer's last check
-	// and its write is lost, so recess keeps one writer per discussion (the
-	// concurrency group). The racing writers then take turns, as that group
-	// makes them; a write between another instance's Load and Save must
-	// still be detected.
+	// comment store): a write landing between a Save's last check and its
+	// write (one request) is lost, so recess keeps one writer per
+	// discussion (the concurrency group). The racing writers then take
+	// turns inside Save only: the gap between a writer's Load and its Save,
+	// where separate runs really race (a run decides for seconds), stays
+	// open, and every write landing there must be detected.
 	NoCompareAndSwap bool
 }
 
@@ -319,7 +320,8 @@ func testStaleWrite(t *testing.T, h Harness) {
 //
 // Each writer has its own instance of the store when the harness can make
 // one (Another), as separate runs of recess do. A store without
-// compare-and-swap has its writers take turns (one writer per discussion).
+// compare-and-swap has its writers take turns inside Save (see
+// Harness.NoCompareAndSwap); their Loads and the gaps after them still race.
 func testRacingWriters(t *testing.T, h Harness, writers, each int) {
 	const n = 7
 	const maxAttempts = 1000
@@ -334,7 +336,16 @@ func testRacingWriters(t *testing.T, h Harness, writers, each int) {
 			stores[w] = h.Another(t, s)
 		}
 	}
-	var group sync.Mutex // the discussion's concurrency group
+	// inSave closes the one request inside a Save of a store without
+	// compare-and-swap, which no check can close.
+	var inSave sync.Mutex
+	save := func(ctx context.Context, s Store, rec *state.Record) error {
+		if h.NoCompareAndSwap {
+			inSave.Lock()
+			defer inSave.Unlock()
+		}
+		return s.Save(ctx, rec)
+	}
 
 	moment := func(w, i int) time.Time { return base.Add(time.Duration(w*1000+i) * time.Second) }
 	var wg sync.WaitGroup
@@ -344,14 +355,7 @@ func testRacingWriters(t *testing.T, h Harness, writers, each int) {
 		wg.Go(func() {
 			<-start
 			for i := range each {
-				if h.NoCompareAndSwap {
-					group.Lock()
-				}
-				err := appendDispatch(t.Context(), stores[w], n, moment(w, i), maxAttempts)
-				if h.NoCompareAndSwap {
-					group.Unlock()
-				}
-				if err != nil {
+				if err := appendDispatch(t.Context(), stores[w], save, n, moment(w, i), maxAttempts); err != nil {
 					errs <- fmt.Errorf("writer %d, moment %d: %w", w, i, err)
 					return
 				}
@@ -377,7 +381,7 @@ func testRacingWriters(t *testing.T, h Harness, writers, each int) {
 	}
 }
 
-func appendDispatch(ctx context.Context, s Store, n int, at time.Time, maxAttempts int) error {
+func appendDispatch(ctx context.Context, s Store, save func(context.Context, Store, *state.Record) error, n int, at time.Time, maxAttempts int) error {
 	for range maxAttempts {
 		rec, err := s.Load(ctx, n)
 		if err != nil {
@@ -388,7 +392,7 @@ func appendDispatch(ctx context.Context, s Store, n int, at time.Time, maxAttemp
 		// Let the other writers in between the read and the write, where a
 		// store without a real compare-and-swap loses updates.
 		runtime.Gosched()
-		err = s.Save(ctx, rec)
+		err = save(ctx, s, rec)
 		if err == nil {
 			return nil
 		}

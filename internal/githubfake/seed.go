@@ -1,0 +1,204 @@
+package githubfake
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Seed is a starting state for the fake, read from YAML (JSON works too) by
+// ApplySeed: `fakegithub --seed FILE` and `recess act` use it. Every key is
+// documented in testdata/act/README.md; unknown keys are errors.
+//
+//	tokens:                    # who may call the fake, and as whom
+//	  - {token: ghs_x, login: github-actions, bot: true}
+//	repos:
+//	  - name: octo/hello       # OWNER/NAME
+//	    labels: [recess:waiting]
+//	    associations: {alice: OWNER}   # authorAssociation per login
+//	    workflows:             # files workflow_dispatch may start
+//	      - file: agent.yml
+//	        run_name: "agent ${{ inputs.correlation_id }}"
+//	        inputs: {correlation_id: {required: true}, resume_context: {default: ""}}
+//	    discussions:           # numbered 1, 2, ... in order
+//	      - {author: alice, title: RFC, body: "...", labels: [], comments: [{author: bob, body: "...", replies: [...]}]}
+type Seed struct {
+	Tokens []SeedToken `yaml:"tokens"`
+	Repos  []SeedRepo  `yaml:"repos"`
+}
+
+// SeedToken is one API token and the account it authenticates as.
+type SeedToken struct {
+	Token string `yaml:"token"`
+	Login string `yaml:"login"`
+	// Bot makes the account a bot (GraphQL login "github-actions" is
+	// "github-actions[bot]" in REST and webhooks).
+	Bot bool `yaml:"bot"`
+}
+
+// SeedRepo is one repository with its labels, workflows and discussions.
+type SeedRepo struct {
+	Name         string            `yaml:"name"`
+	Labels       []string          `yaml:"labels"`
+	Associations map[string]string `yaml:"associations"`
+	Workflows    []SeedWorkflow    `yaml:"workflows"`
+	Discussions  []SeedDiscussion  `yaml:"discussions"`
+}
+
+// SeedWorkflow declares a workflow file that can be dispatched.
+type SeedWorkflow struct {
+	File string `yaml:"file"`
+	// RunName is the workflow's run-name; ${{ inputs.X }} and
+	// ${{ github.event.inputs.X }} are replaced by the dispatch's inputs.
+	RunName string                   `yaml:"run_name"`
+	Inputs  map[string]SeedInputSpec `yaml:"inputs"`
+}
+
+// SeedInputSpec is one workflow_dispatch input.
+type SeedInputSpec struct {
+	Required bool   `yaml:"required"`
+	Default  string `yaml:"default"`
+}
+
+// SeedDiscussion is a discussion with its comments.
+type SeedDiscussion struct {
+	Author   string        `yaml:"author"`
+	Title    string        `yaml:"title"`
+	Body     string        `yaml:"body"`
+	Labels   []string      `yaml:"labels"`
+	Comments []SeedComment `yaml:"comments"`
+	// Recess puts the discussion in recess after its comments, as if the
+	// agent had asked and recessed. The fake cannot run recess's engine:
+	// ApplySeed leaves it to its caller (cmd/fakegithub plays it through
+	// the engine).
+	Recess *SeedRecess `yaml:"recess"`
+}
+
+// SeedRecess is a recess a seeded discussion starts in.
+type SeedRecess struct {
+	// Trigger is the trigger document the agent recessed with.
+	Trigger map[string]any `yaml:"trigger"`
+	// Question is the reply recess posts for the agent (optional).
+	Question string `yaml:"question"`
+	// Summary is why it waits, for people (optional).
+	Summary string `yaml:"summary"`
+}
+
+// SeedComment is a top-level comment with its replies.
+type SeedComment struct {
+	Author  string      `yaml:"author"`
+	Body    string      `yaml:"body"`
+	Replies []SeedReply `yaml:"replies"`
+}
+
+// SeedReply is a reply under a top-level comment.
+type SeedReply struct {
+	Author string `yaml:"author"`
+	Body   string `yaml:"body"`
+}
+
+// ParseSeed reads a seed strictly: an unknown key is an error that names it.
+func ParseSeed(data []byte) (*Seed, error) {
+	var s Seed
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// ApplySeed creates what s describes. Errors name the seed's field
+// ("repos[0].workflows[1]: ...").
+func (g *GitHub) ApplySeed(s *Seed) error {
+	for i, t := range s.Tokens {
+		if t.Token == "" || t.Login == "" {
+			return fmt.Errorf("tokens[%d]: token and login are required", i)
+		}
+		kind := KindUser
+		if t.Bot {
+			kind = KindBot
+		}
+		g.AddToken(t.Token, t.Login, kind)
+	}
+	for i, r := range s.Repos {
+		if err := g.seedRepo(r); err != nil {
+			return fmt.Errorf("repos[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func (g *GitHub) seedRepo(r SeedRepo) error {
+	owner, name, ok := strings.Cut(r.Name, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return fmt.Errorf("name %q: want OWNER/NAME", r.Name)
+	}
+	g.AddRepo(owner, name)
+	for i, l := range r.Labels {
+		if _, err := g.AddLabel(r.Name, l); err != nil {
+			return fmt.Errorf("labels[%d]: %w", i, err)
+		}
+	}
+	for login, assoc := range r.Associations {
+		if err := g.SetAssociation(r.Name, login, assoc); err != nil {
+			return fmt.Errorf("associations[%s]: %w", login, err)
+		}
+	}
+	for i, w := range r.Workflows {
+		if w.File == "" {
+			return fmt.Errorf("workflows[%d].file: missing", i)
+		}
+		inputs := map[string]InputSpec{}
+		for k, v := range w.Inputs {
+			inputs[k] = InputSpec{Required: v.Required, Default: v.Default}
+		}
+		var runName func(map[string]string) string
+		if w.RunName != "" {
+			tmpl := w.RunName
+			runName = func(in map[string]string) string { return RenderRunName(tmpl, in) }
+		}
+		if err := g.AddWorkflow(r.Name, w.File, inputs, runName); err != nil {
+			return fmt.Errorf("workflows[%d]: %w", i, err)
+		}
+	}
+	for i, d := range r.Discussions {
+		disc, err := g.CreateDiscussion(r.Name, d.Author, d.Title, d.Body)
+		if err != nil {
+			return fmt.Errorf("discussions[%d]: %w", i, err)
+		}
+		for j, l := range d.Labels {
+			if err := g.LabelDiscussion(disc.ID, l); err != nil {
+				return fmt.Errorf("discussions[%d].labels[%d]: %w", i, j, err)
+			}
+		}
+		for j, c := range d.Comments {
+			top, err := g.Comment(disc.ID, c.Author, c.Body)
+			if err != nil {
+				return fmt.Errorf("discussions[%d].comments[%d]: %w", i, j, err)
+			}
+			for k, rep := range c.Replies {
+				if _, err := g.Reply(top.ID, rep.Author, rep.Body); err != nil {
+					return fmt.Errorf("discussions[%d].comments[%d].replies[%d]: %w", i, j, k, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// inputExpr matches ${{ inputs.X }} and ${{ github.event.inputs.X }}, the
+// expressions a workflow's run-name uses for dispatch inputs.
+var inputExpr = regexp.MustCompile(`\$\{\{\s*(?:github\.event\.)?inputs\.([A-Za-z0-9_-]+)\s*\}\}`)
+
+// RenderRunName fills a run-name template with a dispatch's inputs.
+func RenderRunName(tmpl string, inputs map[string]string) string {
+	return inputExpr.ReplaceAllStringFunc(tmpl, func(m string) string {
+		return inputs[inputExpr.FindStringSubmatch(m)[1]]
+	})
+}

@@ -1,0 +1,88 @@
+package githubfake
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestApplySeedBuildsTheRepository(t *testing.T) {
+	t.Parallel()
+	s, err := ParseSeed([]byte(`
+tokens: [{token: t-bot, login: github-actions, bot: true}]
+repos:
+  - name: octo/hello
+    labels: ["recess:waiting"]
+    workflows:
+      - file: agent.yml
+        run_name: "agent ${{ inputs.correlation_id }}"
+        inputs: {correlation_id: {required: true}}
+    discussions:
+      - author: alice
+        title: RFC
+        body: Which backend?
+        comments: [{author: bob, body: Postgres, replies: [{author: carol, body: agreed}]}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New()
+	if err := g.ApplySeed(s); err != nil {
+		t.Fatalf("ApplySeed() = %v", err)
+	}
+	d, err := g.Discussion("octo/hello", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := g.Comments(d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 || cs[0].Body != "Postgres" || cs[1].ParentID != cs[0].ID || cs[1].Author != "carol" {
+		t.Errorf("comments = %+v, want bob's comment and carol's reply under it", cs)
+	}
+	if got := RenderRunName("agent ${{ inputs.correlation_id }} #${{ github.event.inputs.n }}", map[string]string{"correlation_id": "c-1", "n": "4"}); got != "agent c-1 #4" {
+		t.Errorf("RenderRunName() = %q", got)
+	}
+}
+
+func TestSeedErrorsNameTheField(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{name: "unknown_key", yaml: "repos: [{name: octo/hello, colour: red}]", want: "colour"},
+		{name: "bad_repo_name", yaml: "repos: [{name: hello}]", want: "repos[0]: name"},
+		{name: "token_without_login", yaml: "tokens: [{token: x}]", want: "tokens[0]"},
+		{name: "workflow_without_file", yaml: "repos: [{name: o/r, workflows: [{run_name: x}]}]", want: "repos[0]: workflows[0].file"},
+		{name: "discussion_without_title", yaml: "repos: [{name: o/r, discussions: [{author: a, body: b}]}]", want: "repos[0]: discussions[0]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := ParseSeed([]byte(tt.yaml))
+			if err == nil {
+				err = New().ApplySeed(s)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("seed %q: error %v, want one naming %q", tt.yaml, err, tt.want)
+			}
+		})
+	}
+}
+
+// The seed recess act and the act test use must stay valid.
+func TestActSeedApplies(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../testdata/act/seed.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseSeed(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := New().ApplySeed(s); err != nil {
+		t.Fatalf("testdata/act/seed.yml: %v", err)
+	}
+}

@@ -1,0 +1,318 @@
+package resume
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/recess-action/recess/resume/wait"
+)
+
+// Question is one reply recess posted for the agent when it recessed: what
+// the agent asked. People answer a question by replying in its thread.
+type Question struct {
+	// ID is the question's comment node id; Thread is the top-level comment
+	// it sits in (its own ID when it is top-level), the parent every answer
+	// under it names as reply_to.
+	ID     string
+	Thread string
+	Body   string
+	URL    string
+}
+
+// Prompt renders a resume_context as markdown for the resumed agent: what
+// it asked and why it was woken, then every comment since with author,
+// role, time and link, replies framed by what they answer, and any
+// truncation said in words with the links to the full text.
+//
+// asked are the questions of the recess being resumed, when the caller
+// knows them (from the discussion); a reply in a question's thread is then
+// framed as "Answer to your question (…)". With asked nil such a reply is
+// still marked as a reply under an earlier comment, with its id.
+//
+// Prompt is pure: the same context gives the same text, so it can be
+// rendered again anywhere (the claim step's output, `recess prompt`).
+func Prompt(rc Context, asked []Question) string {
+	var b strings.Builder
+	p := promptWriter{b: &b}
+	p.header(rc)
+	p.truncation(rc)
+	p.comments(rc, asked)
+	p.line("## What to do now")
+	p.line("")
+	p.line("Read the comments above (and the discussion itself where a link says there is more), then either answer with `adjourn`, or ask again with `reply` and `recess`. Use a comment's id as `reply_to` to answer under it. Call the tool, then end your turn.")
+	return b.String()
+}
+
+type promptWriter struct{ b *strings.Builder }
+
+// line writes s as it is; linef formats.
+func (p promptWriter) line(s string) {
+	p.b.WriteString(s)
+	p.b.WriteByte('\n')
+}
+
+func (p promptWriter) linef(format string, args ...any) {
+	fmt.Fprintf(p.b, format, args...)
+	p.b.WriteByte('\n')
+}
+
+func (p promptWriter) header(rc Context) {
+	if rc.FiredBy == FiredByIntake {
+		p.line("# New comments on the discussion")
+		p.line("")
+		p.linef("You answered this discussion earlier (adjourned). People wrote since; the comments are below, as of %s.", promptTime(rc.FiredAt))
+		p.line("")
+		return
+	}
+	p.line("# You are resumed")
+	p.line("")
+	what := "You recessed on this discussion"
+	if rc.CorrelationID != "" {
+		what += " (recess " + code(rc.CorrelationID) + ")"
+	}
+	if rc.RecessCount > 1 {
+		what += fmt.Sprintf("; this conversation has recessed %d times so far", rc.RecessCount)
+	}
+	p.line(what + ".")
+	p.line("")
+	p.linef("- **Why you were woken:** %s.", firedByPrompt(rc.FiredBy))
+	p.linef("- **When:** %s.", promptTime(rc.FiredAt))
+	if len(rc.Trigger) > 0 {
+		if t, err := wait.ParseTrigger(rc.Trigger, wait.TriggerLimits{}); err == nil {
+			p.linef("- **You waited for:** %s (%s).", waitedFor(t), code(string(rc.Trigger)))
+		} else {
+			p.linef("- **You waited for:** %s.", code(string(rc.Trigger)))
+		}
+	}
+	p.line("")
+}
+
+// firedByPrompt says what woke the agent, addressed to it.
+func firedByPrompt(by string) string {
+	switch by {
+	case wait.KindMissingInput:
+		return "the replies you waited for arrived (`missing_input`)"
+	case wait.KindElapsed:
+		return "the time you waited for has passed (`elapsed`)"
+	case wait.KindEscalationNeeded:
+		return "a maintainer sent the signal you waited for (`escalation_needed`)"
+	case wait.FiredByExpired:
+		return "your wait expired before its trigger fired, and you asked to be resumed then (`expired`)"
+	case wait.FiredByManual:
+		return "a maintainer said `/recess resume`: they want an answer now, whatever you waited for (`manual`)"
+	case wait.FiredByRetry:
+		return "the run that was resumed before ended without a verdict (it failed or was cancelled); this run gets the same context again (`retry`)"
+	case FiredByIntake:
+		return "people wrote after your last answer (`intake`)"
+	case "":
+		return "not said"
+	default:
+		return code(clipLine(by, 64))
+	}
+}
+
+// waitedFor says a trigger in words, without the moments (the context does
+// not hold when the recess opened).
+func waitedFor(t *wait.Trigger) string {
+	var s string
+	switch t.Kind {
+	case wait.KindMissingInput:
+		s = plural(t.Replies, "reply", "replies")
+		if len(t.From) > 0 {
+			s += " from @" + strings.Join(t.From, " or @")
+		}
+		if t.Scope == wait.ScopeThread {
+			s += " under your own replies"
+		}
+	case wait.KindElapsed:
+		s = t.Elapsed.String() + " to pass"
+	case wait.KindEscalationNeeded:
+		s = "a maintainer's `/recess signal " + t.Signal + "`"
+	case wait.KindAny, wait.KindAll:
+		sep := " or "
+		if t.Kind == wait.KindAll {
+			sep = " and "
+		}
+		parts := make([]string, 0, len(t.Of))
+		for _, c := range t.Of {
+			parts = append(parts, waitedFor(c))
+		}
+		s = strings.Join(parts, sep)
+		if len(t.Of) > 1 {
+			s = "(" + s + ")"
+		}
+	default:
+		s = t.Kind
+	}
+	if t.Expires != nil {
+		if t.OnExpire == wait.OnExpireCancel {
+			s += ", giving up after " + t.Expires.String()
+		} else {
+			s += ", resuming anyway after " + t.Expires.String()
+		}
+	}
+	return s
+}
+
+func (p promptWriter) comments(rc Context, asked []Question) {
+	n := len(rc.HistorySince)
+	if n == 0 {
+		p.line("## Comments since")
+		p.line("")
+		if rc.Omitted > 0 {
+			p.line("None fit in the context (see above); read the discussion.")
+		} else {
+			p.line("No one wrote since you last ran.")
+		}
+		p.line("")
+		return
+	}
+	p.linef("## %s since you last ran, oldest first", capital(plural(n, "comment", "comments")))
+	p.line("")
+	byID := make(map[string]int, n)
+	for i, e := range rc.HistorySince {
+		byID[e.ID] = i
+	}
+	for i, e := range rc.HistorySince {
+		p.linef("### %d. %s", i+1, framing(e, i, rc.HistorySince, byID, asked))
+		p.line("")
+		meta := fmt.Sprintf("**@%s** (%s) · %s", clipLine(e.Author, 64), roleWords(e.Role), promptTime(e.CreatedAt))
+		if e.URL != "" {
+			meta += " · [link](" + safeURL(e.URL) + ")"
+		}
+		meta += " · id " + code(e.ID)
+		p.line(meta)
+		p.line("")
+		p.quote(e.Body)
+		p.line("")
+	}
+}
+
+// framing is an entry's heading: what it answers.
+func framing(e HistoryEntry, i int, all []HistoryEntry, byID map[string]int, asked []Question) string {
+	if e.ReplyTo == "" {
+		return "Comment"
+	}
+	// The newest question in the thread is the one being answered.
+	for k := len(asked) - 1; k >= 0; k-- {
+		q := asked[k]
+		if q.Thread == e.ReplyTo || q.ID == e.ReplyTo {
+			s := "Answer to your question (“" + clipLine(headline(q.Body), 80) + "”"
+			if q.URL != "" {
+				s += ", [link](" + safeURL(q.URL) + ")"
+			}
+			return s + ")"
+		}
+	}
+	if j, ok := byID[e.ReplyTo]; ok && j != i {
+		return fmt.Sprintf("Reply to comment %d (@%s)", j+1, clipLine(all[j].Author, 64))
+	}
+	return "Reply under an earlier comment (" + code(e.ReplyTo) + ", not in this list)"
+}
+
+func (p promptWriter) truncation(rc Context) {
+	var cut []HistoryEntry
+	for _, e := range rc.HistorySince {
+		if strings.HasSuffix(e.Body, TruncatedMarker) {
+			cut = append(cut, e)
+		}
+	}
+	if !rc.Truncated && rc.Omitted == 0 && len(cut) == 0 {
+		return
+	}
+	p.line("## Not everything fit")
+	p.line("")
+	p.line("GitHub limits what a workflow run is given, so recess shortened this context (the oldest comments first).")
+	if rc.Omitted > 0 {
+		p.linef("%s left out entirely: read the discussion for everything before the first comment below.", capital(plural(rc.Omitted, "older comment was", "older comments were")))
+	}
+	if rc.Truncated && len(rc.Trigger) == 0 && rc.FiredBy != FiredByIntake {
+		p.line("What you waited for (the trigger) was left out too.")
+	}
+	if len(cut) > 0 {
+		p.linef("%s shortened; each ends in “%s”. Read the full text at the links:", capital(plural(len(cut), "comment was", "comments were")), TruncatedMarker)
+		p.line("")
+		for _, e := range cut {
+			link := safeURL(e.URL)
+			if link == "" {
+				link = "(no link; comment id " + code(e.ID) + ")"
+			}
+			p.linef("- @%s, %s: %s", clipLine(e.Author, 64), promptTime(e.CreatedAt), link)
+		}
+	}
+	p.line("")
+}
+
+// quote renders a body as a blockquote, so nothing in it reads as the
+// prompt's own structure (a heading, a list of instructions).
+func (p promptWriter) quote(body string) {
+	body = strings.TrimRight(strings.ReplaceAll(body, "\r\n", "\n"), "\n")
+	if body == "" {
+		p.line("> (empty)")
+		return
+	}
+	for _, l := range strings.Split(body, "\n") {
+		if l == "" {
+			p.line(">")
+			continue
+		}
+		p.line("> " + l)
+	}
+}
+
+func roleWords(role string) string {
+	switch role {
+	case "maintainer":
+		return "maintainer, has write access"
+	case "user", "":
+		return "user"
+	default:
+		return clipLine(role, 32)
+	}
+}
+
+func promptTime(t time.Time) string {
+	if t.IsZero() {
+		return "an unknown time"
+	}
+	return t.UTC().Format("Mon 2 Jan 2006 15:04 UTC")
+}
+
+func capital(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+func headline(s string) string {
+	line, _ := firstLine(s)
+	return strings.TrimSpace(line)
+}
+
+// clipLine keeps text that comes from outside on one line and short, so a
+// hostile login or question cannot reshape the prompt.
+func clipLine(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// code renders outside text as inline code on one line; a backtick in it
+// cannot end the code span early.
+func code(s string) string {
+	return "`" + strings.ReplaceAll(clipLine(s, 8<<10), "`", "'") + "`"
+}
+
+// safeURL keeps a link on one line and inside its markdown parentheses.
+func safeURL(u string) string {
+	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(clipLine(u, 2048))
+}
