@@ -31,7 +31,9 @@ awk -v dir="$work/blocks" '
 config=""
 for block in "$work"/blocks/*.yml; do
 	[ -e "$block" ] || break
-	name=$(sed -n 's/^# Copy it to \.github\/workflows\/\([a-z-]*\.yml\) .*/\1/p' "$block" | head -n 1)
+	# "Copy it to .github/workflows/NAME.yml", possibly across two comment lines.
+	name=$(head -n 5 "$block" | tr '\n' ' ' |
+		sed -n 's/.*Copy it to[ #]*\.github\/workflows\/\([a-z-]*\.yml\).*/\1/p')
 	if [ -n "$name" ]; then
 		[ ! -e "$work/repo/.github/workflows/$name" ] || fail "README.md has two blocks for $name"
 		cp "$block" "$work/repo/.github/workflows/$name"
