@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recess-action/recess/internal/fakeclock"
 	"github.com/recess-action/recess/internal/githubfake"
 )
 
@@ -15,8 +16,8 @@ import (
 // workflow token's (a GitHub App, say).
 func newRepoAs(t *testing.T, store, bot string) *repo {
 	t.Helper()
-	r := &repo{t: t, store: store, dir: t.TempDir(), now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC), seq: 7000}
-	r.gh = githubfake.New(githubfake.WithClock(r.clock), githubfake.WithContentCreationLimit(0))
+	r := &repo{t: t, store: store, dir: t.TempDir(), clock: fakeclock.New(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)), seq: 7000}
+	r.gh = githubfake.New(githubfake.WithClock(r.clock.Now), githubfake.WithContentCreationLimit(0))
 	if err := r.gh.InstallRecess(githubfake.RecessSetup{Owner: "octo", Name: "rfcs", Token: hostileToken, Bot: bot}); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestAction_dry_run_says_would(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t, storeComment)
 	r.recessed(`{"kind":"elapsed","elapsed":"PT1H"}`)
-	r.advance(2 * time.Hour)
+	r.clock.Step(2 * time.Hour)
 	runs := len(r.runs())
 	env, o := r.actionEnv("schedule", []byte(`{"schedule":"*/5 * * * *"}`), map[string]string{"INPUT_DRY-RUN": "true"})
 	r.ok(o, "dry-run sweep")

@@ -12,13 +12,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"text/template"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/recess-action/recess/internal/fakeclock"
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
@@ -167,9 +167,8 @@ type repo struct {
 	store string
 	dir   string
 
-	mu  sync.Mutex
-	now time.Time
-	seq int64
+	clock *fakeclock.Clock
+	seq   int64
 }
 
 const (
@@ -180,8 +179,8 @@ const (
 
 func newRepo(t *testing.T, store string) *repo {
 	t.Helper()
-	r := &repo{t: t, store: store, dir: t.TempDir(), now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC), seq: 7000}
-	r.gh = githubfake.New(githubfake.WithClock(r.clock), githubfake.WithContentCreationLimit(0))
+	r := &repo{t: t, store: store, dir: t.TempDir(), clock: fakeclock.New(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)), seq: 7000}
+	r.gh = githubfake.New(githubfake.WithClock(r.clock.Now), githubfake.WithContentCreationLimit(0))
 	err := r.gh.InstallRecess(githubfake.RecessSetup{Owner: "octo", Name: "rfcs", Token: hostileToken, Bot: hostileBot,
 		Maintainers: []string{"maya"}})
 	if err != nil {
@@ -190,18 +189,6 @@ func newRepo(t *testing.T, store string) *repo {
 	r.gh.Start()
 	t.Cleanup(r.gh.Close)
 	return r
-}
-
-func (r *repo) clock() time.Time {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.now
-}
-
-func (r *repo) advance(d time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.now = r.now.Add(d)
 }
 
 // outcome is what one run of the binary did.
@@ -228,7 +215,7 @@ func (r *repo) actionEnv(event string, payload []byte, extra map[string]string) 
 		inputs[k] = v
 	}
 	env, err := actionsRun{gh: r.gh, repo: hostileRepo, token: hostileToken, dir: r.dir, seq: r.seq,
-		now: r.clock(), event: event, payload: payload}.env(inputs)
+		now: r.clock.Now(), event: event, payload: payload}.env(inputs)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -345,7 +332,7 @@ func (r *repo) recessed(trigger string) (int, string, githubfake.Run) {
 	first := r.newest()
 	r.answer(first, "recessed", map[string]any{"trigger": json.RawMessage(trigger),
 		"replies": []map[string]string{{"body": "Which storage backend should we assume?"}}})
-	r.advance(time.Minute)
+	r.clock.Step(time.Minute)
 	return n, id, first
 }
 
@@ -616,7 +603,7 @@ func TestHostile_states(t *testing.T) {
 			}
 			before := r.snapshot(id)
 			_, inbound := r.say(id, "bob", "a reply that would fire the recess")
-			r.advance(time.Hour)
+			r.clock.Step(time.Hour)
 			sweep := r.action("schedule", []byte(`{"schedule":"*/5 * * * *"}`), nil)
 			doc, _ := json.Marshal(map[string]any{"verdict": "adjourned", "correlation_id": first.Inputs["correlation_id"], "discussion_number": n})
 			verdict := r.agent(first, "verdict", doc)

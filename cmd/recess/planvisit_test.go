@@ -30,7 +30,7 @@ func TestAction_plan_then_visit(t *testing.T) {
 				r.ok(r.agent(ru, "verdict", doc), "verdict")
 				due = append(due, n)
 			}
-			r.advance(2 * time.Hour)
+			r.clock.Step(2 * time.Hour)
 			schedule := []byte(`{"schedule":"2-59/5 * * * *"}`)
 			plan := r.ok(r.action("schedule", schedule, map[string]string{"INPUT_COMMAND": "plan"}), "plan")
 			var got []int
