@@ -69,19 +69,11 @@ testdata/act/README.md documents the seed and what recess act changes for act.
 
 func runAct(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess act", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, actUsage)
-		fs.PrintDefaults()
-	}
 	verbose := fs.Bool("v", false, "print every act run's log")
 	keep := fs.Bool("keep", false, "keep the work directory (logs, events, the workflow copies)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "limit for each act run")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, actUsage, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "recess act: unexpected argument %q\n", fs.Arg(0))

@@ -379,3 +379,29 @@ func moment(t time.Time) string {
 	}
 	return t.UTC().Format(time.RFC3339)
 }
+
+// parseFlags parses a subcommand's flags: -h and --help print its usage and
+// flags on stdout (exit 0), a bad flag prints the error and the usage on
+// stderr (exit 2). ok is false when the command should stop with code.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (code int, ok bool) {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		printUsage(fs, usage, stdout)
+		return exitOK, false
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
+		printUsage(fs, usage, stderr)
+		return exitRefused, false
+	}
+	return exitOK, true
+}
+
+// printUsage writes usage and the flags' defaults to w.
+func printUsage(fs *flag.FlagSet, usage string, w io.Writer) {
+	fmt.Fprint(w, usage)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}

@@ -6,7 +6,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -72,23 +71,6 @@ Examples: testdata/scenarios/*.yaml.
 Flags:
   -v    also print every recess run's log
 `
-
-// parseFlags parses a subcommand's flags: -h and --help print its usage on
-// stdout (exit 0), a bad flag prints it on stderr (exit 2). ok is false
-// when the command should stop with code.
-func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (code int, ok bool) {
-	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, usage)
-		return exitOK, false
-	case err != nil:
-		fmt.Fprintf(stderr, "%s: %v\n%s", fs.Name(), err, usage)
-		return exitRefused, false
-	}
-	return exitOK, true
-}
 
 // runDemo tells the built-in story against the embedded fake GitHub: no
 // token, no network. It prints the timeline and what the resumed agent

@@ -69,11 +69,6 @@ type mcpReply struct {
 // runMCP is `recess mcp`. It serves until the client closes stdin.
 func runMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, mcpUsage)
-		fs.PrintDefaults()
-	}
 	verdictFile := fs.String("verdict-file", getenv("RECESS_VERDICT_FILE"), "where a successful recess or adjourn writes the verdict (env RECESS_VERDICT_FILE)")
 	cid := fs.String("correlation-id", getenv("RECESS_CORRELATION_ID"), "the run's correlation id (env RECESS_CORRELATION_ID)")
 	discussion := fs.String("discussion", getenv("RECESS_DISCUSSION"), "the discussion number (env RECESS_DISCUSSION)")
@@ -82,11 +77,8 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	maxRecess := fs.String("max-recess", getenv("RECESS_MAX_RECESS"), "the longest wait a trigger may name, an ISO-8601 duration (env RECESS_MAX_RECESS; default from the policy file, else P90D)")
 	kinds := fs.String("allowed-kinds", getenv("RECESS_ALLOWED_KINDS"), "comma-separated trigger kinds a recess may use (env RECESS_ALLOWED_KINDS; default from the policy file, else all)")
 	config := fs.String("config", getenv("RECESS_CONFIG"), "the policy file (env RECESS_CONFIG; default .github/recess.yml under GITHUB_WORKSPACE, if present)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, mcpUsage, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "recess mcp: unexpected argument %q\n", fs.Arg(0))

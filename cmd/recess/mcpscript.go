@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -46,18 +45,10 @@ const (
 
 func runMCPScript(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess mcp-script", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, mcpScriptUsage)
-		fs.PrintDefaults()
-	}
 	question := fs.String("question", defaultScriptQuestion, "the question a first run asks before it recesses")
 	trigger := fs.String("trigger", defaultScriptTrigger, "the trigger a first run recesses with (JSON)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, mcpScriptUsage, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "recess mcp-script: unexpected argument %q\n", fs.Arg(0))

@@ -20,22 +20,18 @@ import (
 // inputs limit is far below it.
 const maxResumeContext = 1 << 20
 
+const promptUsage = `usage: recess prompt [--resume-context JSON | --file PATH]
+(with neither, the resume_context is read from stdin)
+`
+
 // runPrompt is `recess prompt`: render a resume_context (the agent
 // workflow's input) as the markdown the resumed agent reads.
 func runPrompt(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess prompt", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	inline := fs.String("resume-context", "", "the resume_context JSON")
 	file := fs.String("file", "", "read the resume_context from this file (- for stdin)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: recess prompt [--resume-context JSON | --file PATH]\n(with neither, the resume_context is read from stdin)\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, promptUsage, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "recess prompt: unexpected argument %q\n", fs.Arg(0))
