@@ -65,7 +65,8 @@ func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 	if len(data) > MaxVerdictBytes {
 		return nil, &wait.FieldError{Field: "verdict", Reason: "longer than " + strconv.Itoa(MaxVerdictBytes) + " bytes"}
 	}
-	// Agents write "trigger": null for "no trigger"; it must not read as one.
+	// A null member counts as absent: agents write "trigger": null for "no
+	// trigger", and it must not read as one.
 	d := strictjson.NewDecoder(data, "verdict", strictjson.Limits{})
 	fields, member := rawMembers(d, "verdict", "correlation_id", "discussion_number", "replies", "trigger", "summary")
 	if err := wait.FieldErrorOf(d.Document(member)); err != nil {
@@ -283,11 +284,9 @@ func checkID(s, path string, allowed func(byte) bool, set string) error {
 }
 
 // checkText bounds free text in runes (what a person would call characters)
-// and refuses NUL, which GitHub and logs treat as the end of the text.
+// and refuses NUL, which GitHub and logs treat as the end of the text. The
+// decoder has refused text that is not valid UTF-8.
 func checkText(s, path string, maxRunes int) error {
-	if !utf8.ValidString(s) {
-		return &wait.FieldError{Field: path, Reason: "not valid UTF-8"}
-	}
 	if strings.IndexByte(s, 0) >= 0 {
 		return &wait.FieldError{Field: path, Reason: "contains NUL"}
 	}

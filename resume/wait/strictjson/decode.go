@@ -217,7 +217,8 @@ func (d *Decoder) Bool() (bool, error) {
 
 // Raw reads the next value's syntax and returns its text, without
 // decoding it: whoever decodes it (with a Decoder of its own) applies the
-// checks on keys and strings. Nesting counts towards the limit from here.
+// checks on keys and strings. Its nesting counts towards this decoder's
+// MaxDepth.
 func (d *Decoder) Raw() ([]byte, error) {
 	d.ws()
 	start := d.off
@@ -268,15 +269,16 @@ func (d *Decoder) ws() {
 	}
 }
 
-// enter opens an object or list at d.off, refusing one nested too deeply.
-func (d *Decoder) enter(f frame) error {
+// enter opens an object or list at d.off, refusing one nested too deeply,
+// and returns the index of its frame.
+func (d *Decoder) enter(f frame) (int, error) {
 	if len(d.frames) >= d.lim.MaxDepth {
-		return &Error{Path: d.Path(), Reason: "nested too deeply"}
+		return 0, &Error{Path: d.Path(), Reason: "nested too deeply"}
 	}
 	d.off++
 	f.from = len(d.keys)
 	d.frames = append(d.frames, f)
-	return nil
+	return len(d.frames) - 1, nil
 }
 
 func (d *Decoder) leave() {
@@ -287,45 +289,38 @@ func (d *Decoder) leave() {
 }
 
 // object reads the object at d.off; member reads each value (or leaves it
-// to be skipped).
+// to be skipped). A nil member reads only the syntax (see skip).
 func (d *Decoder) object(member func(key string) error, entries bool) error {
-	if err := d.enter(frame{entries: entries}); err != nil {
+	top, err := d.enter(frame{entries: entries})
+	if err != nil {
 		return err
 	}
-	top := len(d.frames) - 1
-	return d.members(func() error {
-		key, err := d.str(true)
-		if err != nil {
-			return err
-		}
-		if err := d.addKey(top, key); err != nil {
+	return d.items('}', func(int) error {
+		if err := d.key(top, member != nil); err != nil {
 			return err
 		}
 		if err := d.colon(); err != nil {
 			return err
 		}
-		start := d.off
-		if err := member(key); err != nil || d.off != start {
-			return err
+		if member == nil {
+			return d.skip()
 		}
-		return d.skip()
+		key := d.frames[top].key
+		return d.read(func() error { return member(key) })
 	})
 }
 
-// members reads the members of the object just entered, up to and with its
-// closing brace; member reads one, from its key to its value.
-func (d *Decoder) members(member func() error) error {
+// items reads the members or elements of the object or list just entered,
+// up to and with its closing delimiter; item reads one.
+func (d *Decoder) items(closing byte, item func(i int) error) error {
 	d.ws()
-	if d.off < len(d.data) && d.data[d.off] == '}' {
+	if d.off < len(d.data) && d.data[d.off] == closing {
 		d.leave()
 		return nil
 	}
-	for {
+	for i := 0; ; i++ {
 		d.ws()
-		if d.off == len(d.data) || d.data[d.off] != '"' {
-			return d.syntaxError()
-		}
-		if err := member(); err != nil {
+		if err := item(i); err != nil {
 			return err
 		}
 		d.ws()
@@ -335,13 +330,45 @@ func (d *Decoder) members(member func() error) error {
 		switch d.data[d.off] {
 		case ',':
 			d.off++
-		case '}':
+		case closing:
 			d.leave()
 			return nil
 		default:
 			return d.syntaxError()
 		}
 	}
+}
+
+// read calls a caller's function that reads one value, and skips the value
+// when it was left unread.
+func (d *Decoder) read(value func() error) error {
+	start := d.off
+	if err := value(); err != nil || d.off != start {
+		return err
+	}
+	return d.skip()
+}
+
+// key reads a member's key into frame top: decoded and checked against
+// the others, or only its syntax, kept for a path.
+func (d *Decoder) key(top int, decode bool) error {
+	if d.off == len(d.data) || d.data[d.off] != '"' {
+		return d.syntaxError()
+	}
+	if decode {
+		key, err := d.str(true)
+		if err != nil {
+			return err
+		}
+		return d.addKey(top, key)
+	}
+	start := d.off
+	if _, _, err := d.scanString(); err != nil {
+		return err
+	}
+	f := &d.frames[top]
+	f.rawKey, f.hasRaw = d.data[start+1:d.off-1], true
+	return nil
 }
 
 // colon reads the colon after a key and the white space after it.
@@ -389,41 +416,14 @@ func (d *Decoder) addKey(top int, key string) error {
 }
 
 func (d *Decoder) array(elem func(i int) error) error {
-	if err := d.enter(frame{array: true}); err != nil {
+	top, err := d.enter(frame{array: true})
+	if err != nil {
 		return err
 	}
-	top := len(d.frames) - 1
-	d.ws()
-	if d.off < len(d.data) && d.data[d.off] == ']' {
-		d.leave()
-		return nil
-	}
-	for i := 0; ; i++ {
+	return d.items(']', func(i int) error {
 		d.frames[top].index = i
-		d.ws()
-		start := d.off
-		if err := elem(i); err != nil {
-			return err
-		}
-		if d.off == start {
-			if err := d.skip(); err != nil {
-				return err
-			}
-		}
-		d.ws()
-		if d.off == len(d.data) {
-			return d.syntaxError()
-		}
-		switch d.data[d.off] {
-		case ',':
-			d.off++
-		case ']':
-			d.leave()
-			return nil
-		default:
-			return d.syntaxError()
-		}
-	}
+		return d.read(func() error { return elem(i) })
+	})
 }
 
 // skip reads the syntax of the next value, checking nesting but not keys
@@ -435,22 +435,7 @@ func (d *Decoder) skip() error {
 	}
 	switch c := d.data[d.off]; c {
 	case '{':
-		if err := d.enter(frame{}); err != nil {
-			return err
-		}
-		top := len(d.frames) - 1
-		return d.members(func() error {
-			start := d.off
-			if _, _, err := d.scanString(); err != nil {
-				return err
-			}
-			f := &d.frames[top]
-			f.rawKey, f.hasRaw = d.data[start+1:d.off-1], true
-			if err := d.colon(); err != nil {
-				return err
-			}
-			return d.skip()
-		})
+		return d.object(nil, false)
 	case '[':
 		return d.array(func(int) error { return d.skip() })
 	case '"':
