@@ -423,7 +423,7 @@ func check(r *Record) error {
 		return tooMany("dispatches", len(r.Dispatches), MaxDispatchTimes)
 	}
 	for i, t := range r.Dispatches {
-		if err := checkTime("dispatches["+strconv.Itoa(i)+"]", t); err != nil {
+		if err := checkTime(strictjson.IndexPath("dispatches", i), t); err != nil {
 			return err
 		}
 	}
