@@ -1,16 +1,15 @@
 package resume
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/resume/wait/strictjson"
 	"github.com/recess-action/recess/state"
 )
 
@@ -66,12 +65,14 @@ func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 	if len(data) > MaxVerdictBytes {
 		return nil, &wait.FieldError{Field: "verdict", Reason: "longer than " + strconv.Itoa(MaxVerdictBytes) + " bytes"}
 	}
-	fields, err := decodeObject(data, "verdict", "verdict", "correlation_id", "discussion_number", "replies", "trigger", "summary")
-	if err != nil {
+	// A null member counts as absent: agents write "trigger": null for "no
+	// trigger", and it must not read as one.
+	d := strictjson.NewDecoder(data, "verdict", strictjson.Limits{})
+	fields, member := rawMembers(d, "verdict", "correlation_id", "discussion_number", "replies", "trigger", "summary")
+	if err := wait.FieldErrorOf(d.Document(member)); err != nil {
 		return nil, err
 	}
-	// Agents write "trigger": null for "no trigger"; it must not read as one.
-	dropNulls(fields)
+	var err error
 	v := &Verdict{}
 
 	raw, ok := fields["verdict"]
@@ -151,40 +152,37 @@ func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 
 // decodeReplies decodes the replies list, stopping at the first element past
 // MaxReplies so a huge list costs no more than a short one.
-func decodeReplies(raw json.RawMessage) ([]VerdictReply, error) {
+func decodeReplies(raw []byte) ([]VerdictReply, error) {
 	const path = "verdict.replies"
-	if len(raw) == 0 || raw[0] != '[' {
+	d := strictjson.NewDecoder(raw, path, strictjson.Limits{})
+	if d.Peek() != strictjson.Array {
 		return nil, &wait.FieldError{Field: path, Reason: "must be a list"}
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
-		return nil, &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
-	}
 	var replies []VerdictReply
-	for i := 0; dec.More(); i++ {
+	err := d.Array(func(i int) error {
 		if i == MaxReplies {
-			return nil, &wait.FieldError{Field: path, Reason: "more than " + strconv.Itoa(MaxReplies) + " replies"}
+			return &wait.FieldError{Field: path, Reason: "more than " + strconv.Itoa(MaxReplies) + " replies"}
 		}
-		var item json.RawMessage
-		if err := dec.Decode(&item); err != nil {
-			return nil, &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
-		}
-		r, err := decodeReply(item, path+"["+strconv.Itoa(i)+"]")
-		if err != nil {
-			return nil, err
-		}
+		r, err := decodeReply(d)
 		replies = append(replies, r)
-	}
-	return replies, nil
+		return err
+	})
+	return replies, wait.FieldErrorOf(err)
 }
 
-func decodeReply(raw json.RawMessage, path string) (VerdictReply, error) {
-	fields, err := decodeObject(raw, path, "body", "reply_to")
-	if err != nil {
-		return VerdictReply{}, err
-	}
-	dropNulls(fields)
+// decodeReply reads the reply at d; its fields are judged in a fixed order,
+// whatever the order they come in.
+func decodeReply(d *strictjson.Decoder) (VerdictReply, error) {
+	path := d.Path()
 	var r VerdictReply
+	if d.Peek() != strictjson.Object {
+		return r, &wait.FieldError{Field: path, Reason: "must be a JSON object"}
+	}
+	fields, member := rawMembers(d, "body", "reply_to")
+	if err := d.Object(member); err != nil {
+		return r, err
+	}
+	var err error
 	b, ok := fields["body"]
 	if !ok {
 		return r, &wait.FieldError{Field: path + ".body", Reason: "missing"}
@@ -215,122 +213,44 @@ func decodeReply(raw json.RawMessage, path string) (VerdictReply, error) {
 	return r, nil
 }
 
-// decodeObject reads one JSON object whose keys must be among known and
-// appear at most once (encoding/json would silently keep the last duplicate
-// and match keys case-insensitively, both of which let two readers of one
-// verdict disagree). Anything after the object is refused.
-func decodeObject(data []byte, path string, known ...string) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, &wait.FieldError{Field: path, Reason: "must be a JSON object"}
-	}
-	fields := make(map[string]json.RawMessage, len(known))
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
-		}
-		key, _ := tok.(string)
+// rawMembers returns the function that reads each member of an object
+// whose keys must be among known (the decoder refuses a repeated one), and
+// the raw text it keeps of each, for the caller to judge in its own order.
+// A null member counts as absent.
+func rawMembers(d *strictjson.Decoder, known ...string) (map[string][]byte, func(string) error) {
+	fields := make(map[string][]byte, len(known))
+	return fields, func(key string) error {
 		if !slices.Contains(known, key) {
-			return nil, &wait.FieldError{Field: memberPath(path, key), Reason: "unknown field"}
+			return &wait.FieldError{Field: d.Path(), Reason: "unknown field"}
 		}
-		if _, dup := fields[key]; dup {
-			return nil, &wait.FieldError{Field: path + "." + key, Reason: "duplicate key"}
+		if d.Null() {
+			return nil
 		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
-		}
-		fields[key] = v
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &wait.FieldError{Field: path, Reason: "trailing data after the object", Err: err}
-	}
-	return fields, nil
-}
-
-// dropNulls removes the fields whose value is JSON null, which counts as the
-// field being absent.
-func dropNulls(fields map[string]json.RawMessage) {
-	for k, raw := range fields {
-		if string(raw) == "null" {
-			delete(fields, k)
-		}
+		raw, err := d.Raw()
+		fields[key] = raw
+		return err
 	}
 }
 
-// decodeString decodes a JSON string value, refusing what encoding/json
-// would silently repair: invalid UTF-8 and unpaired surrogate escapes both
-// become U+FFFD there, which would post text the agent never wrote.
-func decodeString(raw json.RawMessage, path string) (string, error) {
-	if len(raw) == 0 || raw[0] != '"' {
+// decodeString decodes a JSON string value; the decoder refuses what
+// encoding/json would silently repair (invalid UTF-8, unpaired surrogate
+// escapes), which would post text the agent never wrote.
+func decodeString(raw []byte, path string) (string, error) {
+	d := strictjson.NewDecoder(raw, path, strictjson.Limits{})
+	if d.Peek() != strictjson.String {
 		return "", &wait.FieldError{Field: path, Reason: "must be a string"}
 	}
-	if !utf8.Valid(raw) || hasLoneSurrogate(raw) {
-		return "", &wait.FieldError{Field: path, Reason: "not valid UTF-8"}
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", &wait.FieldError{Field: path, Reason: "not valid JSON", Err: err}
-	}
-	return s, nil
-}
-
-// hasLoneSurrogate reports whether a syntactically valid JSON string holds a
-// \u escape of a surrogate that is not part of a high-low pair.
-func hasLoneSurrogate(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		i++
-		if i >= len(raw) || raw[i] != 'u' {
-			continue
-		}
-		r, ok := hex4(raw, i+1)
-		if !ok {
-			return true
-		}
-		i += 4
-		switch {
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return true
-		case r >= 0xD800 && r <= 0xDBFF:
-			if i+2 >= len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u' {
-				return true
-			}
-			low, ok := hex4(raw, i+3)
-			if !ok || low < 0xDC00 || low > 0xDFFF {
-				return true
-			}
-			i += 6
-		}
-	}
-	return false
-}
-
-func hex4(b []byte, at int) (rune, bool) {
-	if at+4 > len(b) {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(b[at:at+4]), 16, 32)
-	return rune(n), err == nil
+	s, err := d.String()
+	return s, wait.FieldErrorOf(err)
 }
 
 // decodePositiveInt accepts only the plain digits of a positive integer:
 // 12.5, 1e1, "12", 0 and -3 are all refused rather than rounded or coerced.
-func decodePositiveInt(raw json.RawMessage, path string, max int) (int, error) {
-	s := string(raw)
-	if s == "" || s[0] == '"' {
+func decodePositiveInt(raw []byte, path string, max int) (int, error) {
+	if len(raw) == 0 || raw[0] == '"' {
 		return 0, &wait.FieldError{Field: path, Reason: "must be a positive integer, not a string"}
 	}
+	s := string(raw)
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return 0, &wait.FieldError{Field: path, Reason: "must be a positive integer"}
@@ -364,11 +284,9 @@ func checkID(s, path string, allowed func(byte) bool, set string) error {
 }
 
 // checkText bounds free text in runes (what a person would call characters)
-// and refuses NUL, which GitHub and logs treat as the end of the text.
+// and refuses NUL, which GitHub and logs treat as the end of the text. The
+// decoder has refused text that is not valid UTF-8.
 func checkText(s, path string, maxRunes int) error {
-	if !utf8.ValidString(s) {
-		return &wait.FieldError{Field: path, Reason: "not valid UTF-8"}
-	}
 	if strings.IndexByte(s, 0) >= 0 {
 		return &wait.FieldError{Field: path, Reason: "contains NUL"}
 	}
@@ -390,22 +308,5 @@ func isNodeIDByte(c byte) bool {
 	return isAlnum(c) || c == '_' || c == '=' || c == '-'
 }
 
-// memberPath names a member of an object as the trigger's paths do: a key
-// that is not a plain identifier is quoted and clipped, so a hostile key can
-// neither forge a path nor flood an annotation.
-func memberPath(path, key string) string {
-	plain := key != "" && len(key) <= 64
-	for i := 0; i < len(key) && plain; i++ {
-		plain = isAlnum(key[i]) || key[i] == '_' || key[i] == '-'
-	}
-	if plain {
-		return path + "." + key
-	}
-	if r := []rune(key); len(r) > 64 {
-		key = string(r[:64]) + "…"
-	}
-	return path + "[" + quote(key) + "]"
-}
-
-// quote renders s as a JSON string, as field paths show keys.
+// quote renders s as a JSON string, as reasons show values.
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }

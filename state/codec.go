@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/resume/wait/strictjson"
 )
 
 // MaxEncoded bounds an encoded record in bytes. Decode refuses larger input
@@ -117,15 +117,12 @@ func Decode(data []byte) (*Record, error) {
 	if !utf8.Valid(data) {
 		return nil, &RecordError{Err: ErrCorrupt, Reason: "not valid UTF-8"}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	p := &parser{dec: dec}
+	// Recess never writes an unpaired surrogate escape; one in a record
+	// reads as U+FFFD, as it always has.
+	p := &parser{d: strictjson.NewDecoder(data, "", strictjson.Limits{ReplaceLoneSurrogates: true})}
 	rec, err := p.record()
 	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, &RecordError{Err: ErrCorrupt, Reason: "trailing data after the record"}
+		return nil, corrupt(err)
 	}
 	c := canonical(rec)
 	// Encoding again applies every rule Encode applies, so whatever Decode
@@ -368,7 +365,7 @@ func check(r *Record) error {
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		field := "open_rfcs[" + strconv.Quote(id) + "]"
+		field := strictjson.KeyPath("open_rfcs", id)
 		if id == "" || !utf8.ValidString(id) {
 			return invalid(field, "key is not a correlation id")
 		}
@@ -426,7 +423,7 @@ func check(r *Record) error {
 		return tooMany("dispatches", len(r.Dispatches), MaxDispatchTimes)
 	}
 	for i, t := range r.Dispatches {
-		if err := checkTime("dispatches["+strconv.Itoa(i)+"]", t); err != nil {
+		if err := checkTime(strictjson.IndexPath("dispatches", i), t); err != nil {
 			return err
 		}
 	}
@@ -442,267 +439,157 @@ func check(r *Record) error {
 	return checkTime("updated_at", r.UpdatedAt)
 }
 
-// parser reads the wire form token by token, so that every error can name
-// the field it is about and nothing is matched loosely (encoding/json alone
-// folds case, keeps the last of duplicate fields and says little about
-// where a nested value went wrong).
+// parser reads the wire form with the strict decoder, so that nothing is
+// matched loosely (encoding/json alone folds case, keeps the last of
+// duplicate fields and says little about where a nested value went wrong);
+// every refusal names its field by the decoder's path.
 type parser struct {
-	dec *json.Decoder
+	d *strictjson.Decoder
 }
 
-func (p *parser) fail(field, reason string, cause error) error {
-	return &RecordError{Err: ErrCorrupt, Field: field, Reason: reason, Cause: cause}
+// fail refuses the value just read.
+func (p *parser) fail(reason string, cause error) error {
+	return &RecordError{Err: ErrCorrupt, Field: p.d.Path(), Reason: reason, Cause: cause}
 }
 
-func (p *parser) token(field string) (json.Token, error) {
-	tok, err := p.dec.Token()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, p.fail(field, "malformed JSON", err)
+// corrupt returns a refusal of the decoder as the *RecordError naming the
+// same field; the parser's own errors come back as they are.
+func corrupt(err error) error {
+	if se, ok := err.(*strictjson.Error); ok {
+		return &RecordError{Err: ErrCorrupt, Field: se.Path, Reason: se.Reason, Cause: se.Err}
 	}
-	return tok, nil
-}
-
-// describe names a token's JSON type for error messages.
-func describe(tok json.Token) string {
-	switch v := tok.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case json.Delim:
-		switch v {
-		case '{':
-			return "an object"
-		case '[':
-			return "an array"
-		}
-	}
-	return fmt.Sprintf("%v", tok)
-}
-
-// open reads the start of an object; null reports true when the value is
-// null and nullable allows it.
-func (p *parser) open(field string, nullable bool) (null bool, err error) {
-	tok, err := p.token(field)
-	if err != nil {
-		return false, err
-	}
-	if tok == nil && nullable {
-		return true, nil
-	}
-	if tok != json.Delim('{') {
-		return false, p.fail(field, "want an object, got "+describe(tok), nil)
-	}
-	return false, nil
-}
-
-// members reads the members of an object whose opening brace was read,
-// refusing duplicate names; member must consume each value.
-func (p *parser) members(field string, member func(key, path string) error) error {
-	seen := make(map[string]bool)
-	for p.dec.More() {
-		tok, err := p.token(field)
-		if err != nil {
-			return err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return p.fail(field, "want a member name, got "+describe(tok), nil)
-		}
-		path := key
-		if field != "" {
-			path = field + "." + key
-		}
-		if seen[key] {
-			return p.fail(path, "duplicate field", nil)
-		}
-		seen[key] = true
-		if err := member(key, path); err != nil {
-			return err
-		}
-	}
-	_, err := p.token(field)
 	return err
 }
 
-func (p *parser) unknown(path string) error {
-	return p.fail(path, "unknown field", nil)
-}
+func (p *parser) unknown() error { return p.fail("unknown field", nil) }
 
-func (p *parser) str(field string) (string, error) {
-	tok, err := p.token(field)
-	if err != nil {
-		return "", err
-	}
-	s, ok := tok.(string)
-	if !ok {
-		return "", p.fail(field, "want a string, got "+describe(tok), nil)
-	}
-	return s, nil
-}
+func (p *parser) str() (string, error) { return p.d.String() }
 
-func (p *parser) integer(field string) (int64, error) {
-	tok, err := p.token(field)
+func (p *parser) boolean() (bool, error) { return p.d.Bool() }
+
+func (p *parser) integer() (int64, error) {
+	n, err := p.d.Number()
 	if err != nil {
 		return 0, err
 	}
-	n, ok := tok.(json.Number)
-	if !ok {
-		return 0, p.fail(field, "want an integer, got "+describe(tok), nil)
-	}
-	v, err := strconv.ParseInt(string(n), 10, 64)
+	v, err := strconv.ParseInt(n, 10, 64)
 	if err != nil {
-		return 0, p.fail(field, "want an integer", err)
+		return 0, p.fail("must be an integer", err)
 	}
 	return v, nil
 }
 
-func (p *parser) int(field string) (int, error) {
-	v, err := p.integer(field)
+func (p *parser) int() (int, error) {
+	v, err := p.integer()
 	if err != nil {
 		return 0, err
 	}
 	if int64(int(v)) != v {
-		return 0, p.fail(field, "integer out of range", nil)
+		return 0, p.fail("integer out of range", nil)
 	}
 	return int(v), nil
 }
 
-func (p *parser) boolean(field string) (bool, error) {
-	tok, err := p.token(field)
-	if err != nil {
-		return false, err
-	}
-	b, ok := tok.(bool)
-	if !ok {
-		return false, p.fail(field, "want a boolean, got "+describe(tok), nil)
-	}
-	return b, nil
-}
-
-func (p *parser) time(field string) (time.Time, error) {
-	s, err := p.str(field)
+func (p *parser) time() (time.Time, error) {
+	s, err := p.d.String()
 	if err != nil {
 		return time.Time{}, err
 	}
 	var t time.Time
 	// UnmarshalText is what encoding/json itself uses: strict RFC 3339.
 	if err := t.UnmarshalText([]byte(s)); err != nil {
-		return time.Time{}, p.fail(field, "want an RFC 3339 time", err)
+		return time.Time{}, p.fail("must be an RFC 3339 time", err)
 	}
 	return t.UTC(), nil
 }
 
-func (p *parser) array(field string, each func(path string) error) error {
-	tok, err := p.token(field)
+// optionalTime reads an RFC 3339 time or null.
+func (p *parser) optionalTime() (*time.Time, error) {
+	if p.d.Null() {
+		return nil, nil
+	}
+	t, err := p.time()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if tok != json.Delim('[') {
-		return p.fail(field, "want an array, got "+describe(tok), nil)
-	}
-	for i := 0; p.dec.More(); i++ {
-		if err := each(field + "[" + strconv.Itoa(i) + "]"); err != nil {
-			return err
-		}
-	}
-	_, err = p.token(field)
-	return err
+	return &t, nil
 }
 
-func (p *parser) strings(field string) ([]string, error) {
+func (p *parser) strings() ([]string, error) {
 	var out []string
-	err := p.array(field, func(path string) error {
-		s, err := p.str(path)
+	err := p.d.Array(func(int) error {
+		s, err := p.d.String()
 		out = append(out, s)
 		return err
 	})
 	return out, err
 }
 
-func (p *parser) times(field string) ([]time.Time, error) {
+func (p *parser) times() ([]time.Time, error) {
 	var out []time.Time
-	err := p.array(field, func(path string) error {
-		t, err := p.time(path)
+	err := p.d.Array(func(int) error {
+		t, err := p.time()
 		out = append(out, t)
 		return err
 	})
 	return out, err
 }
 
-func (p *parser) raw(field string) (json.RawMessage, error) {
-	var raw json.RawMessage
-	if err := p.dec.Decode(&raw); err != nil {
-		return nil, p.fail(field, "malformed JSON", err)
-	}
-	return raw, nil
-}
-
 // trigger reads a trigger and validates it: one that does not parse makes
 // the record corrupt, named by its field.
-func (p *parser) trigger(field string) (*wait.Trigger, error) {
-	raw, err := p.raw(field)
+func (p *parser) trigger() (*wait.Trigger, error) {
+	raw, err := p.d.Raw()
 	if err != nil {
 		return nil, err
 	}
 	t, err := wait.ParseTrigger(raw, wait.TriggerLimits{})
 	if err != nil {
-		return nil, p.fail(field, "not a valid trigger", err)
+		return nil, p.fail("not a valid trigger", err)
 	}
 	return t, nil
 }
 
 func (p *parser) record() (*Record, error) {
-	if _, err := p.open("", false); err != nil {
-		return nil, err
-	}
 	r := &Record{}
 	sawSchema := false
-	err := p.members("", func(key, path string) error {
+	err := p.d.Document(func(key string) error {
 		var err error
 		switch key {
 		case "schema":
 			sawSchema = true
-			if r.Schema, err = p.int(path); err == nil && r.Schema != Schema {
-				err = p.fail(path, fmt.Sprintf("version %d, want %d", r.Schema, Schema), nil)
+			if r.Schema, err = p.int(); err == nil && r.Schema != Schema {
+				err = p.fail(fmt.Sprintf("version %d, want %d", r.Schema, Schema), nil)
 			}
 		case "discussion":
-			r.Discussion, err = p.int(path)
+			r.Discussion, err = p.int()
 		case "discussion_id":
-			r.DiscussionID, err = p.str(path)
+			r.DiscussionID, err = p.str()
 		case "seen":
-			r.Seen, err = p.cursor(path)
+			r.Seen, err = p.cursor()
 		case "active":
-			r.Active, err = p.run(path)
+			r.Active, err = p.run()
 		case "open_rfcs":
-			r.OpenRFCs, err = p.rfcs(path)
+			r.OpenRFCs, err = p.rfcs()
 		case "queued":
-			r.Queued, err = p.queued(path)
+			r.Queued, err = p.queued()
 		case "escalated":
-			r.Escalated, err = p.escalation(path)
+			r.Escalated, err = p.escalation()
 		case "dispatches":
-			r.Dispatches, err = p.times(path)
+			r.Dispatches, err = p.times()
 		case "applied":
-			r.Applied, err = p.strings(path)
+			r.Applied, err = p.strings()
 		case "commands":
-			r.Commands, err = p.cursor(path)
+			r.Commands, err = p.cursor()
 		case "checked":
-			r.Checked, err = p.time(path)
+			r.Checked, err = p.time()
 		case "closed":
-			r.Closed, err = p.str(path)
+			r.Closed, err = p.str()
 		case "updated_at":
-			r.UpdatedAt, err = p.time(path)
+			r.UpdatedAt, err = p.time()
 		case "status":
-			r.Status, err = p.str(path)
+			r.Status, err = p.str()
 		default:
-			err = p.unknown(path)
+			err = p.unknown()
 		}
 		return err
 	})
@@ -710,208 +597,179 @@ func (p *parser) record() (*Record, error) {
 		return nil, err
 	}
 	if !sawSchema {
-		return nil, p.fail("schema", "missing", nil)
+		return nil, &RecordError{Err: ErrCorrupt, Field: "schema", Reason: "missing"}
 	}
 	return r, nil
 }
 
-func (p *parser) cursor(field string) (Cursor, error) {
+func (p *parser) cursor() (Cursor, error) {
 	var c Cursor
-	if _, err := p.open(field, false); err != nil {
-		return c, err
-	}
-	err := p.members(field, func(key, path string) error {
+	err := p.d.Object(func(key string) error {
 		var err error
 		switch key {
 		case "at":
-			c.At, err = p.time(path)
+			c.At, err = p.time()
 		case "ids":
-			c.IDs, err = p.strings(path)
+			c.IDs, err = p.strings()
 		case "all":
-			c.All, err = p.boolean(path)
+			c.All, err = p.boolean()
 		default:
-			err = p.unknown(path)
+			err = p.unknown()
 		}
 		return err
 	})
 	return c, err
 }
 
-func (p *parser) run(field string) (*Run, error) {
-	if null, err := p.open(field, true); null || err != nil {
-		return nil, err
+func (p *parser) run() (*Run, error) {
+	if p.d.Null() {
+		return nil, nil
 	}
 	r := &Run{}
-	err := p.members(field, func(key, path string) error {
+	err := p.d.Object(func(key string) error {
 		var err error
 		switch key {
 		case "correlation_id":
-			r.CorrelationID, err = p.str(path)
+			r.CorrelationID, err = p.str()
 		case "state":
-			r.State, err = p.str(path)
+			r.State, err = p.str()
 		case "run_id":
-			r.RunID, err = p.integer(path)
+			r.RunID, err = p.integer()
 		case "claimed":
-			r.Claimed, err = p.boolean(path)
+			r.Claimed, err = p.boolean()
 		case "intent_at":
-			r.IntentAt, err = p.time(path)
+			r.IntentAt, err = p.time()
 		case "dispatched_at":
-			r.DispatchedAt, err = p.time(path)
+			r.DispatchedAt, err = p.time()
 		case "since":
-			r.Since, err = p.cursor(path)
+			r.Since, err = p.cursor()
 		case "until":
-			r.Until, err = p.cursor(path)
+			r.Until, err = p.cursor()
 		case "resume":
-			r.Resume, err = p.resume(path)
+			r.Resume, err = p.resume()
 		case "attempt":
-			r.Attempt, err = p.int(path)
+			r.Attempt, err = p.int()
 		case "dispatch_errors":
-			r.DispatchErrors, err = p.int(path)
+			r.DispatchErrors, err = p.int()
 		case "last_error":
-			r.LastError, err = p.str(path)
+			r.LastError, err = p.str()
 		case "eyes_on":
-			r.EyesOn, err = p.str(path)
+			r.EyesOn, err = p.str()
 		default:
-			err = p.unknown(path)
+			err = p.unknown()
 		}
 		return err
 	})
 	return r, err
 }
 
-func (p *parser) resume(field string) (*Resume, error) {
-	if null, err := p.open(field, true); null || err != nil {
-		return nil, err
+func (p *parser) resume() (*Resume, error) {
+	if p.d.Null() {
+		return nil, nil
 	}
 	r := &Resume{}
-	err := p.members(field, func(key, path string) error {
+	err := p.d.Object(func(key string) error {
 		var err error
 		switch key {
 		case "correlation_id":
-			r.CorrelationID, err = p.str(path)
+			r.CorrelationID, err = p.str()
 		case "fired_by":
-			r.FiredBy, err = p.str(path)
+			r.FiredBy, err = p.str()
 		case "fired_at":
-			r.FiredAt, err = p.time(path)
+			r.FiredAt, err = p.time()
 		case "trigger":
-			r.Trigger, err = p.trigger(path)
+			r.Trigger, err = p.trigger()
 		case "recess_count":
-			r.RecessCount, err = p.int(path)
+			r.RecessCount, err = p.int()
 		default:
-			err = p.unknown(path)
+			err = p.unknown()
 		}
 		return err
 	})
 	return r, err
 }
 
-func (p *parser) rfcs(field string) (map[string]*RFC, error) {
-	if _, err := p.open(field, false); err != nil {
-		return nil, err
-	}
+// rfcs reads the open recesses, keyed by correlation id.
+func (p *parser) rfcs() (map[string]*RFC, error) {
 	out := make(map[string]*RFC)
-	seen := make(map[string]bool)
-	for p.dec.More() {
-		tok, err := p.token(field)
-		if err != nil {
-			return nil, err
+	err := p.d.Entries(func(id string) error {
+		if p.d.Null() {
+			return p.fail("null entry", nil)
 		}
-		id, ok := tok.(string)
-		if !ok {
-			return nil, p.fail(field, "want a correlation id, got "+describe(tok), nil)
-		}
-		path := field + "[" + strconv.Quote(id) + "]"
-		if seen[id] {
-			return nil, p.fail(path, "duplicate key", nil)
-		}
-		seen[id] = true
-		null, err := p.open(path, true)
-		if err != nil {
-			return nil, err
-		}
-		if null {
-			return nil, p.fail(path, "null entry", nil)
-		}
-		o, err := p.rfc(path)
-		if err != nil {
-			return nil, err
-		}
+		o, err := p.rfc()
 		out[id] = o
-	}
-	if _, err := p.token(field); err != nil {
-		return nil, err
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }
 
-// rfc reads an RFC whose opening brace was read.
-func (p *parser) rfc(field string) (*RFC, error) {
+func (p *parser) rfc() (*RFC, error) {
 	o := &RFC{}
-	err := p.members(field, func(key, path string) error {
+	err := p.d.Object(func(key string) error {
 		var err error
 		switch key {
 		case "trigger":
-			o.Trigger, err = p.trigger(path)
+			o.Trigger, err = p.trigger()
 		case "opened_at":
-			o.OpenedAt, err = p.time(path)
+			o.OpenedAt, err = p.time()
 		case "replies_after":
-			o.RepliesAfter, err = p.cursor(path)
+			o.RepliesAfter, err = p.cursor()
 		case "since":
-			o.Since, err = p.cursor(path)
+			o.Since, err = p.cursor()
 		case "due_at":
-			o.DueAt, err = p.optionalTime(path)
+			o.DueAt, err = p.optionalTime()
 		case "cancel_at":
-			o.CancelAt, err = p.optionalTime(path)
+			o.CancelAt, err = p.optionalTime()
 		case "recess_count":
-			o.RecessCount, err = p.int(path)
+			o.RecessCount, err = p.int()
 		case "reply_ids":
-			o.ReplyIDs, err = p.strings(path)
+			o.ReplyIDs, err = p.strings()
 		case "thread_roots":
-			o.ThreadRoots, err = p.strings(path)
+			o.ThreadRoots, err = p.strings()
 		case "summary":
-			o.Summary, err = p.str(path)
+			o.Summary, err = p.str()
 		default:
-			err = p.unknown(path)
+			err = p.unknown()
 		}
 		return err
 	})
 	return o, err
 }
 
-func (p *parser) queued(field string) (*Queued, error) {
-	if null, err := p.open(field, true); null || err != nil {
-		return nil, err
+func (p *parser) queued() (*Queued, error) {
+	if p.d.Null() {
+		return nil, nil
 	}
 	q := &Queued{}
-	err := p.members(field, func(key, path string) error {
+	err := p.d.Object(func(key string) error {
 		var err error
 		switch key {
 		case "since":
-			q.Until, err = p.time(path)
+			q.Until, err = p.time()
 		case "reason":
-			q.Reason, err = p.str(path)
+			q.Reason, err = p.str()
 		default:
-			err = p.unknown(path)
+			err = p.unknown()
 		}
 		return err
 	})
 	return q, err
 }
 
-func (p *parser) escalation(field string) (*Escalation, error) {
-	if null, err := p.open(field, true); null || err != nil {
-		return nil, err
+func (p *parser) escalation() (*Escalation, error) {
+	if p.d.Null() {
+		return nil, nil
 	}
 	e := &Escalation{}
-	err := p.members(field, func(key, path string) error {
+	err := p.d.Object(func(key string) error {
 		var err error
 		switch key {
 		case "at":
-			e.At, err = p.time(path)
+			e.At, err = p.time()
 		case "reason":
-			e.Reason, err = p.str(path)
+			e.Reason, err = p.str()
 		default:
-			err = p.unknown(path)
+			err = p.unknown()
 		}
 		return err
 	})
@@ -1161,24 +1019,6 @@ func ParseReplyMarker(body string) (correlationID string, index int, ok bool) {
 		return "", 0, false
 	}
 	return cid, index, true
-}
-
-// optionalTime reads an RFC 3339 time or null.
-func (p *parser) optionalTime(path string) (*time.Time, error) {
-	tok, err := p.token(path)
-	if err != nil || tok == nil {
-		return nil, err
-	}
-	s, ok := tok.(string)
-	if !ok {
-		return nil, p.fail(path, "want an RFC 3339 time, got "+describe(tok), nil)
-	}
-	var t time.Time
-	if err := t.UnmarshalText([]byte(s)); err != nil {
-		return nil, p.fail(path, "want an RFC 3339 time", err)
-	}
-	t = t.UTC()
-	return &t, nil
 }
 
 // recessKind marks a copy of an open recess in one of recess's own replies.

@@ -2,13 +2,13 @@ package wait
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/recess-action/recess/resume/wait/strictjson"
 )
 
 // TriggerLimits are the policy bounds a trigger is checked against.
@@ -94,18 +94,18 @@ func isKnownTriggerField(name string) bool {
 	return false
 }
 
-func (p *triggerParser) node(v *jsonValue, path string, depth int) (*Trigger, error) {
-	if v.kind != jsonObject {
+func (p *triggerParser) node(v *strictjson.Value, path string, depth int) (*Trigger, error) {
+	if v.Kind != strictjson.Object {
 		return nil, &FieldError{Field: path, Reason: "must be a JSON object"}
 	}
-	kv := v.get("kind")
+	kv := v.Get("kind")
 	if kv == nil {
 		return nil, &FieldError{Field: path + ".kind", Reason: "missing"}
 	}
-	if kv.kind != jsonString {
+	if kv.Kind != strictjson.String {
 		return nil, &FieldError{Field: path + ".kind", Reason: "must be a string"}
 	}
-	kind := kv.str
+	kind := kv.Text
 	own, known := triggerFields[kind]
 	if !known {
 		return nil, &FieldError{Field: path + ".kind", Reason: "unknown kind " + quote(kind) +
@@ -118,16 +118,16 @@ func (p *triggerParser) node(v *jsonValue, path string, depth int) (*Trigger, er
 	if composite && depth >= 2 {
 		return nil, &FieldError{Field: path + ".kind", Reason: "composites nest one level at most (" + kind + " inside a composite inside a composite)"}
 	}
-	for i := range v.obj {
-		m := &v.obj[i]
-		name := m.key
+	for i := range v.Members {
+		m := &v.Members[i]
+		name := m.Key
 		if !isKnownTriggerField(name) {
-			return nil, &FieldError{Field: fieldPath(path, name), Reason: "unknown field"}
+			return nil, &FieldError{Field: strictjson.MemberPath(path, name), Reason: "unknown field"}
 		}
 		if name == "kind" || name == "expires" || name == "on_expire" || slices.Contains(own, name) {
 			continue
 		}
-		if m.val.kind != jsonNull {
+		if m.Value.Kind != strictjson.Null {
 			return nil, &FieldError{Field: path + "." + name, Reason: "not allowed for kind " + kind}
 		}
 	}
@@ -136,84 +136,84 @@ func (p *triggerParser) node(v *jsonValue, path string, depth int) (*Trigger, er
 	var err error
 	switch kind {
 	case KindMissingInput:
-		if t.Replies, err = parseReplies(v.get("replies"), path+".replies"); err != nil {
+		if t.Replies, err = parseReplies(v.Get("replies"), path+".replies"); err != nil {
 			return nil, err
 		}
-		if t.From, err = parseFrom(v.get("from"), path+".from"); err != nil {
+		if t.From, err = parseFrom(v.Get("from"), path+".from"); err != nil {
 			return nil, err
 		}
 		t.Scope = ScopeDiscussion
-		if sv := v.get("scope"); sv != nil {
-			if sv.kind != jsonString || (sv.str != ScopeDiscussion && sv.str != ScopeThread) {
+		if sv := v.Get("scope"); sv != nil {
+			if sv.Kind != strictjson.String || (sv.Text != ScopeDiscussion && sv.Text != ScopeThread) {
 				return nil, &FieldError{Field: path + ".scope", Reason: `must be "discussion" or "thread"`}
 			}
-			t.Scope = sv.str
+			t.Scope = sv.Text
 		}
 	case KindElapsed:
-		if t.Elapsed, err = p.duration(v.get("elapsed"), path+".elapsed"); err != nil {
+		if t.Elapsed, err = p.duration(v.Get("elapsed"), path+".elapsed"); err != nil {
 			return nil, err
 		}
 	case KindEscalationNeeded:
-		sv := v.get("signal")
+		sv := v.Get("signal")
 		field := path + ".signal"
 		switch {
 		case sv == nil:
 			return nil, &FieldError{Field: field, Reason: "missing"}
-		case sv.kind != jsonString:
+		case sv.Kind != strictjson.String:
 			return nil, &FieldError{Field: field, Reason: "must be a string"}
-		case !ValidSignalName(sv.str):
+		case !ValidSignalName(sv.Text):
 			return nil, &FieldError{Field: field, Reason: "must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' or '-'"}
 		}
-		t.Signal = sv.str
+		t.Signal = sv.Text
 	case KindAny, KindAll:
-		ov := v.get("of")
+		ov := v.Get("of")
 		field := path + ".of"
 		switch {
 		case ov == nil:
 			return nil, &FieldError{Field: field, Reason: "missing"}
-		case ov.kind != jsonArray:
+		case ov.Kind != strictjson.Array:
 			return nil, &FieldError{Field: field, Reason: "must be a list of triggers"}
-		case len(ov.arr) == 0:
+		case len(ov.Elems) == 0:
 			return nil, &FieldError{Field: field, Reason: "must list at least one trigger"}
-		case len(ov.arr) > MaxTriggerChildren:
+		case len(ov.Elems) > MaxTriggerChildren:
 			return nil, &FieldError{Field: field, Reason: "lists more than " + strconv.Itoa(MaxTriggerChildren) + " triggers"}
 		}
-		t.Of = make([]*Trigger, len(ov.arr))
-		for i := range ov.arr {
-			if t.Of[i], err = p.node(&ov.arr[i], field+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
+		t.Of = make([]*Trigger, len(ov.Elems))
+		for i := range ov.Elems {
+			if t.Of[i], err = p.node(&ov.Elems[i], strictjson.IndexPath(field, i), depth+1); err != nil {
 				return nil, err
 			}
 		}
 	}
 
-	if ev := v.get("expires"); ev != nil {
+	if ev := v.Get("expires"); ev != nil {
 		if t.Expires, err = p.duration(ev, path+".expires"); err != nil {
 			return nil, err
 		}
 	}
-	if ev := v.get("on_expire"); ev != nil {
+	if ev := v.Get("on_expire"); ev != nil {
 		field := path + ".on_expire"
-		if ev.kind != jsonString || (ev.str != OnExpireResume && ev.str != OnExpireCancel) {
+		if ev.Kind != strictjson.String || (ev.Text != OnExpireResume && ev.Text != OnExpireCancel) {
 			return nil, &FieldError{Field: field, Reason: `must be "resume" or "cancel"`}
 		}
 		if t.Expires == nil {
 			return nil, &FieldError{Field: field, Reason: "needs expires"}
 		}
-		t.OnExpire = ev.str
+		t.OnExpire = ev.Text
 	} else if t.Expires != nil {
 		t.OnExpire = OnExpireResume
 	}
 	return t, nil
 }
 
-func parseReplies(v *jsonValue, field string) (int, error) {
+func parseReplies(v *strictjson.Value, field string) (int, error) {
 	if v == nil {
 		return 0, &FieldError{Field: field, Reason: "missing"}
 	}
-	if v.kind != jsonNumber {
+	if v.Kind != strictjson.Number {
 		return 0, &FieldError{Field: field, Reason: "must be an integer"}
 	}
-	s := v.str
+	s := v.Text
 	neg := s[0] == '-'
 	digits := s
 	if neg {
@@ -237,39 +237,39 @@ func parseReplies(v *jsonValue, field string) (int, error) {
 	return n, nil
 }
 
-func parseFrom(v *jsonValue, field string) ([]string, error) {
+func parseFrom(v *strictjson.Value, field string) ([]string, error) {
 	if v == nil {
 		return nil, nil
 	}
-	if v.kind != jsonArray {
+	if v.Kind != strictjson.Array {
 		return nil, &FieldError{Field: field, Reason: "must be a list of GitHub logins"}
 	}
-	if len(v.arr) == 0 {
+	if len(v.Elems) == 0 {
 		return nil, &FieldError{Field: field, Reason: "must list at least one login (leave it out to count everyone)"}
 	}
-	if len(v.arr) > MaxFromLogins {
+	if len(v.Elems) > MaxFromLogins {
 		return nil, &FieldError{Field: field, Reason: "lists more than " + strconv.Itoa(MaxFromLogins) + " logins"}
 	}
-	out := make([]string, len(v.arr))
-	for i := range v.arr {
-		e := &v.arr[i]
-		if e.kind != jsonString || !ValidLogin(e.str) {
-			return nil, &FieldError{Field: field + "[" + strconv.Itoa(i) + "]", Reason: "must be a GitHub login"}
+	out := make([]string, len(v.Elems))
+	for i := range v.Elems {
+		e := &v.Elems[i]
+		if e.Kind != strictjson.String || !ValidLogin(e.Text) {
+			return nil, &FieldError{Field: strictjson.IndexPath(field, i), Reason: "must be a GitHub login"}
 		}
-		out[i] = e.str
+		out[i] = e.Text
 	}
 	return out, nil
 }
 
 // duration parses a duration field and checks it against max-recess.
-func (p *triggerParser) duration(v *jsonValue, field string) (*Duration, error) {
+func (p *triggerParser) duration(v *strictjson.Value, field string) (*Duration, error) {
 	if v == nil {
 		return nil, &FieldError{Field: field, Reason: "missing"}
 	}
-	if v.kind != jsonString {
+	if v.Kind != strictjson.String {
 		return nil, &FieldError{Field: field, Reason: "must be an ISO-8601 duration string"}
 	}
-	d, err := ParseDuration(v.str)
+	d, err := ParseDuration(v.Text)
 	if err != nil {
 		return nil, &FieldError{Field: field, Reason: "invalid " + err.Error(), Err: err}
 	}
@@ -316,20 +316,6 @@ func ValidSignalName(s string) bool {
 		}
 	}
 	return true
-}
-
-// fieldPath names a member of an object; a name that is not a plain
-// identifier is quoted so hostile keys cannot forge a path or break a line.
-func fieldPath(path, name string) string {
-	plain := name != ""
-	for i := 0; i < len(name) && plain; i++ {
-		c := name[i]
-		plain = isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '-'
-	}
-	if plain {
-		return path + "." + name
-	}
-	return path + "[" + quote(name) + "]"
 }
 
 // MarshalJSON writes the trigger in its canonical document form: kind, the
@@ -406,134 +392,23 @@ func (t *Trigger) appendJSON(b *bytes.Buffer) error {
 	return nil
 }
 
-// A small JSON tree that keeps member order and refuses what encoding/json
-// lets through silently: duplicated keys and trailing data.
-
-type jsonKind uint8
-
-const (
-	jsonNull jsonKind = iota
-	jsonBool
-	jsonNumber
-	jsonString
-	jsonArray
-	jsonObject
-)
-
-type jsonValue struct {
-	kind jsonKind
-	str  string // string value, or the literal text of a number
-	arr  []jsonValue
-	obj  []jsonMember
+// decodeJSON decodes a whole document that must be one object, with the
+// trigger's bounds on nesting and members. Errors are *FieldError under
+// root.
+func decodeJSON(data []byte, root string) (*strictjson.Value, error) {
+	v, err := strictjson.Parse(data, root, strictjson.Limits{MaxDepth: maxJSONDepth, MaxMembers: maxJSONMembers})
+	return v, FieldErrorOf(err)
 }
 
-type jsonMember struct {
-	key string
-	val jsonValue
-}
-
-// get returns the member named key, or nil when it is absent or null.
-func (v *jsonValue) get(key string) *jsonValue {
-	for i := range v.obj {
-		if v.obj[i].key == key {
-			if v.obj[i].val.kind == jsonNull {
-				return nil
-			}
-			return &v.obj[i].val
-		}
+// FieldErrorOf returns a refusal of the strict JSON decoder as the
+// *FieldError naming the same field, so a document's readers report its
+// syntax and its meaning alike. Any other error (nil, or one a decoder's
+// caller returned from a callback) comes back as it is.
+func FieldErrorOf(err error) error {
+	if se, ok := err.(*strictjson.Error); ok {
+		return &FieldError{Field: se.Path, Reason: se.Reason, Err: se.Err}
 	}
-	return nil
-}
-
-// decodeJSON decodes a whole document that must be one object. Errors are
-// *FieldError under root.
-func decodeJSON(data []byte, root string) (*jsonValue, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err == io.EOF {
-		return nil, &FieldError{Field: root, Reason: "empty document"}
-	}
-	if err != nil {
-		return nil, &FieldError{Field: root, Reason: "invalid JSON: " + err.Error(), Err: err}
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, &FieldError{Field: root, Reason: "not a JSON object"}
-	}
-	v := &jsonValue{}
-	if err := decodeInto(dec, tok, v, root, 0); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &FieldError{Field: root, Reason: "trailing data after the object"}
-	}
-	return v, nil
-}
-
-func decodeInto(dec *json.Decoder, tok json.Token, v *jsonValue, path string, depth int) error {
-	invalid := func(err error) error {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return &FieldError{Field: path, Reason: "invalid JSON: " + err.Error(), Err: err}
-	}
-	switch x := tok.(type) {
-	case nil:
-		v.kind = jsonNull
-	case bool:
-		v.kind = jsonBool
-	case json.Number:
-		v.kind, v.str = jsonNumber, string(x)
-	case string:
-		v.kind, v.str = jsonString, x
-	case json.Delim:
-		if depth >= maxJSONDepth {
-			return &FieldError{Field: path, Reason: "nested too deeply"}
-		}
-		if x == '[' {
-			v.kind = jsonArray
-			for dec.More() {
-				t, err := dec.Token()
-				if err != nil {
-					return invalid(err)
-				}
-				v.arr = append(v.arr, jsonValue{})
-				elem := path + "[" + strconv.Itoa(len(v.arr)-1) + "]"
-				if err := decodeInto(dec, t, &v.arr[len(v.arr)-1], elem, depth+1); err != nil {
-					return err
-				}
-			}
-		} else {
-			v.kind = jsonObject
-			for dec.More() {
-				t, err := dec.Token()
-				if err != nil {
-					return invalid(err)
-				}
-				key, _ := t.(string) // the decoder returns only strings for keys
-				member := fieldPath(path, key)
-				if len(v.obj) == maxJSONMembers {
-					return &FieldError{Field: member, Reason: "too many fields (an object has at most " + strconv.Itoa(maxJSONMembers) + ")"}
-				}
-				for i := range v.obj {
-					if v.obj[i].key == key {
-						return &FieldError{Field: member, Reason: "duplicated key"}
-					}
-				}
-				if t, err = dec.Token(); err != nil {
-					return invalid(err)
-				}
-				v.obj = append(v.obj, jsonMember{key: key})
-				if err := decodeInto(dec, t, &v.obj[len(v.obj)-1].val, member, depth+1); err != nil {
-					return err
-				}
-			}
-		}
-		if _, err := dec.Token(); err != nil { // the closing delimiter
-			return invalid(err)
-		}
-	}
-	return nil
+	return err
 }
 
 // UnmarshalJSON reads a trigger with ParseTrigger and no policy limits (no
