@@ -69,7 +69,6 @@ Each step does exactly one thing:
 Examples: testdata/scenarios/*.yaml.
 
 Flags:
-  -v    also print every recess run's log
 `
 
 // runDemo tells the built-in story against the embedded fake GitHub: no
