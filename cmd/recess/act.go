@@ -138,7 +138,7 @@ func (s *actStory) setUp(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		s.say("  .github/workflows/%s: runs as is, less %d `queue: max` line(s) act v%s cannot parse", name, n, actVersion)
+		s.say("  .github/workflows/%s: runs as is, less %s act v%s cannot parse", name, count(n, "`queue: max` line", "`queue: max` lines"), actVersion)
 	}
 	s.frontDoor = filepath.Join(s.work, "workflows", "recess.yml")
 	s.agent = filepath.Join(s.work, "workflows", "agent.yml")
@@ -490,7 +490,7 @@ func (s *actStory) agentRuns(want int) ([]githubfake.Run, error) {
 		return nil, err
 	}
 	if len(runs) != want {
-		return nil, fmt.Errorf("%d agent run(s) dispatched, want %d", len(runs), want)
+		return nil, fmt.Errorf("%s dispatched, want %d", count(len(runs), "agent run", "agent runs"), want)
 	}
 	for _, ru := range runs[:len(runs)-1] {
 		if !s.answered[ru.ID] {

@@ -128,7 +128,7 @@ func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string
 	}
 	b.WriteString("\nA real lead would answer now; replace the lead job of agent.yml with your agent.")
 	_, err = callTool(ctx, s, out, "adjourn", map[string]any{
-		"summary": fmt.Sprintf("placeholder lead: quoted %d comment(s) and adjourned", len(rc.HistorySince)),
+		"summary": fmt.Sprintf("placeholder lead: quoted %s and adjourned", count(len(rc.HistorySince), "comment", "comments")),
 		"replies": []map[string]string{{"body": b.String()}},
 	})
 	return err

@@ -487,7 +487,7 @@ func (st *story) agent(ctx context.Context, s step) error {
 	if ctxJSON := ru.Inputs["resume_context"]; ctxJSON != "" {
 		var rc resume.Context
 		if json.Unmarshal([]byte(ctxJSON), &rc) == nil {
-			st.say("agent run %d is resumed (%s) with %d comment(s) it has not seen", ru.ID, rc.FiredBy, len(rc.HistorySince))
+			st.say("agent run %d is resumed (%s) with %s it has not seen", ru.ID, rc.FiredBy, count(len(rc.HistorySince), "comment", "comments"))
 		}
 	}
 	// What the agent says, as people will read it in the discussion.

@@ -117,6 +117,14 @@ func allNotes(out *execution) []string {
 	return notes
 }
 
+// count is "1 comment", "2 comments", "0 comments".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func yesNo(b bool) string {
 	if b {
 		return "yes"
