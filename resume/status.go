@@ -269,6 +269,6 @@ func (e *Engine) StatusAll(ctx context.Context) (*Result, error) {
 		}
 		res.include(r)
 	}
-	res.note("%d discussion(s) with something pending", len(list))
+	res.note("%s with something pending", plural(len(list), "discussion", "discussions"))
 	return res, nil
 }

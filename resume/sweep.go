@@ -58,7 +58,7 @@ func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 			res.warn("discussion %d: %s", n, w)
 		}
 	}
-	res.note("visited %d of %d pending discussion(s)", len(visit), pending)
+	res.note("visited %d of %s", len(visit), plural(pending, "pending discussion", "pending discussions"))
 	return res, errors.Join(failures...)
 }
 
@@ -74,7 +74,7 @@ func (e *Engine) Plan(ctx context.Context) (*Result, error) {
 		return res, err
 	}
 	res.Plan = visit
-	res.note("%d of %d pending discussion(s) to visit", len(visit), pending)
+	res.note("%d of %s to visit", len(visit), plural(pending, "pending discussion", "pending discussions"))
 	return res, nil
 }
 
@@ -115,7 +115,7 @@ func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit [
 	if len(chosen) > c.MaxOperations {
 		res.Left = len(chosen) - c.MaxOperations
 		chosen = chosen[:c.MaxOperations]
-		res.warn("max-operations %d reached: %d discussion(s) left for the next sweep", c.MaxOperations, res.Left)
+		res.warn("max-operations %d reached: %s left for the next sweep", c.MaxOperations, plural(res.Left, "discussion", "discussions"))
 	}
 	visit = make([]int, len(chosen))
 	for i, s := range chosen {
@@ -171,7 +171,7 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 	}
 	seen, err := prober.Activity(ctx, numbers)
 	if err != nil {
-		res.warn("could not probe %d waiting discussion(s) for missed comments (the next sweep probes again): %v", len(probed), err)
+		res.warn("could not probe %s for missed comments (the next sweep probes again): %v", plural(len(probed), "waiting discussion", "waiting discussions"), err)
 		return nil
 	}
 	var out []state.Summary
@@ -180,6 +180,6 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 			out = append(out, s)
 		}
 	}
-	res.note("probed %d of %d waiting discussion(s) for missed comments: %d to visit", len(probed), len(waiting), len(out))
+	res.note("probed %d of %s for missed comments: %d to visit", len(probed), plural(len(waiting), "waiting discussion", "waiting discussions"), len(out))
 	return out
 }

@@ -108,7 +108,7 @@ func TestStatus_prints_a_table_and_JSON(t *testing.T) {
 		"recess status · octo/rfcs · at " + now.Format(time.RFC3339),
 		"DISCUSSION", "WAITING", "FIRES BY TIME AT",
 		"#1", "until Sat 21 Nov 22:00 UTC", due.Format(time.RFC3339),
-		"1 discussion(s) with something pending",
+		"1 discussion with something pending",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("recess status lacks %q:\n%s", want, out)
