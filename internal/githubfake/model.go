@@ -602,13 +602,9 @@ func (g *GitHub) EditDiscussion(discussionID, title, body string) error {
 func (g *GitHub) LabelDiscussion(discussionID, name string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	d, err := g.discussionByID(discussionID)
+	d, l, err := g.discussionLabel(discussionID, name)
 	if err != nil {
 		return err
-	}
-	l := d.repo.label(name)
-	if l == nil {
-		return fmt.Errorf("%w: no label %q", ErrInvalid, name)
 	}
 	g.addLabels(d, []*label{l})
 	return nil
@@ -619,16 +615,25 @@ func (g *GitHub) LabelDiscussion(discussionID, name string) error {
 func (g *GitHub) UnlabelDiscussion(discussionID, name string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	d, err := g.discussionByID(discussionID)
+	d, l, err := g.discussionLabel(discussionID, name)
 	if err != nil {
 		return err
 	}
-	l := d.repo.label(name)
-	if l == nil {
-		return fmt.Errorf("%w: no label %q", ErrInvalid, name)
-	}
 	g.removeLabels(d, []*label{l})
 	return nil
+}
+
+// discussionLabel finds a discussion and one of its repository's labels.
+func (g *GitHub) discussionLabel(discussionID, name string) (*discussion, *label, error) {
+	d, err := g.discussionByID(discussionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	l := d.repo.label(name)
+	if l == nil {
+		return nil, nil, fmt.Errorf("%w: no label %q", ErrInvalid, name)
+	}
+	return d, l, nil
 }
 
 // RenameLabel renames a repository label (GitHub keeps its id), as an owner
