@@ -219,6 +219,11 @@ type Result struct {
 	Left int
 	// Plan lists the discussions a sweep would visit, in order (Plan).
 	Plan []int
+	// Missing is GitHub's "not found" for the discussion this run is about
+	// (a wrong repository, a discussion deleted or transferred), nil when
+	// GitHub knew it. The engine treats such a discussion as nothing to
+	// do; the caller says why the run did nothing.
+	Missing error
 }
 
 // RFCView describes one open recess for people.
@@ -281,6 +286,9 @@ type snapshot struct {
 	// or does not exist (deleted: dErr wraps ErrNotFound).
 	d    *Discussion
 	dErr error
+	// missing is GitHub's "not found" for the discussion, from whichever
+	// read met it (the store's or the discussion's): Result.Missing.
+	missing error
 	// run is the active run as GitHub reports it, when the decision looks
 	// at it (see lookupRun); runErr is the lookup's error.
 	run    *WorkflowRun
@@ -359,6 +367,9 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 		}
 	} else {
 		s.rec, err = e.Store.Load(ctx, number)
+		// A store that reads the discussion says it is gone alongside
+		// state.ErrNotFound.
+		s.missing = notFound(err)
 	}
 	switch {
 	case errors.Is(err, state.ErrNotFound):
@@ -374,6 +385,9 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 		if s.dErr != nil {
 			s.d = nil
 		}
+	}
+	if s.missing == nil {
+		s.missing = notFound(s.dErr)
 	}
 	if s.d != nil {
 		sort.SliceStable(s.d.Comments, func(i, j int) bool { return s.d.Comments[i].CreatedAt.Before(s.d.Comments[j].CreatedAt) })
@@ -454,10 +468,10 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 		now := e.Clock.Now().UTC()
 		s, err := e.read(ctx, number, opts, now)
 		if err != nil {
-			return &Result{Command: opts.command, Discussion: number}, err
+			return &Result{Command: opts.command, Discussion: number, Missing: notFound(err)}, err
 		}
 		for posted := 0; ; posted++ {
-			res := &Result{Command: opts.command, Discussion: number}
+			res := &Result{Command: opts.command, Discussion: number, Missing: s.missing}
 			p := newPass(s, c, now, opts, res)
 			p.logf = e.logf
 			err = decide(p)
@@ -488,6 +502,14 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 			return res, err
 		}
 	}
+}
+
+// notFound is err when it is GitHub's "not found" for the discussion.
+func notFound(err error) error {
+	if errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return nil
 }
 
 // fingerprint is what "the record changed" compares: everything but the

@@ -49,6 +49,9 @@ func (e *Engine) Verdict(ctx context.Context, v *Verdict, runID int64) (*Result,
 	again, err := e.run(ctx, v.DiscussionNumber, passOpts{command: "verdict", discussion: true}, (*pass).reconcile)
 	res.Notes = append(res.Notes, again.Notes...)
 	res.Warnings = append(res.Warnings, again.Warnings...)
+	if res.Missing == nil {
+		res.Missing = again.Missing
+	}
 	if again.Dispatched {
 		// The outputs name the dispatch, as when the verdict's own pass
 		// starts one.

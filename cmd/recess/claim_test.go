@@ -119,8 +119,11 @@ func TestRunSaysWhenTheDiscussionIsNotFound(t *testing.T) {
 	}
 	p["discussion"].(map[string]any)["number"] = 99
 	missing, _ := json.Marshal(p)
+	claimMissing, _ := json.Marshal(map[string]any{"inputs": map[string]any{"discussion_number": "99", "correlation_id": "c-0123456789abcdef0123", "resume_context": ""},
+		"ref": "refs/heads/main", "repository": map[string]any{"full_name": hostileRepo}, "workflow": ".github/workflows/agent.yml"})
 	tests := []struct {
 		name    string
+		event   string
 		payload []byte
 		extra   map[string]string
 		want    []string
@@ -129,11 +132,17 @@ func TestRunSaysWhenTheDiscussionIsNotFound(t *testing.T) {
 			want: []string{"discussion #1 was not found in nektos/act", "Could not resolve to a Repository", "pass --env GITHUB_REPOSITORY=OWNER/REPO"}},
 		{name: "discussion", payload: missing,
 			want: []string{"discussion #99 was not found in " + hostileRepo, "Check that the discussion exists"}},
+		{name: "claim", event: "workflow_dispatch", payload: claimMissing, extra: map[string]string{"INPUT_COMMAND": "claim", "GITHUB_RUN_ID": "4242"},
+			want: []string{"discussion #99 was not found in " + hostileRepo, "Check that the discussion exists"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := r.snapshot(id)
-			o := r.action("discussion", tt.payload, tt.extra)
+			event := tt.event
+			if event == "" {
+				event = "discussion"
+			}
+			o := r.action(event, tt.payload, tt.extra)
 			summary, err := os.ReadFile(filepath.Join(r.dir, strconv.FormatInt(r.seq, 10)+".summary.md"))
 			if err != nil {
 				t.Fatal(err)

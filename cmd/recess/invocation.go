@@ -100,19 +100,16 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 			out.Would = dry.lines
 		}
 	}()
-	var missing *missingWatch
 	if inv.Event != nil && inv.Discussion != 0 {
 		switch inv.Command {
 		case cmdIntake, cmdInbound, cmdClaim, cmdVerdict:
-			// A run for one discussion says so when GitHub does not
-			// know it (see missingWatch).
-			missing = &missingWatch{}
-			missing.watch(e)
+			// A run for one discussion says so when GitHub does not know
+			// it: the engine treats that as nothing to do.
 			defer func() {
-				if out.Result == nil || missing.seen() == nil {
+				if out.Result == nil || out.Result.Missing == nil {
 					return
 				}
-				msg := missingMessage(inv.Repo, inv.Discussion, missing.seen())
+				msg := missingMessage(inv.Repo, inv.Discussion, out.Result.Missing)
 				if inv.Event.Action == "deleted" || inv.Event.Action == "transferred" {
 					// Expected after those two: a note, not a warning.
 					out.Result.Notes = append(out.Result.Notes, msg)
