@@ -778,36 +778,67 @@ func (p *parser) escalation() (*Escalation, error) {
 
 // Markers recess leaves in comment bodies. All are HTML comments, so people
 // reading the discussion never see them, and all are recognised by their
-// exact spelling only.
+// exact spelling only: markerOpen, a kind, a space.
 const (
 	markerOpen  = "<!-- recess:"
 	markerClose = "-->"
-	stateMarker = markerOpen + "state"
+	// stateKind marks the record in a status comment (EncodeComment).
+	stateKind   = "state"
+	stateMarker = markerOpen + stateKind
 	// stateVersion is the version of the hidden-comment wrapping (the record
 	// inside carries its own schema).
 	stateVersion = "v1"
-	replyKind    = "reply"
+	// replyKind marks a reply or note recess posted (ReplyMarker).
+	replyKind = "reply"
+	// recessKind marks a copy of an open recess in one of recess's own
+	// replies (RecessMarker).
+	recessKind = "recess"
+	// answerKind is reserved: no marker uses it today, and no text recess
+	// posts for others may start using it.
+	answerKind = "answer"
 	// wrapColumns keeps the hidden payload's lines short, as MIME does, so
 	// the body stays readable in an editor.
 	wrapColumns = 76
 )
 
-// markerWords are the words that make a marker; Neutralize breaks them in
-// text recess did not write. "recess:answer" is reserved: no marker uses it
-// today, and no text recess posts for others may start using it.
-var markerWords = []string{"recess:state", "recess:reply", "recess:answer"}
+// markerKinds is every kind of marker recess reads or reserves: the one list
+// Neutralize breaks in text recess posts for someone else. A new kind goes
+// here, or an agent could plant it under recess's identity.
+var markerKinds = []string{stateKind, replyKind, recessKind, answerKind}
+
+// markerWord is how every marker spells itself after "<!-- ".
+const markerWord = "recess:"
 
 // Neutralize returns text in which no recess marker can be recognised: a
-// WORD JOINER (U+2060, invisible) goes between "recess" and ":" in each
-// marker word. Use it on any text recess posts but did not write (an agent's
-// reply, a summary) so that only recess's own marker counts.
+// WORD JOINER (U+2060, invisible) goes between "recess" and ":" wherever
+// "recess:" is followed by a marker kind (markerKinds). Use it on any text
+// recess posts but did not write (an agent's reply, a summary, a person's
+// words quoted back) so that only the markers recess appends itself count.
 func Neutralize(text string) string {
-	for _, w := range markerWords {
-		if strings.Contains(text, w) {
-			text = strings.ReplaceAll(text, w, "recess\u2060"+w[len("recess"):])
-		}
+	if !strings.Contains(text, markerWord) {
+		return text
 	}
-	return text
+	var b strings.Builder
+	b.Grow(len(text) + 3)
+	rest := text
+	for {
+		i := strings.Index(rest, markerWord)
+		if i < 0 {
+			break
+		}
+		after := rest[i+len(markerWord):]
+		b.WriteString(rest[:i+len("recess")])
+		for _, k := range markerKinds {
+			if strings.HasPrefix(after, k) {
+				b.WriteString("\u2060")
+				break
+			}
+		}
+		b.WriteByte(':')
+		rest = after
+	}
+	b.WriteString(rest)
+	return b.String()
 }
 
 // cleanVisible makes the visible text safe to post and to put in front of
@@ -1020,9 +1051,6 @@ func ParseReplyMarker(body string) (correlationID string, index int, ok bool) {
 	}
 	return cid, index, true
 }
-
-// recessKind marks a copy of an open recess in one of recess's own replies.
-const recessKind = "recess"
 
 // RecessMarker is a hidden marker that carries a copy of a record holding
 // one open recess (its trigger, opening moment and history cursor, and the

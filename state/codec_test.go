@@ -752,8 +752,12 @@ func TestNeutralize(t *testing.T) {
 		{"nothing to see", "nothing to see"},
 		{"recess: a word", "recess: a word"},
 		{"recess:state", "recess\u2060:state"},
-		{"recess:recess:state", "recess:recess\u2060:state"},
+		{"recess:recess:state", "recess\u2060:recess\u2060:state"},
 		{"x recess:reply y recess:answer z recess:state", "x recess\u2060:reply y recess\u2060:answer z recess\u2060:state"},
+		{"<!-- recess:recess v1 QUJD -->", "<!-- recess\u2060:recess v1 QUJD -->"},
+		{"recess:recessed", "recess\u2060:recessed"},
+		{"recess:other", "recess:other"},
+		{"recess:", "recess:"},
 		{"RECESS:STATE", "RECESS:STATE"},
 	}
 	for _, tc := range tests {
@@ -894,5 +898,41 @@ func TestCursorBurstCoversTheWholeSecond(t *testing.T) {
 	}
 	if !back.Seen.All || !back.Seen.At.Equal(at) {
 		t.Errorf("decoded cursor = %+v, want the whole second covered", back.Seen)
+	}
+}
+
+// TestNeutralizeBreaksEveryMarkerRecessReads: every marker recess writes,
+// neutralised, is read by none of recess's readers; the marker itself still
+// is.
+func TestNeutralizeBreaksEveryMarkerRecessReads(t *testing.T) {
+	t.Parallel()
+	rec := state.New(7)
+	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), RecessCount: 1}}
+	status, err := state.EncodeComment("", rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recess, err := state.RecessMarker(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readers := map[string]func(string) bool{
+		"DecodeComment":     func(b string) bool { _, found, _ := state.DecodeComment(b); return found },
+		"HasMarker":         state.HasMarker,
+		"ParseReplyMarker":  func(b string) bool { _, _, ok := state.ParseReplyMarker(b); return ok },
+		"ParseRecessMarker": func(b string) bool { _, ok := state.ParseRecessMarker(b); return ok },
+	}
+	markers := map[string]string{"status": status, "reply": state.ReplyMarker("c-1", 0), "recess": recess}
+	for name, m := range markers {
+		read := false
+		for reader, fn := range readers {
+			read = read || fn(m)
+			if fn(state.Neutralize(m)) {
+				t.Errorf("%s reads the neutralised %s marker %q", reader, name, state.Neutralize(m))
+			}
+		}
+		if !read {
+			t.Errorf("no reader reads the %s marker %q", name, m)
+		}
 	}
 }
