@@ -39,11 +39,12 @@ const sweepSlot = 5 * time.Minute
 // of each waiting discussion (ids and authorship only), and pages further,
 // scanPages pages at most, only through a discussion whose status comment
 // it did not find there. GitHub charges a page of 100 discussions scanned so
-// 2 points (1 + 100 + 100 connection requests, over 100), as much as the
-// first and last 10 comments; the answer grows with the comments there are.
+// 2 points (1 + 100 + 100 connection requests, over 100) whatever the size
+// of the two comment connections, so both read a full page: the answer grows
+// with the comments there are, the points do not.
 const (
 	scanFirst = pageSize
-	scanLast  = 10
+	scanLast  = pageSize
 	scanPages = 10
 )
 
@@ -543,8 +544,10 @@ type scanComment struct {
 // of its first and last comments recess wrote. The status comment is
 // written by the first save of a discussion's record, so it stands among the
 // first 100 comments unless the discussion was longer than that when recess
-// first met it, and then among the last ones until more were written; past
-// both, Pending pages on (scanDeeper). The literals are scanFirst and
+// first met it, and then among the last 100 until a hundred more top-level
+// comments were written after it (the store moves it back among the last
+// ones on its next write then: see Save). Past both, Pending pages on
+// backwards from the last ones (scanDeeper). The literals are scanFirst and
 // scanLast (a struct tag cannot name a constant; a test keeps them equal).
 type scanNode struct {
 	Number int
@@ -553,8 +556,15 @@ type scanNode struct {
 		Nodes    []scanComment
 	} `graphql:"first: comments(first: 100)"`
 	Last struct {
-		Nodes []scanComment
-	} `graphql:"last: comments(last: 10)"`
+		PageInfo backInfo
+		Nodes    []scanComment
+	} `graphql:"last: comments(last: 100)"`
+}
+
+// backInfo is a connection's page info read backwards.
+type backInfo struct {
+	HasPreviousPage bool
+	StartCursor     *string
 }
 
 // candidates are the comments of d that may be recess's status comment.
@@ -607,7 +617,7 @@ type bodiesQuery struct {
 // Pending lists the discussions a sweep must consider, soonest due first,
 // without reading any discussion whole. Discussions carrying the waiting
 // label are found with a search (one request per 100); for each, recess's
-// own comments among its first 100 and last 10 top-level comments are the
+// own comments among its first 100 and last 100 top-level comments are the
 // candidates for its status comment (see scanNode.candidates), whose bodies
 // are read in one batched request per 100. A discussion whose status
 // comment stands between those is paged through further (scanDeeper: a
@@ -677,7 +687,7 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 		seen[d.Number] = true
 		sum := state.Summary{Discussion: d.Number}
 		rec := statusAmong(d.Number, d.candidates(), bodies)
-		if rec == nil && !unlabelled[d.Number] && d.First.PageInfo.HasNextPage {
+		if rec == nil && !unlabelled[d.Number] && d.First.PageInfo.HasNextPage && d.Last.PageInfo.HasPreviousPage && !overlaps(d) {
 			// A long discussion whose status comment stands between
 			// the first and the last comments scanned.
 			if rec, err = s.scanDeeper(ctx, d); err != nil {
@@ -700,6 +710,19 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	return out, nil
 }
 
+// overlaps reports whether d's first and last comments scanned meet, so
+// that none lies between them.
+func overlaps(d scanNode) bool {
+	for _, l := range d.Last.Nodes {
+		for _, f := range d.First.Nodes {
+			if f.ID == l.ID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // statusAmong returns the record of the first of ids whose body (from
 // bodies) is a status comment of discussion n; nil when none is.
 func statusAmong(n int, ids []string, bodies map[string]string) *state.Record {
@@ -715,45 +738,59 @@ func statusAmong(n int, ids []string, bodies map[string]string) *state.Record {
 	return nil
 }
 
-// deeperQuery reads a further page of a discussion's top-level comments,
-// as scanNode reads the first.
+// deeperQuery reads an earlier page of a discussion's top-level comments,
+// backwards from the last ones scanNode read.
 type deeperQuery struct {
 	Repository struct {
 		Discussion *struct {
 			Comments struct {
-				PageInfo pageInfo
+				PageInfo backInfo
 				Nodes    []scanComment
-			} `graphql:"comments(first: 100, after: $after)"`
+			} `graphql:"comments(last: 100, before: $before)"`
 		} `graphql:"discussion(number: $number)"`
 	} `graphql:"repository(owner: $owner, name: $name)"`
 }
 
-// scanDeeper looks for d's status comment past the first comments the
-// search scanned: one request per further 100 top-level comments and one
-// for the candidates' bodies, scanPages pages at most. It returns nil when
-// it finds none (the sweep then visits the discussion, as for any unknown).
+// scanDeeper looks for d's status comment between the first and the last
+// comments the search scanned, paging backwards from the last ones (a
+// status comment that slipped out of the last comments is likelier near
+// them): one request per further 100 top-level comments and one for the
+// candidates' bodies, scanPages pages at most. It returns nil when it finds
+// none (the sweep then visits the discussion, as for any unknown).
 func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Record, error) {
-	after := d.First.PageInfo.EndCursor
+	first := map[string]bool{}
+	for _, c := range d.First.Nodes {
+		first[c.ID] = true
+	}
+	before := d.Last.PageInfo.StartCursor
 	for range scanPages {
-		if after == nil {
+		if before == nil {
 			return nil, nil
 		}
 		var q deeperQuery
 		vars := s.c.repoVars()
 		vars["number"] = githubv4.Int(d.Number)
-		vars["after"] = githubv4.String(*after)
+		vars["before"] = githubv4.String(*before)
 		if err := s.c.query(ctx, &q, vars); err != nil {
 			if errors.Is(err, resume.ErrNotFound) {
 				return nil, nil // deleted meanwhile: the visit will tell
 			}
-			return nil, fmt.Errorf("comments of discussion %d after %s: %w", d.Number, *after, err)
+			return nil, fmt.Errorf("comments of discussion %d before %s: %w", d.Number, *before, err)
 		}
 		if q.Repository.Discussion == nil {
 			return nil, nil
 		}
 		conn := q.Repository.Discussion.Comments
-		ids := candidates(conn.Nodes)
-		if len(ids) > 0 {
+		met := false
+		var fresh []scanComment
+		for _, c := range conn.Nodes {
+			if first[c.ID] {
+				met = true
+				continue
+			}
+			fresh = append(fresh, c)
+		}
+		if ids := candidates(fresh); len(ids) > 0 {
 			bodies, err := s.c.bodies(ctx, ids)
 			if err != nil {
 				return nil, err
@@ -762,12 +799,12 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Recor
 				return rec, nil
 			}
 		}
-		if !conn.PageInfo.HasNextPage {
-			return nil, nil
+		if met || !conn.PageInfo.HasPreviousPage {
+			return nil, nil // back at the first comments: none in between
 		}
-		after = conn.PageInfo.EndCursor
+		before = conn.PageInfo.StartCursor
 	}
-	s.c.logf("github: comment store: discussion %d: no status comment among its first %d top-level comments and its last %d; the sweep visits it", d.Number, scanFirst*(scanPages+1), scanLast)
+	s.c.logf("github: comment store: discussion %d: no status comment among its first %d top-level comments and its last %d; the sweep visits it", d.Number, scanFirst, scanLast*(scanPages+1))
 	return nil, nil
 }
 

@@ -517,8 +517,8 @@ func TestCommentStorePending(t *testing.T) {
 	for range 12 {
 		h.comment(buried, "", "bob", "more chatter", false)
 	}
-	// Past the first 100 comments and before the last 10: found by paging
-	// on through that discussion alone.
+	// Past the first 100 comments and before the last 100: found by paging
+	// back through that discussion alone.
 	deep := h.addDiscussion(256)
 	for range scanFirst + 5 {
 		h.comment(deep, "", "alice", "chatter", false)
@@ -560,8 +560,8 @@ func TestCommentStorePending(t *testing.T) {
 	}
 	// Three search pages, three batches of status bodies (the label is known
 	// to exist since the search found it), and for the one discussion whose
-	// status comment stands past its first 100 and last 10 comments, its
-	// next page of comments and its candidate's body.
+	// status comment stands past its first 100 and last 100 comments, its
+	// previous page of comments and its candidate's body.
 	wantCalls := []string{"query search", "query search", "query search", "query nodes", "query nodes", "query nodes",
 		"query repository", "query nodes"}
 	if diff := cmp.Diff(wantCalls, roots(h.Calls())); diff != "" {

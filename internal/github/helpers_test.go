@@ -428,22 +428,28 @@ func page[T any](items []T, args map[string]any, node func(T) any) obj {
 		start, _ = strconv.Atoi(strings.TrimPrefix(a, "cur"))
 	}
 	if last, ok := args["last"]; ok && last != nil {
-		start, first = max(len(items)-toInt(last), 0), toInt(last)
+		stop := len(items)
+		if b, ok := args["before"].(string); ok && b != "" {
+			stop, _ = strconv.Atoi(strings.TrimPrefix(b, "cur"))
+		}
+		start, first = max(stop-toInt(last), 0), min(toInt(last), stop)
 	}
 	end := min(start+first, len(items))
 	nodes := []any{}
 	for _, it := range items[start:end] {
 		nodes = append(nodes, node(it))
 	}
-	var cursor any
+	var cursor, back any
 	if end > start {
-		cursor = "cur" + strconv.Itoa(end)
+		// A cursor is a boundary between items: after it, or before it.
+		cursor, back = "cur"+strconv.Itoa(end), "cur"+strconv.Itoa(start)
 	}
 	return obj{
 		"__typename": "Connection",
 		"totalCount": len(items),
-		"pageInfo":   obj{"hasNextPage": end < len(items), "endCursor": cursor},
-		"nodes":      nodes,
+		"pageInfo": obj{"hasNextPage": end < len(items), "endCursor": cursor,
+			"hasPreviousPage": start > 0, "startCursor": back},
+		"nodes": nodes,
 	}
 }
 
