@@ -83,12 +83,8 @@ type post struct {
 func (e *Engine) post(ctx context.Context, p *pass) error {
 	for _, r := range p.posts {
 		// The agent's text may carry anything (a prompt-injected marker
-		// among it): only the marker recess appends may count.
-		body := state.Neutralize(r.body) + "\n\n" + state.ReplyMarker(r.key, r.index)
-		if r.keep != "" && state.FitsComment(body+"\n"+r.keep) {
-			body += "\n" + r.keep
-		}
-		c, err := e.Discussions.Reply(ctx, p.d.ID, r.replyTo, body)
+		// among it): only the markers recess appends may count.
+		c, err := e.Discussions.Reply(ctx, p.d.ID, r.replyTo, state.ReplyBody(r.body, r.key, r.index, r.keep))
 		if err != nil {
 			return fmt.Errorf("post reply %d of verdict %s: %w", r.index, r.key, err)
 		}
@@ -201,7 +197,7 @@ func (e *Engine) postOnce(ctx context.Context, p *pass, f Effect) error {
 			return nil
 		}
 	}
-	c, err := e.Discussions.Reply(ctx, p.d.ID, f.ReplyTo, state.Neutralize(f.Body)+"\n\n"+state.ReplyMarker(f.Key, 0))
+	c, err := e.Discussions.Reply(ctx, p.d.ID, f.ReplyTo, state.ReplyBody(f.Body, f.Key, 0, ""))
 	if err != nil {
 		return fmt.Errorf("post comment on discussion %d: %w", p.rec.Discussion, err)
 	}

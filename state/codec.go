@@ -1055,9 +1055,9 @@ func ParseReplyMarker(body string) (correlationID string, index int, ok bool) {
 // RecessMarker is a hidden marker that carries a copy of a record holding
 // one open recess (its trigger, opening moment and history cursor, and the
 // discussion's number), appended by recess to the last reply a recessed
-// verdict posts. When the status comment that held the record is deleted,
-// the recess is restored from it. Its payload is base64, so no value can
-// close the comment early.
+// verdict posts, right after that reply's own marker (ReplyBody). When the
+// status comment that held the record is deleted, the recess is restored
+// from it. Its payload is base64, so no value can close the comment early.
 func RecessMarker(rec *Record) (string, error) {
 	data, err := Encode(rec)
 	if err != nil {
@@ -1066,9 +1066,39 @@ func RecessMarker(rec *Record) (string, error) {
 	return markerOpen + recessKind + " " + stateVersion + " " + base64.StdEncoding.EncodeToString(data) + " " + markerClose, nil
 }
 
-// ParseRecessMarker reads the last recess marker in body; ok is false when
-// there is none or it cannot be read.
+// ReplyBody is the body recess posts for text someone else wrote (an
+// agent's reply, a note that quotes people): the text with every marker
+// neutralised (Neutralize), a blank line, recess's reply marker, and, when
+// keep is a copy of a recess (RecessMarker) and the whole still fits in a
+// comment (FitsComment), that copy right after the marker, where
+// ParseRecessMarker looks for it. It is the one place that builds such a
+// body, so that only the markers recess appends can ever be read back.
+func ReplyBody(text, correlationID string, index int, keep string) string {
+	body := Neutralize(text) + "\n\n" + ReplyMarker(correlationID, index)
+	if keep != "" && FitsComment(body+"\n"+keep) {
+		body += "\n" + keep
+	}
+	return body
+}
+
+// ParseRecessMarker reads the copy of an open recess in one of recess's
+// replies, only where recess puts it (ReplyBody): at the very end of the
+// body, right after the reply's own marker, holding one open recess keyed
+// by that reply's correlation id. A recess marker anywhere else (quoted,
+// planted before recess's own marker, in a note or a status comment) is not
+// a copy recess kept; ok is false then, and when it cannot be read.
 func ParseRecessMarker(body string) (rec *Record, ok bool) {
+	body = strings.TrimRight(body, " \t\r\n")
+	open := markerOpen + recessKind + " "
+	i := strings.LastIndex(body, open)
+	if i < 0 || !strings.HasSuffix(body, markerClose) || strings.Index(body[i:], markerClose) != len(body)-i-len(markerClose) {
+		return nil, false
+	}
+	head := strings.TrimRight(body[:i], " \t\r\n")
+	cid, index, ok := ParseReplyMarker(head)
+	if !ok || !strings.HasSuffix(head, ReplyMarker(cid, index)) {
+		return nil, false
+	}
 	words, ok := lastMarker(body, recessKind)
 	if !ok || len(words) != 2 || words[0] != stateVersion || len(words[1]) > base64.StdEncoding.EncodedLen(MaxEncoded) {
 		return nil, false
@@ -1078,7 +1108,7 @@ func ParseRecessMarker(body string) (rec *Record, ok bool) {
 		return nil, false
 	}
 	rec, err = Decode(data)
-	if err != nil {
+	if err != nil || len(rec.OpenRFCs) != 1 || rec.OpenRFCs[cid] == nil {
 		return nil, false
 	}
 	return rec, true

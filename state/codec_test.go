@@ -922,7 +922,7 @@ func TestNeutralizeBreaksEveryMarkerRecessReads(t *testing.T) {
 		"ParseReplyMarker":  func(b string) bool { _, _, ok := state.ParseReplyMarker(b); return ok },
 		"ParseRecessMarker": func(b string) bool { _, ok := state.ParseRecessMarker(b); return ok },
 	}
-	markers := map[string]string{"status": status, "reply": state.ReplyMarker("c-1", 0), "recess": recess}
+	markers := map[string]string{"status": status, "reply": state.ReplyMarker("c-1", 0), "recess": state.ReplyBody("", "c-1", 0, recess)}
 	for name, m := range markers {
 		read := false
 		for reader, fn := range readers {
@@ -934,5 +934,43 @@ func TestNeutralizeBreaksEveryMarkerRecessReads(t *testing.T) {
 		if !read {
 			t.Errorf("no reader reads the %s marker %q", name, m)
 		}
+	}
+}
+
+// TestParseRecessMarkerReadsOnlyTheCopyRecessKept: a copy of a recess is
+// read only where ReplyBody puts it, right after the reply's own marker and
+// naming that reply's correlation id.
+func TestParseRecessMarkerReadsOnlyTheCopyRecessKept(t *testing.T) {
+	t.Parallel()
+	rec := state.New(7)
+	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), RecessCount: 1}}
+	m, err := state.RecessMarker(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		body string
+		want bool
+	}{
+		{"kept_by_reply_body", state.ReplyBody("Which backend?", "c-1", 0, m), true},
+		{"trailing_newline", state.ReplyBody("Which backend?", "c-1", 2, m) + "\r\n", true},
+		{"alone", m, false},
+		{"other_correlation_id", state.ReplyBody("Which backend?", "c-2", 0, m), false},
+		{"before_the_reply_marker", "Which backend? " + m + "\n\n" + state.ReplyMarker("c-1", 0), false},
+		{"text_after_it", state.ReplyBody("Which backend?", "c-1", 0, m) + "\nmore", false},
+		{"in_a_note_without_copy", state.ReplyBody("Closed. "+m, "c-1", 0, ""), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := state.ParseRecessMarker(tc.body)
+			if ok != tc.want {
+				t.Fatalf("ParseRecessMarker(%q) ok = %v, want %v", tc.body, ok, tc.want)
+			}
+			if ok && !cmp.Equal(got.OpenRFCs["c-1"].Trigger, rec.OpenRFCs["c-1"].Trigger) {
+				t.Errorf("ParseRecessMarker trigger = %v, want %v", got.OpenRFCs["c-1"].Trigger, rec.OpenRFCs["c-1"].Trigger)
+			}
+		})
 	}
 }

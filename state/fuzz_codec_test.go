@@ -189,7 +189,8 @@ func FuzzParseRecessMarker(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, seed := range []string{m, "Which backend?\n\n" + m, m[:len(m)/2], "<!-- recess:recess v1 e30= -->", "<!-- recess:recess v2 AAAA -->", "<!-- recess:recess v1 !!! -->"} {
+	kept := state.ReplyBody("Which backend?", "c-1", 0, m)
+	for _, seed := range []string{m, kept, kept + "\n", kept[:len(kept)/2], "Which backend?\n\n" + m, m[:len(m)/2], "<!-- recess:recess v1 e30= -->", "<!-- recess:recess v2 AAAA -->", "<!-- recess:recess v1 !!! -->"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
