@@ -67,6 +67,11 @@ const (
 // compare-and-swap on a git ref) closes it. Saves within one process are
 // serialised per discussion.
 //
+// A status comment stays where a sweep's scan finds it without paging
+// (Pending): among a discussion's first or last 100 top-level comments.
+// When a hundred more were written after it, the next save moves the
+// record to a new status comment at the end (see move).
+//
 // The store keeps the waiting label right: on every load and save it is on
 // the discussion exactly while the record is pending (compared
 // case-insensitively), created in the repository when missing.
@@ -87,6 +92,10 @@ type CommentStore struct {
 	labeled map[int]bool
 	// forged are comments by others that carried a state marker.
 	forged map[string]bool
+	// stray are status comments read where a sweep's scan does not look
+	// (past a discussion's first and last comments): the next save moves
+	// the record to a new status comment at the end (see Save).
+	stray map[string]bool
 	// duplicates counts reads that found more than one trusted status
 	// comment in a discussion.
 	duplicates int
@@ -102,6 +111,7 @@ func NewCommentStore(c *Client) *CommentStore {
 		locks:   map[int]*sync.Mutex{},
 		labeled: map[int]bool{},
 		forged:  map[string]bool{},
+		stray:   map[string]bool{},
 	}
 }
 
@@ -156,10 +166,30 @@ func (s *CommentStore) LoadWith(ctx context.Context, discussion int) (*state.Rec
 	if f == nil {
 		return nil, snap.disc, fmt.Errorf("github: comment store: discussion %d: %w", discussion, state.ErrNotFound)
 	}
+	s.mu.Lock()
+	s.stray[f.id] = outOfScan(snap.comments, f.id)
+	s.mu.Unlock()
 	if err := s.syncLabel(ctx, discussion, f.rec, snap.disc.ID); err != nil {
 		return nil, nil, err
 	}
 	return f.rec, snap.disc, nil
+}
+
+// outOfScan reports whether the top-level comment id stands where a
+// sweep's scan does not look: past the first scanFirst top-level comments
+// and before the last scanLast.
+func outOfScan(comments []storedComment, id string) bool {
+	at, top := -1, 0
+	for _, c := range comments {
+		if c.ParentID != "" {
+			continue
+		}
+		if c.ID == id {
+			at = top
+		}
+		top++
+	}
+	return at >= scanFirst && top-at > scanLast
 }
 
 func loadErr(discussion int, err error) error {
@@ -384,7 +414,15 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 		if err := s.labelFirst(ctx, n, rec, discID); err != nil {
 			return err
 		}
-		if written, err = s.c.updateComment(ctx, id, body); err != nil {
+		s.mu.Lock()
+		stray := s.stray[id]
+		s.mu.Unlock()
+		if stray {
+			written, err = s.move(ctx, n, discID, id, body)
+		} else {
+			written, err = s.c.updateComment(ctx, id, body)
+		}
+		if err != nil {
 			if errors.Is(err, resume.ErrNotFound) {
 				return fmt.Errorf("%s: status comment %s is gone: %w: %w", what, id, state.ErrConflict, err)
 			}
@@ -394,6 +432,50 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 	rec.Rev = makeRev(written.ID, written.UpdatedAt, written.Body)
 	rec.UpdatedAt = stamped.UpdatedAt
 	return s.syncLabel(ctx, n, rec, discID)
+}
+
+// move writes the record of discussion n into a new status comment at the
+// end of the discussion and deletes the old one (id), which stands where a
+// sweep's scan does not look (outOfScan): otherwise every sweep would page
+// through the discussion to find it. It happens once per hundred top-level
+// comments written after the status comment, in a run that writes the
+// record anyway. The new comment is written, then edited with the same
+// body (the scan takes recess's edited comments for status comments, as
+// every status comment is after its second save), then the old one is
+// deleted: a run that dies in between leaves two status comments, and the
+// newest wins (see status) until the next save moves it again.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#deletediscussioncomment
+func (s *CommentStore) move(ctx context.Context, n int, discID, id, body string) (commentNode, error) {
+	written, err := s.c.addComment(ctx, discID, "", body)
+	if err != nil {
+		return commentNode{}, err
+	}
+	if written, err = s.c.updateComment(ctx, written.ID, body); err != nil {
+		return commentNode{}, err
+	}
+	s.mu.Lock()
+	delete(s.stray, id)
+	s.mu.Unlock()
+	if err := s.c.deleteComment(ctx, id); err != nil && !errors.Is(err, resume.ErrNotFound) {
+		s.c.logf("github: comment store: discussion %d: moved the status comment to %s; the old one, %s, is left (the newer wins): %v", n, written.ID, id, err)
+	}
+	return written, nil
+}
+
+// deleteComment deletes a comment.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#deletediscussioncomment
+func (c *Client) deleteComment(ctx context.Context, id string) error {
+	var m struct {
+		DeleteDiscussionComment struct {
+			Comment struct{ ID string }
+		} `graphql:"deleteDiscussionComment(input: $input)"`
+	}
+	if err := c.mutate(ctx, &m, githubv4.DeleteDiscussionCommentInput{ID: githubv4.ID(id)}); err != nil {
+		return fmt.Errorf("delete comment %s: %w", id, err)
+	}
+	return nil
 }
 
 // recheck re-reads a status comment the store has not seen and says whether

@@ -601,3 +601,79 @@ func TestCommentStorePendingWithoutTheLabel(t *testing.T) {
 		t.Errorf("Pending() at 11:02 requests (-want +got):\n%s", diff)
 	}
 }
+
+// A status comment past a discussion's first 100 top-level comments and its
+// last 100 is where a sweep's scan does not look: the next save moves the
+// record to a new status comment at the end (written, edited as every
+// status comment is after its second save, the old one deleted), and the
+// sweeps after it find it without paging through the discussion.
+func TestCommentStoreSaveMovesAStatusCommentTheScanCannotSee(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		before int // top-level comments before the status comment
+		after  int // and after it
+		moved  bool
+	}{
+		{"among_the_first_comments", 3, scanLast + 50, false},
+		{"among_the_last_comments", scanFirst + 5, scanLast - 1, false},
+		{"between_them", scanFirst + 5, scanLast + 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHub(t)
+			h.addLabel(WaitingLabel)
+			d := h.addDiscussion(9)
+			for range tc.before {
+				h.comment(d, "", "alice", "chatter", false)
+			}
+			old := plant(t, h, d, dueRecord(9, epoch.Add(time.Hour)), true)
+			for range tc.after {
+				h.comment(d, "", "bob", "more chatter", false)
+			}
+			h.edit(func() { d.labels[WaitingLabel] = true })
+			store := NewCommentStore(h.client(t, nil))
+			rec, err := store.Load(context.Background(), 9)
+			if err != nil {
+				t.Fatalf("Load = %v", err)
+			}
+			rec.Applied = append(rec.Applied, "c-9")
+			h.ResetCalls()
+			if err := store.Save(context.Background(), rec); err != nil {
+				t.Fatalf("Save = %v", err)
+			}
+			want := []string{"query node", "mutation updateDiscussionComment"}
+			if tc.moved {
+				want = []string{"query node", "mutation addDiscussionComment", "mutation updateDiscussionComment", "mutation deleteDiscussionComment"}
+			}
+			if diff := cmp.Diff(want, roots(h.Calls())); diff != "" {
+				t.Errorf("Save requests (-want +got):\n%s", diff)
+			}
+			var status []string
+			for _, c := range d.comments {
+				if c.mine && !c.deleted && state.HasMarker(c.body) {
+					status = append(status, c.id)
+				}
+			}
+			last := d.comments[len(d.comments)-1].id
+			if len(status) != 1 || (status[0] == old.id) == tc.moved || (status[0] == last) != tc.moved {
+				t.Errorf("status comments after the save = %v (old %s, last %s); moved to the end: want %v", status, old.id, last, tc.moved)
+			}
+			got, err := store.Load(context.Background(), 9)
+			if err != nil || !cmp.Equal(got.Applied, rec.Applied) {
+				t.Fatalf("Load after the save = %v, %v; want applied %v", got, err, rec.Applied)
+			}
+			// A sweep off the hour's first slot: the search and the bodies.
+			h.clock.Step(7 * time.Minute)
+			h.ResetCalls()
+			if _, err := NewCommentStore(h.client(t, nil)).Pending(context.Background()); err != nil {
+				t.Fatalf("Pending = %v", err)
+			}
+			if tc.moved {
+				if diff := cmp.Diff([]string{"query search", "query nodes"}, roots(h.Calls())); diff != "" {
+					t.Errorf("Pending requests after the move (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}

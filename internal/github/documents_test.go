@@ -92,6 +92,24 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 			}
 			return err
 		}},
+		{"save_moves_a_stray_status_comment", func() error {
+			// A status comment past the first 100 top-level comments and
+			// the last 100: the next save moves it to the end.
+			d4 := h.addDiscussion(4)
+			for range scanFirst + 1 {
+				h.comment(d4, "", "alice", "comment", false)
+			}
+			plant(t, h, d4, pendingRecord(4), true)
+			for range scanLast + 1 {
+				h.comment(d4, "", "bob", "comment", false)
+			}
+			rec, err := store.Load(ctx, 4)
+			if err != nil {
+				return err
+			}
+			rec.Applied = append(rec.Applied, "c-4")
+			return store.Save(ctx, rec)
+		}},
 		{"create_label", func() error {
 			// A fresh client learns nothing from a discussion read first:
 			// it looks the label up, the repository's id with it, and
@@ -122,6 +140,7 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		"mutation addLabelsToLabelable",
 		"mutation addReaction",
 		"mutation createLabel",
+		"mutation deleteDiscussionComment",
 		"mutation removeLabelsFromLabelable",
 		"mutation removeReaction",
 		"mutation updateDiscussionComment",
@@ -136,9 +155,9 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 	// The client's documents: discussion, comment page, reply page, parent
 	// lookup, label lookup, status re-read, bodies, search, a further page
 	// of a discussion's comments for the status comment, recently updated
-	// discussions, activity, and seven mutations. A new document must be
+	// discussions, activity, and eight mutations. A new document must be
 	// driven above, and this count raised.
-	if got, want := len(docs), 18; got != want {
+	if got, want := len(docs), 19; got != want {
 		t.Errorf("distinct documents sent = %d, want %d:\n%s", got, want, strings.Join(keys(docs), "\n"))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -663,6 +664,22 @@ func (h *hub) mutationRoot() obj {
 			h.clock.Step(time.Second)
 			c.body, c.updated = in["body"].(string), h.clock.Now()
 			return obj{"comment": h.commentObj(c)}
+		}),
+		"deleteDiscussionComment": resolver(func(args map[string]any) any {
+			in := input(args)
+			c := h.comments[in["id"].(string)]
+			if c == nil || c.deleted {
+				h.t.Errorf("deleteDiscussionComment: no comment %v", in["id"])
+				return nil
+			}
+			// GitHub keeps a deleted top-level comment with replies as a
+			// tombstone; one without goes.
+			c.deleted, c.body = true, ""
+			if c.parent == "" && len(c.disc.replies[c.id]) == 0 {
+				c.disc.comments = slices.DeleteFunc(c.disc.comments, func(x *hubComment) bool { return x == c })
+				delete(h.comments, c.id)
+			}
+			return obj{"comment": obj{"id": c.id}}
 		}),
 		"createLabel": resolver(func(args map[string]any) any {
 			in := input(args)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
 )
 
 // longWaiting is what BenchmarkSweepLongDiscussions and
@@ -23,7 +24,7 @@ const (
 // long discussion, recess's intake (its status comment after those
 // comments), the agent's recessed verdict with a question waiting for
 // carol, then a dozen comments by others, which an inbound run looks at.
-func longDiscussions(tb testing.TB, w *World, count int) {
+func longDiscussions(tb testing.TB, w *World, count, after int) {
 	tb.Helper()
 	for range count {
 		n, id := w.Open("alice")
@@ -43,7 +44,7 @@ func longDiscussions(tb testing.TB, w *World, count int) {
 			tb.Fatalf("recessed verdict on %d: %v", n, err)
 		}
 		w.Advance(time.Second)
-		for j := range longAfter {
+		for j := range after {
 			w.Say(id, "", "dave", "more chatter "+strconv.Itoa(j))
 		}
 		if _, err := w.Engine(nil).Engine.Inbound(ctx, n); err != nil {
@@ -75,7 +76,7 @@ func BenchmarkSweepLongDiscussions(b *testing.B) {
 			for range b.N {
 				b.StopTimer()
 				w := benchWorld(b, store, resume.Config{})
-				longDiscussions(b, w, longWaiting)
+				longDiscussions(b, w, longWaiting, longAfter)
 				b.StartTimer()
 				total = total.add(sweepAt(b, w, 2*time.Hour+12*time.Minute))
 			}
@@ -83,7 +84,7 @@ func BenchmarkSweepLongDiscussions(b *testing.B) {
 		})
 		b.Run(store+"/steady_state", func(b *testing.B) {
 			w := benchWorld(b, store, resume.Config{})
-			longDiscussions(b, w, longWaiting)
+			longDiscussions(b, w, longWaiting, longAfter)
 			sweepAt(b, w, 2*time.Hour+12*time.Minute)
 			b.ResetTimer()
 			var total Count
@@ -108,23 +109,54 @@ func reportSweep(b *testing.B, total Count) {
 
 // TestSweepCostDoesNotGrowWithDiscussionLength: a sweep with nothing due
 // over waiting discussions whose status comments stand past their first
-// 100 comments, with a dozen more after recess's question, costs the
-// listing plus the probe, as for short ones: the sweep does not page
-// through each discussion again to find the status comment.
+// 100 comments costs the listing plus the probe, as for short ones,
+// whether a dozen comments follow recess's question or more than a
+// hundred: the sweep does not page through each discussion again to find
+// the status comment.
 func TestSweepCostDoesNotGrowWithDiscussionLength(t *testing.T) {
 	t.Parallel()
 	for _, store := range stores {
-		t.Run(store, func(t *testing.T) {
-			t.Parallel()
-			const waiting = 3
-			w := New(t, Options{Store: store})
-			longDiscussions(t, w, waiting)
-			for i, d := range []time.Duration{2*time.Hour + 12*time.Minute, 2*time.Hour + 17*time.Minute} {
-				c := sweepAt(t, w, d)
-				if want := listingCost(w, store, waiting) + probeCost(waiting); c.Total() > want {
-					t.Errorf("sweep %d = %v; want the listing and the probe only (%d requests)", i+1, c, want)
+		for _, after := range []int{longAfter, 101} {
+			t.Run(store+"/"+strconv.Itoa(after)+"_after_the_question", func(t *testing.T) {
+				t.Parallel()
+				const waiting = 3
+				w := New(t, Options{Store: store})
+				longDiscussions(t, w, waiting, after)
+				for i, d := range []time.Duration{2*time.Hour + 12*time.Minute, 2*time.Hour + 17*time.Minute} {
+					c := sweepAt(t, w, d)
+					if want := listingCost(w, store, waiting) + probeCost(waiting); c.Total() > want {
+						t.Errorf("sweep %d = %v; want the listing and the probe only (%d requests)", i+1, c, want)
+					}
 				}
-			}
-		})
+				if store != "comment" {
+					return
+				}
+				for n := 1; n <= waiting; n++ {
+					id := discussionNode(t, w, n)
+					if rec, err := readRecord(w, store, n, id); err != nil || rec == nil || len(rec.OpenRFCs) != 1 {
+						t.Errorf("discussion %d: record %v, %v; want its open recess", n, rec, err)
+					}
+					status := 0
+					for _, c := range w.RecessComments(id) {
+						if state.HasMarker(c.Body) {
+							status++
+						}
+					}
+					if status != 1 {
+						t.Errorf("discussion %d: %d status comments, want 1", n, status)
+					}
+				}
+			})
+		}
 	}
+}
+
+// discussionNode is discussion n's node id.
+func discussionNode(t *testing.T, w *World, n int) string {
+	t.Helper()
+	d, err := w.GH.Discussion(Repo, n)
+	if err != nil {
+		t.Fatalf("discussion %d: %v", n, err)
+	}
+	return d.ID
 }
