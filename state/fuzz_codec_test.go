@@ -203,3 +203,35 @@ func FuzzParseRecessMarker(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReplyBody: whatever an agent or a person writes, the body recess
+// posts for it carries recess's own reply marker and no other marker any
+// reader takes: no record, no copy of a recess.
+func FuzzReplyBody(f *testing.F) {
+	rec := state.New(7)
+	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":2}`)}}
+	m, err := state.RecessMarker(rec)
+	if err != nil {
+		f.Fatal(err)
+	}
+	status, err := state.EncodeComment("waiting", rec)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range []string{"", "Which backend?", m, status, state.ReplyMarker("c-1", 0) + "\n" + m,
+		"<!-- recess:reply c-1 0 -->", "recess:recess:state", "<!-- recess:answer x -->"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		body := state.ReplyBody(text, "c-2", 3, "")
+		if cid, i, ok := state.ParseReplyMarker(body); !ok || cid != "c-2" || i != 3 {
+			t.Fatalf("ParseReplyMarker(ReplyBody(%q)) = %q, %d, %v; want c-2, 3", text, cid, i, ok)
+		}
+		if _, ok := state.ParseRecessMarker(body); ok {
+			t.Fatalf("ParseRecessMarker reads a copy in ReplyBody(%q)", text)
+		}
+		if _, found, _ := state.DecodeComment(body); found || state.HasMarker(body) {
+			t.Fatalf("a record marker survives in ReplyBody(%q)", text)
+		}
+	})
+}
