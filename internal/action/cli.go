@@ -24,7 +24,7 @@ would fire it; sweep --dry-run adds what a sweep at this moment would do
 the real sweeps). Both print a table, or JSON with --json.
 
 The token is GITHUB_TOKEN; GITHUB_API_URL and GITHUB_GRAPHQL_URL point
-elsewhere than github.com (GitHub Enterprise Server, go run ./cmd/fakegithub);
+elsewhere than github.com (GitHub Enterprise Server, go run ./cmd/recess-lab fakegithub);
 RECESS_NOW (RFC 3339) pins the moment.
 
 Flags:
