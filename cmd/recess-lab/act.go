@@ -585,7 +585,8 @@ func findAct(ctx context.Context, out io.Writer) (string, error) {
 	}
 	gobin := ""
 	if b, err := exec.CommandContext(ctx, "go", "env", "GOBIN", "GOPATH").Output(); err == nil {
-		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		// One line each; GOBIN's is empty unless set, so trim only the end.
+		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 		if len(lines) == 2 {
 			gobin = strings.TrimSpace(lines[0])
 			if gobin == "" {
