@@ -89,7 +89,7 @@ func runAct(ctx context.Context, args []string, _ func(string) string, stdout, s
 		fmt.Fprintf(stderr, "recess-lab act: FAIL: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "\nrecess act: PASS in %s (%d GitHub API requests to the fake)\n", time.Since(started).Round(time.Second), len(s.gh.Requests()))
+	fmt.Fprintf(stdout, "\nrecess-lab act: PASS in %s (%d GitHub API requests to the fake)\n", time.Since(started).Round(time.Second), len(s.gh.Requests()))
 	return 0
 }
 
