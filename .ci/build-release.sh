@@ -16,7 +16,7 @@ for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 wi
 	name="recess_${goos}_${goarch}"
 	[ "$goos" = windows ] && name="$name.exe"
 	echo "building $name" >&2
-	GOOS=$goos GOARCH=$goarch CGO_ENABLED=0 go build -tags recess_nodemo -trimpath -buildvcs=false -ldflags="-s -w" -o "$out/$name" ./cmd/recess
+	GOOS=$goos GOARCH=$goarch CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w" -o "$out/$name" ./cmd/recess
 done
 
 cd "$out"

@@ -74,7 +74,7 @@ type SeedDiscussion struct {
 	Comments []SeedComment `yaml:"comments"`
 	// Recess puts the discussion in recess after its comments, as if the
 	// agent had asked and recessed. The fake cannot run recess's engine:
-	// ApplySeed leaves it to its caller (cmd/fakegithub plays it through
+	// ApplySeed leaves it to its caller (recess-lab fakegithub plays it through
 	// the engine).
 	Recess *SeedRecess `yaml:"recess"`
 }
