@@ -171,9 +171,10 @@ func TestWords(t *testing.T) {
 	section("answers to commands")
 	{
 		p := wordsPass(Config{}, state.New(1))
-		for _, body := range []string{"/recess frobnicate", "/recess status now", "/recess signal", "/recess extend tomorrow", "/recess extend P1Y"} {
+		for _, body := range []string{"/recess frobnicate", "/recess status now", "/recess signal", "/recess signal <b>x</b>", "/recess extend",
+			"/recess extend tomorrow", "/recess extend <tomorrow>", "/recess extend P1x", "/recess extend P1Y", "/recess ![x](https://example.com/x.png)"} {
 			cmd, _ := parseCommand(body)
-			entry("refused: "+body, p.text("answer.refused", "why", cmd.validate(p.cfg.MaxRecess, wordsT0)))
+			entry("refused: "+body, p.text("answer.refused", "why", cmd.validate(p.cfg.MaxRecess, wordsT0).people))
 		}
 		entry("cancel with nothing open", p.text("answer.no_recess", "command", "cancel"))
 		entry("resume with nothing open", p.text("answer.no_recess", "command", "resume"))
