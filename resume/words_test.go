@@ -109,6 +109,9 @@ func TestWords(t *testing.T) {
 			Summary: "Waiting for the storage owners\nto pick a backend."}}
 		entry("summary shown", wordsPass(Config{}, rec).status())
 		entry("summary hidden (hide-summary)", wordsPass(Config{HideSummary: true}, rec.Clone()).status())
+		rec = rec.Clone()
+		rec.OpenRFCs["c-1"].Summary = "# Asked @maya\n![pixel](https://evil.example/p.png) <b>now</b> [docs](www.evil.example)"
+		entry("summary with Markdown of its own (shown as text)", wordsPass(Config{}, rec).status())
 	}
 
 	section("working")
