@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/internal/recesstest"
 )
 
@@ -179,4 +180,47 @@ func TestRefusedCommandIsAnsweredInPlainWords(t *testing.T) {
 // shown is a comment body without recess's hidden markers.
 func shown(body string) string {
 	return strings.TrimSpace(regexp.MustCompile(`(?s)<!--.*?-->`).ReplaceAllString(body, ""))
+}
+
+// When GitHub refuses to start the agent workflow, the people in the
+// discussion read that it did and that a maintainer can retry; GitHub's
+// answer (a URL, the workflow's inputs) is in the run's annotations.
+func TestRefusedDispatchIsSaidToPeopleWithoutGitHubsAnswer(t *testing.T) {
+	t.Parallel()
+	for _, store := range []string{storeComment, storeBranch} {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			r := newRepo(t, store)
+			narrow := map[string]githubfake.InputSpec{"correlation_id": {Required: true}}
+			if err := r.gh.AddWorkflow(hostileRepo, "narrow.yml", narrow, func(in map[string]string) string { return "agent " + in["correlation_id"] }); err != nil {
+				t.Fatal(err)
+			}
+			d, err := r.gh.CreateDiscussion(hostileRepo, "alice", "RFC", "please review")
+			if err != nil {
+				t.Fatal(err)
+			}
+			payload, err := r.gh.DiscussionPayload(d.ID, githubfake.Event{Action: "created"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := r.action("discussion", payload, map[string]string{"INPUT_WORKFLOW": "narrow.yml"})
+			cs, err := r.gh.Comments(d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var notes []string
+			for _, c := range cs {
+				if c.Author == hostileBot && strings.HasPrefix(c.Body, "⚠️") {
+					notes = append(notes, shown(c.Body))
+				}
+			}
+			want := []string{"⚠️ recess stopped starting agent runs for this discussion: GitHub refused to start the agent workflow; the recess run's log says why. A maintainer can say `/recess retry` to try again."}
+			if diff := cmp.Diff(want, notes); diff != "" {
+				t.Errorf("escalation notes (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(o.stdout, "422 Unexpected inputs provided") {
+				t.Errorf("the run's annotations do not say what GitHub answered:\n%s", o.stdout)
+			}
+		})
+	}
 }
