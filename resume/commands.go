@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -61,7 +62,7 @@ func (p *pass) accepted(c *Comment) (command, bool) {
 		return command{}, false
 	}
 	cmd, ok := parseCommand(c.Body)
-	if !ok || cmd.validate(p.cfg.MaxRecess, c.CreatedAt) != "" {
+	if !ok || cmd.validate(p.cfg.MaxRecess, c.CreatedAt).people != "" {
 		return command{}, false
 	}
 	return cmd, true
@@ -77,29 +78,49 @@ func (p *pass) said(c *Comment) string {
 	return c.Body
 }
 
-// validate says what is wrong with a command, or "".
-func (c command) validate(max wait.Duration, at time.Time) string {
+// refusal is why a command is refused: said to the people in the thread
+// in plain words, and to the maintainer (an annotation, the job summary),
+// naming the setting that decided when one did. The zero refusal accepts.
+type refusal struct{ people, maintainer string }
+
+// validate says what is wrong with a command; the zero refusal when nothing is.
+func (c command) validate(max wait.Duration, at time.Time) refusal {
+	say := func(format string, args ...any) refusal {
+		s := fmt.Sprintf(format, args...)
+		return refusal{people: s, maintainer: s}
+	}
 	switch c.name {
 	case "status", "cancel", "resume", "retry", "ask":
 		if c.arg != "" {
-			return fmt.Sprintf("/recess %s takes no argument", c.name)
+			return say("/recess %s takes nothing after it; write just /recess %s", c.name, c.name)
 		}
 	case "signal":
 		if !signalName.MatchString(c.arg) {
-			return "/recess signal needs a name of 1 to 64 letters, digits, '.', '_' or '-'"
+			return say("/recess signal needs a name after it, of 1 to 64 letters, digits, dots, dashes or underscores, such as /recess signal security-review")
 		}
 	case "extend":
+		if c.arg == "" {
+			return say("/recess extend needs a duration after it, such as P1D for one day or PT12H for twelve hours")
+		}
 		d, err := wait.ParseDuration(c.arg)
 		if err != nil {
-			return "/recess extend needs an ISO-8601 duration such as P1D: " + err.Error()
+			reason := err.Error()
+			var de *wait.DurationError
+			if errors.As(err, &de) {
+				reason = de.Reason
+			}
+			return say("/recess extend needs a duration such as P1D for one day or PT12H for twelve hours; “%s” is not one (%s)", c.arg, reason)
 		}
 		if max.String() != "" && d.AddTo(at).After(max.AddTo(at)) {
-			return "/recess extend: " + c.arg + " is longer than max-recess " + max.String()
+			return refusal{
+				people:     fmt.Sprintf("a wait here may last at most %s, and %s is longer; extend by less", max, c.arg),
+				maintainer: fmt.Sprintf("/recess extend %s is longer than max-recess %s", c.arg, max),
+			}
 		}
 	default:
-		return fmt.Sprintf("unknown command /recess %s (status, cancel, resume, signal NAME, retry, extend DURATION, ask)", c.name)
+		return say("%s is not a recess command; the commands are status, cancel, resume, signal NAME, retry, extend DURATION and ask", c.name)
 	}
-	return ""
+	return refusal{}
 }
 
 // commandWindow is how far back a discussion recess sees for the first
@@ -133,12 +154,12 @@ func (p *pass) commands() error {
 			p.res.note("ignored /recess %s from @%s: no write access", cmd.name, c.Author)
 			continue
 		}
-		if why := cmd.validate(p.cfg.MaxRecess, c.CreatedAt); why != "" {
+		if why := cmd.validate(p.cfg.MaxRecess, c.CreatedAt); why.people != "" {
 			// Refused: said why, once, in the thread; the comment counts
 			// as an ordinary reply.
-			p.res.warn("comment %s: %s", c.ID, why)
+			p.res.warn("comment %s: %s", c.ID, why.maintainer)
 			p.react(c.ID, Confused)
-			p.notify("answer."+c.ID, c.ID, p.text("answer.refused", "why", why))
+			p.notify("answer."+c.ID, c.ID, p.text("answer.refused", "why", why.people))
 			continue
 		}
 		if err := p.command(c, cmd); err != nil {

@@ -27,7 +27,7 @@ func TestCommands_refused_or_followed_by_text_still_count(t *testing.T) {
 		}
 		why := 0
 		for _, c := range w.mine(n) {
-			if c.ParentID == id && strings.Contains(c.Body, "unknown command /recess frobnicate") {
+			if c.ParentID == id && strings.Contains(c.Body, "frobnicate is not a recess command") {
 				why++
 			}
 		}

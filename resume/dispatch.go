@@ -122,7 +122,10 @@ func (e *Engine) dispatchFailed(ctx context.Context, p *pass, a *state.Run, derr
 	a.LastError = clip(derr.Error(), maxErrorText)
 	refused := errors.Is(derr, ErrDispatchRefused)
 	if refused {
-		p.escalate(a, "GitHub refused to start the agent workflow: "+clip(derr.Error(), maxErrorText))
+		// People read what happened; what GitHub answered is for the
+		// maintainer (the run's annotation, the record's last error).
+		p.escalate(a, "GitHub refused to start the agent workflow; the recess run's log says why")
+		a.LastError = clip(derr.Error(), maxErrorText)
 	} else {
 		p.res.warn("the dispatch call failed (%v); a later run looks for the run and retries", derr)
 	}

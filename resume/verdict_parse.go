@@ -93,7 +93,7 @@ func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 			return nil, &wait.FieldError{Field: "verdict.trigger", Reason: "not allowed: an adjourned verdict has no trigger"}
 		}
 	default:
-		return nil, &wait.FieldError{Field: "verdict.verdict", Reason: "must be " + quote(VerdictAdjourned) + " or " + quote(VerdictRecessed)}
+		return nil, &wait.FieldError{Field: "verdict.verdict", Reason: "must be " + strconv.Quote(VerdictAdjourned) + " or " + strconv.Quote(VerdictRecessed)}
 	}
 
 	raw, ok = fields["correlation_id"]
@@ -309,4 +309,3 @@ func isNodeIDByte(c byte) bool {
 }
 
 // quote renders s as a JSON string, as reasons show values.
-func quote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -28,7 +28,7 @@ func verdictLimits(t testing.TB) wait.TriggerLimits {
 // verdictDoc builds a verdict document from the head fields and extra
 // members (raw JSON, written as given so tests can break them).
 func verdictDoc(kind string, extra ...string) string {
-	members := append([]string{`"verdict":` + quote(kind), `"correlation_id":"c-1"`, `"discussion_number":12`}, extra...)
+	members := append([]string{`"verdict":` + strconv.Quote(kind), `"correlation_id":"c-1"`, `"discussion_number":12`}, extra...)
 	return "{" + strings.Join(members, ",") + "}"
 }
 

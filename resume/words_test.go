@@ -109,6 +109,9 @@ func TestWords(t *testing.T) {
 			Summary: "Waiting for the storage owners\nto pick a backend."}}
 		entry("summary shown", wordsPass(Config{}, rec).status())
 		entry("summary hidden (hide-summary)", wordsPass(Config{HideSummary: true}, rec.Clone()).status())
+		rec = rec.Clone()
+		rec.OpenRFCs["c-1"].Summary = "# Asked @maya\n![pixel](https://evil.example/p.png) <b>now</b> [docs](www.evil.example)"
+		entry("summary with Markdown of its own (shown as text)", wordsPass(Config{}, rec).status())
 	}
 
 	section("working")
@@ -171,9 +174,10 @@ func TestWords(t *testing.T) {
 	section("answers to commands")
 	{
 		p := wordsPass(Config{}, state.New(1))
-		for _, body := range []string{"/recess frobnicate", "/recess status now", "/recess signal", "/recess extend tomorrow", "/recess extend P1Y"} {
+		for _, body := range []string{"/recess frobnicate", "/recess status now", "/recess signal", "/recess signal <b>x</b>", "/recess extend",
+			"/recess extend tomorrow", "/recess extend <tomorrow>", "/recess extend P1x", "/recess extend P1Y", "/recess ![x](https://example.com/x.png)"} {
 			cmd, _ := parseCommand(body)
-			entry("refused: "+body, p.text("answer.refused", "why", cmd.validate(p.cfg.MaxRecess, wordsT0)))
+			entry("refused: "+body, p.text("answer.refused", "why", cmd.validate(p.cfg.MaxRecess, wordsT0).people))
 		}
 		entry("cancel with nothing open", p.text("answer.no_recess", "command", "cancel"))
 		entry("resume with nothing open", p.text("answer.no_recess", "command", "resume"))

@@ -130,3 +130,31 @@ func FuzzDecodeResumeContext(f *testing.F) {
 		}
 	})
 }
+
+// recess prompt quotes a body whose lines end in CR, NEL, LS, PS, VT or FF
+// line by line: each of its lines is a quoted line of its own.
+func TestPromptCommandQuotesEveryLineBreakForm(t *testing.T) {
+	t.Parallel()
+	body := "one\rtwo\u0085three\u2028four\u2029five\vsix\fseven\r\neight"
+	rc := strings.Replace(sampleContext, `"body":"Postgres."`, `"body":`+jsonString(body), 1)
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"prompt", "--resume-context", rc}, func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var quoted []string
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if q, ok := strings.CutPrefix(l, "> "); ok {
+			quoted = append(quoted, q)
+		}
+	}
+	want := []string{"one", "two", "three", "four", "five", "six", "seven", "eight"}
+	if diff := cmp.Diff(want, quoted); diff != "" {
+		t.Errorf("quoted lines (-want +got):\n%s\n%s", diff, stdout.String())
+	}
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -46,8 +47,15 @@ func (e *FieldError) Unwrap() error { return e.Err }
 
 // quote renders s as a JSON string, so hostile input cannot put a newline or
 // a control character into an error message (and from there into a workflow
-// annotation).
-func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+// annotation). HTML characters stay as written: the text is for people, and
+// whatever renders it as Markdown escapes it there.
+func quote(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
 
 // Bounds on the components of a duration. They keep every arithmetic step
 // far from overflow for any start in years 1970..9999: the date part spans
