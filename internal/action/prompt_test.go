@@ -138,7 +138,7 @@ func TestPromptCommandQuotesEveryLineBreakForm(t *testing.T) {
 	body := "one\rtwo\u0085three\u2028four\u2029five\vsix\fseven\r\neight"
 	rc := strings.Replace(sampleContext, `"body":"Postgres."`, `"body":`+jsonString(body), 1)
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"prompt", "--resume-context", rc}, func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr); code != 0 {
+	if code := Run(context.Background(), []string{"prompt", "--resume-context", rc}, func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var quoted []string

@@ -1,6 +1,4 @@
-//go:build !recess_nodemo
-
-package main
+package action
 
 import (
 	"os"
