@@ -185,7 +185,6 @@ type Comment struct {
 	Deleted   bool
 }
 
-
 // ActivityProber is an optional extension of Discussions: one cheap, batched
 // look at many discussions, so that a sweep can find the discussions whose
 // events were lost without reading each of them. The engine type-asserts it
