@@ -79,7 +79,9 @@ type discussionNode struct {
 	Locked          bool
 	ViewerDidAuthor bool
 	Author          *actor
-	Labels          struct {
+	// Category is the discussion's category, for the categories scope.
+	Category struct{ Name, Slug string }
+	Labels   struct {
 		Nodes []struct{ Name string }
 	} `graphql:"labels(first: 100)"`
 	Comments commentConn `graphql:"comments(first: 100)"`
@@ -246,17 +248,19 @@ func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode) 
 	sort.SliceStable(all, func(i, j int) bool { return all[i].CreatedAt.Before(all[j].CreatedAt) })
 
 	disc := &resume.Discussion{
-		ID:        d.ID,
-		Number:    d.Number,
-		Title:     d.Title,
-		Body:      d.Body,
-		Author:    login(d.Author),
-		CreatedAt: d.CreatedAt,
-		URL:       d.URL,
-		Closed:    d.Closed,
-		Locked:    d.Locked,
-		Mine:      d.ViewerDidAuthor,
-		Comments:  make([]resume.Comment, len(all)),
+		ID:           d.ID,
+		Number:       d.Number,
+		Title:        d.Title,
+		Body:         d.Body,
+		Author:       login(d.Author),
+		CreatedAt:    d.CreatedAt,
+		URL:          d.URL,
+		Closed:       d.Closed,
+		Locked:       d.Locked,
+		Mine:         d.ViewerDidAuthor,
+		Category:     d.Category.Name,
+		CategorySlug: d.Category.Slug,
+		Comments:     make([]resume.Comment, len(all)),
 	}
 	for _, l := range d.Labels.Nodes {
 		disc.Labels = append(disc.Labels, l.Name)
