@@ -112,7 +112,9 @@ func TestCategoriesMoveDiscussionsByNameOrSlug(t *testing.T) {
 		got := w.graphql(t, botToken, `query($n: Int!) { repository(owner: "octo", name: "hello") { discussion(number: $n) { category { name slug } } } }`,
 			map[string]any{"n": d.Number})
 		var out struct {
-			Repository struct{ Discussion struct{ Category map[string]any } }
+			Repository struct {
+				Discussion struct{ Category map[string]any }
+			}
 		}
 		if err := json.Unmarshal(got.Data, &out); err != nil {
 			t.Fatalf("%s: %v", got.Data, err)

@@ -21,9 +21,9 @@ type repo struct {
 	labels      []*label
 	// category is the default category (General); categories are all of
 	// them, the default first.
-	category    *category
-	categories  []*category
-	assoc       map[string]string // lower-case login -> association
+	category   *category
+	categories []*category
+	assoc      map[string]string // lower-case login -> association
 	// roles are explicit repository permissions (role names as GitHub's
 	// role_name: admin, maintain, write, triage, read, none) by lower-case
 	// login; see role.
