@@ -7,7 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/recess-action/recess/internal/githubfake")
+	"github.com/recess-action/recess/internal/githubfake"
+)
 
 // permissionReads counts the requests to GitHub's collaborator-permission
 // endpoint since the log was last reset.
