@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // access is what the Permissions port answered for one author: the
@@ -34,7 +35,7 @@ func (e *Engine) permissions(ctx context.Context, d *Discussion) (map[string]acc
 	var out map[string]access
 	for i := range d.Comments {
 		c := &d.Comments[i]
-		key := normLogin(c.Author)
+		key := authorityKey(c)
 		if key == "" || !holdsCommand(c) {
 			continue
 		}
@@ -46,7 +47,7 @@ func (e *Engine) permissions(ctx context.Context, d *Discussion) (map[string]acc
 			if e.Permissions == nil {
 				a.err = fmt.Errorf("%w: the engine has no Permissions port", ErrPermissionUnreadable)
 			} else {
-				a.perm, a.err = e.Permissions.Permission(ctx, c.Author)
+				a.perm, a.err = e.Permissions.Permission(ctx, restLogin(c))
 				if a.err != nil && !errors.Is(a.err, ErrPermissionUnreadable) {
 					return nil, fmt.Errorf("read the permission of @%s: %w", c.Author, a.err)
 				}
@@ -64,14 +65,35 @@ func (e *Engine) permissions(ctx context.Context, d *Discussion) (map[string]acc
 	return out, nil
 }
 
-// writer reports whether login may use slash commands: GitHub said its
-// permission on the repository is write, maintain or admin. This is the
-// one rule for command authority; author_association is no proof of it.
-func (p *pass) writer(login string) bool {
+// restLogin is the login that names a comment's author in REST: an app's
+// account carries "[bot]", so that it is never taken for the person whose
+// login is the app's name.
+func restLogin(c *Comment) string {
+	if c.AuthorBot && !strings.HasSuffix(strings.ToLower(c.Author), "[bot]") {
+		return c.Author + "[bot]"
+	}
+	return c.Author
+}
+
+// authorityKey is the key of a comment author's permission: the normalised
+// login, and for an app's account a key no person's login can have.
+func authorityKey(c *Comment) string {
+	k := normLogin(c.Author)
+	if k != "" && (c.AuthorBot || strings.HasSuffix(strings.ToLower(strings.TrimSpace(c.Author)), "[bot]")) {
+		return k + "[bot]"
+	}
+	return k
+}
+
+// writer reports whether a comment's author may use slash commands: GitHub
+// said the author's permission on the repository is write, maintain or
+// admin. This is the one rule for command authority; author_association is
+// no proof of it.
+func (p *pass) writer(c *Comment) bool {
 	if p.snap == nil {
 		return false
 	}
-	a, ok := p.snap.perms[normLogin(login)]
+	a, ok := p.snap.perms[authorityKey(c)]
 	return ok && a.err == nil && a.perm.Write
 }
 
@@ -82,7 +104,7 @@ func (p *pass) writer(login string) bool {
 func (p *pass) unauthorized(c *Comment, cmd command) {
 	var a access
 	if p.snap != nil {
-		a = p.snap.perms[normLogin(c.Author)]
+		a = p.snap.perms[authorityKey(c)]
 	}
 	if a.err != nil {
 		p.logf("discussion %d: refused /recess %s from @%s: %v", p.rec.Discussion, cmd.name, c.Author, a.err)

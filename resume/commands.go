@@ -57,7 +57,7 @@ func firstLine(body string) (line, rest string) {
 // Validity is judged at the comment's own moment, so the answer never
 // changes with the clock.
 func (p *pass) accepted(c *Comment) (command, bool) {
-	if !p.writer(c.Author) {
+	if !p.writer(c) {
 		return command{}, false
 	}
 	cmd, ok := parseCommand(c.Body)
@@ -128,7 +128,7 @@ func (p *pass) commands() error {
 			continue
 		}
 		p.rec.Commands = p.rec.Commands.Advance(c.ID, c.CreatedAt)
-		if !p.writer(c.Author) {
+		if !p.writer(c) {
 			p.unauthorized(c, cmd)
 			continue
 		}

@@ -170,7 +170,7 @@ func (p *pass) history(since, until state.Cursor) []HistoryEntry {
 			continue
 		}
 		role := "user"
-		if p.writer(c.Author) {
+		if p.writer(c) {
 			role = "maintainer"
 		}
 		out = append(out, HistoryEntry{ID: c.ID, Author: c.Author, Role: role, Body: p.said(c),

@@ -171,6 +171,10 @@ type Comment struct {
 	// top-level comment).
 	ParentID string
 	Author   string
+	// AuthorBot is set when the author is an app's account: GraphQL gives
+	// its login without the "[bot]" suffix, which a login that is a
+	// person's needs to tell the two apart when asking for permissions.
+	AuthorBot bool
 	// Association is GitHub's authorAssociation (OWNER, MEMBER,
 	// COLLABORATOR, CONTRIBUTOR, ...), for logs only: it is no proof of
 	// access (MEMBER may only read the repository). Who may use slash

@@ -25,6 +25,9 @@ const pageSize = 100
 
 type actor struct {
 	Login string
+	// Typename is "Bot" for an app's account, whose GraphQL login lacks
+	// the "[bot]" suffix REST needs to name it.
+	Typename string `graphql:"__typename"`
 }
 
 type pageInfo struct {
@@ -306,6 +309,7 @@ func toStored(n commentNode, parent string) storedComment {
 			ID:          n.ID,
 			ParentID:    parent,
 			Author:      login(n.Author),
+			AuthorBot:   n.Author != nil && n.Author.Typename == "Bot",
 			Association: n.AuthorAssociation,
 			Body:        n.Body,
 			CreatedAt:   n.CreatedAt,

@@ -92,7 +92,7 @@ func TestDiscussionMapsFields(t *testing.T) {
 		Labels: []string{"rfc"}, Category: "General", CategorySlug: "general",
 		Comments: []resume.Comment{
 			{ID: top.id, Author: "alice", Association: "MEMBER", Body: "question", CreatedAt: top.created, URL: url + "#" + top.id},
-			{ID: ours.id, ParentID: top.id, Author: "github-actions", Association: "NONE", Body: "answer", CreatedAt: ours.created,
+			{ID: ours.id, ParentID: top.id, Author: "github-actions", AuthorBot: true, Association: "NONE", Body: "answer", CreatedAt: ours.created,
 				URL: url + "#" + ours.id, Mine: true, Minimized: true},
 			{ID: gone.id, Association: "NONE", Body: "deleted", CreatedAt: gone.created, URL: url + "#" + gone.id, Deleted: true},
 		},
