@@ -60,7 +60,7 @@ type Discussions interface {
 type Permissions interface {
 	// Permission returns login's access to the repository as GitHub reports
 	// it. An account GitHub does not know as a user (an app's "name[bot]")
-	// has no access: Permission{} and no error. An error wrapping
+	// has no access (Write false) and no error. An error wrapping
 	// ErrPermissionUnreadable means the token may not ask; any other error
 	// may be transient.
 	Permission(ctx context.Context, login string) (Permission, error)
