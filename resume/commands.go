@@ -58,7 +58,7 @@ func firstLine(body string) (line, rest string) {
 // Validity is judged at the comment's own moment, so the answer never
 // changes with the clock.
 func (p *pass) accepted(c *Comment) (command, bool) {
-	if !c.WriteAccess() {
+	if !p.writer(c) {
 		return command{}, false
 	}
 	cmd, ok := parseCommand(c.Body)
@@ -128,8 +128,8 @@ func (c command) validate(max wait.Duration, at time.Time) refusal {
 const commandWindow = 10 * time.Minute
 
 // commands handles the slash commands written since the last run, oldest
-// first. Only write-level authors (OWNER, MEMBER, COLLABORATOR) may use
-// them; anyone else's "/recess ..." is an ordinary reply and a log line.
+// first. Only write-level authors (see writer) may use them; anyone else's
+// "/recess ..." is an ordinary reply and a log line.
 // Each command is handled once: the command cursor moves past it in the same
 // record write that records its effect, and every comment recess posts in
 // answer carries a marker, so a re-run neither repeats nor loses one.
@@ -149,9 +149,8 @@ func (p *pass) commands() error {
 			continue
 		}
 		p.rec.Commands = p.rec.Commands.Advance(c.ID, c.CreatedAt)
-		if !c.WriteAccess() {
-			p.logf("discussion %d: ignored /recess %s from @%s (%s): slash commands need write access; it counts as an ordinary reply", p.rec.Discussion, cmd.name, c.Author, c.Association)
-			p.res.note("ignored /recess %s from @%s: no write access", cmd.name, c.Author)
+		if !p.writer(c) {
+			p.unauthorized(c, cmd)
 			continue
 		}
 		if why := cmd.validate(p.cfg.MaxRecess, c.CreatedAt); why.people != "" {

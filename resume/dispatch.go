@@ -173,7 +173,7 @@ func (p *pass) history(since, until state.Cursor) []HistoryEntry {
 			continue
 		}
 		role := "user"
-		if c.WriteAccess() {
+		if p.writer(c) {
 			role = "maintainer"
 		}
 		out = append(out, HistoryEntry{ID: c.ID, Author: c.Author, Role: role, Body: p.said(c),

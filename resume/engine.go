@@ -187,9 +187,16 @@ type Engine struct {
 	Store       Store
 	Discussions Discussions
 	Dispatcher  Dispatcher
+	// Permissions says who may use slash commands; nil: nobody (every
+	// command is refused with a warning).
+	Permissions Permissions
 	Config      Config
 	// Logf receives one line per decision; nil discards them.
 	Logf func(format string, args ...any)
+
+	// perms caches the Permissions port's answers by normalised login:
+	// asked once per author per run.
+	perms map[string]access
 }
 
 // Result is what a run did, for outputs, logs and the job summary.
@@ -299,6 +306,9 @@ type snapshot struct {
 	recent     int
 	recentErr  error
 	haveRecent bool
+	// perms are the permissions of the authors of comments that hold a
+	// slash command, by normalised login (see Engine.permissions).
+	perms map[string]access
 }
 
 // pass is one decision over a snapshot: the next record, and the effects
@@ -391,6 +401,9 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 	}
 	if s.d != nil {
 		sort.SliceStable(s.d.Comments, func(i, j int) bool { return s.d.Comments[i].CreatedAt.Before(s.d.Comments[j].CreatedAt) })
+		if s.perms, err = e.permissions(ctx, s.d); err != nil {
+			return nil, fmt.Errorf("discussion %d: %w", number, err)
+		}
 	}
 	if a := s.rec.Active; a != nil && opts.discussion && s.d != nil {
 		switch lookupRun(e.cfg(), a, now, opts.checkRuns) {

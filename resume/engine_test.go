@@ -118,10 +118,13 @@ func TestStory_intake_recess_accumulate_fire_adjourn(t *testing.T) {
 		authors = append(authors, h.Author)
 	}
 	// bob's comment came while the agent was working: it must not be lost.
+	// dave is a MEMBER who wrote no command: recess never asked GitHub for
+	// his permission, and membership is no proof of write access, so his
+	// role is "user".
 	if diff := cmp.Diff([]string{"bob", "carol", "dave"}, authors); diff != "" {
 		t.Errorf("history_since authors (-want +got):\n%s", diff)
 	}
-	if rc.HistorySince[0].ID != early || rc.HistorySince[2].ID != last || rc.HistorySince[2].Role != "maintainer" {
+	if rc.HistorySince[0].ID != early || rc.HistorySince[2].ID != last || rc.HistorySince[2].Role != "user" {
 		t.Errorf("history_since = %+v", rc.HistorySince)
 	}
 	if !w.reactions[last][resume.Eyes] {

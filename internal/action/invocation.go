@@ -207,7 +207,7 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 	if cfg.RepositoryURL == "" {
 		cfg.RepositoryURL = strings.TrimSuffix(orDefault(inv.ServerURL, defaultServerURL), "/") + "/" + inv.Repo
 	}
-	e := &resume.Engine{Clock: inv.Clock, Store: store, Discussions: c, Dispatcher: c, Config: cfg, Logf: logf}
+	e := &resume.Engine{Clock: inv.Clock, Store: store, Discussions: c, Dispatcher: c, Permissions: c, Config: cfg, Logf: logf}
 	var dry *dryLog
 	if inv.Set.DryRun {
 		dry = &dryLog{clock: inv.Clock, numbers: map[string]int{}}
