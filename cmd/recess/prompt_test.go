@@ -68,7 +68,7 @@ func TestPromptCommandRefuses(t *testing.T) {
 		{"unknown_field", []string{"--resume-context", `{"fired_by":"elapsed","fired":"yes"}`}, `resume_context["fired"]: unknown field`},
 		{"no_fired_by", []string{"--resume-context", `{"correlation_id":"c-1"}`}, "resume_context.fired_by: missing"},
 		{"bad_type", []string{"--resume-context", `{"fired_by":"elapsed","recess_count":"1"}`}, "resume_context.recess_count: must be a whole number"},
-		{"bad_entry_type", []string{"--resume-context", `{"fired_by":"elapsed","history_since":[{"id":"DC_1","author":7}]}`}, "resume_context.history_since.author"},
+		{"bad_entry_type", []string{"--resume-context", `{"fired_by":"elapsed","history_since":[{"id":"DC_1","author":7}]}`}, "resume_context.history_since.0.author"},
 		{"bad_time", []string{"--resume-context", `{"fired_by":"elapsed","fired_at":"noon"}`}, "RFC 3339"},
 		{"entry_without_id", []string{"--resume-context", `{"fired_by":"elapsed","history_since":[{"author":"a"}]}`}, "resume_context.history_since[0].id: missing"},
 		{"bad_trigger", []string{"--resume-context", `{"fired_by":"elapsed","trigger":{"kind":"elapsed","elapsed":"soon"}}`}, "resume_context.trigger.elapsed"},
