@@ -38,7 +38,7 @@ func newOptions(opts []Option) options {
 // Pending reports for them.
 func prepare(rec *Record, now func() time.Time) ([]byte, time.Time, summary, error) {
 	if rec == nil {
-		return nil, time.Time{}, summary{}, &RecordError{Err: ErrInvalid, Reason: "nil record"}
+		return nil, time.Time{}, summary{}, refuse(ErrInvalid, "", "nil record", nil)
 	}
 	c := canonical(rec)
 	if c.UpdatedAt.IsZero() {
@@ -59,7 +59,7 @@ func decodeFor(discussion int, raw []byte) (*Record, error) {
 		return nil, err
 	}
 	if rec.Discussion != discussion {
-		return nil, &RecordError{Err: ErrCorrupt, Field: "discussion", Reason: fmt.Sprintf("%d, stored as discussion %d", rec.Discussion, discussion)}
+		return nil, refuse(ErrCorrupt, "discussion", fmt.Sprintf("%d, stored as discussion %d", rec.Discussion, discussion), nil)
 	}
 	return rec, nil
 }

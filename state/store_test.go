@@ -227,9 +227,9 @@ func TestMemoryPutRaw(t *testing.T) {
 	}
 	m.Put(3, []byte(`{"schema":2}`))
 	_, err = m.Load(t.Context(), 3)
-	var re *state.RecordError
+	var re *wait.FieldError
 	if !errors.As(err, &re) || re.Field != "schema" {
-		t.Errorf("Load(3) of a schema 2 record = %v, want a *RecordError on schema", err)
+		t.Errorf("Load(3) of a schema 2 record = %v, want a *wait.FieldError on schema", err)
 	}
 	if got, err := m.Load(t.Context(), 1); err != nil || !got.UpdatedAt.Equal(rec.UpdatedAt) {
 		t.Errorf("Load(1) = %v, %v, want the record unchanged by Raw's caller", got, err)

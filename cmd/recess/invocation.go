@@ -13,6 +13,7 @@ import (
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // The commands recess runs (input command; "auto" picks one from the event).
@@ -342,6 +343,8 @@ func inputFieldOf(err error) string {
 	var ie *inputError
 	var fe *wait.FieldError
 	switch {
+	case errors.Is(err, state.ErrCorrupt), errors.Is(err, state.ErrInvalid), errors.Is(err, state.ErrTooLarge):
+		return "" // a stored record or a bug, not input this run was given
 	case errors.As(err, &fe):
 		return fe.Field
 	case errors.As(err, &ie):
