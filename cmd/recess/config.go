@@ -260,9 +260,9 @@ func (s *settings) applyFile(path string, explicit bool) error {
 	}
 	var fc fileConfig
 	if err := decodeYAML(b, &fc); err != nil {
-		var ye *yamlError
-		if errors.As(err, &ye) && ye.Path != "" {
-			return &wait.FieldError{Field: field + ": " + ye.Path, Reason: fmt.Sprintf("line %d: %s", ye.Line, ye.Reason)}
+		var fe *wait.FieldError
+		if errors.As(err, &fe) && fe.Field != "" {
+			return &wait.FieldError{Field: field + ": " + fe.Field, Reason: fe.Reason}
 		}
 		return &wait.FieldError{Field: field, Reason: err.Error()}
 	}
