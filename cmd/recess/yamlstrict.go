@@ -19,12 +19,13 @@ import (
 
 // decodeYAML decodes one YAML document from outside (a scenario, the
 // policy file) into v, a pointer to a struct with yaml tags. yaml.v3 with
-// KnownFields refuses an unknown key, a key given twice and a value of the
-// wrong kind; this adds what yaml.v3 leaves: a second document, an alias, a
-// time that is not RFC 3339, a YAML 1.1 boolean (yes, on) and a whole
-// number written as a decimal are refused, and every refusal is a
-// *wait.FieldError naming the key by its path ("steps[2].comment.author")
-// and its line, never a Go type. An empty document leaves v as it is.
+// KnownFields refuses an unknown key and a key given twice. What it does
+// not do is done here, by a walk of the document along v's type: refuse a
+// second document, an alias, a time that is not RFC 3339, a YAML 1.1
+// boolean (yes, on) and a whole number written as a decimal, say a value of
+// the wrong kind in the file's words, and name every refusal by the key's
+// path ("steps[2].comment.author") and its line, never a Go type, as a
+// *wait.FieldError. An empty document leaves v as it is.
 func decodeYAML(data []byte, v any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -39,7 +40,7 @@ func decodeYAML(data []byte, v any) error {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return yamlError(extra.Line, "", "a second YAML document; give one")
 	}
-	w := yamlWalk{at: map[int]string{}, keys: map[string]string{}}
+	w := yamlWalk{at: map[int]string{}, keys: map[string]string{}, hints: map[string]string{}}
 	if err := w.node(&doc, reflect.TypeOf(v).Elem(), ""); err != nil {
 		return err
 	}
@@ -60,7 +61,9 @@ func decodeYAML(data []byte, v any) error {
 			key, _ := strconv.Unquote(m[1])
 			return yamlError(line, w.keys[strconv.Itoa(line)+":"+key], "given twice")
 		}
-		return yamlError(line, w.at[line], plainWords(reason))
+		// What the walk let through (a number too large, say), without
+		// the Go type yaml.v3 names.
+		return yamlError(line, w.at[line], goTypes.ReplaceAllString(reason, ""))
 	}
 	return nil
 }
@@ -105,61 +108,68 @@ func (w *yamlWalk) node(n *yaml.Node, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	switch {
-	case t == anyType:
-		return nil // free-form (a trigger document): its own parser checks it
-	case t == timeType && n.Kind == yaml.ScalarNode && n.Tag != "!!null":
+	if t == anyType || n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil // free-form (a trigger document, its parser checks it), or unset
+	}
+	want := func(what string) error {
+		found := strconv.Quote(n.Value)
+		switch n.Kind {
+		case yaml.MappingNode:
+			found = "a mapping"
+		case yaml.SequenceNode:
+			found = "a list"
+		}
+		return yamlError(n.Line, path, "want "+what+", found "+found)
+	}
+	switch k := t.Kind(); {
+	case t == timeType:
 		// yaml.v3 says what time.Parse says, without a line.
 		var tm time.Time
-		if n.Decode(&tm) != nil {
-			return yamlError(n.Line, path, "want a time (RFC 3339, such as 2026-11-21T10:00:00Z), found "+strconv.Quote(n.Value))
+		if n.Kind != yaml.ScalarNode || n.Decode(&tm) != nil {
+			return want("a time (RFC 3339, such as 2026-11-21T10:00:00Z)")
 		}
-	case t.Kind() == reflect.Bool && n.Kind == yaml.ScalarNode && n.Tag != "!!null" && n.Tag != "!!bool":
-		// yaml.v3 reads yes, no, on and off as YAML 1.1 did.
-		return yamlError(n.Line, path, "want true or false, found "+strconv.Quote(n.Value))
-	case (t.Kind() == reflect.Int || t.Kind() == reflect.Int64) && n.Kind == yaml.ScalarNode && n.Tag != "!!null" && n.Tag != "!!int":
-		// yaml.v3 reads 1.0 as the whole number 1.
-		return yamlError(n.Line, path, "want a whole number, found "+strconv.Quote(n.Value))
-	case t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
+	case k == reflect.Struct || k == reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			return want("a mapping")
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			kp := joinPath(path, k.Value)
-			at := strconv.Itoa(k.Line) + ":" + k.Value
-			w.keys[at] = kp
-			f, ok := yamlField(t, k.Value)
+			key := n.Content[i]
+			kp, at := joinPath(path, key.Value), strconv.Itoa(key.Line)+":"+key.Value
+			w.keys[at], w.at[key.Line] = kp, kp
+			ft, ok := yamlField(t, key.Value)
 			if !ok {
-				if w.hints == nil {
-					w.hints = map[string]string{}
-				}
 				w.hints[at] = "; " + orDocument(path) + " has " + strings.Join(yamlKeys(t), ", ")
-				continue
+				continue // KnownFields refuses it
 			}
-			w.at[k.Line] = kp
-			if err := w.node(n.Content[i+1], f, kp); err != nil {
+			if err := w.node(n.Content[i+1], ft, kp); err != nil {
 				return err
 			}
 		}
-	case t.Kind() == reflect.Map && n.Kind == yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			kp := joinPath(path, n.Content[i].Value)
-			w.keys[strconv.Itoa(n.Content[i].Line)+":"+n.Content[i].Value] = kp
-			w.at[n.Content[i].Line] = kp
-			if err := w.node(n.Content[i+1], t.Elem(), kp); err != nil {
-				return err
-			}
+	case k == reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			return want("a list")
 		}
-	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
 		for i, c := range n.Content {
 			if err := w.node(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
 		}
+	case n.Kind != yaml.ScalarNode:
+		return want("a single value")
+	case k == reflect.Bool && n.Tag != "!!bool":
+		return want("true or false") // yaml.v3 reads yes, no, on and off as YAML 1.1 did
+	case (k == reflect.Int || k == reflect.Int64) && n.Tag != "!!int":
+		return want("a whole number") // yaml.v3 reads 1.0 as the whole number 1
 	}
 	return nil
 }
 
-// yamlField returns the type of the field of struct t whose yaml key is key.
+// yamlField returns the type of the value under key in a mapping that
+// decodes into t: a map's element, or the struct field tagged key.
 func yamlField(t reflect.Type, key string) (reflect.Type, bool) {
+	if t.Kind() == reflect.Map {
+		return t.Elem(), true
+	}
 	for i := 0; i < t.NumField(); i++ {
 		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name == key && name != "-" {
 			return t.Field(i).Type, true
@@ -195,10 +205,10 @@ func orDocument(path string) string {
 }
 
 var (
-	lineRE      = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	unknownRE   = regexp.MustCompile(`^field (.*?) not found in type `)
-	twiceRE     = regexp.MustCompile(`^mapping key (".*") already defined at line \d+$`)
-	wrongKindRE = regexp.MustCompile("^cannot unmarshal !!(\\w+) (?:`(.*)` )?into (\\S+)$")
+	lineRE    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownRE = regexp.MustCompile(`^field (.*?) not found in type `)
+	twiceRE   = regexp.MustCompile(`^mapping key (".*") already defined at line \d+$`)
+	goTypes   = regexp.MustCompile(` into [\w.\[\]*]+`)
 )
 
 // splitLine takes yaml's "line N: reason" apart.
@@ -208,32 +218,4 @@ func splitLine(msg string) (int, string) {
 		return n, m[2]
 	}
 	return 0, strings.TrimPrefix(msg, "yaml: ")
-}
-
-// plainWords says yaml.v3's "cannot unmarshal" in the words of the file,
-// without the Go type it names.
-func plainWords(reason string) string {
-	m := wrongKindRE.FindStringSubmatch(reason)
-	if m == nil {
-		return reason
-	}
-	found := strconv.Quote(m[2])
-	switch m[1] {
-	case "map":
-		found = "a mapping"
-	case "seq":
-		found = "a list"
-	}
-	want := "a single value"
-	switch t := m[3]; {
-	case t == "bool":
-		want = "true or false"
-	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
-		want = "a whole number"
-	case strings.HasPrefix(t, "[]"):
-		want = "a list"
-	case strings.HasPrefix(t, "map[") || strings.Contains(t, "."):
-		want = "a mapping"
-	}
-	return "want " + want + ", found " + found
 }
