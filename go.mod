@@ -1,6 +1,8 @@
 module github.com/recess-action/recess
 
-go 1.26.8
+go 1.27
+
+toolchain go1.27.3
 
 require (
 	github.com/google/go-cmp v0.7.0

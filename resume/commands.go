@@ -105,7 +105,7 @@ func (c command) validate(max wait.Duration, at time.Time) refusal {
 		d, err := wait.ParseDuration(c.arg)
 		if err != nil {
 			reason := err.Error()
-			var de *wait.DurationError
+			var de *wait.FieldError
 			if errors.As(err, &de) {
 				reason = de.Reason
 			}

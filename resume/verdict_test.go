@@ -267,12 +267,13 @@ func TestParseVerdictKeepsDurationErrors(t *testing.T) {
 	t.Parallel()
 	doc := verdictDoc(VerdictRecessed, `"trigger":{"kind":"elapsed","elapsed":"P1H"}`)
 	_, err := ParseVerdict([]byte(doc), verdictLimits(t))
-	var de *wait.DurationError
-	if !errors.As(err, &de) {
-		t.Fatalf("ParseVerdict(%q) = %v, want an error wrapping *DurationError", doc, err)
+	var fe *wait.FieldError
+	if !errors.As(err, &fe) || fe.Field != "trigger.elapsed" {
+		t.Fatalf("ParseVerdict(%q) = %v, want a *FieldError on trigger.elapsed", doc, err)
 	}
-	if de.Input != "P1H" {
-		t.Errorf("ParseVerdict(%q) DurationError.Input = %q, want %q", doc, de.Input, "P1H")
+	var de *wait.FieldError
+	if !errors.As(fe.Err, &de) || de.Field != `duration "P1H"` {
+		t.Errorf("ParseVerdict(%q) = %v, want it to wrap the refused duration \"P1H\"", doc, err)
 	}
 }
 

@@ -213,7 +213,7 @@ func TestRunEval(t *testing.T) {
 		{name: "refused_year_over_max_recess", args: evalArgs(`{"kind":"any","of":[{"kind":"missing_input","replies":1,"expires":"P1Y"}]}`), wantCode: 2,
 			wantStderr: `recess eval: trigger.of[0].expires: P1Y is longer than max-recess P90D`},
 		{name: "refused_not_json", args: evalArgs(`elapsed P1D`), wantCode: 2,
-			wantStderr: `recess eval: trigger: invalid JSON: invalid character 'e' looking for beginning of value`},
+			wantStderr: `recess eval: trigger: invalid JSON: invalid character 'e' at start of value`},
 		// Refused flags: the message names the flag.
 		{name: "missing_trigger", args: []string{"--opened-at", opened, "--now", opened}, wantCode: 2,
 			wantStderr: `recess eval: --trigger: missing`},

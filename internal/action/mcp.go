@@ -126,17 +126,17 @@ type mcpOptions struct {
 // the flag.
 func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) {
 	if o.VerdictFile == "" {
-		return nil, &inputError{Field: "--verdict-file", Reason: "missing (or set RECESS_VERDICT_FILE)"}
+		return nil, &wait.FieldError{Field: "--verdict-file", Reason: "missing (or set RECESS_VERDICT_FILE)"}
 	}
 	if o.CorrelationID == "" {
-		return nil, &inputError{Field: "--correlation-id", Reason: "missing (or set RECESS_CORRELATION_ID)"}
+		return nil, &wait.FieldError{Field: "--correlation-id", Reason: "missing (or set RECESS_CORRELATION_ID)"}
 	}
 	if o.Discussion == "" {
-		return nil, &inputError{Field: "--discussion", Reason: "missing (or set RECESS_DISCUSSION)"}
+		return nil, &wait.FieldError{Field: "--discussion", Reason: "missing (or set RECESS_DISCUSSION)"}
 	}
 	n, err := strconv.Atoi(o.Discussion)
 	if err != nil || n < 1 {
-		return nil, &inputError{Field: "--discussion", Reason: fmt.Sprintf("%q is not a positive whole number", o.Discussion)}
+		return nil, &wait.FieldError{Field: "--discussion", Reason: fmt.Sprintf("%q is not a positive whole number", o.Discussion)}
 	}
 	// The verdict's own checks judge the id and the number, so the server
 	// never starts with values the verdict job would refuse.
@@ -144,16 +144,16 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	if _, err := resume.ParseVerdict(probe, wait.TriggerLimits{}); err != nil {
 		var fe *wait.FieldError
 		if errors.As(err, &fe) && fe.Field == "verdict.correlation_id" {
-			return nil, &inputError{Field: "--correlation-id", Reason: fe.Reason}
+			return nil, &wait.FieldError{Field: "--correlation-id", Reason: fe.Reason}
 		}
 		if errors.As(err, &fe) && fe.Field == "verdict.discussion_number" {
-			return nil, &inputError{Field: "--discussion", Reason: fe.Reason}
+			return nil, &wait.FieldError{Field: "--discussion", Reason: fe.Reason}
 		}
 		return nil, err
 	}
 	if o.ResumeContext != "" {
 		if _, err := decodeResumeContext([]byte(o.ResumeContext)); err != nil {
-			return nil, &inputError{Field: "--resume-context", Reason: err.Error()}
+			return nil, &wait.FieldError{Field: "--resume-context", Reason: err.Error()}
 		}
 	}
 
@@ -173,7 +173,7 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	if o.MaxRecess != "" {
 		d, err := wait.ParseDuration(o.MaxRecess)
 		if err != nil {
-			return nil, &inputError{Field: "--max-recess", Reason: err.Error()}
+			return nil, &wait.FieldError{Field: "--max-recess", Reason: err.Error()}
 		}
 		pol.Engine.MaxRecess = d
 	}
@@ -181,7 +181,7 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 		ks := list(o.AllowedKinds)
 		for _, k := range ks {
 			if !contains(knownKinds, k) {
-				return nil, &inputError{Field: "--allowed-kinds", Reason: fmt.Sprintf("unknown trigger kind %q", k)}
+				return nil, &wait.FieldError{Field: "--allowed-kinds", Reason: fmt.Sprintf("unknown trigger kind %q", k)}
 			}
 		}
 		pol.Engine.AllowedKinds = ks
