@@ -2,19 +2,19 @@ package resume
 
 import (
 	"fmt"
-	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // command is a parsed "/recess NAME [ARG]" line.
 type command struct {
 	name, arg string
 }
-
-var signalName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // parseCommand reads a slash command from the first non-empty line of a
 // comment body. ok is false for anything else (an ordinary comment).
@@ -51,55 +51,87 @@ func firstLine(body string) (line, rest string) {
 	}
 }
 
-// accepted returns the command a comment gives recess: a valid slash
-// command from a write-level author. Anything else (no command, a refused
-// one, one from an author without write access) is an ordinary comment.
-// Validity is judged at the comment's own moment, so the answer never
-// changes with the clock.
-func (p *pass) accepted(c *Comment) (command, bool) {
-	if !c.WriteAccess() {
-		return command{}, false
-	}
-	cmd, ok := parseCommand(c.Body)
-	if !ok || cmd.validate(p.cfg.MaxRecess, c.CreatedAt) != "" {
-		return command{}, false
-	}
-	return cmd, true
-}
-
-// said is what a comment says to the agent: the whole body, or for an
-// accepted command the text after its line ("" when there is none).
-func (p *pass) said(c *Comment) string {
-	if _, ok := p.accepted(c); ok {
-		_, rest := firstLine(c.Body)
-		return rest
-	}
-	return c.Body
-}
-
-// validate says what is wrong with a command, or "".
-func (c command) validate(max wait.Duration, at time.Time) string {
+// refusal says why recess refuses a write-level author's command, or "".
+// Validity is judged at the comment's own moment (max-recess from its
+// creation) and against the signals the open recesses await, so the answer
+// never changes with the clock.
+func (p *pass) refusal(c command, at time.Time) string {
 	switch c.name {
 	case "status", "cancel", "resume", "retry", "ask":
 		if c.arg != "" {
 			return fmt.Sprintf("/recess %s takes no argument", c.name)
 		}
 	case "signal":
-		if !signalName.MatchString(c.arg) {
+		if !wait.ValidSignalName(c.arg) {
 			return "/recess signal needs a name of 1 to 64 letters, digits, '.', '_' or '-'"
 		}
+		return p.unawaited(c.arg)
 	case "extend":
 		d, err := wait.ParseDuration(c.arg)
 		if err != nil {
 			return "/recess extend needs an ISO-8601 duration such as P1D: " + err.Error()
 		}
-		if max.String() != "" && d.AddTo(at).After(max.AddTo(at)) {
+		if max := p.cfg.MaxRecess; max.String() != "" && d.AddTo(at).After(max.AddTo(at)) {
 			return "/recess extend: " + c.arg + " is longer than max-recess " + max.String()
 		}
 	default:
 		return fmt.Sprintf("unknown command /recess %s (status, cancel, resume, signal NAME, retry, extend DURATION, ask)", c.name)
 	}
 	return ""
+}
+
+// unawaited says why a signal is refused: no open recess waits for it
+// (names compare with wait.SameSignal), naming the signals that are
+// awaited; "" when one does. While an agent run works a signal is taken:
+// the run may yet recess waiting for it, and then it counts as any comment
+// written meanwhile does. The open recesses are the ones this run found
+// (see awaitedSignals), so every reading in a run agrees.
+func (p *pass) unawaited(name string) string {
+	if p.awaited.working {
+		return ""
+	}
+	for _, s := range p.awaited.names {
+		if wait.SameSignal(s, name) {
+			return ""
+		}
+	}
+	if len(p.awaited.names) == 0 {
+		return fmt.Sprintf("no open recess here waits for a signal, so `%s` would change nothing", name)
+	}
+	quoted := make([]string, len(p.awaited.names))
+	for i, s := range p.awaited.names {
+		quoted[i] = "`" + s + "`"
+	}
+	return fmt.Sprintf("no open recess here waits for the signal `%s`; awaited: %s", name, strings.Join(quoted, ", "))
+}
+
+// awaited is what unawaited judges signals against.
+type awaited struct {
+	working bool     // an agent run is active
+	names   []string // signals the open recesses wait for, sorted, once each
+}
+
+// awaitedSignals gathers the signals a record's open recesses wait for
+// (escalation_needed anywhere in their triggers).
+func awaitedSignals(rec *state.Record) awaited {
+	a := awaited{working: rec.Active != nil && rec.Active.State != state.RunEscalated}
+	var walk func(*wait.Trigger)
+	walk = func(t *wait.Trigger) {
+		if t == nil {
+			return
+		}
+		if t.Kind == wait.KindEscalationNeeded && !slices.ContainsFunc(a.names, func(s string) bool { return wait.SameSignal(s, t.Signal) }) {
+			a.names = append(a.names, t.Signal)
+		}
+		for _, c := range t.Of {
+			walk(c)
+		}
+	}
+	for _, rfc := range rec.OpenRFCs {
+		walk(rfc.Trigger)
+	}
+	sort.Strings(a.names)
+	return a
 }
 
 // commandWindow is how far back a discussion recess sees for the first
@@ -123,28 +155,27 @@ func (p *pass) commands() error {
 		if p.rec.Commands.Covers(c.ID, c.CreatedAt) {
 			continue
 		}
-		cmd, ok := parseCommand(c.Body)
-		if !ok || c.Mine || c.Deleted || c.Minimized {
+		r := p.reading(c)
+		if !r.hasCmd {
 			continue
 		}
 		p.rec.Commands = p.rec.Commands.Advance(c.ID, c.CreatedAt)
-		if !c.WriteAccess() {
-			p.logf("discussion %d: ignored /recess %s from @%s (%s): slash commands need write access; it counts as an ordinary reply", p.rec.Discussion, cmd.name, c.Author, c.Association)
-			p.res.note("ignored /recess %s from @%s: no write access", cmd.name, c.Author)
-			continue
-		}
-		if why := cmd.validate(p.cfg.MaxRecess, c.CreatedAt); why != "" {
+		switch {
+		case r.outsider:
+			p.logf("discussion %d: ignored /recess %s from @%s (%s): slash commands need write access; it counts as an ordinary reply", p.rec.Discussion, r.cmd.name, c.Author, c.Association)
+			p.res.note("ignored /recess %s from @%s: no write access", r.cmd.name, c.Author)
+		case r.refused != "":
 			// Refused: said why, once, in the thread; the comment counts
-			// as an ordinary reply.
-			p.res.warn("comment %s: %s", c.ID, why)
+			// toward nothing.
+			p.res.warn("comment %s: %s", c.ID, r.refused)
 			p.react(c.ID, Confused)
-			p.notify("answer."+c.ID, c.ID, p.text("answer.refused", "why", why))
-			continue
+			p.notify("answer."+c.ID, c.ID, p.text("answer.refused", "why", r.refused))
+		default:
+			if err := p.command(c, r.cmd); err != nil {
+				return err
+			}
+			p.react(c.ID, ThumbsUp)
 		}
-		if err := p.command(c, cmd); err != nil {
-			return err
-		}
-		p.react(c.ID, ThumbsUp)
 	}
 	return nil
 }

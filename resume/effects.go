@@ -69,7 +69,10 @@ type post struct {
 	key     string
 	index   int
 	replyTo string
-	body    string
+	// answered is the line that says what a reply posted at the top level
+	// instead of under its reply_to answers ("" when none; see placeReply).
+	answered string
+	body     string
 	// keep is a marker that also goes into the reply when it fits: the copy
 	// of the recess that restores a lost status comment.
 	keep string
@@ -85,6 +88,9 @@ func (e *Engine) post(ctx context.Context, p *pass) error {
 		// The agent's text may carry anything (a prompt-injected marker
 		// among it): only the marker recess appends may count.
 		body := state.Neutralize(r.body) + "\n\n" + state.ReplyMarker(r.key, r.index)
+		if r.answered != "" && state.FitsComment(r.answered+"\n\n"+body) {
+			body = r.answered + "\n\n" + body
+		}
 		if r.keep != "" && state.FitsComment(body+"\n"+r.keep) {
 			body += "\n" + r.keep
 		}

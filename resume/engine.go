@@ -335,7 +335,10 @@ type pass struct {
 	// posts are verdict replies to post before the record is written (the
 	// record keeps their ids and timestamps); after posting, the pass is
 	// decided again over the same snapshot.
-	posts    []post
+	posts []post
+	// awaited are the signals the open recesses this run found wait for
+	// (see unawaited).
+	awaited  awaited
 	evals    map[string]wait.Evaluation
 	observed map[string]wait.Observed
 }
@@ -449,6 +452,7 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 	}
 	p := &pass{cfg: c, now: now, opts: opts, res: res, snap: s, rec: rec, isNew: s.isNew, d: s.d, logf: func(string, ...any) {}}
 	p.before = fingerprint(rec)
+	p.awaited = awaitedSignals(rec)
 	// Every decision prunes the rate limit's history, whatever the entry
 	// point: a verdict that kept entries past the hour would hold a
 	// follow-up back for a false reason, and past the record's bound fail
@@ -629,31 +633,75 @@ func newest(d *Discussion) state.Cursor {
 	return c
 }
 
-// normLogin folds a login for comparison: case, and GitHub's "[bot]" suffix
-// that REST and webhooks add and GraphQL leaves off.
-func normLogin(s string) string {
-	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "[bot]")
-}
-
+// ignored reports whether login is one of ignore-authors: recess treats
+// their comments as its own (see reading).
 func (p *pass) ignored(login string) bool {
-	n := normLogin(login)
 	for _, x := range p.cfg.IgnoreAuthors {
-		if normLogin(x) == n {
+		if wait.SameLogin(x, login) {
 			return true
 		}
 	}
 	return false
 }
 
-// human reports whether a comment is a person's words that count: not
-// recess's own, not an ignored bot's, not minimized or deleted, and not a
-// slash command recess accepted with nothing said after its line.
-func (p *pass) human(c *Comment) bool {
-	if c.Mine || c.Deleted || c.Minimized || p.ignored(c.Author) {
-		return false
-	}
-	return p.said(c) != ""
+// reading is what one comment is to recess; see pass.reading.
+type reading struct {
+	// cmd is the slash command of the comment's first line, when the
+	// comment has one ("/recess ..."); outsider says its author may not
+	// give commands (then the comment is an ordinary reply).
+	cmd      command
+	hasCmd   bool
+	outsider bool
+	// refused says why a command from a write-level author is refused
+	// ("" when it is not).
+	refused string
+	// said is what the comment says to the agent: the whole body, the text
+	// after an accepted command's line, or "" when it is not a reply.
+	said string
 }
+
+// accepted reports a slash command recess acts on.
+func (r reading) accepted() bool { return r.hasCmd && !r.outsider && r.refused == "" }
+
+// reply reports whether the comment is a reply: a person's words that count
+// toward missing_input, reach history_since and may wake recess.
+func (r reading) reply() bool { return r.said != "" }
+
+// reading is the one rule for what a comment is to recess (SPEC.md
+// "Triggers", what counts as a reply, and "Commands"). A comment by recess's
+// own identity or by one of ignore-authors, a minimized or a deleted one is
+// nothing: no reply, no command. A slash command from a write-level author
+// is accepted or refused; a refused one counts toward nothing, and the text
+// after an accepted one's line is a reply. Anyone else's "/recess ..." is an
+// ordinary reply. The answer depends on the comment, the configuration and
+// the signals the discussion's open recesses await (see awaitedSignals),
+// never on the clock.
+func (p *pass) reading(c *Comment) reading {
+	if c.Mine || c.Deleted || c.Minimized || p.ignored(c.Author) {
+		return reading{}
+	}
+	r := reading{said: c.Body}
+	r.cmd, r.hasCmd = parseCommand(c.Body)
+	if !r.hasCmd {
+		return r
+	}
+	if !c.WriteAccess() {
+		r.outsider = true
+		return r
+	}
+	if r.refused = p.refusal(r.cmd, c.CreatedAt); r.refused != "" {
+		r.said = ""
+		return r
+	}
+	_, r.said = firstLine(c.Body)
+	return r
+}
+
+// human reports whether a comment is a reply (see reading).
+func (p *pass) human(c *Comment) bool { return p.reading(c).reply() }
+
+// said is what a comment says to the agent (see reading).
+func (p *pass) said(c *Comment) string { return p.reading(c).said }
 
 func (p *pass) comment(id string) *Comment {
 	for i := range p.d.Comments {
