@@ -194,7 +194,7 @@ func TestVerdict_reply_to_an_unknown_comment_goes_to_the_top_level(t *testing.T)
 		}
 		got = append(got, strings.SplitN(c.Body, "\n\n", 2)[0])
 	}
-	want := []string{"ok", "↪️ In answer to a comment that is not in this discussion (`DC_nope`):"}
+	want := []string{"ok", "↪️ In answer to a comment this discussion does not show (`DC_nope`):"}
 	if diff := cmp.Diff(want, got[len(got)-2:]); diff != "" {
 		t.Errorf("first paragraphs of recess's replies (-want +got):\n%s", diff)
 	}

@@ -197,7 +197,7 @@ func (p *pass) placeReply(id string) (replyTo, answered string) {
 	}
 	c := p.comment(id)
 	if c == nil {
-		return "", p.text("reply.answered", "what", fmt.Sprintf("a comment that is not in this discussion (`%s`)", id))
+		return "", p.text("reply.answered", "what", fmt.Sprintf("a comment this discussion does not show (`%s`)", id))
 	}
 	if c.Deleted {
 		return "", p.text("reply.answered", "what", "a comment that was deleted")

@@ -180,6 +180,13 @@ func TestWords(t *testing.T) {
 		entry("refused: /recess signal secuirty-review (nothing awaits it)", p.text("answer.refused", "why", wordsPass(Config{}, waiting).refusal(command{name: "signal", arg: "secuirty-review"}, wordsT0)))
 		entry("refused: /recess signal ci (no recess waits for a signal)", p.text("answer.refused", "why", p.refusal(command{name: "signal", arg: "ci"}, wordsT0)))
 		entry("cancel with nothing open", p.text("answer.no_recess", "command", "cancel"))
+		q := wordsPass(Config{}, state.New(1),
+			Comment{ID: "DC_gone", Deleted: true, CreatedAt: wordsT0},
+			Comment{ID: "DC_hidden", Author: "bob", URL: "https://github.com/o/r/discussions/1#discussioncomment-2", Minimized: true, CreatedAt: wordsT0})
+		for _, id := range []string{"DC_gone", "DC_hidden", "DC_elsewhere"} {
+			_, line := q.placeReply(id)
+			entry("verdict reply placed at the top level: "+id, line)
+		}
 		entry("resume with nothing open", p.text("answer.no_recess", "command", "resume"))
 		entry("retry with nothing escalated", p.text("answer.not_escalated"))
 		entry("ask while busy", p.text("answer.already_active"))

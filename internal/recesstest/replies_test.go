@@ -122,14 +122,14 @@ func TestVerdictReplies_go_where_people_read(t *testing.T) {
 			name: "unknown_comment",
 			hide: func(thread) string { return "DC_kwDOAAAAAAAAnope" },
 			wantLead: func(thread) string {
-				return "↪️ In answer to a comment that is not in this discussion (`DC_kwDOAAAAAAAAnope`):"
+				return "↪️ In answer to a comment this discussion does not show (`DC_kwDOAAAAAAAAnope`):"
 			},
 		},
 		{
 			name: "comment_in_another_discussion",
 			hide: func(th thread) string { return th.other },
 			wantLead: func(th thread) string {
-				return "↪️ In answer to a comment that is not in this discussion (`" + th.other + "`):"
+				return "↪️ In answer to a comment this discussion does not show (`" + th.other + "`):"
 			},
 		},
 	}
