@@ -468,6 +468,7 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 // must not perform I/O: everything it needs is in the pass's snapshot.
 func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func(*pass) error) (*Result, error) {
 	c := e.cfg()
+	reread := false
 	for try := 0; ; try++ {
 		now := e.Clock.Now().UTC()
 		s, err := e.read(ctx, number, opts, now)
@@ -488,10 +489,21 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 				return res, err
 			}
 			if len(p.posts) > 0 && posted == 0 {
-				if err := e.post(ctx, p); err != nil {
+				err := e.post(ctx, p)
+				if err == nil {
+					continue
+				}
+				if reread {
 					return res, err
 				}
-				continue
+				// Once, read again and decide again: the comment a reply
+				// answers may have been deleted or hidden meanwhile (GitHub
+				// refuses a reply under a deleted one), or the post went
+				// through without its answer reaching recess (its marker
+				// shows it). Nothing is posted twice either way.
+				reread = true
+				e.logf("discussion %d: %v; reading the discussion again", number, err)
+				break
 			}
 			p.seal()
 			err = e.act(ctx, p)

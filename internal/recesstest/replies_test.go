@@ -2,7 +2,9 @@ package recesstest
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -184,12 +186,13 @@ func commentURL(w *World, discussionID, commentID string) string {
 	return ""
 }
 
-// TestVerdictReplies_rerun_never_posts_twice: the first reply reaches
-// GitHub but its answer is lost, so the verdict fails; then a person
-// deletes the comment it answered, which GitHub keeps as a placeholder
-// because recess's reply sits under it. The re-run finds that first copy
-// under the placeholder and posts only what is missing; the second reply,
-// to a comment deleted before the verdict, goes to the top level.
+// TestVerdictReplies_rerun_never_posts_twice: both replies reach GitHub but
+// their answers are lost, so the verdict fails (after reading the
+// discussion again once, which finds the first); then a person deletes the
+// comment the first answered, which GitHub keeps as a placeholder because
+// recess's reply sits under it. The re-runs find both copies, the first
+// under the placeholder, and post nothing more; the second reply, to a
+// comment deleted before the verdict, went to the top level.
 func TestVerdictReplies_rerun_never_posts_twice(t *testing.T) {
 	t.Parallel()
 	for _, store := range bothStores {
@@ -210,7 +213,7 @@ func TestVerdictReplies_rerun_never_posts_twice(t *testing.T) {
 			if claim := must(t)(w.Engine(nil).Engine.Claim(ctx, n, cid, run.ID)); claim.Stale {
 				t.Fatalf("the run's claim is stale")
 			}
-			w.GH.Fail(githubfake.Fault{Field: "addDiscussionComment", Count: 1, AfterApply: true})
+			w.GH.Fail(githubfake.Fault{Field: "addDiscussionComment", Count: 2, AfterApply: true})
 			e := w.Engine(nil).Engine
 			v, err := e.ParseVerdict([]byte(doc(cid, n)))
 			if err != nil {
@@ -234,6 +237,57 @@ func TestVerdictReplies_rerun_never_posts_twice(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, verdictReplies(t, w, id, cid)); diff != "" {
 				t.Errorf("recess's replies after the re-runs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestVerdictReplies_comment_deleted_while_posting: the comment a reply
+// answers is deleted (kept as a placeholder: it has replies) between the
+// verdict's read and its post, and GitHub refuses the reply under it. The
+// verdict reads the discussion again and posts that reply at the top level,
+// and each reply once.
+func TestVerdictReplies_comment_deleted_while_posting(t *testing.T) {
+	t.Parallel()
+	for _, store := range bothStores {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			w := New(t, Options{Store: store})
+			n, id := w.Open("alice")
+			first := w.Say(id, "", "bob", "which storage?")
+			doomed := w.Say(id, "", "carol", "and which region?")
+			w.Say(id, doomed, "bob", "eu, I think")
+			must(t)(w.Engine(nil).Engine.Intake(ctx, n))
+			run := w.Waiting()[0]
+			cid := run.Inputs["correlation_id"]
+			if claim := must(t)(w.Engine(nil).Engine.Claim(ctx, n, cid, run.ID)); claim.Stale {
+				t.Fatalf("the run's claim is stale")
+			}
+			var once sync.Once
+			deleteOnPost := func(next http.RoundTripper) http.RoundTripper {
+				return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+					if b := requestBody(req); strings.Contains(b, `"query":"mutation`) && mutationField(b) == "addDiscussionComment" && strings.Contains(b, doomed) {
+						once.Do(func() {
+							if err := w.GH.DeleteComment(doomed); err != nil {
+								t.Error(err)
+							}
+						})
+					}
+					return next.RoundTrip(req)
+				})
+			}
+			e := w.Engine(deleteOnPost).Engine
+			v, err := e.ParseVerdict([]byte(verdictWith(first, doomed)(cid, n)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			must(t)(e.Verdict(ctx, v, run.ID))
+			want := []posted{
+				{Index: 0, Parent: first, Lead: "answer A"},
+				{Index: 1, Lead: "↪️ In answer to a comment that was deleted:"},
+			}
+			if diff := cmp.Diff(want, verdictReplies(t, w, id, cid)); diff != "" {
+				t.Errorf("recess's replies (-want +got):\n%s", diff)
 			}
 		})
 	}
