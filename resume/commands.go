@@ -51,6 +51,62 @@ func firstLine(body string) (line, rest string) {
 	}
 }
 
+// reading is what one comment is to recess; see pass.reading.
+type reading struct {
+	// cmd is the slash command of the comment's first line, when the
+	// comment has one ("/recess ..."); outsider says its author may not
+	// give commands (then the comment is an ordinary reply).
+	cmd      command
+	hasCmd   bool
+	outsider bool
+	// refused says why a command from a write-level author is refused
+	// ("" when it is not).
+	refused string
+	// said is what the comment says to the agent: the whole body, the text
+	// after an accepted command's line, or "" when it is not a reply.
+	said string
+}
+
+// accepted reports a slash command recess acts on.
+func (r reading) accepted() bool { return r.hasCmd && !r.outsider && r.refused == "" }
+
+// reply reports whether the comment is a reply: a person's words that count
+// toward missing_input, reach history_since and may wake recess.
+func (r reading) reply() bool { return r.said != "" }
+
+// reading is the one rule for what a comment is to recess (SPEC.md
+// "Triggers", what counts as a reply, and "Commands"). A comment by recess's
+// own identity or by one of ignore-authors, a minimized or a deleted one is
+// nothing: no reply, no command. A slash command from a write-level author
+// is accepted or refused; a refused one counts toward nothing, and the text
+// after an accepted one's line is a reply. Anyone else's "/recess ..." is an
+// ordinary reply. The answer depends on the comment, the configuration and
+// the signals the discussion's open recesses await (see awaitedSignals),
+// never on the clock.
+func (p *pass) reading(c *Comment) reading {
+	if c.Mine || c.Deleted || c.Minimized || p.ignored(c.Author) {
+		return reading{}
+	}
+	r := reading{said: c.Body}
+	r.cmd, r.hasCmd = parseCommand(c.Body)
+	if !r.hasCmd {
+		return r
+	}
+	if !c.WriteAccess() {
+		r.outsider = true
+		return r
+	}
+	if r.refused = p.refusal(r.cmd, c.CreatedAt); r.refused != "" {
+		r.said = ""
+		return r
+	}
+	_, r.said = firstLine(c.Body)
+	return r
+}
+
+// human reports whether a comment is a reply (see reading).
+func (p *pass) human(c *Comment) bool { return p.reading(c).reply() }
+
 // refusal says why recess refuses a write-level author's command, or "".
 // Validity is judged at the comment's own moment (max-recess from its
 // creation) and against the signals the open recesses await, so the answer
