@@ -202,17 +202,20 @@ func (p *pass) placeReply(id string) (replyTo, answered string) {
 	if c.Deleted {
 		return "", p.text("reply.answered", "what", "a comment that was deleted")
 	}
-	hidden := c.Minimized
+	hiddenThread := false
 	if c.ParentID != "" {
 		parent := p.comment(c.ParentID)
-		hidden = hidden || parent == nil || parent.Deleted || parent.Minimized
+		hiddenThread = parent == nil || parent.Deleted || parent.Minimized
 	}
-	if !hidden {
+	if !c.Minimized && !hiddenThread {
 		return id, ""
 	}
-	what := "a hidden comment"
+	what := "a comment"
+	if c.Minimized {
+		what = "a hidden comment"
+	}
 	if c.Author != "" {
-		what = "a hidden comment by @" + c.Author
+		what += " by @" + c.Author
 	}
 	if c.URL != "" {
 		what = "[" + what + "](" + c.URL + ")"

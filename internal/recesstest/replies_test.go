@@ -105,7 +105,19 @@ func TestVerdictReplies_go_where_people_read(t *testing.T) {
 				return th.reply
 			},
 			wantLead: func(th thread) string {
-				return "↪️ In answer to [a hidden comment by @carol](" + commentURL(th.w, th.discussionID, th.reply) + "):"
+				return "↪️ In answer to [a comment by @carol](" + commentURL(th.w, th.discussionID, th.reply) + "):"
+			},
+		},
+		{
+			name: "reply_under_a_minimized_comment",
+			hide: func(th thread) string {
+				if err := th.w.GH.MinimizeComment(th.top, "SPAM"); err != nil {
+					th.w.T.Fatal(err)
+				}
+				return th.reply
+			},
+			wantLead: func(th thread) string {
+				return "↪️ In answer to [a comment by @carol](" + commentURL(th.w, th.discussionID, th.reply) + "):"
 			},
 		},
 		{
