@@ -60,92 +60,32 @@ func verdictReplies(t *testing.T, w *World, discussionID, cid string) []posted {
 
 func TestVerdictReplies_go_where_people_read(t *testing.T) {
 	t.Parallel()
-	type thread struct {
-		discussionID string
-		top, reply   string // a top-level comment and a reply under it
-		other        string // a comment in another discussion
-		w            *World
-	}
+	// The discussion holds bob's top-level comment "top" and carol's
+	// "reply" under it; "other" is a comment in another discussion.
+	// Before the verdict, hideTop deletes or minimizes top. Expected
+	// texts name comments as {top}, {reply}, {other} and their addresses
+	// as {top.url}, {reply.url}.
 	tests := []struct {
-		name string
-		// hide changes the discussion before the verdict; it returns the
-		// reply_to the verdict uses.
-		hide       func(th thread) string
-		wantParent func(th thread) string
-		wantLead   func(th thread) string
+		name       string
+		hideTop    string // "", "delete" or "minimize"
+		replyTo    string // top, reply, other, or a literal id
+		wantParent string // top, or "" for the top level
+		wantLead   string
 	}{
-		{
-			name:       "visible_comment_gets_a_threaded_reply",
-			hide:       func(th thread) string { return th.top },
-			wantParent: func(th thread) string { return th.top },
-			wantLead:   func(thread) string { return "answer A" },
-		},
-		{
-			name:       "reply_to_a_reply_goes_under_its_parent",
-			hide:       func(th thread) string { return th.reply },
-			wantParent: func(th thread) string { return th.top },
-			wantLead:   func(thread) string { return "answer A" },
-		},
-		{
-			name: "deleted_comment_kept_as_a_placeholder",
-			hide: func(th thread) string {
-				if err := th.w.GH.DeleteComment(th.top); err != nil {
-					th.w.T.Fatal(err)
-				}
-				return th.top
-			},
-			wantLead: func(thread) string { return "↪️ In answer to a comment that was deleted:" },
-		},
-		{
-			name: "reply_under_a_deleted_comment",
-			hide: func(th thread) string {
-				if err := th.w.GH.DeleteComment(th.top); err != nil {
-					th.w.T.Fatal(err)
-				}
-				return th.reply
-			},
-			wantLead: func(th thread) string {
-				return "↪️ In answer to [a comment by @carol](" + commentURL(th.w, th.discussionID, th.reply) + "):"
-			},
-		},
-		{
-			name: "reply_under_a_minimized_comment",
-			hide: func(th thread) string {
-				if err := th.w.GH.MinimizeComment(th.top, "SPAM"); err != nil {
-					th.w.T.Fatal(err)
-				}
-				return th.reply
-			},
-			wantLead: func(th thread) string {
-				return "↪️ In answer to [a comment by @carol](" + commentURL(th.w, th.discussionID, th.reply) + "):"
-			},
-		},
-		{
-			name: "minimized_comment",
-			hide: func(th thread) string {
-				if err := th.w.GH.MinimizeComment(th.top, "OFF_TOPIC"); err != nil {
-					th.w.T.Fatal(err)
-				}
-				return th.top
-			},
-			wantLead: func(th thread) string {
-				return "↪️ In answer to [a hidden comment by @bob](" + commentURL(th.w, th.discussionID, th.top) + "):"
-			},
-		},
-		{
-			name: "unknown_comment",
-			hide: func(thread) string { return "DC_kwDOAAAAAAAAnope" },
-			wantLead: func(thread) string {
-				return "↪️ In answer to a comment this discussion does not show (`DC_kwDOAAAAAAAAnope`):"
-			},
-		},
-		{
-			name: "comment_in_another_discussion",
-			hide: func(th thread) string { return th.other },
-			wantLead: func(th thread) string {
-				return "↪️ In answer to a comment this discussion does not show (`" + th.other + "`):"
-			},
-		},
+		{name: "visible_comment_gets_a_threaded_reply", replyTo: "top", wantParent: "top", wantLead: "answer A"},
+		{name: "reply_to_a_reply_goes_under_its_parent", replyTo: "reply", wantParent: "top", wantLead: "answer A"},
+		{name: "deleted_comment_kept_as_a_placeholder", hideTop: "delete", replyTo: "top",
+			wantLead: "↪️ In answer to a comment that was deleted:"},
+		{name: "reply_under_a_deleted_comment", hideTop: "delete", replyTo: "reply",
+			wantLead: "↪️ In answer to [a comment by @carol]({reply.url}):"},
+		{name: "reply_under_a_minimized_comment", hideTop: "minimize", replyTo: "reply",
+			wantLead: "↪️ In answer to [a comment by @carol]({reply.url}):"},
+		{name: "minimized_comment", hideTop: "minimize", replyTo: "top",
+			wantLead: "↪️ In answer to [a hidden comment by @bob]({top.url}):"},
+		{name: "unknown_comment", replyTo: "DC_kwDOAAAAAAAAnope",
+			wantLead: "↪️ In answer to a comment this discussion does not show (`DC_kwDOAAAAAAAAnope`):"},
+		{name: "comment_in_another_discussion", replyTo: "other",
+			wantLead: "↪️ In answer to a comment this discussion does not show (`{other}`):"},
 	}
 	for _, store := range bothStores {
 		for _, tt := range tests {
@@ -154,19 +94,35 @@ func TestVerdictReplies_go_where_people_read(t *testing.T) {
 				w := New(t, Options{Store: store})
 				n, id := w.Open("alice")
 				_, otherID := w.Open("dora")
-				th := thread{discussionID: id, w: w, other: w.Say(otherID, "", "dora", "elsewhere")}
-				th.top = w.Say(id, "", "bob", "which storage?")
-				th.reply = w.Say(id, th.top, "carol", "S3, surely")
+				ids := map[string]string{"other": w.Say(otherID, "", "dora", "elsewhere")}
+				ids["top"] = w.Say(id, "", "bob", "which storage?")
+				ids["reply"] = w.Say(id, ids["top"], "carol", "S3, surely")
+				ids["top.url"] = commentURL(w, id, ids["top"])
+				ids["reply.url"] = commentURL(w, id, ids["reply"])
 				must(t)(w.Engine(nil).Engine.Intake(ctx, n))
+				var err error
+				switch tt.hideTop {
+				case "delete":
+					err = w.GH.DeleteComment(ids["top"])
+				case "minimize":
+					err = w.GH.MinimizeComment(ids["top"], "OFF_TOPIC")
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				replyTo := tt.replyTo
+				if known, ok := ids[replyTo]; ok {
+					replyTo = known
+				}
 				run := w.Waiting()[0]
-				replyTo := tt.hide(th)
 				if _, err := w.Answer(ctx, run, verdictWith(replyTo)); err != nil {
 					t.Fatalf("verdict: %v", err)
 				}
-				want := []posted{{Index: 0, Lead: tt.wantLead(th)}}
-				if tt.wantParent != nil {
-					want[0].Parent = tt.wantParent(th)
+				lead := tt.wantLead
+				for k, v := range ids {
+					lead = strings.ReplaceAll(lead, "{"+k+"}", v)
 				}
+				want := []posted{{Index: 0, Parent: ids[tt.wantParent], Lead: lead}}
 				if diff := cmp.Diff(want, verdictReplies(t, w, id, run.Inputs["correlation_id"])); diff != "" {
 					t.Errorf("recess's replies (-want +got):\n%s", diff)
 				}
@@ -210,39 +166,24 @@ func TestVerdictReplies_rerun_never_posts_twice(t *testing.T) {
 	for _, store := range bothStores {
 		t.Run(store, func(t *testing.T) {
 			t.Parallel()
-			w := New(t, Options{Store: store})
-			n, id := w.Open("alice")
-			asked := w.Say(id, "", "bob", "which storage?")
-			gone := w.Say(id, "", "carol", "and which region?")
-			w.Say(id, gone, "bob", "eu, I think")
+			w, n, id, asked, gone := twoQuestions(t, store)
 			if err := w.GH.DeleteComment(gone); err != nil {
 				t.Fatal(err)
 			}
-			must(t)(w.Engine(nil).Engine.Intake(ctx, n))
-			run := w.Waiting()[0]
-			cid := run.Inputs["correlation_id"]
+			run, cid := claimedRun(t, w, n)
 			doc := verdictWith(asked, gone)
-			if claim := must(t)(w.Engine(nil).Engine.Claim(ctx, n, cid, run.ID)); claim.Stale {
-				t.Fatalf("the run's claim is stale")
-			}
 			w.GH.Fail(githubfake.Fault{Field: "addDiscussionComment", Count: 2, AfterApply: true})
-			e := w.Engine(nil).Engine
-			v, err := e.ParseVerdict([]byte(doc(cid, n)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := e.Verdict(ctx, v, run.ID); err == nil {
-				t.Fatalf("verdict whose first post lost its answer succeeded")
+			if err := deliver(t, w, nil, run, doc); err == nil {
+				t.Fatalf("verdict whose posts lost their answers succeeded")
 			}
 			if err := w.GH.DeleteComment(asked); err != nil {
 				t.Fatal(err)
 			}
-			e = w.Engine(nil).Engine
-			if v, err = e.ParseVerdict([]byte(doc(cid, n))); err != nil {
-				t.Fatal(err)
+			for range 2 {
+				if err := deliver(t, w, nil, run, doc); err != nil {
+					t.Fatalf("re-run verdict: %v", err)
+				}
 			}
-			must(t)(e.Verdict(ctx, v, run.ID))
-			must(t)(w.Engine(nil).Engine.Verdict(ctx, v, run.ID))
 			want := []posted{
 				{Index: 0, Parent: asked, Lead: "answer A"},
 				{Index: 1, Lead: "↪️ In answer to a comment that was deleted:"},
@@ -264,17 +205,8 @@ func TestVerdictReplies_comment_deleted_while_posting(t *testing.T) {
 	for _, store := range bothStores {
 		t.Run(store, func(t *testing.T) {
 			t.Parallel()
-			w := New(t, Options{Store: store})
-			n, id := w.Open("alice")
-			first := w.Say(id, "", "bob", "which storage?")
-			doomed := w.Say(id, "", "carol", "and which region?")
-			w.Say(id, doomed, "bob", "eu, I think")
-			must(t)(w.Engine(nil).Engine.Intake(ctx, n))
-			run := w.Waiting()[0]
-			cid := run.Inputs["correlation_id"]
-			if claim := must(t)(w.Engine(nil).Engine.Claim(ctx, n, cid, run.ID)); claim.Stale {
-				t.Fatalf("the run's claim is stale")
-			}
+			w, n, id, first, doomed := twoQuestions(t, store)
+			run, cid := claimedRun(t, w, n)
 			var once sync.Once
 			deleteOnPost := func(next http.RoundTripper) http.RoundTripper {
 				return roundTripFunc(func(req *http.Request) (*http.Response, error) {
@@ -288,12 +220,9 @@ func TestVerdictReplies_comment_deleted_while_posting(t *testing.T) {
 					return next.RoundTrip(req)
 				})
 			}
-			e := w.Engine(deleteOnPost).Engine
-			v, err := e.ParseVerdict([]byte(verdictWith(first, doomed)(cid, n)))
-			if err != nil {
-				t.Fatal(err)
+			if err := deliver(t, w, deleteOnPost, run, verdictWith(first, doomed)); err != nil {
+				t.Fatalf("verdict: %v", err)
 			}
-			must(t)(e.Verdict(ctx, v, run.ID))
 			want := []posted{
 				{Index: 0, Parent: first, Lead: "answer A"},
 				{Index: 1, Lead: "↪️ In answer to a comment that was deleted:"},
@@ -303,4 +232,42 @@ func TestVerdictReplies_comment_deleted_while_posting(t *testing.T) {
 			}
 		})
 	}
+}
+
+// claimedRun starts the first agent run on discussion n and claims it.
+func claimedRun(t *testing.T, w *World, n int) (githubfake.Run, string) {
+	t.Helper()
+	must(t)(w.Engine(nil).Engine.Intake(ctx, n))
+	run := w.Waiting()[0]
+	cid := run.Inputs["correlation_id"]
+	if claim := must(t)(w.Engine(nil).Engine.Claim(ctx, n, cid, run.ID)); claim.Stale {
+		t.Fatalf("the claim of run %d is stale", run.ID)
+	}
+	return run, cid
+}
+
+// deliver applies the verdict doc makes as agent run r, in a fresh run of
+// recess whose transport wrap wraps (nil: none).
+func deliver(t *testing.T, w *World, wrap func(http.RoundTripper) http.RoundTripper, r githubfake.Run, doc func(string, int) string) error {
+	t.Helper()
+	e := w.Engine(wrap).Engine
+	n := discussionOf(t, r)
+	v, err := e.ParseVerdict([]byte(doc(r.Inputs["correlation_id"], n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Verdict(ctx, v, r.ID)
+	return err
+}
+
+// twoQuestions opens a discussion where bob and carol each ask a question
+// at the top level, and bob answers carol's under it.
+func twoQuestions(t *testing.T, store string) (w *World, n int, discussionID, bobs, carols string) {
+	t.Helper()
+	w = New(t, Options{Store: store})
+	n, discussionID = w.Open("alice")
+	bobs = w.Say(discussionID, "", "bob", "which storage?")
+	carols = w.Say(discussionID, "", "carol", "and which region?")
+	w.Say(discussionID, carols, "bob", "eu, I think")
+	return w, n, discussionID, bobs, carols
 }
