@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/recess-action/recess/resume/wait"
 	"strings"
 )
 
@@ -78,7 +79,7 @@ func restLogin(c *Comment) string {
 // authorityKey is the key of a comment author's permission: the normalised
 // login, and for an app's account a key no person's login can have.
 func authorityKey(c *Comment) string {
-	k := normLogin(c.Author)
+	k := wait.NormLogin(c.Author)
 	if k != "" && (c.AuthorBot || strings.HasSuffix(strings.ToLower(strings.TrimSpace(c.Author)), "[bot]")) {
 		return k + "[bot]"
 	}

@@ -169,14 +169,18 @@ func (p *pass) history(since, until state.Cursor) []HistoryEntry {
 	out := []HistoryEntry{}
 	for i := range p.d.Comments {
 		c := &p.d.Comments[i]
-		if since.Covers(c.ID, c.CreatedAt) || !until.Covers(c.ID, c.CreatedAt) || !p.human(c) {
+		if since.Covers(c.ID, c.CreatedAt) || !until.Covers(c.ID, c.CreatedAt) {
+			continue
+		}
+		r := p.reading(c)
+		if !r.reply() {
 			continue
 		}
 		role := "user"
 		if p.writer(c) {
 			role = "maintainer"
 		}
-		out = append(out, HistoryEntry{ID: c.ID, Author: c.Author, Role: role, Body: p.said(c),
+		out = append(out, HistoryEntry{ID: c.ID, Author: c.Author, Role: role, Body: r.said,
 			CreatedAt: c.CreatedAt.UTC(), URL: c.URL, ReplyTo: c.ParentID})
 	}
 	return out

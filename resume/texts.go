@@ -30,6 +30,9 @@ var defaultTexts = map[string]string{
 	"note.escalated": "⚠️ recess stopped starting agent runs for this discussion: {reason}.{mentions} A maintainer can say `/recess retry` to try again.",
 	"note.cancelled": "⏹️ No longer waiting here: @{author} cancelled the wait.",
 	"note.expired":   "⏹️ No longer waiting here: the wait ended at {at}, still waiting {what}.",
+	// The line above a verdict reply posted at the top level instead of
+	// under the comment it answers.
+	"reply.answered": "↪️ In answer to {what}:",
 	// Answers to slash commands.
 	"answer.refused":        "I did not act on this: {why}.",
 	"answer.no_recess":      "There is no open recess here to {command}.",
@@ -52,6 +55,7 @@ var textPlaceholders = map[string][]string{
 	"note.escalated":        {"reason", "mentions"},
 	"note.cancelled":        {"author"},
 	"note.expired":          {"at", "what"},
+	"reply.answered":        {"what"},
 	"answer.refused":        {"why"},
 	"answer.no_recess":      {"command"},
 	"answer.not_escalated":  nil,
@@ -150,6 +154,7 @@ var ownMarkdown = map[string][]string{
 	"status.resumed": {"why", "run"},
 	"note.escalated": {"mentions"},
 	"note.expired":   {"what"},
+	"reply.answered": {"what"},
 }
 
 // text renders text key with its placeholders: a maintainer's override, or
