@@ -259,7 +259,85 @@ func (s *mcpServer) server() *mcp.Server {
 	mcp.AddTool(srv, &mcp.Tool{Name: "adjourn", Description: adjournDescription, InputSchema: adjournInputSchema, OutputSchema: verdictOutputSchema}, s.adjourn)
 	mcp.AddTool(srv, &mcp.Tool{Name: "resume_context", Description: contextDescription, InputSchema: emptyInputSchema, OutputSchema: contextOutputSchema,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.contextTool)
+	srv.AddReceivingMiddleware(schemaRefusals)
 	return srv
+}
+
+// schemaRefusals words the SDK's schema-validation errors (arguments
+// refused before any handler runs) as every other refusal: "refused:
+// FIELD: reason", the field as the model spells it ("replies[].body").
+func schemaRefusals(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		r, ok := res.(*mcp.CallToolResult)
+		if err != nil || !ok || !r.IsError || len(r.Content) != 1 {
+			return res, err
+		}
+		t, ok := r.Content[0].(*mcp.TextContent)
+		if !ok {
+			return res, err
+		}
+		msg, ok := strings.CutPrefix(t.Text, `validating "arguments": `)
+		if !ok {
+			return res, err
+		}
+		t.Text = schemaRefusal(msg).Error()
+		return res, err
+	}
+}
+
+// schemaRefusal reads the field and the reason out of a jsonschema-go
+// message such as "validating root: validating /properties/replies:
+// validating /properties/replies/items: validating
+// /properties/body: type: 3 has type "integer", want "string"".
+func schemaRefusal(msg string) refused {
+	field := "arguments"
+	var path []string
+	for {
+		head, rest, ok := strings.Cut(msg, ": ")
+		if !ok || !strings.HasPrefix(head, "validating ") {
+			break
+		}
+		if p := strings.TrimPrefix(head, "validating "); p != "root" {
+			path = append(path, p)
+		}
+		msg = rest
+	}
+	if len(path) > 0 {
+		var b strings.Builder
+		for _, seg := range strings.Split(path[len(path)-1], "/") {
+			switch {
+			case seg == "" || seg == "properties":
+			case seg == "items":
+				b.WriteString("[]")
+			default:
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(seg)
+			}
+		}
+		field = strings.ReplaceAll(b.String(), ".[]", "[]")
+	}
+	// An unknown or missing property is named itself.
+	for _, prefix := range []string{"unexpected additional properties [", "required: missing properties: ["} {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			if name, err := strconv.QuotedPrefix(rest); err == nil {
+				name, _ = strconv.Unquote(name)
+				if field == "arguments" {
+					field = name
+				} else {
+					field += "." + name
+				}
+				if prefix[0] == 'u' {
+					msg = "unknown argument"
+				} else {
+					msg = "missing"
+				}
+			}
+		}
+	}
+	return refused{&wait.FieldError{Field: field, Reason: msg}}
 }
 
 // refused is a tool error the model reads: the field, the reason, and that

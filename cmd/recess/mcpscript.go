@@ -26,7 +26,8 @@ const mcpScriptUsage = `usage: recess mcp-script [--question TEXT] [--trigger JS
 
 The placeholder lead: a scripted MCP client that runs "recess mcp" (this same
 binary) and calls its tools as a model would. With no resume_context (a first
-run) it queues --question with reply and calls recess with --trigger; with one
+run) it queues --question with reply and calls recess with the fields of
+--trigger (replies_needed, elapsed, ...); with one
 (a resumed run) it calls adjourn with a reply that quotes each comment since.
 
 The server's settings come from the environment, which the child inherits:
@@ -38,7 +39,7 @@ claim step's prompt output), is printed first, as a model would be given it.
 const (
 	defaultScriptQuestion = "Placeholder agent here. Before I answer: which option do you prefer, and why? " +
 		"I will come back when two people have replied (or in a week)."
-	defaultScriptTrigger = `{"kind":"any","of":[{"kind":"missing_input","replies":2},{"kind":"elapsed","elapsed":"P7D"}]}`
+	defaultScriptTrigger = `{"replies_needed":2,"elapsed":"P7D"}`
 	// scriptQuoteRunes bounds each quoted comment in the answer.
 	scriptQuoteRunes = 280
 )
@@ -46,7 +47,7 @@ const (
 func runMCPScript(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess mcp-script", flag.ContinueOnError)
 	question := fs.String("question", defaultScriptQuestion, "the question a first run asks before it recesses")
-	trigger := fs.String("trigger", defaultScriptTrigger, "the trigger a first run recesses with (JSON)")
+	trigger := fs.String("trigger", defaultScriptTrigger, "what a first run waits for: the recess tool's trigger fields as a JSON object")
 	if code, ok := parseFlags(fs, args, mcpScriptUsage, stdout, stderr); !ok {
 		return code
 	}
@@ -54,8 +55,9 @@ func runMCPScript(ctx context.Context, args []string, getenv func(string) string
 		fmt.Fprintf(stderr, "recess mcp-script: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if !json.Valid([]byte(*trigger)) {
-		fmt.Fprintln(stderr, "recess mcp-script: --trigger: not valid JSON")
+	var fields map[string]any
+	if err := json.Unmarshal([]byte(*trigger), &fields); err != nil {
+		fmt.Fprintln(stderr, "recess mcp-script: --trigger: not a JSON object")
 		return 2
 	}
 	self, err := os.Executable()
@@ -65,7 +67,7 @@ func runMCPScript(ctx context.Context, args []string, getenv func(string) string
 	}
 	server := exec.Command(self, "mcp")
 	server.Stderr = stderr
-	if err := mcpScript(ctx, server, getenv, *question, json.RawMessage(*trigger), stdout); err != nil {
+	if err := mcpScript(ctx, server, getenv, *question, fields, stdout); err != nil {
 		fmt.Fprintf(stderr, "recess mcp-script: %v\n", err)
 		return 1
 	}
@@ -74,7 +76,7 @@ func runMCPScript(ctx context.Context, args []string, getenv func(string) string
 
 // mcpScript connects to the server the command starts (its environment is
 // the caller's when server.Env is nil) and plays one run.
-func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string, question string, trigger json.RawMessage, out io.Writer) error {
+func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string, question string, trigger map[string]any, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if p := getenv("RECESS_PROMPT"); p != "" {
@@ -108,10 +110,11 @@ func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string
 		if _, err := callTool(ctx, s, out, "reply", map[string]any{"body": question}); err != nil {
 			return err
 		}
-		_, err := callTool(ctx, s, out, "recess", map[string]any{
-			"trigger": trigger,
-			"summary": "placeholder lead: asked one question, waiting for answers",
-		})
+		args := map[string]any{"summary": "placeholder lead: asked one question, waiting for answers"}
+		for k, v := range trigger {
+			args[k] = v
+		}
+		_, err := callTool(ctx, s, out, "recess", args)
 		return err
 	}
 	rc, err := decodeResumeContext([]byte(raw))

@@ -79,6 +79,7 @@ type discussionNode struct {
 	Locked          bool
 	ViewerDidAuthor bool
 	Author          *actor
+	Category        *struct{ Name, Slug string }
 	Labels          struct {
 		Nodes []struct{ Name string }
 	} `graphql:"labels(first: 100)"`
@@ -257,6 +258,9 @@ func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode) 
 		Locked:    d.Locked,
 		Mine:      d.ViewerDidAuthor,
 		Comments:  make([]resume.Comment, len(all)),
+	}
+	if d.Category != nil {
+		disc.Category, disc.CategorySlug = d.Category.Name, d.Category.Slug
 	}
 	for _, l := range d.Labels.Nodes {
 		disc.Labels = append(disc.Labels, l.Name)

@@ -494,6 +494,7 @@ func (h *hub) discObj(d *hubDisc) obj {
 		"locked":          false,
 		"viewerDidAuthor": false,
 		"author":          obj{"login": "alice"},
+		"category":        obj{"name": "General", "slug": "general"},
 		"repository":      h.repoFacts(),
 		"labels": resolver(func(args map[string]any) any {
 			var names []string
