@@ -25,7 +25,7 @@ const usage = `usage:
   recess act [-v]               run .github/workflows/recess.yml and agent.yml under act against
                                 the embedded fake GitHub, the whole story (needs act; see -h)
   recess eval [flags]           evaluate a trigger at a moment; "recess eval -h" for its flags
-  recess mcp [flags]            the lead's MCP server on stdio: reply, recess, adjourn
+  recess mcp [flags]            the lead's MCP server on stdio: read_discussion, reply, recess, adjourn
   recess mcp-script             the placeholder lead: a scripted MCP client of recess mcp
   recess prompt                 render a resume_context as the resumed agent's prompt
   recess status --repo O/R      what a repository's recesses wait for, and when time alone

@@ -1093,3 +1093,47 @@ func FuzzMCPToolCall(f *testing.F) {
 		}
 	})
 }
+
+// The same session with a client nobody here wrote: the official
+// TypeScript SDK (testdata/mcp-ts, version pinned in its package-lock.json),
+// then the verdict step applies the file it left. It runs where the SDK is
+// installed: .ci/mcp-ts.sh runs npm ci and sets RECESS_MCP_TS.
+func TestMCPTypeScriptClient(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("RECESS_MCP_TS") == "" {
+		t.Skip("RECESS_MCP_TS is not set: run .ci/mcp-ts.sh (npm ci in testdata/mcp-ts)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "mcp-ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := newSessionWorld(t)
+	const question = "Postgres or SQLite?"
+	cfg, err := json.Marshal(map[string]any{"command": recessBinary(t), "args": append([]string{"mcp"}, sw.args(sw.run, sw.verdictFile)...), "comment": sw.question, "question": question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "session.mjs"), string(cfg))
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node session.mjs: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	var got struct {
+		OK    bool     `json:"ok"`
+		SDK   string   `json:"sdk"`
+		Tools []string `json:"tools"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || !got.OK {
+		t.Fatalf("session output %q: %v", stdout.String(), err)
+	}
+	t.Logf("TypeScript SDK %s, tools %v", got.SDK, got.Tools)
+	sw.applyVerdict(t, question)
+}
