@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -261,16 +262,69 @@ func checkWritable(path string) error {
 }
 
 // lockedWriter serialises whole messages on stdout: the SDK's responses and
-// the parse errors jsonLines answers itself.
+// the parse errors jsonLines answers itself. It counts the requests still
+// unanswered, so that the end of input waits for their answers (a client
+// that writes its requests and closes its end still reads every answer).
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	pending map[string]bool // ids of requests passed on and not yet answered
+	done    chan struct{}   // closed and replaced when pending empties
 }
 
+// Write writes one message of the SDK's; a response settles its request.
 func (l *lockedWriter) Write(p []byte) (int, error) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+	}
+	_ = json.Unmarshal(p, &m)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	if m.ID != nil && m.Method == nil && l.pending[string(m.ID)] {
+		delete(l.pending, string(m.ID))
+		if len(l.pending) == 0 && l.done != nil {
+			close(l.done)
+			l.done = nil
+		}
+	}
+	return n, err
+}
+
+// writeOwn writes a message of jsonLines' own (an error answer).
+func (l *lockedWriter) writeOwn(p []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w.Write(p)
+}
+
+// expect notes a request passed on to the SDK.
+func (l *lockedWriter) expect(id json.RawMessage) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.pending == nil {
+		l.pending = map[string]bool{}
+	}
+	l.pending[string(id)] = true
+}
+
+// settled waits until every request passed on was answered, or d passed.
+func (l *lockedWriter) settled(d time.Duration) {
+	l.mu.Lock()
+	if len(l.pending) == 0 {
+		l.mu.Unlock()
+		return
+	}
+	if l.done == nil {
+		l.done = make(chan struct{})
+	}
+	done := l.done
+	l.mu.Unlock()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 func (l *lockedWriter) Close() error { return nil }
@@ -284,14 +338,19 @@ const maxLine = 4 << 20
 // one bad line does not end the session.
 type jsonLines struct {
 	r   *bufio.Reader
-	out io.Writer
+	out *lockedWriter
 	buf []byte // the part of an accepted line not yet read
 	err error
 }
 
+// drainTimeout bounds how long the end of input waits for the answers to
+// the requests before it (a read_discussion may be on the network).
+const drainTimeout = time.Minute
+
 func (j *jsonLines) Read(p []byte) (int, error) {
 	for len(j.buf) == 0 {
 		if j.err != nil {
+			j.out.settled(drainTimeout)
 			return 0, j.err
 		}
 		line, err := j.readLine()
@@ -348,6 +407,9 @@ func (j *jsonLines) accept(line []byte) bool {
 		j.reject(id, -32600, `Invalid Request: want "jsonrpc":"2.0" and a method (or a result)`)
 		return false
 	}
+	if m.Method != nil && id != nil {
+		j.out.expect(id)
+	}
 	return true
 }
 
@@ -356,7 +418,7 @@ func (j *jsonLines) reject(id json.RawMessage, code int, msg string) {
 		id = json.RawMessage("null")
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
-	j.out.Write(append(b, '\n'))
+	j.out.writeOwn(append(b, '\n'))
 }
 
 // writeNew writes data to path atomically and only if path does not exist:

@@ -1137,3 +1137,29 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	t.Logf("TypeScript SDK %s, tools %v", got.SDK, got.Tools)
 	sw.applyVerdict(t, question)
 }
+
+// A client that writes its requests and closes its end at once (a shell
+// pipe) still gets every answer, and the verdict.
+func TestMCPBinaryAnswersBeforeTheEndOfInput(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "v.json")
+	r := startRaw(t, flags(path)...)
+	r.send(t, initializeLine+"\n"+`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"recess","arguments":{"summary":"s","replies_needed":2,"elapsed":"P3D"}}}`)
+	r.in.Close()
+	var ids []string
+	for range 2 {
+		a := r.read(t)
+		if a.Error != nil {
+			t.Errorf("answer %s is an error", a.ID)
+		}
+		ids = append(ids, string(a.ID))
+	}
+	if diff := cmp.Diff([]string{"1", "2"}, ids); diff != "" {
+		t.Errorf("answered ids (-want +got):\n%s", diff)
+	}
+	if code := r.exit(t); code != 0 {
+		t.Errorf("exit %d, want 0 (stderr %q)", code, r.stderr.String())
+	}
+	readVerdict(t, path, "c-1", 7)
+}
