@@ -1163,3 +1163,31 @@ func TestMCPBinaryAnswersBeforeTheEndOfInput(t *testing.T) {
 	}
 	readVerdict(t, path, "c-1", 7)
 }
+
+// The README's "try it on a laptop" block works as written: run by bash
+// with the built binary as the recess on PATH, it leaves the verdict.
+func TestReadmeMCPSnippetWorks(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "Try it on a laptop")
+	_, rest, ok2 := strings.Cut(rest, "```sh\n")
+	block, _, ok3 := strings.Cut(rest, "```\n")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README: no sh block after \"Try it on a laptop\"")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", block)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + filepath.Dir(recessBinary(t)) + ":/usr/bin:/bin"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the README block fails: %v\n%s", err, out)
+	}
+	v := readVerdict(t, filepath.Join(dir, "verdict.json"), "c-1", 12)
+	if v.Verdict != resume.VerdictRecessed || len(v.Replies) != 1 {
+		t.Errorf("verdict = %+v", v)
+	}
+}
