@@ -71,7 +71,7 @@ const mcpNow = "2026-11-21T10:00:00Z"
 // connects the SDK client to it.
 func mcpSession(t *testing.T, env []string, args ...string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // generous: the package starts dozens of servers at once, under -race
 	t.Cleanup(cancel)
 	cmd := exec.Command(recessBinary(t), append([]string{"mcp"}, args...)...)
 	cmd.Env = append([]string{"RECESS_NOW=" + mcpNow}, env...)
@@ -630,10 +630,21 @@ func TestMCPGoClientSession(t *testing.T) {
 		t.Errorf("read_discussion = %+v", d)
 	}
 	var people []commentOutput
+	status := ""
 	for _, c := range d.Comments {
 		if !c.ByRecess {
 			people = append(people, c)
+		} else if strings.Contains(c.Body, "An agent is working") {
+			status = c.ID
+			if c.CanReplyTo || strings.Contains(c.Body, "recess:state") {
+				t.Errorf("status comment = %+v, want it shown without its record and not to reply to", c)
+			}
 		}
+	}
+	if status == "" {
+		t.Errorf("read_discussion shows no status comment: %+v", d.Comments)
+	} else if got := refusedField(t, call(t, s, "reply", map[string]any{"body": "x", "reply_to": status})); got != "reply_to" {
+		t.Errorf("reply under the status comment refused as %q, want reply_to", got)
 	}
 	want := []commentOutput{{ID: sw.question, Author: "bob", CreatedAt: sw.w.Now().Format(time.RFC3339), Thread: sw.question,
 		Body: "Which storage backend is this for?", CanReplyTo: true}}
@@ -1117,7 +1128,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "session.mjs"), string(cfg))
 	cmd.Dir = dir

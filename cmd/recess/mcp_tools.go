@@ -396,11 +396,7 @@ func (s *mcpServer) checkReplyTo(ctx context.Context, field, id string) error {
 	if err != nil {
 		return nil // the verdict step posts such a reply at the top level, saying what it answered
 	}
-	var valid []string
 	for _, c := range d.Comments {
-		if canReplyTo(c) {
-			valid = append(valid, c.ID+" (@"+clipRunes(c.Author, 40)+")")
-		}
 		if c.ID != id {
 			continue
 		}
@@ -409,6 +405,8 @@ func (s *mcpServer) checkReplyTo(ctx context.Context, field, id string) error {
 			return refuse(field, "comment "+id+" was deleted; "+validIDs(d))
 		case c.Minimized:
 			return refuse(field, "comment "+id+" is hidden (minimized); "+validIDs(d))
+		case !canReplyTo(c):
+			return refuse(field, "comment "+id+" is recess's status comment; "+validIDs(d))
 		}
 		return nil
 	}
@@ -418,7 +416,11 @@ func (s *mcpServer) checkReplyTo(ctx context.Context, field, id string) error {
 	return refuse(field, "no comment "+strconv.Quote(clipRunes(id, 64))+" in discussion #"+strconv.Itoa(s.discussion)+"; "+validIDs(d))
 }
 
-func canReplyTo(c resume.Comment) bool { return !c.Deleted && !c.Minimized }
+// canReplyTo reports whether a reply may go under c: not deleted, not
+// hidden, and not recess's status comment (rewritten as the record changes).
+func canReplyTo(c resume.Comment) bool {
+	return !c.Deleted && !c.Minimized && !(c.Mine && state.HasMarker(c.Body))
+}
 
 // validIDs lists the newest comments a reply may go under.
 func validIDs(d *resume.Discussion) string {
