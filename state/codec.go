@@ -786,3 +786,12 @@ func ParseRecessMarker(body string) (rec *Record, ok bool) {
 // FitsComment reports whether body fits GitHub's limit on a comment body
 // (MaxCommentBody characters, counted as EncodeComment counts them).
 func FitsComment(body string) bool { return commentLen(body) <= MaxCommentBody }
+
+// Visible is the text of a comment recess wrote without its hidden
+// markers: what people see.
+func Visible(body string) string {
+	if i := strings.Index(body, markerOpen); i >= 0 {
+		body = body[:i]
+	}
+	return strings.TrimSpace(body)
+}

@@ -82,7 +82,7 @@ func TestClaimOutputsThePromptOfAResumedRun(t *testing.T) {
 	}
 }
 
-// A fresh run's claim has an empty prompt; a malformed resume-context is
+// A fresh run's claim prompts with the discussion; a malformed resume-context is
 // refused before the claim writes anything.
 func TestClaimRefusesAMalformedResumeContext(t *testing.T) {
 	t.Parallel()
@@ -98,8 +98,8 @@ func TestClaimRefusesAMalformedResumeContext(t *testing.T) {
 		t.Errorf("a refused claim changed state:\nbefore %s\nafter %s", before, after)
 	}
 	fresh := r.ok(r.agent(ru, "claim", nil), "claim")
-	if fresh.outputs["stale"] != "false" || fresh.outputs["prompt"] != "" {
-		t.Errorf("fresh claim: stale=%q prompt=%q, want false and none", fresh.outputs["stale"], fresh.outputs["prompt"])
+	if fresh.outputs["stale"] != "false" || !strings.HasPrefix(fresh.outputs["prompt"], "# A discussion to answer") {
+		t.Errorf("fresh claim: stale=%q prompt=%q, want false and the discussion to answer", fresh.outputs["stale"], fresh.outputs["prompt"])
 	}
 }
 

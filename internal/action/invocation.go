@@ -155,8 +155,8 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 			return out, &wait.FieldError{Field: "event payload inputs.discussion_number", Reason: "claim needs the discussion number the run was dispatched with"}
 		}
 		res, err = e.Claim(ctx, inv.Discussion, inv.CorrelationID, inv.RunID)
-		if err == nil && !res.Stale && inv.ResumeContext != nil {
-			out.Prompt = resume.Prompt(*inv.ResumeContext, questions(ctx, e, inv.Discussion, inv.ResumeContext.CorrelationID, logf))
+		if err == nil && !res.Stale {
+			out.Prompt = claimPrompt(ctx, e, inv.Discussion, inv.ResumeContext, logf)
 		}
 	case cmdVerdict:
 		var v *resume.Verdict
@@ -354,6 +354,20 @@ func inputFieldOf(err error) string {
 // carry the recess's correlation id), so that the prompt frames the answers
 // under them. Without them (the read failed) the prompt still lists every
 // comment.
+// claimPrompt is the claim step's prompt output: the resume_context
+// rendered for a resumed run, the discussion itself for a fresh one.
+func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resume.Context, logf func(string, ...any)) string {
+	if rc != nil {
+		return resume.Prompt(*rc, questions(ctx, e, discussion, rc.CorrelationID, logf))
+	}
+	d, err := e.Discussions.Discussion(ctx, discussion)
+	if err != nil {
+		logf("prompt: could not read discussion %d (%v); the prompt only points to it", discussion, err)
+		return fmt.Sprintf("# A discussion to answer\n\nDiscussion #%d: read it with the read_discussion tool, then answer with `adjourn`, or ask with `reply` and wait with `recess`. Call the tool, then end your turn.\n", discussion)
+	}
+	return resume.IntakePrompt(d)
+}
+
 func questions(ctx context.Context, e *resume.Engine, discussion int, correlationID string, logf func(string, ...any)) []resume.Question {
 	if correlationID == "" {
 		return nil

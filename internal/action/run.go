@@ -9,7 +9,7 @@ import (
 const usage = `usage:
   recess                        run as the GitHub Action (inputs from the environment)
   recess eval [flags]           evaluate a trigger at a moment; "recess eval -h" for its flags
-  recess mcp [flags]            the lead's MCP server on stdio: reply, recess, adjourn
+  recess mcp [flags]            the lead's MCP server on stdio: read_discussion, reply, recess, adjourn
   recess prompt                 render a resume_context as the resumed agent's prompt
   recess status --repo O/R      what a repository's recesses wait for, and when time alone
                                 fires them (token from GITHUB_TOKEN; --json for machines)
