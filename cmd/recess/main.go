@@ -18,7 +18,12 @@ import (
 )
 
 const usage = `usage:
-  recess                        run as the GitHub Action (inputs from the environment)
+  recess                        run as the GitHub Action (inputs from the environment; only
+                                inside GitHub Actions, where GITHUB_ACTIONS=true)
+  recess init [flags]           write the front door and a Claude agent workflow into
+                                .github/workflows (the README's quick start)
+  recess check [DIR]            report, with line and fix, how the repository's workflows
+                                break recess's promises; exit 1 when they do
   recess demo [-v]              tell the whole story locally: a recess, people replying, the resume
                                 (against the embedded fake GitHub; no token, no network)
   recess scenario [-v] FILE...  run scenario files against the embedded fake GitHub
@@ -48,6 +53,10 @@ func main() {
 // 2 refused input or usage.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
+		if getenv("GITHUB_ACTIONS") != "true" { // a person at a terminal, not the runner
+			fmt.Fprint(stderr, usage)
+			return exitRefused
+		}
 		return runAction(ctx, getenv, stdout, stderr)
 	}
 	name, rest := args[0], args[1:]
@@ -68,6 +77,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runPrompt(ctx, rest, stdin, stdout, stderr)
 	case cmdStatus, cmdSweep:
 		return runRepoCommand(ctx, name, rest, getenv, stdout, stderr)
+	case "init":
+		return runInit(rest, stdout, stderr)
+	case "check":
+		return runCheck(rest, getenv, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

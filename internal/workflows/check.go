@@ -276,7 +276,7 @@ func checkFile(f *file) []Finding {
 		}
 	}
 	for _, c := range crons(f) {
-		if topOfHour(value(c)) {
+		if TopOfHour(value(c)) {
 			out = append(out, Finding{File: f.name, Line: c.Line, Rule: RuleTopOfHour,
 				Message: fmt.Sprintf("the schedule %q runs at the top of the hour, when GitHub's scheduler is busiest and drops runs", value(c)),
 				Fix:     `start off the hour, e.g. cron: "2-59/5 * * * *"`})
@@ -300,9 +300,9 @@ func crons(f *file) []*yaml.Node {
 	return out
 }
 
-// topOfHour says whether a cron expression's minute field includes 0.
-// A field it cannot read is not judged.
-func topOfHour(cron string) bool {
+// TopOfHour says whether a cron expression's minute field includes 0, when
+// GitHub's scheduler is busiest. A field it cannot read is not judged.
+func TopOfHour(cron string) bool {
 	fields := strings.Fields(cron)
 	if len(fields) == 0 {
 		return false

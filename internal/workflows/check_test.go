@@ -323,8 +323,8 @@ func TestTopOfHour(t *testing.T) {
 		{"x * * * *", false},
 	}
 	for _, tt := range tests {
-		if got := topOfHour(tt.cron); got != tt.want {
-			t.Errorf("topOfHour(%q) = %v, want %v", tt.cron, got, tt.want)
+		if got := TopOfHour(tt.cron); got != tt.want {
+			t.Errorf("TopOfHour(%q) = %v, want %v", tt.cron, got, tt.want)
 		}
 	}
 }
