@@ -87,13 +87,3 @@ func TestCheck_refuses_a_repository_without_workflows(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want %d and the directory named on stderr", code, stdout, stderr, exitRefused)
 	}
 }
-
-// Outside GitHub Actions, recess with no arguments is a person at a
-// terminal: usage and exit 2, never an ::error line.
-func TestRun_without_arguments_outside_actions_prints_usage(t *testing.T) {
-	t.Parallel()
-	code, stdout, stderr := runCLI(t, map[string]string{"INPUT_COMMAND": "auto"})
-	if code != exitRefused || stdout != "" || stderr != usage {
-		t.Errorf("exit %d, stdout %q, stderr %q; want %d, nothing, the usage", code, stdout, stderr, exitRefused)
-	}
-}
