@@ -27,6 +27,7 @@ const (
 	RuleAgentRunName      Rule = "agent-run-name"     // an agent workflow whose run-name hides the correlation id
 	RuleAgentJobs         Rule = "agent-jobs"         // an agent workflow without a claim or a verdict
 	RuleWorkflowMissing   Rule = "workflow-missing"   // a workflow input naming no file
+	RuleVerdictWorkflow   Rule = "verdict-workflow"   // a verdict that would dispatch another file than its own workflow
 	RuleTopOfHour         Rule = "schedule-top-of-hour"
 	RuleNoSweep           Rule = "no-sweep"
 	RuleExpressionInRun   Rule = "expression-in-run" // ${{ }} spliced into a shell script
@@ -609,7 +610,21 @@ func checkAgent(f *file) []Finding {
 	for _, j := range f.jobs {
 		r := roleOf(j)
 		claim = claim || r.call == "claim" || contains(r.commands, "claim")
-		verdict = verdict || r.call == "verdict" || contains(r.commands, "verdict")
+		v := r.call == "verdict" || contains(r.commands, "verdict")
+		verdict = verdict || v
+		// An adjourned verdict dispatches again for comments written meanwhile: its
+		// workflow input must name this file.
+		if v {
+			name, got, line := path.Base(f.name), "agent.yml", j.line
+			if r.workflow != nil {
+				got, line = value(r.workflow), r.workflow.Line
+			}
+			if got != name && !strings.Contains(got, "${{") {
+				out = append(out, Finding{File: f.name, Line: line, Job: j.id, Rule: RuleVerdictWorkflow,
+					Message: fmt.Sprintf("job %s would dispatch follow-up runs to %s, not to this workflow", j.id, got),
+					Fix:     fmt.Sprintf("give the verdict workflow: %s", name)})
+			}
+		}
 	}
 	if !claim || !verdict {
 		var lack []string

@@ -3,6 +3,7 @@ package workflows
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -218,13 +219,18 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 			want: []want{{file: "recess.yml", rule: RuleWorkflowMissing, at: "answer.yml"}},
 		},
 		{
+			name: "verdict_dispatching_another_workflow", base: quickStart, file: "agent.yml",
+			old: "verdict.yml@v1\n", new: "verdict.yml@v1\n    with: {workflow: lead.yml}\n",
+			want: []want{{file: "agent.yml", job: "verdict", rule: RuleVerdictWorkflow, at: "with: {workflow: lead.yml}"}},
+		},
+		{
 			name: "schedule_on_the_top_of_the_hour", base: quickStart, file: "recess.yml",
 			old: `"2-59/5 * * * *"`, new: `"*/5 * * * *"`,
 			want: []want{{file: "recess.yml", rule: RuleTopOfHour, at: "cron:"}},
 		},
 		{
 			name: "no_sweep", base: quickStart, file: "recess.yml",
-			old: "  schedule: [{cron: \"2-59/5 * * * *\"}] # off the top of the hour\n", new: "",
+			old: "  schedule: [{cron: \"2-59/5 * * * *\"}] # the sweep, off the top of the hour\n", new: "",
 			want: []want{{file: "recess.yml", rule: RuleNoSweep, at: "\non:"}},
 		},
 		{
@@ -348,4 +354,49 @@ func FuzzCheckFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// copyTo finds "Copy it to .github/workflows/NAME.yml" in a block's first
+// lines (the comment may wrap).
+var copyTo = regexp.MustCompile(`Copy it to[\s#]*\.github/workflows/([a-z-]+\.yml)`)
+
+// The README's step-by-step workflows (the blocks that say "Copy it to
+// .github/workflows/NAME.yml") are a setup that keeps every rule.
+func TestCheckRepo_README_step_by_step_is_clean(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := setup{}
+	for _, block := range strings.Split(string(data), "```yaml\n")[1:] {
+		end := strings.Index(block, "```")
+		if end < 0 {
+			t.Fatal("README: a yaml block is not closed")
+		}
+		var lines []string
+		for _, l := range strings.Split(block[:end], "\n") {
+			lines = append(lines, strings.TrimPrefix(l, "   "))
+		}
+		head := strings.Join(lines[:min(5, len(lines))], "\n")
+		if m := copyTo.FindStringSubmatch(head); m != nil {
+			if _, dup := s[m[1]]; dup {
+				t.Fatalf("README has two blocks for %s", m[1])
+			}
+			s[m[1]] = strings.Join(lines, "\n")
+		}
+	}
+	if _, ok := s["recess.yml"]; !ok {
+		t.Fatal("README has no step-by-step recess.yml")
+	}
+	if _, ok := s["agent.yml"]; !ok {
+		t.Fatal("README has no step-by-step agent.yml")
+	}
+	got, err := CheckRepo(s.fs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range got {
+		t.Errorf("README %s", f)
+	}
 }
