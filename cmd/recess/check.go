@@ -19,7 +19,7 @@ root, default the current directory) and reports every way the setup breaks
 recess's promises, one line each with the line to change and the fix: a job
 that writes a discussion's record outside that discussion's concurrency
 group or without queue: max, a lead job with a write scope, a recess job
-without the permissions it needs, an agent workflow without the dispatch
+without the permissions it needs or with a write scope it does not need, an agent workflow without the dispatch
 inputs correlation_id, discussion_number and resume_context (or without a
 claim or a verdict), a workflow input naming no file, a schedule at the top
 of the hour, no sweep. It exits 1 when it found something, so it can run in

@@ -23,6 +23,7 @@ const (
 	RuleLeadWrites        Rule = "lead-writes"        // a lead job whose token may write
 	RuleLeadBesideWriter  Rule = "lead-beside-writer" // the agent and a writing recess command in one job
 	RuleMissingPermission Rule = "missing-permission" // a recess job without a permission it needs
+	RuleExcessPermission  Rule = "excess-permission"  // a write scope no recess job needs
 	RuleAgentInputs       Rule = "agent-inputs"       // an agent workflow without a dispatch input recess sends
 	RuleAgentRunName      Rule = "agent-run-name"     // an agent workflow whose run-name hides the correlation id
 	RuleAgentJobs         Rule = "agent-jobs"         // an agent workflow without a claim or a verdict
@@ -267,6 +268,9 @@ func checkFile(f *file) []Finding {
 	if !anyRecess {
 		return out
 	}
+	if !called {
+		out = append(out, excessPermissions(f)...)
+	}
 	for _, j := range f.jobs {
 		for i, s := range j.steps {
 			if strings.Contains(s.run, "${{") {
@@ -452,6 +456,79 @@ func missingPermissions(f *file, j *job, r role) []Finding {
 	return []Finding{{File: f.name, Line: g.line, Job: j.id, Rule: RuleMissingPermission,
 		Message: fmt.Sprintf("job %s lacks %s (%s permissions)", j.id, strings.Join(missing, ", "), g.where),
 		Fix:     fmt.Sprintf("add %s to the %s's permissions", strings.Join(missing, ", "), g.where)}}
+}
+
+// excessPermissions: a grant (a job's own, or the workflow's for the jobs
+// that set none) gives no write scope that none of its recess jobs needs.
+// issues: write is allowed beside any writer: recess creates its labels with
+// it. A grant a lead or a job recess does not run shares is not judged here
+// (the lead has its own rule; the other job's needs are unknown).
+func excessPermissions(f *file) []Finding {
+	type use struct {
+		g     grant
+		jobs  []string
+		need  map[string]level
+		judge bool
+	}
+	uses := map[*yaml.Node]*use{}
+	var order []*yaml.Node
+	for _, j := range f.jobs {
+		g := grantOf(f, j)
+		if !g.set {
+			continue
+		}
+		u, ok := uses[g.node]
+		if !ok {
+			u = &use{g: g, need: map[string]level{}, judge: true}
+			uses[g.node] = u
+			order = append(order, g.node)
+		}
+		r := roleOf(j)
+		if !r.recess() || r.lead {
+			u.judge = false
+			continue
+		}
+		u.jobs = append(u.jobs, j.id)
+		for scope, l := range r.needs() {
+			u.need[scope] = max(u.need[scope], l)
+		}
+		if r.writes() || r.call != "" {
+			u.need["issues"] = write
+		}
+	}
+	// The job of a job's own grant; a workflow's grant has none.
+	jobOf := func(u *use) string {
+		if u.g.where == "job" && len(u.jobs) == 1 {
+			return u.jobs[0]
+		}
+		return ""
+	}
+	var out []Finding
+	for _, n := range order {
+		u := uses[n]
+		if !u.judge {
+			continue
+		}
+		if u.g.all == write {
+			out = append(out, Finding{File: f.name, Line: u.g.line, Job: jobOf(u), Rule: RuleExcessPermission,
+				Message: fmt.Sprintf("%s permissions write-all give %s every write scope", u.g.where, strings.Join(u.jobs, ", ")),
+				Fix:     "grant only what recess needs (see the README's Permissions)"})
+			continue
+		}
+		var excess []string
+		for scope, l := range u.g.scopes {
+			if l == write && u.need[scope] < write {
+				excess = append(excess, scope)
+			}
+		}
+		sort.Strings(excess)
+		for _, scope := range excess {
+			out = append(out, Finding{File: f.name, Line: u.g.lines[scope], Job: jobOf(u), Rule: RuleExcessPermission,
+				Message: fmt.Sprintf("%s permission %s: write is more than %s needs", u.g.where, scope, strings.Join(u.jobs, ", ")),
+				Fix:     fmt.Sprintf("lower %s to read or drop it", scope)})
+		}
+	}
+	return out
 }
 
 // writerGroup: a job that writes a record runs in recess-<number> with

@@ -189,6 +189,21 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 			want: []want{{file: "recess.yml", job: "recess", rule: RuleMissingPermission, at: "permissions:"}},
 		},
 		{
+			name: "front_door_with_a_write_it_does_not_need", base: quickStart, file: "recess.yml",
+			old: "contents: read}", new: "contents: read, pull-requests: write}",
+			want: []want{{file: "recess.yml", rule: RuleExcessPermission, at: "pull-requests: write"}},
+		},
+		{
+			name: "claim_with_actions_write", base: quickStart, file: "agent.yml",
+			old: "claim.yml@v1\n    permissions: {discussions: write}", new: "claim.yml@v1\n    permissions: {discussions: write, actions: write}",
+			want: []want{{file: "agent.yml", job: "claim", rule: RuleExcessPermission, at: "claim.yml@v1\n    permissions: {discussions: write, actions: write}"}},
+		},
+		{
+			name: "front_door_with_write_all", base: quickStart, file: "recess.yml",
+			old: "permissions: {discussions: write, actions: write, issues: write, contents: read}", new: "permissions: write-all",
+			want: []want{{file: "recess.yml", rule: RuleExcessPermission, at: "permissions: write-all"}},
+		},
+		{
 			name: "agent_workflow_without_resume_context", base: quickStart, file: "agent.yml",
 			old: "      resume_context: {type: string, default: \"\"}\n", new: "",
 			want: []want{{file: "agent.yml", rule: RuleAgentInputs, at: "    inputs:"}},
