@@ -44,11 +44,11 @@ commit() {
 	git -C "$repo" -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m "$1"
 	git -C "$repo" rev-parse HEAD
 }
-c_rel=$(commit released)   # v9.9.9 (annotated), v9.9.8 and v9: a release, an older tag, the major tag
+c_rel=$(commit released)   # v9.10.0 (annotated; a release), v9.9.9 (no release) and v9 (the major tag)
 c_none=$(commit untagged)  # no tag
 c_norel=$(commit unreleased) # v0.1.0, which has no release
-git -C "$repo" tag v9.9.8 "$c_rel"
-git -C "$repo" -c user.name=t -c user.email=t@example.com tag -a -m v9.9.9 v9.9.9 "$c_rel"
+git -C "$repo" tag v9.9.9 "$c_rel"
+git -C "$repo" -c user.name=t -c user.email=t@example.com tag -a -m v9.10.0 v9.10.0 "$c_rel"
 git -C "$repo" tag v9 "$c_rel"
 git -C "$repo" tag v0.1.0 "$c_norel"
 printf '#!/bin/sh\n# a release asset\n' >"$work/asset"
@@ -58,7 +58,7 @@ release() { # release TAG CHECKSUMS
 	cp "$work/asset" "$repo/releases/download/$1/recess_linux_amd64"
 	printf '%s' "$2" >"$repo/releases/download/$1/checksums.txt"
 }
-release v9.9.9 "$(printf '%s  recess_linux_amd64\n%064d  recess_darwin_arm64\n' "$sum" 0)"
+release v9.10.0 "$(printf '%s  recess_linux_amd64\n%064d  recess_darwin_arm64\n' "$sum" 0)"
 release v1.0.0-bad "$(printf '%064d  recess_linux_amd64\n' 1)"
 release v1.0.0-noline "$(printf '%s  recess_darwin_arm64\n' "$sum")"
 
@@ -98,26 +98,26 @@ expect() {
 }
 
 echo "== install-recess.sh against a local release directory (file://$srv)"
-verified="downloaded recess_linux_amd64 from release v9.9.9 of octo/recess: sha256 $sum verified"
+verified="downloaded recess_linux_amd64 from release v9.10.0 of octo/recess: sha256 $sum verified"
 gh_call="GH_TOKEN=ghs_test attestation verify $sum --repo octo/recess"
 nogh="(gh is not on this runner: its attestation is not checked, its checksum is)"
 
-install v9.9.9
+install v9.10.0
 expect "release_tag_without_gh_relies_on_the_checksum" 0 asset "" "$verified $nogh"
 install v9
-expect "major_tag_takes_the_newest_release_at_its_commit" 0 asset "" "$verified"
+expect "major_tag_takes_the_newest_version_at_its_commit" 0 asset "" "$verified"
 install "$c_rel"
 expect "commit_sha_takes_the_release_tagged_there" 0 asset "" "$verified"
 mkdir -p "$work/runner/_actions/octo/recess"
-ln -s "$root" "$work/runner/_actions/octo/recess/v9.9.9"
-install "" "" "$work/runner/_actions/octo/recess/v9.9.9" ""
+ln -s "$root" "$work/runner/_actions/octo/recess/v9.10.0"
+install "" "" "$work/runner/_actions/octo/recess/v9.10.0" ""
 expect "empty_ref_and_repository_are_read_from_the_action_path" 0 asset "" "$verified"
 
-install v9.9.9 "$work/gh-ok"
+install v9.10.0 "$work/gh-ok"
 expect "gh_verifies_the_attestation" 0 asset "$gh_call" "$verified and its attestation"
-install v9.9.9 "$work/gh-refuses"
+install v9.10.0 "$work/gh-refuses"
 expect "a_refused_attestation_fails_without_a_build" 1 none "$gh_call" \
-	"::error title=recess binary::the attestation of recess_linux_amd64 from release v9.9.9 of octo/recess does not verify"
+	"::error title=recess binary::the attestation of recess_linux_amd64 from release v9.10.0 of octo/recess does not verify"
 
 install v1.0.0-bad "$work/gh-ok"
 expect "a_checksum_mismatch_fails_without_a_build" 1 none "" \

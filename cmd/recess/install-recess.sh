@@ -41,7 +41,8 @@ exe=recess asset=recess_${os}_$arch
 [ "$os" = windows ] && exe=recess.exe asset=$asset.exe
 
 # Windows hands out D:\a\...; Git Bash and Windows programs alike read D:/a/... .
-src=${RECESS_ACTION_PATH//\\//}
+src=${RECESS_ACTION_PATH:-}
+src=${src//\\//}
 [ -f "$src/cmd/recess/main.go" ] || die "RECESS_ACTION_PATH ($src) does not hold recess's source"
 ref=${RECESS_ACTION_REF:-} repo=${RECESS_ACTION_REPOSITORY:-}
 if [[ -z $ref || -z $repo ]] && [[ $src =~ /_actions/([^/]+/[^/]+)/([^/]+)$ ]]; then
@@ -68,7 +69,7 @@ release_tag() {
 	[[ $ref =~ ^[0-9a-f]{40}$ ]] ||
 		commit=$(awk -v t="refs/tags/$ref" '$2 == t || $2 == t "^{}" { c = $1 } END { print c }' <<<"$tags")
 	awk -v c="$commit" '$1 == c { t = $2; sub(/^refs\/tags\//, "", t); sub(/\^\{\}$/, "", t); print t }' <<<"$tags" |
-		grep -E '^v[0-9]+\.[0-9]+\.[0-9]+$' | sort -V | tail -n 1 || true
+		grep -E '^v[0-9]+\.[0-9]+\.[0-9]+$' | sort -t. -k1.2,1n -k2,2n -k3,3n | tail -n 1 || true
 }
 
 tag=$(release_tag)
