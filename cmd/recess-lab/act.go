@@ -20,6 +20,7 @@ import (
 
 	"github.com/recess-action/recess/internal/action"
 	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
@@ -43,8 +44,8 @@ import (
 //     builds each event's payload from the fake's state as GitHub would.
 //
 // Jobs run on this machine (act's -self-hosted platform), with no Docker
-// and no network: `uses: ./` builds the recess binary from this checkout
-// once (RECESS_CACHE_DIR) and takes it from the cache afterwards.
+// and no network: `uses: ./` builds the recess binary from this checkout in
+// every job (seconds once Go's build cache is warm).
 
 const (
 	actVersion = "0.2.89"
@@ -234,7 +235,7 @@ func (s *actStory) tell(ctx context.Context) error {
 	if len(rec.OpenRFCs) != 1 || rec.OpenRFCs[cid1] == nil || rec.Active != nil {
 		return fmt.Errorf("after the recessing verdict the record holds %d open recess(es) and active run %v, want the recess %s and no active run", len(rec.OpenRFCs), rec.Active, cid1)
 	}
-	s.say("   recess %s is open: %s", cid1, rec.OpenRFCs[cid1].Trigger)
+	s.say("   recess %s is open: it waits %s", cid1, waitWords(rec.OpenRFCs[cid1]))
 
 	// 3. One answer under the question: 1 of 2, it only accumulates.
 	s.say("\n3. @bob answers under the question: the front door runs (inbound)")
@@ -433,7 +434,6 @@ func (s *actStory) runAct(ctx context.Context, name, event, workflow string, pay
 		"--local-repository", "actions/download-artifact@v4=" + filepath.Join(s.root, actStandIn, "download-artifact"),
 		"--env", "GITHUB_REPOSITORY=" + actRepo,
 		"--env", "GITHUB_RUN_ID=" + strconv.FormatInt(runID, 10),
-		"--env", "RECESS_CACHE_DIR=" + filepath.Join(s.work, "tool-cache"),
 		"--env", "RECESS_ACT_ARTIFACTS=" + artifacts,
 		"-s", "GITHUB_TOKEN=" + actToken,
 	}
@@ -685,4 +685,10 @@ func (p prefixed) Write(b []byte) (int, error) {
 		}
 	}
 	return len(b), nil
+}
+
+// waitWords says what an open recess waits for, in the engine's words, as
+// it stood when it opened.
+func waitWords(rfc *state.RFC) string {
+	return resume.Describe(rfc.Trigger, wait.Observed{OpenedAt: rfc.OpenedAt})
 }

@@ -150,10 +150,12 @@ func (c *repoCommand) report(ctx context.Context, log io.Writer) (*cliReport, er
 	status := *c.inv
 	status.Command = cmdStatus
 	st, err := execute(ctx, &status, log)
+	checks, err := c.known(ctx, st, err)
 	if err != nil {
 		return nil, err
 	}
 	rep := newCLIReport(c.inv, st)
+	rep.Requests += checks
 	if c.inv.Command != cmdSweep {
 		return rep, nil
 	}
@@ -163,6 +165,35 @@ func (c *repoCommand) report(ctx context.Context, log io.Writer) (*cliReport, er
 	}
 	rep.addSweep(sw, err)
 	return rep, nil
+}
+
+// known refuses a status about something GitHub does not know, naming it,
+// so that a mistyped --repo or --discussion never reads as "nothing
+// pending". An answer that could mean that (nothing pending, the discussion
+// not found, or a failure) costs one more request, whether the repository
+// exists; known returns the requests it sent.
+func (c *repoCommand) known(ctx context.Context, st *execution, err error) (int, error) {
+	missing := st.Result != nil && st.Result.Missing != nil
+	if err == nil && !missing && (c.inv.Discussion != 0 || len(st.Sweep) > 0) {
+		return 0, nil
+	}
+	_, client, _, werr := wire(c.inv, func(string, ...any) {})
+	if werr != nil {
+		return 0, errors.Join(err, werr)
+	}
+	found, ferr := client.RepositoryExists(ctx)
+	sent := client.Stats().Requests()
+	switch {
+	case ferr != nil && err != nil:
+		return sent, err
+	case ferr != nil:
+		return sent, ferr
+	case !found:
+		return sent, &inputError{Field: "--repo", Reason: fmt.Sprintf("repository %s was not found (or the token cannot read it)", c.inv.Repo)}
+	case missing:
+		return sent, &inputError{Field: "--discussion", Reason: fmt.Sprintf("discussion #%d was not found in %s", c.inv.Discussion, c.inv.Repo)}
+	}
+	return sent, err
 }
 
 // cliReport is what the repository commands print: the --json shape, and

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // recessedRepo is the fake GitHub with discussion #1 in recess: the agent
@@ -128,10 +130,6 @@ func TestStatus_prints_a_table_and_JSON(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "#1") || !strings.Contains(out, due.Format(time.RFC3339)) {
 		t.Errorf("recess status --discussion 1: exit %d\n%s", code, out)
 	}
-	code, out, _ = st.cli(now, "status", "--repo", st.repo, "--discussion", "7")
-	if code != 0 || !strings.Contains(out, "recess has no record of discussion 7") {
-		t.Errorf("recess status --discussion 7: exit %d\n%s", code, out)
-	}
 	if after := st.world(t); after != before {
 		t.Errorf("recess status changed the repository:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
@@ -220,6 +218,72 @@ func TestRepoCommands_refuse_and_help(t *testing.T) {
 			}
 			if tc.code == 0 && errs != "" {
 				t.Errorf("recess %v wrote to stderr: %q", tc.args, errs)
+			}
+		})
+	}
+}
+
+// A repository or discussion GitHub does not know is refused with a line
+// naming it, never reported as "nothing pending"; one it knows with nothing
+// pending is reported so, whatever the store.
+func TestRepoCommands_name_what_GitHub_does_not_know(t *testing.T) {
+	t.Parallel()
+	for _, store := range []string{storeComment, storeBranch} {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			r := newRepo(t, store)
+			d, err := r.gh.CreateDiscussion(hostileRepo, "alice", "RFC", "never seen by recess")
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := &recessedRepo{r: r, repo: hostileRepo}
+			unknownRepo := "recess status: --repo: repository octo/nope was not found (or the token cannot read it)\n"
+			for _, tc := range []struct {
+				name   string
+				args   []string
+				code   int
+				stderr string
+				// waiting is the one row of a status that succeeds ("" for none).
+				waiting string
+			}{
+				{"status_of_an_unknown_repository", []string{"status", "--repo", "octo/nope"}, exitRefused, unknownRepo, ""},
+				{"status_of_a_discussion_in_an_unknown_repository", []string{"status", "--repo", "octo/nope", "--discussion", "1"}, exitRefused, unknownRepo, ""},
+				{"sweep_dry_run_of_an_unknown_repository", []string{"sweep", "--dry-run", "--repo", "octo/nope"}, exitRefused,
+					"recess sweep: --repo: repository octo/nope was not found (or the token cannot read it)\n", ""},
+				{"status_of_an_unknown_discussion", []string{"status", "--repo", hostileRepo, "--discussion", "7"}, exitRefused,
+					"recess status: --discussion: discussion #7 was not found in octo/rfcs\n", ""},
+				{"status_of_a_discussion_without_a_record", []string{"status", "--repo", hostileRepo, "--discussion", fmt.Sprint(d.Number)}, exitOK,
+					"", fmt.Sprintf("recess has no record of discussion %d", d.Number)},
+				{"status_of_a_known_repository_with_nothing_pending", []string{"status", "--repo", hostileRepo}, exitOK, "", ""},
+				{"sweep_dry_run_of_a_known_repository_with_nothing_pending", []string{"sweep", "--dry-run", "--repo", hostileRepo}, exitOK, "", ""},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					code, out, errs := st.cli(r.clock.Now(), append(tc.args, "--json", "--state-store", store)...)
+					if code != tc.code || errs != tc.stderr {
+						t.Fatalf("recess %v: exit %d, stderr %q; want exit %d, stderr %q", tc.args, code, errs, tc.code, tc.stderr)
+					}
+					if tc.code != exitOK {
+						if out != "" {
+							t.Errorf("recess %v refused, yet printed %q", tc.args, out)
+						}
+						return
+					}
+					var rep cliReport
+					if err := json.Unmarshal([]byte(out), &rep); err != nil {
+						t.Fatalf("recess %v --json: %v\n%s", tc.args, err, out)
+					}
+					var got []string
+					for _, row := range rep.Discussions {
+						got = append(got, row.Waiting)
+					}
+					var want []string
+					if tc.waiting != "" {
+						want = []string{tc.waiting}
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("recess %v rows (-want +got):\n%s", tc.args, diff)
+					}
+				})
 			}
 		})
 	}
