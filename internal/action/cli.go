@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 )
 
 const repoUsage = `usage: recess status --repo OWNER/REPO [--discussion N] [flags]
@@ -189,9 +190,9 @@ func (c *repoCommand) known(ctx context.Context, st *execution, err error) (int,
 	case ferr != nil:
 		return sent, ferr
 	case !found:
-		return sent, &inputError{Field: "--repo", Reason: fmt.Sprintf("repository %s was not found (or the token cannot read it)", c.inv.Repo)}
+		return sent, &wait.FieldError{Field: "--repo", Reason: fmt.Sprintf("repository %s was not found (or the token cannot read it)", c.inv.Repo)}
 	case missing:
-		return sent, &inputError{Field: "--discussion", Reason: fmt.Sprintf("discussion #%d was not found in %s", c.inv.Discussion, c.inv.Repo)}
+		return sent, &wait.FieldError{Field: "--discussion", Reason: fmt.Sprintf("discussion #%d was not found in %s", c.inv.Discussion, c.inv.Repo)}
 	}
 	return sent, err
 }
