@@ -1,7 +1,11 @@
 package action
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -164,5 +168,51 @@ func TestReadme_inputs_table_is_action_yml(t *testing.T) {
 	sorted := cmpopts.SortSlices(func(a, b string) bool { return a < b })
 	if diff := cmp.Diff(want, got, sorted); diff != "" {
 		t.Errorf("README inputs table (-action.yml +README):\n%s", diff)
+	}
+}
+
+// The quick start's lead starts `recess mcp` with the arguments of its
+// --mcp-config and nothing else: Claude Code, like many MCP hosts, may give
+// the server a cleaned environment. Those arguments alone must start the
+// server (here it then ends without a verdict, exit 3), not refuse a flag
+// (exit 2).
+func TestQuickStart_lead_starts_recess_mcp_by_flags_alone(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../testdata/quickstart/agent.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`--mcp-config '([^']*)'`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("testdata/quickstart/agent.yml: no --mcp-config '...' in the lead's claude_args")
+	}
+	// The workflow's expressions, as GitHub would fill them in.
+	filled := strings.NewReplacer(
+		"${{ runner.temp }}", t.TempDir(),
+		"${{ inputs.correlation_id }}", "c-0123456789abcdef0123",
+		"${{ inputs.discussion_number }}", "12",
+		"${{ github.token }}", "ghs_read",
+		"${{ github.repository }}", "octo/rfcs",
+	).Replace(string(m[1]))
+	if strings.Contains(filled, "${{") {
+		t.Fatalf("an expression the test does not fill in: %s", filled)
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(filled), &cfg); err != nil {
+		t.Fatalf("--mcp-config is not JSON: %v\n%s", err, filled)
+	}
+	srv, ok := cfg.MCPServers["recess"]
+	if !ok || srv.Command != "recess" || len(srv.Args) == 0 || srv.Args[0] != "mcp" {
+		t.Fatalf("--mcp-config's recess server = %+v, want command recess with args mcp ...", cfg.MCPServers)
+	}
+	var stdout, stderr bytes.Buffer
+	code := Run(context.Background(), srv.Args, func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr)
+	if code != exitNoVerdict {
+		t.Fatalf("recess %s with an empty environment: exit %d, want %d (started, no verdict); stderr: %s", strings.Join(srv.Args, " "), code, exitNoVerdict, stderr.String())
 	}
 }
