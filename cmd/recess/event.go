@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+
+	"github.com/recess-action/recess/resume"
 )
 
 // event is what recess needs from the webhook payload of the run's event.
@@ -13,9 +15,15 @@ type event struct {
 	Name   string // GITHUB_EVENT_NAME
 	Action string // payload "action" (created, edited, deleted, ...)
 	// Discussion is the discussion number the event is about (0: none).
-	// Whose comment an event is about is never read from the payload: the
-	// engine asks GitHub (viewerDidAuthor), the one own-identity rule.
+	// Whose comment an event is about is not read from the payload: the
+	// engine asks GitHub (viewerDidAuthor). The one exception is a deleted
+	// comment, which GitHub can no longer show: Deleted.
 	Discussion int
+	// Deleted is the comment a discussion_comment "deleted" event is
+	// about: its body and its author's login, the only fields read from
+	// the payload's comment. The store restores its record from them only
+	// when the author's login is recess's own (resume.Restorer).
+	Deleted *resume.DeletedComment
 	// Inputs are workflow_dispatch inputs.
 	Inputs map[string]string
 }
@@ -62,8 +70,12 @@ func decodeEvent(name string, payload io.Reader) (*event, error) {
 		Discussion *struct {
 			Number *int `json:"number"`
 		} `json:"discussion"`
-		// Comment must be an object; nothing in it is read.
-		Comment *struct{}                  `json:"comment"`
+		// Comment must be an object; only a deleted comment's body and
+		// author are read (event.Deleted).
+		Comment *struct {
+			Body json.RawMessage `json:"body"`
+			User json.RawMessage `json:"user"`
+		} `json:"comment"`
 		Inputs  map[string]json.RawMessage `json:"inputs"`
 	}
 	if err := json.NewDecoder(payload).Decode(&p); err != nil {
@@ -87,6 +99,12 @@ func decodeEvent(name string, payload io.Reader) (*event, error) {
 		if name == "discussion_comment" && p.Comment == nil {
 			return nil, &inputError{Field: "event payload comment", Reason: "missing"}
 		}
+		if name == "discussion_comment" && ev.Action == "deleted" {
+			var err error
+			if ev.Deleted, err = deletedComment(p.Comment.Body, p.Comment.User); err != nil {
+				return nil, err
+			}
+		}
 	case "workflow_dispatch":
 		ev.Inputs = map[string]string{}
 		for k, raw := range p.Inputs {
@@ -106,6 +124,24 @@ func decodeEvent(name string, payload io.Reader) (*event, error) {
 		}
 	}
 	return ev, nil
+}
+
+// deletedComment reads a deleted comment's body and author's login.
+func deletedComment(body, user json.RawMessage) (*resume.DeletedComment, error) {
+	var d resume.DeletedComment
+	if err := json.Unmarshal(body, &d.Body); err != nil || len(body) == 0 || string(body) == "null" {
+		return nil, &inputError{Field: "event payload comment.body", Reason: "missing or not a string"}
+	}
+	var u struct {
+		Login *string `json:"login"`
+	}
+	if err := json.Unmarshal(user, &u); err != nil || len(user) == 0 || u.Login == nil {
+		return nil, &inputError{Field: "event payload comment.user.login", Reason: "missing or not a string"}
+	}
+	if d.Author = *u.Login; d.Author == "" {
+		return nil, &inputError{Field: "event payload comment.user.login", Reason: "empty"}
+	}
+	return &d, nil
 }
 
 // command picks what to do for an event when the command input is "auto".
