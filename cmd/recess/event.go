@@ -76,7 +76,7 @@ func decodeEvent(name string, payload io.Reader) (*event, error) {
 			Body json.RawMessage `json:"body"`
 			User json.RawMessage `json:"user"`
 		} `json:"comment"`
-		Inputs  map[string]json.RawMessage `json:"inputs"`
+		Inputs map[string]json.RawMessage `json:"inputs"`
 	}
 	if err := json.NewDecoder(payload).Decode(&p); err != nil {
 		return nil, &inputError{Field: "event payload", Reason: "not a JSON object: " + err.Error()}
