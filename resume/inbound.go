@@ -475,7 +475,8 @@ func (p *pass) cancelMoment(id string, rfc *state.RFC) (time.Time, bool) {
 }
 
 // restore brings back an open recess whose record was lost (its status
-// comment deleted by a person): the last reply a recessed verdict posted
+// comment deleted by a person, and the deletion's event, which restores the
+// whole record, never came: see Deleted): the last reply a recessed verdict posted
 // carries a copy of the recess (state.RecessMarker). It is restored when
 // nothing recess wrote after it says the recess ended (a later verdict's
 // reply, its closing note), and when it names this discussion (a

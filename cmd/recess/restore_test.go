@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -265,5 +266,41 @@ func TestDeletedReply_changes_nothing(t *testing.T) {
 				t.Errorf("runs after the deletion: %d, want only the first", len(got))
 			}
 		})
+	}
+}
+
+// A dry run of the deletion's event says it would write the record back,
+// and decides the rest over the record as written back: no dispatch.
+func TestDeletedStatusComment_dry_run_says_it_would_restore(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, "comment")
+	_, id := r.open("alice")
+	c, _, ok := r.statusOf(id)
+	if !ok {
+		t.Fatal("no status comment")
+	}
+	if err := r.gh.DeleteComment(c.ID); err != nil {
+		t.Fatal(err)
+	}
+	payload, err := r.gh.DiscussionCommentPayload(c.ID, githubfake.Event{Action: "deleted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := r.snapshot(id)
+	env, o := r.actionEnv("discussion_comment", payload, map[string]string{"INPUT_DRY-RUN": "true"})
+	r.ok(o, "dry run of the deletion")
+	if after := r.snapshot(id); after != before {
+		t.Errorf("a dry run wrote:\n--- before\n%s\n--- after\n%s", before, after)
+	}
+	b, err := os.ReadFile(env["GITHUB_STEP_SUMMARY"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := string(b)
+	if !strings.Contains(summary, "#1: would save the record, status") {
+		t.Errorf("the dry run does not say it would write the record back:\n%s", summary)
+	}
+	if !strings.Contains(summary, "| would dispatch an agent run | no |") || strings.Contains(summary, "would dispatch the agent workflow") {
+		t.Errorf("the dry run would dispatch a second agent run:\n%s", summary)
 	}
 }
