@@ -206,7 +206,11 @@ func (s *CommentStore) Lost(ctx context.Context, discussion int, gone resume.Del
 		s.c.logf("github: comment store: discussion %d: the deleted %v; nothing restored", discussion, fe)
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("%w; not restored", err)
+		// decodeStatus names a comment that stands; this one is gone.
+		if inner := errors.Unwrap(err); inner != nil {
+			err = inner
+		}
+		return nil, fmt.Errorf("github: comment store: discussion %d: recess's deleted status comment holds a record that cannot be read, so it is not restored: %w", discussion, err)
 	case !ok:
 		return nil, nil
 	}
