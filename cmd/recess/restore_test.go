@@ -304,3 +304,29 @@ func TestDeletedStatusComment_dry_run_says_it_would_restore(t *testing.T) {
 		t.Errorf("the dry run would dispatch a second agent run:\n%s", summary)
 	}
 }
+
+// A deleted comment of recess's whose record cannot be read is refused
+// loudly: the run fails, says why, and writes nothing.
+func TestDeletedUnreadableRecord_is_refused(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, "comment")
+	_, id := r.open("alice")
+	bad, err := r.gh.Comment(id, hostileBot+"[bot]", "⏸ status\n\n<!-- recess:state v1\n@@@ not base64 @@@\n-->")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.gh.DeleteComment(bad.ID); err != nil {
+		t.Fatal(err)
+	}
+	before := r.snapshot(id)
+	o := r.deleted(bad.ID)
+	if o.code == 0 {
+		t.Fatalf("the run succeeded:\n%s", o.stdout)
+	}
+	if !strings.Contains(o.stdout, "cannot be read, so it is not restored") {
+		t.Errorf("the run does not say why:\n%s", o.stdout)
+	}
+	if after := r.snapshot(id); after != before {
+		t.Errorf("a refused restore wrote:\n--- before\n%s\n--- after\n%s", before, after)
+	}
+}
