@@ -8,17 +8,18 @@
 #      which serves in the same process);
 #   2. engine CPU per trigger evaluation (resume's BenchmarkEvaluate10k);
 #   3. the binary: cold build time (an empty GOCACHE), size stripped and
-#      unstripped, the largest packages, and the size and cold build without
-#      the embedded fake GitHub (demo and scenario left out through a build
-#      -tags recess_nodemo, the build the action's assets use);
+#      unstripped, the largest packages, and the size of the local lab
+#      (cmd/recess-lab, which links the fake GitHub the action's binary does
+#      not);
 #   4. start-up: the mean wall time of `recess eval` over RUNS runs.
 #
 # Usage: .ci/bench.sh [section...]   sections: cost evaluate binary startup
 # (default: all). Environment: EVENTS (benchtime of the event benchmarks,
 # default 20x), SWEEPS (of the sweep benchmarks, default 3x), RUNS (start-up
-# runs, default 200), SKIP_COLD=1 skips the two cold builds (a minute each on
-# two cores).
+# runs, default 200), SKIP_COLD=1 skips the cold build (a minute on two
+# cores).
 set -euo pipefail
+export GOTOOLCHAIN=go1.27.3
 cd "$(dirname "$0")/.."
 
 events=${EVENTS:-20x}
@@ -59,26 +60,22 @@ if has binary; then
 	flags=(-trimpath -ldflags "-s -w")
 	if [ -z "${SKIP_COLD:-}" ]; then
 		say "cold build (empty GOCACHE, module cache warm)"
-		for variant in full nofake; do
-			extra=()
-			[ "$variant" = nofake ] && extra=(-tags recess_nodemo)
-			cache=$(mktemp -d)
-			start=$(date +%s.%N)
-			GOCACHE=$cache go build "${flags[@]}" "${extra[@]}" -o "$tmp/cold-$variant" ./cmd/recess
-			end=$(date +%s.%N)
-			rm -rf "$cache"
-			printf '$ GOCACHE=$(mktemp -d) go build -trimpath -ldflags "-s -w" %s./cmd/recess\n' "$([ "$variant" = nofake ] && echo '-tags recess_nodemo ')"
-			printf '%s: %.1f s\n' "$variant" "$(echo "$end - $start" | bc)"
-		done
+		cache=$(mktemp -d)
+		start=$(date +%s.%N)
+		GOCACHE=$cache go build "${flags[@]}" -o "$tmp/cold" ./cmd/recess
+		end=$(date +%s.%N)
+		rm -rf "$cache"
+		printf '$ GOCACHE=$(mktemp -d) go build -trimpath -ldflags "-s -w" ./cmd/recess\n'
+		printf '%.1f s\n' "$(echo "$end - $start" | bc)"
 	fi
 	say "binary size"
 	go build "${flags[@]}" -o "$tmp/recess" ./cmd/recess
 	go build -trimpath -o "$tmp/recess.sym" ./cmd/recess
-	go build "${flags[@]}" -tags recess_nodemo -o "$tmp/recess-nofake" ./cmd/recess
+	go build "${flags[@]}" -o "$tmp/recess-lab" ./cmd/recess-lab
 	printf '$ go build -trimpath -ldflags "-s -w" ./cmd/recess\n%s bytes\n' "$(size "$tmp/recess")"
 	printf '$ go build -trimpath ./cmd/recess   (with symbols)\n%s bytes\n' "$(size "$tmp/recess.sym")"
-	printf '$ go build -tags recess_nodemo -trimpath -ldflags "-s -w" ./cmd/recess   (the action'"'"'s binary)\n%s bytes\n' "$(size "$tmp/recess-nofake")"
-	printf 'embedded schema: %s bytes, gzip -9: %s bytes\n' \
+	printf '$ go build -trimpath -ldflags "-s -w" ./cmd/recess-lab   (the local lab, with the fake GitHub)\n%s bytes\n' "$(size "$tmp/recess-lab")"
+	printf 'the lab'"'"'s embedded schema: %s bytes, gzip -9: %s bytes\n' \
 		"$(size internal/githubfake/schema.strict.graphql)" "$(gzip -9 -c internal/githubfake/schema.strict.graphql | wc -c | tr -d ' ')"
 	say "largest packages (go tool nm -size: code and data symbols by package; embedded files have no symbol)"
 	go tool nm -size "$tmp/recess.sym" | awk '
@@ -101,10 +98,9 @@ fi
 if has startup; then
 	say "start-up: recess eval, mean over $runs runs"
 	[ -x "$tmp/recess" ] || go build -trimpath -ldflags "-s -w" -o "$tmp/recess" ./cmd/recess
-	[ -x "$tmp/recess-nofake" ] || go build -tags recess_nodemo -trimpath -ldflags "-s -w" -o "$tmp/recess-nofake" ./cmd/recess
 	args=(eval --trigger '{"kind":"any","of":[{"kind":"missing_input","replies":2},{"kind":"elapsed","elapsed":"P2D"}]}'
 		--opened-at 2026-11-21T10:00:00Z --now 2026-11-22T10:00:00Z --replies 1)
-	for bin in recess recess-nofake; do
+	for bin in recess; do
 		"$tmp/$bin" "${args[@]}" >/dev/null
 		start=$(date +%s%N)
 		for _ in $(seq "$runs"); do "$tmp/$bin" "${args[@]}" >/dev/null; done

@@ -4,6 +4,7 @@
 # and OUTDIR/checksums.txt ("<sha256>  <file>" per line, as sha256sum writes it).
 # .github/workflows/release.yml runs it on every v* tag; it works the same on a laptop.
 set -euo pipefail
+export GOTOOLCHAIN=go1.27.3
 
 out=${1:?usage: build-release.sh OUTDIR}
 cd "$(dirname "$0")/.."
@@ -16,7 +17,7 @@ for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 wi
 	name="recess_${goos}_${goarch}"
 	[ "$goos" = windows ] && name="$name.exe"
 	echo "building $name" >&2
-	GOOS=$goos GOARCH=$goarch CGO_ENABLED=0 go build -tags recess_nodemo -trimpath -buildvcs=false -ldflags="-s -w" -o "$out/$name" ./cmd/recess
+	GOOS=$goos GOARCH=$goarch CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w" -o "$out/$name" ./cmd/recess
 done
 
 cd "$out"

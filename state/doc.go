@@ -16,7 +16,8 @@
 // leaves in its comments (ReplyMarker) live beside them in
 // codec.go, so every format that ends up in a comment body is in one place.
 //
-// Memory and File are the stores for tests and local runs; package storetest
-// holds the conformance suite every store must pass. The engine consumes the
-// stores through its own Store port; this package never imports the engine.
+// The stores live with the GitHub adapters (internal/github: the status
+// comment and the state branch); package storetest holds the conformance
+// suite every store must pass. The engine consumes the stores through its
+// own Store port; this package never imports the engine.
 package state

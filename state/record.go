@@ -1,7 +1,9 @@
 package state
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/recess-action/recess/resume/wait"
@@ -311,6 +313,24 @@ type Summary struct {
 	Known bool
 	// Checked is Record.Checked as of the last write.
 	Checked time.Time
+}
+
+// SortSummaries puts summaries in the order every store's Pending returns
+// them: soonest due first, those with nothing due by time last, ties by
+// discussion number.
+func SortSummaries(s []Summary) {
+	slices.SortFunc(s, func(a, b Summary) int {
+		switch {
+		case a.NextDue.IsZero() != b.NextDue.IsZero():
+			if a.NextDue.IsZero() {
+				return 1
+			}
+			return -1
+		case !a.NextDue.Equal(b.NextDue):
+			return a.NextDue.Compare(b.NextDue)
+		}
+		return cmp.Compare(a.Discussion, b.Discussion)
+	})
 }
 
 // Clone returns a deep copy of the record, Rev included.

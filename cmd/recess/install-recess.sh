@@ -282,7 +282,7 @@ from_source() {
 	local start=$SECONDS
 	(
 		cd "$action_path"
-		GOTOOLCHAIN=auto CGO_ENABLED=0 go build -tags recess_nodemo -trimpath -buildvcs=false -ldflags="-s -w" -o "$work/$exe" ./cmd/recess
+		GOTOOLCHAIN=auto CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w" -o "$work/$exe" ./cmd/recess
 	) || die "go build of $action_path failed"
 	log "built in $((SECONDS - start))s; cached as $bin"
 	install_bin "$work/$exe"

@@ -1,77 +1,20 @@
-// Command recess is the recess GitHub Action and its local CLI.
-//
-// With no arguments it runs as the action (reading what GitHub Actions
-// provides); with a subcommand it predicts and debugs locally. Every way in
-// builds one invocation (from the environment, from flags, or from a
-// scenario's step) and hands it to execute, which runs the engine once.
-//
-//	recess eval --trigger JSON --opened-at T --now T [--replies N] [--signal NAME]... [--max-recess D]
+// Command recess is the recess GitHub Action and its local CLI (eval,
+// status, sweep --dry-run, mcp, prompt); internal/action holds them. The
+// local lab is its own command, cmd/recess-lab.
 package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/recess-action/recess/internal/action"
 )
-
-const usage = `usage:
-  recess                        run as the GitHub Action (inputs from the environment)
-  recess demo [-v]              tell the whole story locally: a recess, people replying, the resume
-                                (against the embedded fake GitHub; no token, no network)
-  recess scenario [-v] FILE...  run scenario files against the embedded fake GitHub
-  recess act [-v]               run .github/workflows/recess.yml and agent.yml under act against
-                                the embedded fake GitHub, the whole story (needs act; see -h)
-  recess eval [flags]           evaluate a trigger at a moment; "recess eval -h" for its flags
-  recess mcp [flags]            the lead's MCP server on stdio: reply, recess, adjourn
-  recess mcp-script             the placeholder lead: a scripted MCP client of recess mcp
-  recess prompt                 render a resume_context as the resumed agent's prompt
-  recess status --repo O/R      what a repository's recesses wait for, and when time alone
-                                fires them (token from GITHUB_TOKEN; --json for machines)
-  recess sweep --dry-run --repo O/R
-                                what a sweep would do now (RECESS_NOW pins the moment)
-
-"recess COMMAND --help" describes a command.
-`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	code := action.Run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
-}
-
-// run is the whole program behind an injectable environment, so tests drive
-// it with a map and buffers. It returns the exit status: 0 done, 1 failed,
-// 2 refused input or usage.
-func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		return runAction(ctx, getenv, stdout, stderr)
-	}
-	name, rest := args[0], args[1:]
-	switch name {
-	case "eval":
-		return runEval(ctx, rest, getenv, stdin, stdout, stderr)
-	case "demo":
-		return runDemo(ctx, rest, stdout, stderr)
-	case "scenario":
-		return runScenarios(ctx, rest, stdout, stderr)
-	case "act":
-		return runAct(ctx, rest, getenv, stdout, stderr)
-	case "mcp":
-		return runMCP(ctx, rest, getenv, stdin, stdout, stderr)
-	case "mcp-script":
-		return runMCPScript(ctx, rest, getenv, stdout, stderr)
-	case "prompt":
-		return runPrompt(ctx, rest, stdin, stdout, stderr)
-	case cmdStatus, cmdSweep:
-		return runRepoCommand(ctx, name, rest, getenv, stdout, stderr)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	}
-	fmt.Fprintf(stderr, "recess: unknown command %q\n%s", name, usage)
-	return exitRefused
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/shurcooL/githubv4"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -180,8 +181,8 @@ func (s *CommentStore) LoadWith(ctx context.Context, discussion int) (*state.Rec
 // comment was recess's status comment of the discussion. A body without a
 // record marker costs nothing; one with a marker costs one request, to
 // learn recess's own login (GraphQL viewer), which the author's login must
-// match (sameLogin): a marker in anyone else's deleted comment is ignored
-// and reported, as in a live one. The record is decoded as Load decodes it
+// match (wait.SameLogin, the one login rule): a marker in anyone else's
+// deleted comment is ignored and reported, as in a live one. The record is decoded as Load decodes it
 // (decodeStatus): a record that does not decode is an error wrapping
 // state.ErrCorrupt, and a record of another discussion (one transferred
 // from another repository) is logged and not restored. Whether a status
@@ -195,7 +196,7 @@ func (s *CommentStore) Lost(ctx context.Context, discussion int, gone resume.Del
 	if err != nil {
 		return nil, fmt.Errorf("github: comment store: discussion %d: %w", discussion, err)
 	}
-	if !sameLogin(gone.Author, me) {
+	if !wait.SameLogin(gone.Author, me) {
 		s.c.logf("github: comment store: discussion %d: ignoring a state marker in a deleted comment by %q (not authored by recess, %q): nothing restored", discussion, gone.Author, me)
 		return nil, nil
 	}
@@ -216,16 +217,6 @@ func (s *CommentStore) Lost(ctx context.Context, discussion int, gone resume.Del
 	}
 	rec.Rev = ""
 	return rec, nil
-}
-
-// sameLogin reports whether two logins name the same account: case,
-// surrounding space and the "[bot]" suffix that webhooks give an app's
-// login and GraphQL may leave off do not count.
-// NOTE: a private copy of the one login rule (wait.SameLogin), to be
-// replaced by it when both are on one branch.
-func sameLogin(a, b string) bool {
-	norm := func(s string) string { return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "[bot]") }
-	return norm(a) == norm(b)
 }
 
 // viewerLogin is the login of the token's own identity.

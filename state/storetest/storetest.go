@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite every record store passes:
-// the memory and file stores here, and the comment and branch stores that
-// talk to GitHub. It knows stores only through their three methods, so it
+// the comment and branch stores that talk to GitHub (internal/github, over
+// the fake GitHub). It knows stores only through their three methods, so it
 // runs the same against any of them.
 package storetest
 
@@ -47,7 +47,7 @@ type Harness struct {
 	MaxRecordBytes int
 	// Another returns a second instance of the store over the same storage,
 	// as a separate run of recess has; nil when the store lives in one
-	// process only (memory). The racing writers use one instance each.
+	// process only. The racing writers use one instance each.
 	Another func(t *testing.T, s Store) Store
 	// NoCompareAndSwap says the storage offers no compare-and-swap (the
 	// comment store): a write landing between a Save's last check and its
@@ -88,6 +88,7 @@ func Run(t *testing.T, h Harness) {
 		{"pending_follows_writes", testPendingFollowsWrites},
 		{"load_returns_copies", testLoadReturnsCopies},
 		{"save_does_not_alias", testSaveDoesNotAlias},
+		{"cancelled_context", testCancelledContext},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -401,6 +402,26 @@ func appendDispatch(ctx context.Context, s Store, save func(context.Context, Sto
 		}
 	}
 	return fmt.Errorf("still conflicting after %d attempts", maxAttempts)
+}
+
+// testCancelledContext: a store gives up when its caller does, saying so,
+// and a cancelled Save has stored nothing.
+func testCancelledContext(t *testing.T, h Harness) {
+	s := h.New(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := s.Save(ctx, rich(1)); !errors.Is(err, context.Canceled) {
+		t.Errorf("Save(cancelled) = %v, want context.Canceled", err)
+	}
+	if _, err := s.Load(ctx, 1); !errors.Is(err, context.Canceled) {
+		t.Errorf("Load(cancelled) = %v, want context.Canceled", err)
+	}
+	if _, err := s.Pending(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Pending(cancelled) = %v, want context.Canceled", err)
+	}
+	if _, err := s.Load(t.Context(), 1); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("Load(1) after a cancelled Save = %v, want ErrNotFound", err)
+	}
 }
 
 func testCorrupt(t *testing.T, h Harness) {

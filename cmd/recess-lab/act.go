@@ -1,0 +1,688 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/recess-action/recess/internal/action"
+	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
+)
+
+// recess-lab act runs the repository's own workflow files (.github/workflows/
+// recess.yml and agent.yml) under act, the tool that runs GitHub Actions
+// workflows on a laptop, against the embedded fake GitHub, and tells the
+// whole story: intake, claim, the lead (recess-lab mcp-script over recess mcp),
+// a recess, people's replies, the resume with its prompt, the answer. It
+// checks the fake's state after every step and fails loudly.
+//
+// What it does for act, and nothing more:
+//   - act v0.2.89, the newest, validates workflows against a schema older
+//     than concurrency `queue`: it runs copies of the two files without
+//     their `queue: max` lines (act ignores concurrency anyway), and checks
+//     that nothing else differs;
+//   - GitHub's artifact actions cannot be fetched offline: act's
+//     --local-repository maps them to stand-ins under testdata/act/actions;
+//   - act sets GITHUB_REPOSITORY=nektos/act and its own run ids: recess-lab act
+//     passes the fake's repository, URLs and each dispatch's run id, and
+//     builds each event's payload from the fake's state as GitHub would.
+//
+// Jobs run on this machine (act's -self-hosted platform), with no Docker
+// and no network: `uses: ./` builds the recess binary from this checkout
+// once (RECESS_CACHE_DIR) and takes it from the cache afterwards.
+
+const (
+	actVersion = "0.2.89"
+	actRepo    = "octo/hello"     // testdata/act/seed.yml
+	actToken   = "ghs_act_recess" // the seed's workflow token: recess's own identity
+	actBot     = "github-actions" // its GraphQL login
+	actSeed    = "testdata/act/seed.yml"
+	actStandIn = "testdata/act/actions"
+)
+
+const actUsage = `usage: recess-lab act [-v] [--keep] [--timeout DURATION]
+
+Runs .github/workflows/recess.yml and agent.yml under act (v` + actVersion + `, installed with
+go install when missing) against the embedded fake GitHub, seeded from
+testdata/act/seed.yml, and checks the story: a new discussion, the agent
+asking a question and recessing, two replies, the resume with the comments,
+the answer. Run it from the recess repository; it needs Go and bash, no
+Docker and no network (except the Go module proxy to install act once).
+testdata/act/README.md documents the seed and what recess-lab act changes for act.
+`
+
+func runAct(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("recess-lab act", flag.ContinueOnError)
+	verbose := fs.Bool("v", false, "print every act run's log")
+	keep := fs.Bool("keep", false, "keep the work directory (logs, events, the workflow copies)")
+	timeout := fs.Duration("timeout", 5*time.Minute, "limit for each act run")
+	if code, ok := action.ParseFlags(fs, args, actUsage, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "recess-lab act: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	s := &actStory{out: stdout, verbose: *verbose, timeout: *timeout, answered: map[int64]bool{}}
+	started := time.Now()
+	err := s.setUp(ctx)
+	if err == nil {
+		err = s.tell(ctx)
+	}
+	s.tearDown(err != nil || *keep, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "recess-lab act: FAIL: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "\nrecess-lab act: PASS in %s (%d GitHub API requests to the fake)\n", time.Since(started).Round(time.Second), len(s.gh.Requests()))
+	return 0
+}
+
+// actStory is one run of the story.
+type actStory struct {
+	out     io.Writer
+	verbose bool
+	timeout time.Duration
+
+	root, work, act  string
+	frontDoor, agent string // the workflow copies act runs
+	gh               *githubfake.GitHub
+	urls             map[string]string
+	discussion       githubfake.Discussion
+	step             int
+	// answered are the agent runs whose verdict job ran: with the runs the
+	// fake holds, they tell how many agent runs were out at any moment.
+	answered map[int64]bool
+}
+
+func (s *actStory) say(format string, args ...any) {
+	fmt.Fprintf(s.out, format+"\n", args...)
+}
+
+func (s *actStory) setUp(ctx context.Context) error {
+	root, err := recessRoot()
+	if err != nil {
+		return err
+	}
+	s.root = root
+	if s.work, err = os.MkdirTemp("", "recess-act-"); err != nil {
+		return err
+	}
+	if s.act, err = findAct(ctx, s.out); err != nil {
+		return err
+	}
+	s.say("recess-lab act: the example workflows under act v%s against the embedded fake GitHub", actVersion)
+	s.say("work directory: %s", s.work)
+
+	if err := os.MkdirAll(filepath.Join(s.work, "workflows"), 0o755); err != nil {
+		return err
+	}
+	for _, name := range []string{"recess.yml", "agent.yml"} {
+		n, err := copyForAct(filepath.Join(root, ".github", "workflows", name), filepath.Join(s.work, "workflows", name))
+		if err != nil {
+			return err
+		}
+		s.say("  .github/workflows/%s: runs as is, less %s act v%s cannot parse", name, action.Count(n, "`queue: max` line", "`queue: max` lines"), actVersion)
+	}
+	s.frontDoor = filepath.Join(s.work, "workflows", "recess.yml")
+	s.agent = filepath.Join(s.work, "workflows", "agent.yml")
+
+	data, err := os.ReadFile(filepath.Join(root, actSeed))
+	if err != nil {
+		return err
+	}
+	seed, err := githubfake.ParseSeed(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", actSeed, err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	s.gh = githubfake.New(githubfake.WithServerURL("http://" + l.Addr().String()))
+	srv, err := s.gh.StartListener(l)
+	if err != nil {
+		l.Close()
+		return err
+	}
+	if err := s.gh.ApplySeed(seed); err != nil {
+		return fmt.Errorf("%s: %w", actSeed, err)
+	}
+	s.urls = map[string]string{
+		"GITHUB_API_URL":     strings.TrimSuffix(s.gh.URL(), "/"),
+		"GITHUB_GRAPHQL_URL": s.gh.GraphQLURL(),
+		"GITHUB_SERVER_URL":  srv.URL,
+	}
+	if s.discussion, err = s.gh.Discussion(actRepo, 1); err != nil {
+		return fmt.Errorf("%s: %w", actSeed, err)
+	}
+	s.say("fake GitHub at %s, seeded from %s: %s, discussion #1 %q by @%s", srv.URL, actSeed, actRepo, s.discussion.Title, s.discussion.Author)
+	return nil
+}
+
+func (s *actStory) tearDown(keep bool, stderr io.Writer) {
+	if s.gh != nil {
+		s.gh.Close()
+	}
+	if s.work == "" {
+		return
+	}
+	if keep {
+		fmt.Fprintf(stderr, "recess-lab act: work directory kept: %s\n", s.work)
+		return
+	}
+	os.RemoveAll(s.work)
+}
+
+// tell plays the story, checking the fake after every step.
+func (s *actStory) tell(ctx context.Context) error {
+	d := s.discussion
+
+	// 1. A new discussion: the front door dispatches the agent.
+	s.say("\n1. @%s opened discussion #1: the front door runs (intake)", d.Author)
+	payload, err := s.gh.DiscussionPayload(d.ID, githubfake.Event{Action: "created"})
+	if err != nil {
+		return err
+	}
+	if _, err := s.runAct(ctx, "intake", "discussion", s.frontDoor, payload, 1001); err != nil {
+		return err
+	}
+	runs, err := s.agentRuns(1)
+	if err != nil {
+		return err
+	}
+	first := runs[0]
+	cid1 := first.Inputs["correlation_id"]
+	s.say("   dispatched agent run %d (%s)", first.ID, cid1)
+	if err := s.expectEyes(true); err != nil {
+		return err
+	}
+
+	// 2. The agent run: claim, the lead asks and recesses, the verdict job posts.
+	s.say("\n2. agent run %d: claim -> lead (recess-lab mcp-script over recess mcp) -> verdict", first.ID)
+	lead, err := s.runAgent(ctx, "agent-first", first)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(lead, "== call recess") || !strings.Contains(lead, "Recess recorded") {
+		return fmt.Errorf("the lead's log shows no recess call:\n%s", lastLines(lead, 40))
+	}
+	question, err := s.questionOf(cid1)
+	if err != nil {
+		return err
+	}
+	s.say("   the lead asked (comment %s): %q", question.ID, action.FirstLine(question.Body))
+	rec, err := s.record()
+	if err != nil {
+		return err
+	}
+	if len(rec.OpenRFCs) != 1 || rec.OpenRFCs[cid1] == nil || rec.Active != nil {
+		return fmt.Errorf("after the recessing verdict the record holds %d open recess(es) and active run %v, want the recess %s and no active run", len(rec.OpenRFCs), rec.Active, cid1)
+	}
+	s.say("   recess %s is open: %s", cid1, rec.OpenRFCs[cid1].Trigger)
+
+	// 3. One answer under the question: 1 of 2, it only accumulates.
+	s.say("\n3. @bob answers under the question: the front door runs (inbound)")
+	time.Sleep(time.Second) // GitHub's timestamps have seconds; "after the recess" compares them
+	bob, err := s.gh.Reply(question.ID, "bob", "A comment, please: most people never configure a branch.")
+	if err != nil {
+		return err
+	}
+	if err := s.comment(ctx, "reply-bob", bob.ID, 1002); err != nil {
+		return err
+	}
+	if _, err := s.agentRuns(1); err != nil {
+		return fmt.Errorf("one reply of two: %w", err)
+	}
+	s.say("   1 of 2 replies: no dispatch")
+
+	// 4. A scheduled sweep: nothing is due.
+	s.say("\n4. the scheduled sweep runs")
+	if _, err := s.runAct(ctx, "sweep", "schedule", s.frontDoor, []byte(`{"schedule": "2-59/5 * * * *"}`), 1003); err != nil {
+		return err
+	}
+	if _, err := s.agentRuns(1); err != nil {
+		return fmt.Errorf("after the sweep: %w", err)
+	}
+	s.say("   nothing due: no dispatch")
+
+	// 5. The second reply fires the trigger: a resume with the comments.
+	s.say("\n5. @carol comments: the front door runs (inbound) and the trigger fires")
+	carol, err := s.gh.Comment(d.ID, "carol", "Agreed with bob. A branch is one more thing to protect.")
+	if err != nil {
+		return err
+	}
+	if err := s.comment(ctx, "comment-carol", carol.ID, 1004); err != nil {
+		return err
+	}
+	if runs, err = s.agentRuns(2); err != nil {
+		return err
+	}
+	resumed := runs[1]
+	rc, err := action.DecodeResumeContext([]byte(resumed.Inputs["resume_context"]))
+	if err != nil {
+		return fmt.Errorf("agent run %d: %w", resumed.ID, err)
+	}
+	if rc.CorrelationID != cid1 || rc.FiredBy != wait.KindMissingInput {
+		return fmt.Errorf("resume_context: correlation_id %q fired_by %q, want %q missing_input", rc.CorrelationID, rc.FiredBy, cid1)
+	}
+	var ids []string
+	for _, e := range rc.HistorySince {
+		ids = append(ids, e.ID)
+	}
+	if strings.Join(ids, ",") != bob.ID+","+carol.ID {
+		return fmt.Errorf("resume_context.history_since = %v, want bob's reply %s and carol's comment %s", ids, bob.ID, carol.ID)
+	}
+	if rc.HistorySince[0].ReplyTo != question.ID {
+		return fmt.Errorf("bob's reply in history_since has reply_to %q, want the question %s", rc.HistorySince[0].ReplyTo, question.ID)
+	}
+	s.say("   dispatched agent run %d (%s), fired_by %s, history_since: bob's reply and carol's comment", resumed.ID, resumed.Inputs["correlation_id"], rc.FiredBy)
+
+	// 6. A duplicate of the first run: claim says stale, nothing else runs.
+	s.say("\n6. agent run %d is delivered again (a duplicate): claim says stale", first.ID)
+	before, err := s.gh.Comments(d.ID)
+	if err != nil {
+		return err
+	}
+	log, err := s.runAct(ctx, "agent-stale", "workflow_dispatch", s.agent, s.dispatchPayload(first), first.ID)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(log, "stale=true") {
+		return fmt.Errorf("the duplicate's claim did not say stale=true")
+	}
+	if strings.Contains(log, "recess-lab mcp-script") && strings.Contains(log, "== call") {
+		return fmt.Errorf("the lead ran for a stale claim")
+	}
+	after, err := s.gh.Comments(d.ID)
+	if err != nil {
+		return err
+	}
+	if len(after) != len(before) {
+		return fmt.Errorf("the stale run changed the discussion: %d comments, then %d", len(before), len(after))
+	}
+	s.say("   stale: the lead and the verdict were skipped, nothing posted")
+
+	// 7. The resumed run: claim renders the prompt, the lead answers.
+	s.say("\n7. agent run %d: claim (prompt) -> lead adjourns quoting the replies -> verdict", resumed.ID)
+	lead, err = s.runAgent(ctx, "agent-resumed", resumed)
+	if err != nil {
+		return err
+	}
+	for _, want := range []string{"== the prompt this run was handed", "# You are resumed", "Answer to your question", "== call adjourn"} {
+		if !strings.Contains(lead, want) {
+			return fmt.Errorf("the resumed lead's log lacks %q:\n%s", want, lastLines(lead, 60))
+		}
+	}
+	answer, err := s.questionOf(resumed.Inputs["correlation_id"])
+	if err != nil {
+		return err
+	}
+	for _, want := range []string{"> **@bob**: A comment, please", "> **@carol**: Agreed with bob"} {
+		if !strings.Contains(answer.Body, want) {
+			return fmt.Errorf("the answer does not quote %q:\n%s", want, answer.Body)
+		}
+	}
+	s.say("   the answer (comment %s):", answer.ID)
+	for _, l := range strings.Split(strings.TrimSpace(visible(answer.Body)), "\n") {
+		s.say("   | %s", l)
+	}
+	if rec, err = s.record(); err != nil {
+		return err
+	}
+	if len(rec.OpenRFCs) != 0 || rec.Active != nil || rec.Queued != nil {
+		return fmt.Errorf("after the answer the record holds %d open recess(es), active %v, queued %v; want nothing pending", len(rec.OpenRFCs), rec.Active, rec.Queued)
+	}
+	if err := s.expectEyes(false); err != nil {
+		return err
+	}
+	if _, err := s.agentRuns(2); err != nil {
+		return fmt.Errorf("after the answer: %w", err)
+	}
+	d, err = s.gh.Discussion(actRepo, 1)
+	if err != nil {
+		return err
+	}
+	for _, l := range d.Labels {
+		if strings.EqualFold(l, "recess:waiting") {
+			return fmt.Errorf("discussion #1 still carries %s with nothing pending", l)
+		}
+	}
+	s.say("   nothing pending: no open recess, no active run, no label; 2 agent runs in all, never two at once")
+	return nil
+}
+
+// runAgent runs the agent workflow for a dispatched run, moving the fake's
+// run along as GitHub would, and returns the log.
+func (s *actStory) runAgent(ctx context.Context, name string, ru githubfake.Run) (string, error) {
+	if err := s.gh.SetRunStatus(ru.ID, "in_progress", ""); err != nil {
+		return "", err
+	}
+	log, err := s.runAct(ctx, name, "workflow_dispatch", s.agent, s.dispatchPayload(ru), ru.ID)
+	conclusion := "success"
+	if err != nil {
+		conclusion = "failure"
+	}
+	if serr := s.gh.SetRunStatus(ru.ID, "completed", conclusion); serr != nil && err == nil {
+		err = serr
+	}
+	if err == nil {
+		s.answered[ru.ID] = true
+	}
+	return log, err
+}
+
+// comment runs the front door for a comment that was just written.
+func (s *actStory) comment(ctx context.Context, name, commentID string, runID int64) error {
+	payload, err := s.gh.DiscussionCommentPayload(commentID, githubfake.Event{Action: "created"})
+	if err != nil {
+		return err
+	}
+	_, err = s.runAct(ctx, name, "discussion_comment", s.frontDoor, payload, runID)
+	return err
+}
+
+// dispatchPayload is the workflow_dispatch event GitHub delivers to the run
+// recess dispatched: its inputs, ref and repository.
+func (s *actStory) dispatchPayload(ru githubfake.Run) []byte {
+	owner, name, _ := strings.Cut(actRepo, "/")
+	b, _ := json.Marshal(map[string]any{
+		"inputs": ru.Inputs,
+		"ref":    "refs/heads/main",
+		"repository": map[string]any{
+			"name": name, "full_name": actRepo, "owner": map[string]any{"login": owner},
+			"html_url": s.urls["GITHUB_SERVER_URL"] + "/" + actRepo, "default_branch": "main",
+		},
+		"sender":   map[string]any{"login": actBot + "[bot]", "type": "Bot"},
+		"workflow": ".github/workflows/agent.yml",
+	})
+	return b
+}
+
+// runAct runs one workflow under act for one event and returns its log. A
+// non-zero exit, a failed job, or a run past the timeout is an error that
+// shows the end of the log.
+func (s *actStory) runAct(ctx context.Context, name, event, workflow string, payload []byte, runID int64) (string, error) {
+	s.step++
+	base := filepath.Join(s.work, fmt.Sprintf("%02d-%s", s.step, name))
+	if err := os.WriteFile(base+".event.json", payload, 0o600); err != nil {
+		return "", err
+	}
+	artifacts := filepath.Join(s.work, "artifacts", strconv.FormatInt(runID, 10)+"-"+strconv.Itoa(s.step))
+	args := []string{event,
+		"-W", workflow, "-e", base + ".event.json",
+		"-P", "ubuntu-latest=-self-hosted", "--action-offline-mode", "--no-cache-server",
+		"--container-daemon-socket", "-",
+		"--action-cache-path", filepath.Join(s.work, "act-cache"),
+		"--local-repository", "actions/upload-artifact@v4=" + filepath.Join(s.root, actStandIn, "upload-artifact"),
+		"--local-repository", "actions/download-artifact@v4=" + filepath.Join(s.root, actStandIn, "download-artifact"),
+		"--env", "GITHUB_REPOSITORY=" + actRepo,
+		"--env", "GITHUB_RUN_ID=" + strconv.FormatInt(runID, 10),
+		"--env", "RECESS_CACHE_DIR=" + filepath.Join(s.work, "tool-cache"),
+		"--env", "RECESS_ACT_ARTIFACTS=" + artifacts,
+		"-s", "GITHUB_TOKEN=" + actToken,
+	}
+	for _, k := range []string{"GITHUB_API_URL", "GITHUB_GRAPHQL_URL", "GITHUB_SERVER_URL"} {
+		args = append(args, "--env", k+"="+s.urls[k])
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, s.act, args...)
+	cmd.Dir = s.root
+	cmd.Env = append(os.Environ(), "ACT_DISABLE_VERSION_CHECK=1")
+	cmd.WaitDelay = 10 * time.Second
+	var log bytes.Buffer
+	var w io.Writer = &log
+	if s.verbose {
+		w = io.MultiWriter(&log, prefixed{s.out})
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	t0 := time.Now()
+	err := cmd.Run()
+	if werr := os.WriteFile(base+".log", log.Bytes(), 0o600); werr != nil && err == nil {
+		err = werr
+	}
+	text := log.String()
+	switch {
+	case ctx.Err() != nil:
+		err = fmt.Errorf("act %s (%s) ran past %s", event, name, s.timeout)
+	case err != nil:
+		err = fmt.Errorf("act %s (%s): %v", event, name, err)
+	case strings.Contains(text, "Job failed"):
+		err = fmt.Errorf("act %s (%s): a job failed", event, name)
+	case !strings.Contains(text, "Job succeeded"):
+		err = fmt.Errorf("act %s (%s): no job succeeded", event, name)
+	}
+	if err != nil {
+		return text, fmt.Errorf("%w\n--- end of %s.log:\n%s", err, base, lastLines(text, 60))
+	}
+	if w := actAnnotations(text); len(w) > 0 {
+		for _, a := range w {
+			s.say("   %s", a)
+		}
+	}
+	s.say("   act %s ok in %s", event, time.Since(t0).Round(time.Second))
+	return text, nil
+}
+
+// agentRuns returns the agent workflow's runs, oldest first, after checking
+// there are want of them and that never two were out at once: every run but
+// the newest has had its verdict.
+func (s *actStory) agentRuns(want int) ([]githubfake.Run, error) {
+	runs, err := s.gh.Runs(actRepo)
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) != want {
+		return nil, fmt.Errorf("%s dispatched, want %d", action.Count(len(runs), "agent run", "agent runs"), want)
+	}
+	for _, ru := range runs[:len(runs)-1] {
+		if !s.answered[ru.ID] {
+			return nil, fmt.Errorf("agent run %d was dispatched while run %d had not answered: two agent runs at once", runs[len(runs)-1].ID, ru.ID)
+		}
+	}
+	return runs, nil
+}
+
+// questionOf is the first reply recess posted for the verdict of cid.
+func (s *actStory) questionOf(cid string) (githubfake.Comment, error) {
+	cs, err := s.gh.Comments(s.discussion.ID)
+	if err != nil {
+		return githubfake.Comment{}, err
+	}
+	for _, c := range cs {
+		if id, i, ok := state.ParseReplyMarker(c.Body); ok && c.Author == actBot && id == cid && i == 0 {
+			return c, nil
+		}
+	}
+	return githubfake.Comment{}, fmt.Errorf("no reply of recess carries the verdict of %s", cid)
+}
+
+// record decodes the discussion's record from recess's status comment.
+func (s *actStory) record() (*state.Record, error) {
+	cs, err := s.gh.Comments(s.discussion.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cs {
+		if c.Author != actBot || !state.HasMarker(c.Body) {
+			continue
+		}
+		rec, found, err := state.DecodeComment(c.Body)
+		if err != nil {
+			return nil, fmt.Errorf("status comment %s: %w", c.ID, err)
+		}
+		if found {
+			return rec, nil
+		}
+	}
+	return nil, errors.New("no status comment of recess in discussion #1")
+}
+
+// expectEyes checks recess's acknowledgement on the discussion.
+func (s *actStory) expectEyes(want bool) error {
+	d, err := s.gh.Discussion(actRepo, 1)
+	if err != nil {
+		return err
+	}
+	got := false
+	for _, login := range d.Reactions["EYES"] {
+		if login == actBot {
+			got = true
+		}
+	}
+	if got != want {
+		return fmt.Errorf("EYES of recess on discussion #1: %v, want %v", got, want)
+	}
+	return nil
+}
+
+// recessRoot finds the recess repository from the working directory up.
+func recessRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if fileExists(filepath.Join(dir, "action.yml")) && fileExists(filepath.Join(dir, "cmd", "recess", "main.go")) &&
+			fileExists(filepath.Join(dir, actSeed)) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("not inside the recess repository: run recess-lab act from a checkout of it")
+		}
+		dir = parent
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// findAct returns act v0.2.89: on PATH, in the Go bin directory, or
+// installed there with go install.
+func findAct(ctx context.Context, out io.Writer) (string, error) {
+	var candidates []string
+	if p, err := exec.LookPath("act"); err == nil {
+		candidates = append(candidates, p)
+	}
+	gobin := ""
+	if b, err := exec.CommandContext(ctx, "go", "env", "GOBIN", "GOPATH").Output(); err == nil {
+		// One line each; GOBIN's is empty unless set, so trim only the end.
+		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+		if len(lines) == 2 {
+			gobin = strings.TrimSpace(lines[0])
+			if gobin == "" {
+				gobin = filepath.Join(strings.TrimSpace(lines[1]), "bin")
+			}
+			candidates = append(candidates, filepath.Join(gobin, "act"))
+		}
+	}
+	for _, c := range candidates {
+		if v, err := exec.CommandContext(ctx, c, "--version").Output(); err == nil && strings.TrimSpace(string(v)) == "act version "+actVersion {
+			return c, nil
+		}
+	}
+	if gobin == "" {
+		return "", fmt.Errorf("act v%s is not installed and go is not on PATH to install it: go install github.com/nektos/act@v%s", actVersion, actVersion)
+	}
+	fmt.Fprintf(out, "installing act v%s: go install github.com/nektos/act@v%s\n", actVersion, actVersion)
+	cmd := exec.CommandContext(ctx, "go", "install", "github.com/nektos/act@v"+actVersion)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go install github.com/nektos/act@v%s: %w", actVersion, err)
+	}
+	return filepath.Join(gobin, "act"), nil
+}
+
+// queueLine is the one line act cannot parse: concurrency `queue: max`.
+var queueLine = regexp.MustCompile(`^\s*queue:\s*max\s*$`)
+
+// copyForAct copies a workflow file without its `queue: max` lines and
+// returns how many it left out.
+func copyForAct(src, dst string) (int, error) {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return 0, err
+	}
+	var b strings.Builder
+	n := 0
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if queueLine.MatchString(sc.Text()) {
+			n++
+			continue
+		}
+		b.WriteString(sc.Text())
+		b.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return n, os.WriteFile(dst, []byte(b.String()), 0o600)
+}
+
+// annotationLine is a workflow command a step printed, as act logs it
+// ("[job/step]   | ::warning title=...::text"); a script's source that act
+// echoes does not start with the job's tag.
+var annotationLine = regexp.MustCompile(`^\[[^\]]+\][^:]*?(::(?:warning|error)\b.*)$`)
+
+// actAnnotations are the ::warning and ::error lines of a log, for the story.
+func actAnnotations(log string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(log, "\n") {
+		m := annotationLine.FindStringSubmatch(l)
+		if m == nil || seen[m[1]] {
+			continue
+		}
+		seen[m[1]] = true
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// visible is a comment body without recess's hidden markers.
+func visible(body string) string {
+	if i := strings.Index(body, "<!--"); i >= 0 {
+		return body[:i]
+	}
+	return body
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// prefixed indents act's log under the story with -v.
+type prefixed struct{ w io.Writer }
+
+func (p prefixed) Write(b []byte) (int, error) {
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if l != "" {
+			fmt.Fprint(p.w, "   | "+l)
+		}
+	}
+	return len(b), nil
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/recess-action/recess/internal/action"
+)
+
+//go:embed demo.yaml
+var demoScenario []byte
+
+const demoUsage = `usage: recess-lab demo [-v]
+
+Tells the built-in story (a discussion, the agent's question, people
+replying, the resume and the answer) against the embedded fake GitHub: no
+token, no network. -v adds each recess run's log.
+`
+
+const scenarioUsage = `usage: recess-lab scenario [-v] FILE.yaml...
+
+Runs scenario files against the embedded fake GitHub (no token, no network)
+and exits 1 when one fails. -v adds each recess run's log. A scenario is
+YAML; an unknown key or a value of the wrong kind is refused with its path
+and line.
+
+Top level:
+  name: TEXT            a title, printed first
+  start: TIME           the clock at the first step (RFC 3339;
+                        default 2026-11-21T10:00:00Z)
+  inputs: {NAME: TEXT}  action inputs for every run (state-store,
+                        max-attempts, escalate-to, categories, wake-on, ...;
+                        not github-token, command, verdict, verdict-file,
+                        correlation-id, discussion, dry-run, config)
+  maintainers: [LOGIN]  people with write access (MEMBER); everyone else
+                        is a CONTRIBUTOR
+  steps: [STEP]         what happens, in order
+
+Each step does exactly one thing:
+  discussion: {author, title, body}
+                        opens the discussion; recess gets its event
+  comment: {author, body, label, reply_to, lost}
+                        comments; label names the comment for reply_to,
+                        reply_to answers a labelled comment in its thread,
+                        lost: true drops the event (only a sweep sees it)
+  agent: {verdict, replies, trigger, summary, fail, refused}
+                        the newest dispatched agent run claims, then
+                        answers: verdict (recessed, adjourned, ...) with
+                        replies [{body, reply_to}], trigger (a trigger
+                        document) and summary; or fail: CONCLUSION
+                        (failure, cancelled) for a run that ends without
+                        one. refused: FIELD expects recess to refuse the
+                        verdict naming FIELD; any other refusal fails
+  wait: DURATION        moves the clock (ISO 8601: PT1H, P2D)
+  sweep: true           runs the scheduled sweep
+  close: true           closes the discussion; recess gets its event
+  expect: {dispatches, open_rfcs, fired_by, history, status, comment}
+                        checks: agent runs dispatched so far; open recesses
+                        the last run reported; the last dispatch's fired_by
+                        and its history authors in order; text the status
+                        comment's first line contains; text some comment
+                        by recess contains
+
+Examples: testdata/scenarios/*.yaml.
+
+Flags:
+`
+
+// runDemo tells the built-in story against the embedded fake GitHub: no
+// token, no network. It prints the timeline and what the resumed agent
+// was handed.
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("recess-lab demo", flag.ContinueOnError)
+	verbose := fs.Bool("v", false, "also print every recess run's log")
+	if code, ok := action.ParseFlags(fs, args, demoUsage, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "recess-lab demo: unexpected argument %q\n", fs.Arg(0))
+		return action.ExitRefused
+	}
+	s, err := parseScenario(demoScenario)
+	if err != nil {
+		fmt.Fprintf(stderr, "recess-lab demo: %v\n", err)
+		return 1
+	}
+	st, err := runScenario(ctx, s, stdout, *verbose)
+	if err != nil {
+		fmt.Fprintf(stderr, "recess-lab demo: %v\n", err)
+		return 1
+	}
+	// Show what the resumed agent run was handed: the point of recess.
+	runs, err := st.gh.Runs(st.repo)
+	if err == nil {
+		for i := len(runs) - 1; i >= 0; i-- {
+			if rc := runs[i].Inputs["resume_context"]; rc != "" {
+				var v any
+				if json.Unmarshal([]byte(rc), &v) == nil {
+					b, _ := json.MarshalIndent(v, "", "  ")
+					fmt.Fprintf(stdout, "\nThe resume_context of agent run %d:\n%s\n", runs[i].ID, b)
+				}
+				break
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "\n%d GitHub API requests in all, against the embedded fake GitHub.\n", len(st.gh.Requests()))
+	return 0
+}
+
+// runScenarios runs scenario files and reports each; exit 1 when one fails.
+func runScenarios(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("recess-lab scenario", flag.ContinueOnError)
+	verbose := fs.Bool("v", false, "also print every recess run's log")
+	if code, ok := action.ParseFlags(fs, args, scenarioUsage, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintf(stderr, "recess-lab scenario: no scenario file given\n%s", scenarioUsage)
+		return action.ExitRefused
+	}
+	failed := 0
+	for _, path := range fs.Args() {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "recess-lab scenario: %v\n", err)
+			return 2
+		}
+		s, err := parseScenario(b)
+		if err != nil {
+			fmt.Fprintf(stderr, "recess-lab scenario: %s: %v\n", path, err)
+			return 2
+		}
+		if _, err := runScenario(ctx, s, stdout, *verbose); err != nil {
+			fmt.Fprintf(stdout, "FAIL %s: %v\n\n", path, err)
+			failed++
+			continue
+		}
+		fmt.Fprintf(stdout, "ok   %s\n\n", path)
+	}
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer lets the test read what run prints while it serves.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+const seedYAML = `
+tokens:
+  - {token: bot-tok, login: github-actions, bot: true}
+repos:
+  - name: octo/hello
+    labels: ["recess:waiting"]
+    associations: {alice: MEMBER}
+    workflows:
+      - file: agent.yml
+        run_name: "agent ${{ inputs.correlation_id }} #${{ github.event.inputs.discussion_number }}"
+        inputs:
+          correlation_id: {required: true}
+          discussion_number: {required: true}
+          resume_context: {default: ""}
+    discussions:
+      - author: alice
+        title: RFC
+        body: Which backend?
+        labels: ["recess:waiting"]
+        comments:
+          - author: bob
+            body: Postgres
+            replies: [{author: carol, body: agreed}]
+`
+
+// start runs the program and returns the URLs it printed.
+func start(t *testing.T, args ...string) map[string]string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- runFakeGitHub(ctx, args, out) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runFakeGitHub() = %v", err)
+		}
+	})
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		env := map[string]string{}
+		sc := bufio.NewScanner(strings.NewReader(out.String()))
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+				env[k] = v
+			}
+		}
+		if len(env) == 3 {
+			return env
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("runFakeGitHub() printed %q, want three URLs", out.String())
+	return nil
+}
+
+func post(t *testing.T, url, token, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func TestRunServesSeededState(t *testing.T) {
+	t.Parallel()
+	seedPath := filepath.Join(t.TempDir(), "seed.yml")
+	if err := os.WriteFile(seedPath, []byte(seedYAML), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := start(t, "--addr", "127.0.0.1:0", "--seed", seedPath, "--token", "alice-tok=alice")
+	if !strings.HasSuffix(env["GITHUB_API_URL"], "/api/v3") || !strings.HasSuffix(env["GITHUB_GRAPHQL_URL"], "/api/graphql") {
+		t.Fatalf("URLs = %v", env)
+	}
+	q := `{"query":"{ repository(owner:\"octo\", name:\"hello\") { discussion(number: 1) { url labels(first: 5) { nodes { name } } comments(first: 5) { nodes { body authorAssociation replies(first: 5) { nodes { body } } } } } } }"}`
+	status, body := post(t, env["GITHUB_GRAPHQL_URL"], "alice-tok", q)
+	want := `{"data":{"repository":{"discussion":{"url":"` + env["GITHUB_SERVER_URL"] + `/octo/hello/discussions/1","labels":{"nodes":[{"name":"recess:waiting"}]},"comments":{"nodes":[{"body":"Postgres","authorAssociation":"NONE","replies":{"nodes":[{"body":"agreed"}]}}]}}}}}`
+	if status != 200 || string(body) != want {
+		t.Errorf("query = %d %s\nwant %s", status, body, want)
+	}
+	status, body = post(t, env["GITHUB_API_URL"]+"/repos/octo/hello/actions/workflows/agent.yml/dispatches", "bot-tok",
+		`{"ref":"main","inputs":{"correlation_id":"c-1","discussion_number":"1"},"return_run_details":true}`)
+	if status != 200 {
+		t.Fatalf("dispatch = %d %s", status, body)
+	}
+	var details struct {
+		RunURL string `json:"run_url"`
+	}
+	if err := json.Unmarshal(body, &details); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, details.RunURL, nil)
+	req.Header.Set("Authorization", "token bot-tok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var run struct{ Name string }
+	if err := json.NewDecoder(resp.Body).Decode(&run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Name != "agent c-1 #1" {
+		t.Errorf("run name = %q, want the rendered run-name", run.Name)
+	}
+}
+
+func TestRunRefusesBadArguments(t *testing.T) {
+	t.Parallel()
+	bad := filepath.Join(t.TempDir(), "bad.yml")
+	if err := os.WriteFile(bad, []byte("repos:\n  - name: octo/hello\n    colour: red\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{name: "token_without_login", args: []string{"--token", "abc"}},
+		{name: "repo_without_owner", args: []string{"--repo", "hello"}},
+		{name: "unknown_seed_field", args: []string{"--seed", bad}},
+		{name: "missing_seed", args: []string{"--seed", filepath.Join(t.TempDir(), "none.yml")}},
+		{name: "extra_argument", args: []string{"serve"}},
+		{name: "bad_address", args: []string{"--addr", "256.0.0.1:99999"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel() // a valid configuration would return at once
+			if err := runFakeGitHub(ctx, tt.args, io.Discard); err == nil {
+				t.Errorf("runFakeGitHub(%q) = nil, want an error", tt.args)
+			}
+		})
+	}
+}
+
+func TestRunHelp(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	err := runFakeGitHub(context.Background(), []string{"--help"}, &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("runFakeGitHub(--help) = %v, want flag.ErrHelp (main exits 0 on it)", err)
+	}
+	if !strings.Contains(out.String(), "testdata/act/README.md") || !strings.Contains(out.String(), "-seed") {
+		t.Errorf("runFakeGitHub(--help) printed %q, want the usage with the seed format's pointer", out.String())
+	}
+}

@@ -1,0 +1,407 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/recess-action/recess/resume"
+)
+
+const repoUsage = `usage: recess status --repo OWNER/REPO [--discussion N] [flags]
+       recess sweep --dry-run --repo OWNER/REPO [flags]
+
+status prints what each pending discussion waits for and when time alone
+would fire it; sweep --dry-run adds what a sweep at this moment would do
+(it reads everything and writes nothing: the scheduled front door does
+the real sweeps). Both print a table, or JSON with --json.
+
+The token is GITHUB_TOKEN; GITHUB_API_URL and GITHUB_GRAPHQL_URL point
+elsewhere than github.com (GitHub Enterprise Server, go run ./cmd/recess-lab fakegithub);
+RECESS_NOW (RFC 3339) pins the moment.
+
+Flags:
+`
+
+// repoCommand is the command line of `recess status` and `recess sweep
+// --dry-run`.
+type repoCommand struct {
+	inv  *invocation
+	json bool
+}
+
+// parseRepoCommand reads the flags and the environment of a repository
+// command, once, into an invocation.
+func parseRepoCommand(name string, args []string, getenv func(string) string, stdout, stderr io.Writer) (*repoCommand, int, bool) {
+	fs := flag.NewFlagSet("recess "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	set := newSettings()
+	set.Command = name
+	repo := fs.String("repo", getenv("GITHUB_REPOSITORY"), "the repository, OWNER/REPO (default $GITHUB_REPOSITORY)")
+	discussion := fs.Int("discussion", 0, "only this discussion (status)")
+	fs.StringVar(&set.StateStore, inStateStore, set.StateStore, "where the records are: "+storeComment+" or "+storeBranch)
+	fs.StringVar(&set.StateBranch, inStateBranch, set.StateBranch, "the branch of the "+storeBranch+" store")
+	config := fs.String(inConfig, defaultConfigPath, "the repository's policy file (a missing default is fine)")
+	dry := fs.Bool(inDryRun, false, "describe what a sweep would do without doing it (required for sweep)")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	usage := func(w io.Writer) {
+		fmt.Fprint(w, repoUsage)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	refuse := func(format string, args ...any) (*repoCommand, int, bool) {
+		fmt.Fprintf(stderr, "recess %s: %s\n", name, fmt.Sprintf(format, args...))
+		usage(stderr)
+		return nil, exitRefused, false
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
+			return nil, exitOK, false
+		}
+		return refuse("%v", err)
+	}
+	explicit := false
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == inConfig })
+	switch {
+	case fs.NArg() > 0:
+		return refuse("unexpected argument %q", fs.Arg(0))
+	case name == cmdSweep && !*dry:
+		return refuse("only --dry-run is available from the command line; the scheduled front door performs real sweeps")
+	case name == cmdSweep && *discussion != 0:
+		return refuse("--discussion is for status: a sweep looks at every pending discussion")
+	case *discussion < 0:
+		return refuse("--discussion %d is not a discussion number", *discussion)
+	case *repo == "":
+		return refuse("--repo is missing (or set GITHUB_REPOSITORY)")
+	case getenv("GITHUB_TOKEN") == "":
+		return refuse("GITHUB_TOKEN is not set")
+	}
+	if _, _, err := splitRepo("--repo", *repo); err != nil {
+		return refuse("%v", err)
+	}
+	set.StateStore = strings.ToLower(set.StateStore)
+	if err := checkStore("--"+inStateStore, set.StateStore); err != nil {
+		return refuse("%v", err)
+	}
+	if err := set.applyFile(*config, explicit); err != nil {
+		return refuse("%v", err)
+	}
+	clock, err := clockFrom(getenv)
+	if err != nil {
+		return refuse("%v", err)
+	}
+	set.Token = getenv("GITHUB_TOKEN")
+	set.DryRun = true // the command line only ever reads
+	return &repoCommand{json: *asJSON, inv: &invocation{
+		Command:    name,
+		Repo:       *repo,
+		APIURL:     getenv("GITHUB_API_URL"),
+		GraphQLURL: getenv("GITHUB_GRAPHQL_URL"),
+		ServerURL:  getenv("GITHUB_SERVER_URL"),
+		Clock:      clock,
+		Set:        set,
+		Event:      &event{},
+		Discussion: *discussion,
+	}}, exitOK, true
+}
+
+// runRepoCommand is `recess status` and `recess sweep --dry-run`: the
+// action's own code against a repository from a laptop. It prints a table
+// (or JSON) on stdout and the engine's log on stderr.
+func runRepoCommand(ctx context.Context, name string, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	c, code, ok := parseRepoCommand(name, args, getenv, stdout, stderr)
+	if !ok {
+		return code
+	}
+	rep, err := c.report(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "recess %s: %v\n", name, err)
+		if inputFieldOf(err) != "" {
+			return exitRefused
+		}
+		return exitFailed
+	}
+	if c.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "recess %s: %v\n", name, err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	rep.print(stdout)
+	return exitOK
+}
+
+// report runs the command: a status of the pending discussions, and for
+// sweep a dry-run sweep beside it.
+func (c *repoCommand) report(ctx context.Context, log io.Writer) (*cliReport, error) {
+	status := *c.inv
+	status.Command = cmdStatus
+	st, err := execute(ctx, &status, log)
+	if err != nil {
+		return nil, err
+	}
+	rep := newCLIReport(c.inv, st)
+	if c.inv.Command != cmdSweep {
+		return rep, nil
+	}
+	sw, err := execute(ctx, c.inv, log)
+	if sw.Result == nil {
+		return nil, err
+	}
+	rep.addSweep(sw, err)
+	return rep, nil
+}
+
+// cliReport is what the repository commands print: the --json shape, and
+// the table drawn from it.
+type cliReport struct {
+	Command string    `json:"command"`
+	Repo    string    `json:"repository"`
+	Now     time.Time `json:"now"`
+	// DryRun is true for sweep --dry-run: nothing was written.
+	DryRun bool `json:"dry_run"`
+	// OpenRFCs and RFCs are every open recess (status).
+	OpenRFCs int       `json:"open_rfcs"`
+	RFCs     []rfcJSON `json:"rfcs"`
+	// Discussions are the pending discussions, one row each.
+	Discussions []discussionRow `json:"discussions"`
+	// Would lists what a real sweep would write now, in order (sweep).
+	Would    []string `json:"would,omitempty"`
+	Notes    []string `json:"notes"`
+	Warnings []string `json:"warnings"`
+	// Requests counts the GitHub API requests this command sent.
+	Requests int `json:"requests"`
+}
+
+// rfcJSON is one open recess.
+type rfcJSON struct {
+	Discussion    int             `json:"discussion"`
+	CorrelationID string          `json:"correlation_id"`
+	Trigger       json.RawMessage `json:"trigger"`
+	OpenedAt      time.Time       `json:"opened_at"`
+	Waiting       string          `json:"waiting_for"`
+	Reason        string          `json:"reason"`
+	DueAt         *time.Time      `json:"due_at"`
+	RecessCount   int             `json:"recess_count"`
+	Summary       string          `json:"summary,omitempty"`
+}
+
+func newRFCJSON(v resume.RFCView) rfcJSON {
+	return rfcJSON{v.Discussion, v.CorrelationID, v.Trigger, v.OpenedAt, v.Waiting, v.Reason, v.DueAt, v.RecessCount, v.Summary}
+}
+
+// discussionRow is one pending discussion in words.
+type discussionRow struct {
+	Discussion int `json:"discussion"`
+	// Waiting is what it waits for ("for 2 more replies (0 of 2 so far)"),
+	// or, with no open recess, its status (an agent run at work).
+	Waiting string `json:"waiting_for"`
+	// DueAt is the soonest moment time alone fires one of its recesses
+	// (null: only people can).
+	DueAt *time.Time `json:"due_at"`
+	// Sweep is what a sweep now would do, in words (sweep --dry-run).
+	Sweep string `json:"sweep,omitempty"`
+}
+
+func newCLIReport(inv *invocation, st *execution) *cliReport {
+	rep := &cliReport{Command: inv.Command, Repo: inv.Repo, Now: inv.Clock.Now().UTC(), DryRun: inv.Command == cmdSweep,
+		OpenRFCs: st.OpenRFCs, RFCs: []rfcJSON{}, Discussions: []discussionRow{}, Notes: plainTexts(st.Notes),
+		Warnings: plainTexts(st.Warnings), Requests: st.Requests}
+	for _, v := range st.RFCs {
+		r := newRFCJSON(v)
+		r.Waiting = plainText(r.Waiting)
+		rep.RFCs = append(rep.RFCs, r)
+	}
+	// Status of one discussion answers for it; status of all holds one
+	// result per pending discussion.
+	each := st.Sweep
+	if inv.Discussion != 0 {
+		each = []*resume.Result{st.Result}
+	}
+	for _, r := range each {
+		row := discussionRow{Discussion: r.Discussion, DueAt: r.DueAt}
+		var waits []string
+		for _, v := range r.RFCs {
+			waits = append(waits, plainText(v.Waiting))
+		}
+		if len(waits) == 0 && len(r.Notes) > 0 {
+			waits = []string{plainText(r.Notes[0])}
+		}
+		row.Waiting = strings.Join(waits, "; ")
+		rep.Discussions = append(rep.Discussions, row)
+	}
+	return rep
+}
+
+// addSweep puts a dry-run sweep beside the status: what it would do for
+// each discussion, and every write it would make.
+func (rep *cliReport) addSweep(sw *execution, err error) {
+	rep.Requests += sw.Requests
+	rep.Notes = append(rep.Notes, plainTexts(sw.Notes)...)
+	rep.Warnings = append(rep.Warnings, plainTexts(sw.Warnings)...)
+	if err != nil {
+		rep.Warnings = append(rep.Warnings, plainText(err.Error()))
+	}
+	for _, w := range sw.Would {
+		rep.Would = append(rep.Would, w.String())
+	}
+	visited := map[int]*resume.Result{}
+	for _, r := range sw.Sweep {
+		visited[r.Discussion] = r
+	}
+	seen := map[int]bool{}
+	for i := range rep.Discussions {
+		row := &rep.Discussions[i]
+		seen[row.Discussion] = true
+		row.Sweep = sweepWords(row, visited[row.Discussion], sw, rep.Now)
+	}
+	// A discussion the sweep visits that the status did not list (a
+	// record with nothing pending whose discussion shows new activity).
+	for _, r := range sw.Sweep {
+		if !seen[r.Discussion] {
+			row := discussionRow{Discussion: r.Discussion, Waiting: "nothing (no open recess)"}
+			row.Sweep = sweepWords(&row, r, sw, rep.Now)
+			rep.Discussions = append(rep.Discussions, row)
+		}
+	}
+}
+
+// sweepWords says what a sweep now would do for one discussion.
+func sweepWords(row *discussionRow, r *resume.Result, sw *execution, now time.Time) string {
+	if r == nil {
+		switch {
+		case row.DueAt != nil && !row.DueAt.After(now) && sw.Left > 0:
+			return "nothing this time: left for the next sweep (max-operations)"
+		case row.DueAt != nil:
+			return "nothing: not due until " + moment(*row.DueAt)
+		default:
+			return "nothing: it waits for people"
+		}
+	}
+	switch {
+	case len(r.Warnings) > 0:
+		return "would fail: " + plainText(r.Warnings[len(r.Warnings)-1])
+	case r.Fired:
+		return "would resume the agent (fired by " + r.FiredBy + ")"
+	case r.Dispatched:
+		return "would dispatch the agent"
+	}
+	var writes []string
+	for _, w := range sw.Would {
+		if w.Discussion == row.Discussion {
+			writes = append(writes, w.What)
+		}
+	}
+	if len(writes) > 0 {
+		return "would visit it and " + strings.Join(writes, ", then ")
+	}
+	return "would visit it: nothing to change"
+}
+
+// print draws the report as a table for people.
+func (rep *cliReport) print(w io.Writer) {
+	what := "status"
+	if rep.DryRun {
+		what = "sweep --dry-run (nothing was written)"
+	}
+	fmt.Fprintf(w, "recess %s · %s · at %s\n\n", what, rep.Repo, rep.Now.Format(time.RFC3339))
+	if len(rep.Discussions) == 0 {
+		fmt.Fprintln(w, "No discussion has anything pending.")
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		header := "DISCUSSION\tWAITING\tFIRES BY TIME AT"
+		if rep.DryRun {
+			header += "\tA SWEEP NOW"
+		}
+		fmt.Fprintln(tw, header)
+		for _, d := range rep.Discussions {
+			due := "— (only people can fire it)"
+			if d.DueAt != nil {
+				due = moment(*d.DueAt)
+			}
+			line := fmt.Sprintf("#%d\t%s\t%s", d.Discussion, d.Waiting, due)
+			if rep.DryRun {
+				line += "\t" + d.Sweep
+			}
+			fmt.Fprintln(tw, line)
+		}
+		tw.Flush()
+	}
+	if rep.DryRun {
+		fmt.Fprintln(w, "\nWhat a real sweep now would write:")
+		if len(rep.Would) == 0 {
+			fmt.Fprintln(w, "  nothing")
+		}
+		for _, l := range rep.Would {
+			fmt.Fprintf(w, "  - %s\n", l)
+		}
+	}
+	if len(rep.Warnings) > 0 {
+		fmt.Fprintln(w, "\nNeeds attention:")
+		for _, l := range rep.Warnings {
+			fmt.Fprintf(w, "  ! %s\n", l)
+		}
+	}
+	if len(rep.Notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range rep.Notes {
+			fmt.Fprintln(w, n)
+		}
+	}
+}
+
+func plainTexts(ss []string) []string {
+	out := []string{}
+	for _, s := range ss {
+		out = append(out, plainText(s))
+	}
+	return out
+}
+
+// moment shows a due moment to the second, rounded up: RECESS_NOW set to
+// what is shown is never before it.
+func moment(t time.Time) string {
+	if r := t.Truncate(time.Second); !r.Equal(t) {
+		t = r.Add(time.Second)
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// parseFlags parses a subcommand's flags: -h and --help print its usage and
+// flags on stdout (exit 0), a bad flag prints the error and the usage on
+// stderr (exit 2). ok is false when the command should stop with code.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (code int, ok bool) {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		printUsage(fs, usage, stdout)
+		return exitOK, false
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
+		printUsage(fs, usage, stderr)
+		return exitRefused, false
+	}
+	return exitOK, true
+}
+
+// printUsage writes usage and the flags' defaults to w.
+func printUsage(fs *flag.FlagSet, usage string, w io.Writer) {
+	fmt.Fprint(w, usage)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}

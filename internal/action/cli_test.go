@@ -1,0 +1,260 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// recessedRepo is the fake GitHub with discussion #1 in recess: the agent
+// asked a question and waits 12 hours from due.Add(-12 * time.Hour).
+type recessedRepo struct {
+	r      *repo
+	repo   string
+	discID string
+	number int
+	due    time.Time
+}
+
+func newRecessedRepo(t *testing.T) *recessedRepo {
+	t.Helper()
+	r := newRepo(t, "comment")
+	at := r.clock.Now()
+	n, id, _ := r.recessed(`{"kind":"elapsed","elapsed":"PT12H"}`)
+	return &recessedRepo{r: r, repo: hostileRepo, discID: id, number: n, due: at.Add(12 * time.Hour)}
+}
+
+func (st *recessedRepo) clock() time.Time { return st.r.clock.Now() }
+
+// cli runs the binary with arguments against the fake GitHub at the moment
+// now.
+func (st *recessedRepo) cli(now time.Time, args ...string) (code int, stdout, stderr string) {
+	env := map[string]string{
+		"GITHUB_TOKEN":       hostileToken,
+		"GITHUB_API_URL":     strings.TrimSuffix(st.r.gh.URL(), "/"),
+		"GITHUB_GRAPHQL_URL": st.r.gh.GraphQLURL(),
+		"RECESS_NOW":         now.Format(time.RFC3339),
+	}
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), args, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// world is what a command must not change: recess's comments, labels and
+// the agent runs.
+func (st *recessedRepo) world(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	cs, err := st.r.gh.Comments(st.discID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		fmt.Fprintf(&b, "comment %s %s %s\n", c.ID, c.UpdatedAt.Format(time.RFC3339Nano), c.Body)
+	}
+	d, err := st.r.gh.Discussion(st.repo, st.number)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "labels %v\n", d.Labels)
+	runs, err := st.r.gh.Runs(st.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		fmt.Fprintf(&b, "run %d %s %s\n", r.ID, r.Status, r.Inputs["correlation_id"])
+	}
+	return b.String()
+}
+
+// noMarkup fails when text meant for a terminal carries HTML or escaped
+// HTML, or a dry run speaks as if it had written.
+func noMarkup(t *testing.T, what, text string) {
+	t.Helper()
+	for _, bad := range []string{"&lt;", "&gt;", "<sub>", "<!--", "dispatched | true", "fired=true", `"fired": true`} {
+		if strings.Contains(text, bad) {
+			t.Errorf("%s contains %q:\n%s", what, bad, text)
+		}
+	}
+}
+
+func TestStatus_prints_a_table_and_JSON(t *testing.T) {
+	t.Parallel()
+	st := newRecessedRepo(t)
+	now := st.clock()
+	due := st.due
+	before := st.world(t)
+
+	code, out, errs := st.cli(now, "status", "--repo", st.repo)
+	if code != 0 {
+		t.Fatalf("recess status: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"recess status · octo/rfcs · at " + now.Format(time.RFC3339),
+		"DISCUSSION", "WAITING", "FIRES BY TIME AT",
+		"#1", "until Sat 21 Nov 22:00 UTC", due.Format(time.RFC3339),
+		"1 discussion with something pending",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("recess status lacks %q:\n%s", want, out)
+		}
+	}
+	noMarkup(t, "recess status", out)
+
+	code, out, errs = st.cli(now, "status", "--repo", st.repo, "--json")
+	if code != 0 {
+		t.Fatalf("recess status --json: exit %d\n%s\n%s", code, out, errs)
+	}
+	var got cliReport
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("recess status --json is not JSON: %v\n%s", err, out)
+	}
+	if got.OpenRFCs != 1 || len(got.RFCs) != 1 || got.RFCs[0].DueAt == nil || !got.RFCs[0].DueAt.Equal(due) {
+		t.Errorf("status rfcs = %+v, want one recess due %v", got.RFCs, due)
+	}
+	if len(got.Discussions) != 1 || got.Discussions[0].Discussion != 1 || got.Discussions[0].DueAt == nil ||
+		!got.Discussions[0].DueAt.Equal(due) || got.Discussions[0].Waiting != "until Sat 21 Nov 22:00 UTC" {
+		t.Errorf("status discussions = %+v, want #1 waiting until %v", got.Discussions, due)
+	}
+	if got.DryRun || got.Requests == 0 {
+		t.Errorf("status dry_run = %v, requests = %d; want false and some", got.DryRun, got.Requests)
+	}
+
+	code, out, _ = st.cli(now, "status", "--repo", st.repo, "--discussion", "1")
+	if code != 0 || !strings.Contains(out, "#1") || !strings.Contains(out, due.Format(time.RFC3339)) {
+		t.Errorf("recess status --discussion 1: exit %d\n%s", code, out)
+	}
+	code, out, _ = st.cli(now, "status", "--repo", st.repo, "--discussion", "7")
+	if code != 0 || !strings.Contains(out, "recess has no record of discussion 7") {
+		t.Errorf("recess status --discussion 7: exit %d\n%s", code, out)
+	}
+	if after := st.world(t); after != before {
+		t.Errorf("recess status changed the repository:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+func TestSweepDryRun_says_what_it_would_do(t *testing.T) {
+	t.Parallel()
+	st := newRecessedRepo(t)
+	due := st.due
+	before := st.world(t)
+
+	// Before the due moment a sweep would do nothing, and says when.
+	code, out, errs := st.cli(due.Add(-time.Minute), "sweep", "--dry-run", "--repo", st.repo)
+	if code != 0 {
+		t.Fatalf("recess sweep --dry-run: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"nothing was written", "#1", due.Format(time.RFC3339), "nothing: not due until " + due.Format(time.RFC3339), "What a real sweep now would write:\n  nothing"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("early dry run lacks %q:\n%s", want, out)
+		}
+	}
+
+	// At the due moment it would resume the agent, and writes nothing.
+	code, out, errs = st.cli(due, "sweep", "--dry-run", "--repo", st.repo)
+	if code != 0 {
+		t.Fatalf("recess sweep --dry-run: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"recess sweep --dry-run (nothing was written) · octo/rfcs · at " + due.Format(time.RFC3339),
+		"A SWEEP NOW", "would resume the agent (fired by elapsed)",
+		"#1: would dispatch the agent workflow: a resumed run",
+		"#1: would save the record",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run at the due moment lacks %q:\n%s", want, out)
+		}
+	}
+	noMarkup(t, "recess sweep --dry-run", out)
+
+	code, out, _ = st.cli(due, "sweep", "--dry-run", "--repo", st.repo, "--json")
+	var got cliReport
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+		t.Fatalf("recess sweep --dry-run --json: exit %d, %v\n%s", code, err, out)
+	}
+	if !got.DryRun || len(got.Discussions) != 1 || got.Discussions[0].Sweep != "would resume the agent (fired by elapsed)" || len(got.Would) == 0 {
+		t.Errorf("dry-run JSON = %+v", got)
+	}
+	for _, w := range got.Would {
+		if !strings.HasPrefix(w, "#1: would ") {
+			t.Errorf("would line %q does not say which discussion and \"would\"", w)
+		}
+	}
+	noMarkup(t, "recess sweep --dry-run --json", out)
+
+	if after := st.world(t); after != before {
+		t.Errorf("a dry run changed the repository:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+func TestRepoCommands_refuse_and_help(t *testing.T) {
+	t.Parallel()
+	st := newRecessedRepo(t)
+	now := st.clock()
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"sweep_without_dry_run", []string{"sweep", "--repo", st.repo}, 2, "", "only --dry-run"},
+		{"sweep_with_discussion", []string{"sweep", "--dry-run", "--repo", st.repo, "--discussion", "1"}, 2, "", "--discussion is for status"},
+		{"unknown_flag", []string{"status", "--repo", st.repo, "--bogus"}, 2, "", "flag provided but not defined: -bogus"},
+		{"bad_store", []string{"status", "--repo", st.repo, "--state-store", "disk"}, 2, "", `--state-store: "disk" is not comment or branch`},
+		{"bad_repo", []string{"status", "--repo", "octo"}, 2, "", `--repo: "octo" is not OWNER/REPO`},
+		{"argument", []string{"status", "--repo", st.repo, "extra"}, 2, "", `unexpected argument "extra"`},
+		{"status_help", []string{"status", "--help"}, 0, "usage: recess status", ""},
+		{"sweep_help", []string{"sweep", "-h"}, 0, "-dry-run", ""},
+		{"top_help", []string{"--help"}, 0, "recess COMMAND --help", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := st.cli(now, tc.args...)
+			if code != tc.code || !strings.Contains(out, tc.stdout) || !strings.Contains(errs, tc.stderr) {
+				t.Errorf("recess %v: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+					tc.args, code, out, errs, tc.code, tc.stdout, tc.stderr)
+			}
+			if tc.code == 0 && errs != "" {
+				t.Errorf("recess %v wrote to stderr: %q", tc.args, errs)
+			}
+		})
+	}
+}
+
+// Every command answers --help and -h with its usage on stdout, exit 0.
+func TestHelp_exits_0_everywhere(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"--help"}, {"-h"}, {"help"},
+		{"eval", "--help"}, {"status", "--help"}, {"sweep", "--help"}, {"prompt", "--help"}, {"mcp", "--help"},
+		{"eval", "-h"}, {"status", "-h"}, {"sweep", "-h"}, {"prompt", "-h"}, {"mcp", "-h"},
+	} {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), args, func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+		if code != 0 || !strings.Contains(out.String(), "usage:") || !strings.Contains(out.String(), "recess") || errb.Len() != 0 {
+			t.Errorf("recess %v: exit %d, stdout %.60q, stderr %q; want exit 0 and the usage on stdout", args, code, out.String(), errb.String())
+		}
+	}
+	// A bad flag is refused naming the command; the lab's commands are not
+	// the action binary's.
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"eval", "--bogus"}, "recess eval: flag provided but not defined: -bogus"},
+		{[]string{"status", "--bogus"}, "recess status: flag provided but not defined: -bogus"},
+		{[]string{"demo"}, `recess: unknown command "demo"`},
+		{[]string{"scenario", "x.yaml"}, `recess: unknown command "scenario"`},
+		{[]string{"act"}, `recess: unknown command "act"`},
+		{[]string{"mcp-script"}, `recess: unknown command "mcp-script"`},
+	} {
+		var out, errb bytes.Buffer
+		if code := Run(context.Background(), tc.args, func(string) string { return "" }, strings.NewReader(""), &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.stderr) {
+			t.Errorf("recess %v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errb.String(), tc.stderr)
+		}
+	}
+}

@@ -1,0 +1,385 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	gh "github.com/recess-action/recess/internal/github"
+	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
+)
+
+// The commands recess runs (input command; "auto" picks one from the event).
+const (
+	cmdAuto    = "auto"
+	cmdIntake  = "intake"
+	cmdInbound = "inbound"
+	cmdVerdict = "verdict"
+	cmdSweep   = "sweep"
+	cmdPlan    = "plan"
+	cmdVisit   = "visit"
+	cmdStatus  = "status"
+	cmdClaim   = "claim"
+)
+
+// actionCommands are the values input command accepts.
+var actionCommands = []string{cmdAuto, cmdIntake, cmdInbound, cmdVerdict, cmdSweep, cmdPlan, cmdVisit, cmdStatus, cmdClaim}
+
+// invocation is one run of recess: what to do, on which repository, as
+// whom, with which policy. It is built once — from the environment in action
+// mode (invocationFromEnv), from flags on the command line, or by the
+// scenario runner — and handed to execute; nothing below it reads the
+// environment again.
+type invocation struct {
+	// Command is what to do, never "auto" (resolved from the event).
+	Command string
+	// Repo is OWNER/REPO.
+	Repo string
+	// APIURL and GraphQLURL are where GitHub is (GraphQLURL may be empty:
+	// derived from APIURL); ServerURL is its web address, for links.
+	APIURL, GraphQLURL, ServerURL string
+	// RunID is this workflow run's id (the agent run's, for claim and
+	// verdict).
+	RunID int64
+	// Clock is the engine's clock: the wall clock, or RECESS_NOW.
+	Clock resume.Clock
+	// Set is the inputs and the repository's policy.
+	Set *settings
+	// Event is the run's event (empty on the command line).
+	Event *event
+	// Discussion is the discussion the command is about (0: none, or every
+	// pending one for status).
+	Discussion int
+	// CorrelationID is the id a claim is for.
+	CorrelationID string
+	// Verdict is the verdict document (command verdict).
+	Verdict []byte
+	// ResumeContext is the resume_context a claim renders into its prompt
+	// (nil for a fresh run), checked before the claim writes anything.
+	ResumeContext *resume.Context
+}
+
+// execution is what execute did: the engine's result, and what a dry run
+// would have written.
+type execution struct {
+	// Result is the engine's answer; nil when the run stopped before the
+	// engine answered (refused input, GitHub not configured).
+	*resume.Result
+	// DryRun is set when nothing was written; Would then lists what a real
+	// run would have written, in order.
+	DryRun bool
+	Would  []dryLine
+	// Requests counts the GitHub API requests of the run (0: none sent).
+	Requests int
+	// Prompt is a claim's prompt output: the resume_context rendered for the
+	// resumed agent ("" for a fresh run or a stale claim).
+	Prompt string
+}
+
+// execute runs one invocation: it wires the GitHub adapters, the store and
+// the engine, and calls the one engine method the command names. Refused
+// input comes back as an *wait.FieldError or a *wait.FieldError (nothing was
+// written then); log receives one line per decision. The execution is never
+// nil, and a run that failed midway still holds what the engine reported.
+func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, error) {
+	out := &execution{DryRun: inv.Set.DryRun}
+	logf := func(format string, args ...any) { fmt.Fprintf(log, "recess: "+format+"\n", args...) }
+	e, client, dry, err := wire(inv, logf)
+	if err != nil {
+		return out, err
+	}
+	defer func() {
+		out.Requests = client.Stats().Requests()
+		if dry != nil {
+			out.Would = dry.lines
+		}
+	}()
+	if inv.Event != nil && inv.Discussion != 0 {
+		switch inv.Command {
+		case cmdIntake, cmdInbound, cmdClaim, cmdVerdict:
+			// A run for one discussion says so when GitHub does not know
+			// it: the engine treats that as nothing to do.
+			defer func() {
+				if out.Result == nil || out.Result.Missing == nil {
+					return
+				}
+				msg := missingMessage(inv.Repo, inv.Discussion, out.Result.Missing)
+				if inv.Event.Action == "deleted" || inv.Event.Action == "transferred" {
+					// Expected after those two: a note, not a warning.
+					out.Result.Notes = append(out.Result.Notes, msg)
+				} else {
+					out.Result.Warnings = append(out.Result.Warnings, msg)
+				}
+			}()
+		}
+	}
+	var res *resume.Result
+	switch inv.Command {
+	case cmdIntake:
+		if inv.Discussion == 0 {
+			return out, &wait.FieldError{Field: "event", Reason: "intake needs a discussion event"}
+		}
+		res, err = e.Intake(ctx, inv.Discussion)
+	case cmdInbound:
+		if inv.Discussion == 0 {
+			return out, &wait.FieldError{Field: "event", Reason: "inbound needs a discussion or discussion_comment event"}
+		}
+		if inv.Event != nil && inv.Event.Deleted != nil {
+			res, err = e.Deleted(ctx, inv.Discussion, *inv.Event.Deleted)
+		} else {
+			res, err = e.Inbound(ctx, inv.Discussion)
+		}
+	case cmdSweep:
+		res, err = e.Sweep(ctx)
+	case cmdPlan:
+		res, err = e.Plan(ctx)
+	case cmdVisit:
+		if inv.Discussion == 0 {
+			return out, &wait.FieldError{Field: inputField(inDiscussion), Reason: "visit needs the discussion to visit"}
+		}
+		res, err = e.Visit(ctx, inv.Discussion)
+	case cmdStatus:
+		if inv.Discussion != 0 {
+			res, err = e.Status(ctx, inv.Discussion)
+		} else {
+			res, err = e.StatusAll(ctx)
+		}
+	case cmdClaim:
+		if inv.CorrelationID == "" {
+			return out, &wait.FieldError{Field: inputField(inCorrelationID), Reason: "claim needs the correlation id the run was dispatched with"}
+		}
+		if inv.Discussion == 0 {
+			return out, &wait.FieldError{Field: "event payload inputs.discussion_number", Reason: "claim needs the discussion number the run was dispatched with"}
+		}
+		res, err = e.Claim(ctx, inv.Discussion, inv.CorrelationID, inv.RunID)
+		if err == nil && !res.Stale {
+			out.Prompt = claimPrompt(ctx, e, inv.Discussion, inv.ResumeContext, logf)
+		}
+	case cmdVerdict:
+		var v *resume.Verdict
+		if v, err = e.ParseVerdict(inv.Verdict); err != nil {
+			return out, err
+		}
+		res, err = e.Verdict(ctx, v, inv.RunID)
+	default:
+		return out, &wait.FieldError{Field: inputField(inCommand), Reason: fmt.Sprintf("%q is not a command recess runs", inv.Command)}
+	}
+	out.Result = res
+	return out, err
+}
+
+// wire builds the engine for an invocation: the GitHub client, the chosen
+// store, and, for a dry run, wrappers that read through and only describe
+// writes. It sends no request.
+func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Client, *dryLog, error) {
+	owner, name, err := splitRepo("GITHUB_REPOSITORY", inv.Repo)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if inv.Set.Token == "" {
+		return nil, nil, nil, &wait.FieldError{Field: inputField(inGitHubToken), Reason: "empty (the default is ${{ github.token }})"}
+	}
+	c, err := gh.New(gh.Config{
+		Token:      inv.Set.Token,
+		APIURL:     orDefault(inv.APIURL, gh.DefaultAPIURL),
+		GraphQLURL: inv.GraphQLURL,
+		Owner:      owner,
+		Repo:       name,
+		Workflow:   inv.Set.Workflow,
+		Ref:        inv.Set.Ref,
+		Logf:       logf,
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var store resume.Store
+	switch inv.Set.StateStore {
+	case storeComment:
+		store = gh.NewCommentStore(c)
+	case storeBranch:
+		store = gh.NewBranchStore(c, inv.Set.StateBranch)
+	default:
+		return nil, nil, nil, checkStore(inputField(inStateStore), inv.Set.StateStore)
+	}
+	cfg := inv.Set.Engine
+	if cfg.RepositoryURL == "" {
+		cfg.RepositoryURL = strings.TrimSuffix(orDefault(inv.ServerURL, defaultServerURL), "/") + "/" + inv.Repo
+	}
+	e := &resume.Engine{Clock: inv.Clock, Store: store, Discussions: c, Dispatcher: c, Permissions: c, Config: cfg, Logf: logf}
+	var dry *dryLog
+	if inv.Set.DryRun {
+		dry = &dryLog{clock: inv.Clock, numbers: map[string]int{}}
+		e.Store = dryStore{Store: store, log: dry}
+		e.Discussions = dryDiscussions{Discussions: c, log: dry}
+		e.Dispatcher = dryDispatcher{Dispatcher: c, log: dry}
+	}
+	return e, c, dry, nil
+}
+
+// splitRepo takes OWNER/REPO apart; field names where it came from.
+func splitRepo(field, repo string) (owner, name string, err error) {
+	owner, name, ok := strings.Cut(repo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", &wait.FieldError{Field: field, Reason: fmt.Sprintf("%q is not OWNER/REPO", repo)}
+	}
+	return owner, name, nil
+}
+
+// defaultServerURL is GitHub's web address when GITHUB_SERVER_URL is unset.
+const defaultServerURL = "https://github.com"
+
+// invocationFromEnv reads an action run's environment, once: the GITHUB_*
+// variables GitHub Actions sets, the inputs (through gha, which reads
+// INPUT_<NAME> with the same getenv), the policy file, the event payload
+// and the verdict. Every refusal names its field, and nothing has been sent
+// to GitHub when one is returned.
+func invocationFromEnv(getenv func(string) string, input func(string) string) (*invocation, error) {
+	clock, err := clockFrom(getenv)
+	if err != nil {
+		return nil, err
+	}
+	set, err := loadSettings(input, getenv("GITHUB_WORKSPACE"))
+	if err != nil {
+		return nil, err
+	}
+	ev, err := readEvent(getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH"))
+	if err != nil {
+		return nil, err
+	}
+	inv := &invocation{
+		Command:    set.Command,
+		Repo:       getenv("GITHUB_REPOSITORY"),
+		APIURL:     getenv("GITHUB_API_URL"),
+		GraphQLURL: getenv("GITHUB_GRAPHQL_URL"),
+		ServerURL:  getenv("GITHUB_SERVER_URL"),
+		Clock:      clock,
+		Set:        set,
+		Event:      ev,
+		Discussion: ev.Discussion,
+	}
+	// A run id that is not a number is no run of GitHub's: claim and
+	// verdict then record none, as before.
+	inv.RunID, _ = strconv.ParseInt(getenv("GITHUB_RUN_ID"), 10, 64)
+	if inv.Command == cmdAuto {
+		if inv.Command, err = ev.command(); err != nil {
+			return nil, err
+		}
+	}
+	switch inv.Command {
+	case cmdVisit:
+		if set.Discussion != 0 {
+			inv.Discussion = set.Discussion
+		}
+	case cmdClaim:
+		inv.CorrelationID = orDefault(set.CorrelationID, ev.Inputs["correlation_id"])
+		// The resume_context is checked before the claim writes anything.
+		field, raw := inputField(inResumeContext), set.ResumeContext
+		if raw == "" {
+			field, raw = "event payload inputs.resume_context", ev.Inputs["resume_context"]
+		}
+		if raw != "" {
+			rc, err := decodeResumeContext([]byte(raw))
+			if err != nil {
+				var ie *wait.FieldError
+				if errors.As(err, &ie) {
+					return nil, &wait.FieldError{Field: field + " (" + ie.Field + ")", Reason: ie.Reason}
+				}
+				return nil, &wait.FieldError{Field: field, Reason: err.Error()}
+			}
+			inv.ResumeContext = rc
+		}
+	case cmdVerdict:
+		// Refuse a missing or unreadable verdict before anything talks to
+		// GitHub.
+		if inv.Verdict, err = verdictDocument(set); err != nil {
+			return nil, err
+		}
+	}
+	return inv, nil
+}
+
+// clockFrom is RECESS_NOW when set (tests and predictions pin time), else
+// the wall clock.
+func clockFrom(getenv func(string) string) (resume.Clock, error) {
+	v := getenv("RECESS_NOW")
+	if v == "" {
+		return resume.ClockFunc(time.Now), nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil, &wait.FieldError{Field: "RECESS_NOW", Reason: fmt.Sprintf("%q is not an RFC 3339 time", v)}
+	}
+	return resume.ClockFunc(func() time.Time { return t }), nil
+}
+
+// verdictDocument is the verdict input, or the file verdict-file names.
+func verdictDocument(set *settings) ([]byte, error) {
+	switch {
+	case set.Verdict != "" && set.VerdictFile != "":
+		return nil, &wait.FieldError{Field: inputField(inVerdict), Reason: "give verdict or verdict-file, not both"}
+	case set.Verdict != "":
+		return []byte(set.Verdict), nil
+	case set.VerdictFile != "":
+		f, err := os.Open(set.VerdictFile)
+		if err != nil {
+			return nil, &wait.FieldError{Field: inputField(inVerdictFile), Reason: err.Error()}
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, resume.MaxVerdictBytes+1))
+		if err != nil {
+			return nil, &wait.FieldError{Field: inputField(inVerdictFile), Reason: err.Error()}
+		}
+		return b, nil
+	}
+	return nil, &wait.FieldError{Field: inputField(inVerdict), Reason: "the verdict command needs verdict or verdict-file"}
+}
+
+// inputFieldOf is the field a refused input names, or "" when err is not a
+// refusal (GitHub unreachable, a corrupt record, ...).
+func inputFieldOf(err error) string {
+	var fe *wait.FieldError
+	switch {
+	case errors.Is(err, state.ErrCorrupt), errors.Is(err, state.ErrInvalid), errors.Is(err, state.ErrTooLarge):
+		return "" // a stored record or a bug, not input this run was given
+	case errors.As(err, &fe):
+		return fe.Field
+	}
+	return ""
+}
+
+// questions finds what the resumed agent had asked (recess's own replies
+// carry the recess's correlation id), so that the prompt frames the answers
+// under them. Without them (the read failed) the prompt still lists every
+// comment.
+// claimPrompt is the claim step's prompt output: the resume_context
+// rendered for a resumed run, the discussion itself for a fresh one.
+func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resume.Context, logf func(string, ...any)) string {
+	if rc != nil {
+		return resume.Prompt(*rc, questions(ctx, e, discussion, rc.CorrelationID, logf))
+	}
+	d, err := e.Discussions.Discussion(ctx, discussion)
+	if err != nil {
+		logf("prompt: could not read discussion %d (%v); the prompt only points to it", discussion, err)
+		return fmt.Sprintf("# A discussion to answer\n\nDiscussion #%d: read it with the read_discussion tool, then answer with `adjourn`, or ask with `reply` and wait with `recess`. Call the tool, then end your turn.\n", discussion)
+	}
+	return resume.IntakePrompt(d)
+}
+
+func questions(ctx context.Context, e *resume.Engine, discussion int, correlationID string, logf func(string, ...any)) []resume.Question {
+	if correlationID == "" {
+		return nil
+	}
+	d, err := e.Discussions.Discussion(ctx, discussion)
+	if err != nil {
+		logf("prompt: could not read discussion %d for the questions asked (%v); answers are listed without them", discussion, err)
+		return nil
+	}
+	return resume.Questions(d, correlationID)
+}

@@ -1,0 +1,160 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/recess-action/recess/resume"
+)
+
+// What the local lab (cmd/recess-lab) uses: it runs the action in-process
+// for each event of a story, against its fake GitHub, and prints what
+// happened with the action's own helpers. Nothing here is reachable from
+// the recess binary's command line.
+
+// LabRun is one run of the action as the lab hands it over: what GitHub
+// would deliver and the action's inputs, with the lab's clock and the
+// addresses of its fake GitHub.
+type LabRun struct {
+	// Inputs are the action's inputs by name (github-token, state-store, ...).
+	Inputs func(name string) string
+	// Workspace is where a policy file (.github/recess.yml) would be.
+	Workspace string
+	// Event and Payload are the event's name and its webhook payload.
+	Event   string
+	Payload []byte
+	// Command is what to run; "" picks it from the event (input command auto).
+	Command string
+	// Repo is OWNER/REPO; APIURL, GraphQLURL and ServerURL are the fake's.
+	Repo, APIURL, GraphQLURL, ServerURL string
+	// RunID is this workflow run's id (the agent run's, for claim and verdict).
+	RunID int64
+	Clock resume.Clock
+	// Verdict is the verdict document (command verdict).
+	Verdict []byte
+}
+
+// LabOutcome is what one lab run did.
+type LabOutcome struct {
+	// Command is what ran (never "auto").
+	Command string
+	// Result is the engine's answer; nil when the run stopped before it.
+	Result *resume.Result
+	// Ran is set when the run got as far as the engine's wiring: an error
+	// before it is in the inputs or the event the lab built.
+	Ran bool
+	// Log is the run's log: what the engine logged, then what it noted
+	// (the job summary's "What happened") and warned.
+	Log []string
+}
+
+// RunForLab runs one event through execute, as the action would run it.
+// The outcome is never nil; RefusedField names the field of a refusal.
+func RunForLab(ctx context.Context, r LabRun) (*LabOutcome, error) {
+	lo := &LabOutcome{Command: r.Command}
+	set, err := loadSettings(r.Inputs, r.Workspace)
+	if err != nil {
+		return lo, fmt.Errorf("inputs: %w", err)
+	}
+	ev, err := decodeEvent(r.Event, bytes.NewReader(r.Payload))
+	if err != nil {
+		return lo, err
+	}
+	inv := &invocation{
+		Command:    r.Command,
+		Repo:       r.Repo,
+		APIURL:     r.APIURL,
+		GraphQLURL: r.GraphQLURL,
+		ServerURL:  r.ServerURL,
+		RunID:      r.RunID,
+		Clock:      r.Clock,
+		Set:        set,
+		Event:      ev,
+		Discussion: ev.Discussion,
+		Verdict:    r.Verdict,
+	}
+	if inv.Command == "" {
+		if inv.Command, err = ev.command(); err != nil {
+			return lo, err
+		}
+	}
+	lo.Command = inv.Command
+	if inv.Command == cmdClaim {
+		inv.CorrelationID = ev.Inputs["correlation_id"]
+	}
+	var log bytes.Buffer
+	lo.Ran = true
+	out, err := execute(ctx, inv, &log)
+	lo.Result = out.Result
+	lo.Log = strings.Split(strings.TrimSpace(log.String()), "\n")
+	if out.Result != nil {
+		lo.Log = append(lo.Log, allNotes(out)...)
+		for _, w := range out.Warnings {
+			lo.Log = append(lo.Log, "warning: "+w)
+		}
+	}
+	return lo, err
+}
+
+// The commands a lab run names (LabRun.Command).
+const (
+	CommandClaim   = cmdClaim
+	CommandVerdict = cmdVerdict
+)
+
+// LabInput says why the lab may not set the action input name: it is not
+// an input of recess, or the lab sets it for each run (nil: it may).
+func LabInput(name string) error {
+	switch {
+	case !slices.Contains(inputNames, name):
+		return fmt.Errorf("not an input of recess (%s)", strings.Join(inputNames, ", "))
+	case slices.Contains(labRunInputs, name):
+		return fmt.Errorf("set by the scenario runner for each run")
+	}
+	return nil
+}
+
+// labRunInputs are the inputs the lab sets for each run.
+var labRunInputs = []string{inGitHubToken, inCommand, inVerdict, inVerdictFile, inCorrelationID, inDiscussion, inDryRun, inConfig}
+
+// InputGitHubToken is the name of the input the lab passes its token in.
+const InputGitHubToken = inGitHubToken
+
+// RefusedField is the field a refused input names ("" when err is no refusal).
+func RefusedField(err error) string { return inputFieldOf(err) }
+
+// ExitRefused is the exit status for refused input or usage.
+const ExitRefused = exitRefused
+
+// ParseFlags parses a command's flags as every recess command does: -h
+// prints usage and the flags to stdout; a bad flag prints them to stderr.
+// ok is false when the command is done, with code its exit status.
+func ParseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (code int, ok bool) {
+	return parseFlags(fs, args, usage, stdout, stderr)
+}
+
+// DecodeResumeContext reads a resume_context strictly, as recess prompt does.
+func DecodeResumeContext(data []byte) (*resume.Context, error) { return decodeResumeContext(data) }
+
+// DecodeYAML reads YAML strictly, as recess reads its policy file.
+func DecodeYAML(data []byte, v any) error { return decodeYAML(data, v) }
+
+// Count is "1 comment", "3 comments".
+func Count(n int, one, many string) string { return count(n, one, many) }
+
+// PlainText is markdown or HTML from a comment as one line of plain words.
+func PlainText(s string) string { return plainText(s) }
+
+// FirstLine is s up to its first line break.
+func FirstLine(s string) string { return firstLine(s) }
+
+// Excerpt is the first line of s, cut at 100 characters.
+func Excerpt(s string) string { return excerpt(s) }
+
+// ClipRunes is s cut to at most n runes.
+func ClipRunes(s string, n int) string { return clipRunes(s, n) }

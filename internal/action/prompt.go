@@ -1,0 +1,115 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
+)
+
+// maxResumeContext bounds a resume_context read from outside: GitHub's
+// inputs limit is far below it.
+const maxResumeContext = 1 << 20
+
+const promptUsage = `usage: recess prompt [--resume-context JSON | --file PATH]
+(with neither, the resume_context is read from stdin)
+`
+
+// runPrompt is `recess prompt`: render a resume_context (the agent
+// workflow's input) as the markdown the resumed agent reads.
+func runPrompt(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("recess prompt", flag.ContinueOnError)
+	inline := fs.String("resume-context", "", "the resume_context JSON")
+	file := fs.String("file", "", "read the resume_context from this file (- for stdin)")
+	if code, ok := parseFlags(fs, args, promptUsage, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "recess prompt: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *inline != "" && *file != "" {
+		fmt.Fprintln(stderr, "recess prompt: --resume-context and --file: give one, not both")
+		return 2
+	}
+	var data []byte
+	var err error
+	switch {
+	case *inline != "":
+		data = []byte(*inline)
+	case *file != "" && *file != "-":
+		data, err = readBounded(*file)
+	default:
+		data, err = io.ReadAll(io.LimitReader(stdin, maxResumeContext+1))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "recess prompt: %v\n", err)
+		return 2
+	}
+	rc, err := decodeResumeContext(data)
+	if err != nil {
+		fmt.Fprintf(stderr, "recess prompt: %v\n", err)
+		return 2
+	}
+	fmt.Fprint(stdout, resume.Prompt(*rc, nil))
+	return 0
+}
+
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxResumeContext+1))
+}
+
+// decodeResumeContext reads a resume_context strictly: one JSON object with
+// only the known fields, each of its type, fired_by present. Errors name the
+// field ("resume_context.history_since[2].created_at: ...").
+func decodeResumeContext(data []byte) (*resume.Context, error) {
+	const root = "resume_context"
+	if len(data) > maxResumeContext {
+		return nil, &wait.FieldError{Field: root, Reason: "longer than " + strconv.Itoa(maxResumeContext) + " bytes"}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &wait.FieldError{Field: root, Reason: "empty"}
+	}
+	var rc resume.Context
+	if err := wait.DecodeJSON(data, root, &rc, wait.JSONLimits{}); err != nil {
+		return nil, err
+	}
+	if rc.FiredBy == "" {
+		return nil, &wait.FieldError{Field: root + ".fired_by", Reason: "missing"}
+	}
+	if rc.Omitted < 0 {
+		return nil, &wait.FieldError{Field: root + ".omitted", Reason: "negative"}
+	}
+	if rc.RecessCount < 0 {
+		return nil, &wait.FieldError{Field: root + ".recess_count", Reason: "negative"}
+	}
+	if len(rc.Trigger) > 0 && string(rc.Trigger) != "null" {
+		if _, err := wait.ParseTrigger(rc.Trigger, wait.TriggerLimits{}); err != nil {
+			var fe *wait.FieldError
+			if errors.As(err, &fe) {
+				return nil, &wait.FieldError{Field: root + "." + fe.Field, Reason: fe.Reason}
+			}
+			return nil, &wait.FieldError{Field: root + ".trigger", Reason: err.Error()}
+		}
+	} else {
+		rc.Trigger = nil
+	}
+	for i, e := range rc.HistorySince {
+		if e.ID == "" {
+			return nil, &wait.FieldError{Field: fmt.Sprintf("%s.history_since[%d].id", root, i), Reason: "missing"}
+		}
+	}
+	return &rc, nil
+}

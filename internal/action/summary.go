@@ -1,0 +1,142 @@
+package action
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/recess-action/recess/resume"
+)
+
+// summary writes the job summary: what the run saw, what it decided and
+// why, and a table of open recesses with their predicted moments. A dry run
+// says what a real run would have done, never that it did it.
+func (r *actionReport) summary(out *execution) {
+	res := out.Result
+	var b strings.Builder
+	title := "recess · " + res.Command
+	if res.Discussion != 0 {
+		title += fmt.Sprintf(" · discussion #%d", res.Discussion)
+	}
+	fmt.Fprintf(&b, "### %s\n\n", title)
+	if ev := r.inv.Event; ev != nil && ev.Name != "" {
+		what := ev.Name
+		if ev.Action != "" {
+			what += " (" + ev.Action + ")"
+		}
+		fmt.Fprintf(&b, "Event: %s", resume.EscapeMarkdown(what))
+		if out.DryRun {
+			b.WriteString(" · ")
+		} else {
+			b.WriteString("\n\n")
+		}
+	}
+	if out.DryRun {
+		b.WriteString("**dry run: nothing was written**\n\n")
+	}
+	b.WriteString("| outcome | value |\n|---|---|\n")
+	if out.DryRun {
+		fmt.Fprintf(&b, "| would dispatch an agent run | %s |\n| would resume a recess | %s |\n", yesNo(res.Dispatched), yesNo(res.Fired))
+		if res.FiredBy != "" {
+			fmt.Fprintf(&b, "| would be fired by | %s |\n", resume.EscapeMarkdown(res.FiredBy))
+		}
+	} else {
+		fmt.Fprintf(&b, "| dispatched | %v |\n| fired | %v |\n", res.Dispatched, res.Fired)
+		if res.FiredBy != "" {
+			fmt.Fprintf(&b, "| fired by | %s |\n", resume.EscapeMarkdown(res.FiredBy))
+		}
+		if res.CorrelationID != "" {
+			fmt.Fprintf(&b, "| correlation id | %s |\n", resume.EscapeMarkdown(res.CorrelationID))
+		}
+	}
+	if res.Command == cmdClaim {
+		fmt.Fprintf(&b, "| stale | %v |\n", res.Stale)
+	}
+	fmt.Fprintf(&b, "| open recesses | %d |\n", res.OpenRFCs)
+	if res.DueAt != nil {
+		fmt.Fprintf(&b, "| next due | %s |\n", res.DueAt.UTC().Format(time.RFC3339))
+	}
+	if res.Left > 0 {
+		fmt.Fprintf(&b, "| left for the next sweep | %d |\n", res.Left)
+	}
+	b.WriteString("\n")
+	notes := allNotes(out)
+	if out.DryRun {
+		b.WriteString("**What a real run would have written**\n\n")
+		if len(out.Would) == 0 {
+			b.WriteString("- nothing\n")
+		}
+		for _, w := range out.Would {
+			fmt.Fprintf(&b, "- %s\n", resume.EscapeMarkdown(w.String()))
+		}
+		b.WriteString("\n")
+		if len(notes) > 0 {
+			// The engine narrates as if it had written: kept apart, and
+			// labelled as what a real run would record.
+			b.WriteString("<details><summary>The engine's notes, as a real run would record them</summary>\n\n")
+			for _, n := range notes {
+				fmt.Fprintf(&b, "- %s\n", resume.EscapeMarkdown(n))
+			}
+			b.WriteString("\n</details>\n\n")
+		}
+	} else if len(notes) > 0 {
+		b.WriteString("**What happened**\n\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "- %s\n", resume.EscapeMarkdown(n))
+		}
+		b.WriteString("\n")
+	}
+	if len(res.Warnings) > 0 {
+		b.WriteString("**Needs attention**\n\n")
+		for _, w := range res.Warnings {
+			fmt.Fprintf(&b, "- ⚠️ %s\n", resume.EscapeMarkdown(w))
+		}
+		b.WriteString("\n")
+	}
+	if len(res.RFCs) > 0 {
+		b.WriteString("**Open recesses**\n\n| discussion | correlation id | waiting for | predicted fire (time alone) | recess # |\n|---|---|---|---|---|\n")
+		for _, v := range res.RFCs {
+			due := "— (waits for people)"
+			if v.DueAt != nil {
+				due = v.DueAt.UTC().Format(time.RFC3339)
+			}
+			// What it waits for is recess's own words (resume.Describe over a
+			// checked trigger), with its code spans.
+			fmt.Fprintf(&b, "| #%d | %s | %s | %s | %d |\n", v.Discussion, resume.EscapeMarkdown(v.CorrelationID), v.Waiting, due, v.RecessCount)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "<sub>GitHub API requests this run: %d</sub>\n", out.Requests)
+	r.addSummary(b.String())
+}
+
+// allNotes are the run's notes, then each swept discussion's.
+func allNotes(out *execution) []string {
+	notes := append([]string(nil), out.Notes...)
+	for _, s := range out.Sweep {
+		for _, n := range s.Notes {
+			notes = append(notes, fmt.Sprintf("#%d: %s", s.Discussion, n))
+		}
+	}
+	return notes
+}
+
+// count is "1 comment", "2 comments", "0 comments".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// summaryFailure is the job summary of a run that failed or refused.
+func summaryFailure(err error) string {
+	return fmt.Sprintf("### recess · failed\n\n%s\n\nA refused input changes nothing: no comment was posted and no state was written.\n", resume.EscapeMarkdown(err.Error()))
+}
