@@ -29,6 +29,61 @@ func (e *Engine) Inbound(ctx context.Context, number int) (*Result, error) {
 	return e.run(ctx, number, passOpts{command: "inbound", discussion: true}, (*pass).reconcile)
 }
 
+// Deleted handles the deletion of a comment. When the comment held the
+// discussion's record (the store is a Restorer and says so) and no record
+// stands in its place, the record is written back exactly as it was: its
+// open recesses, its active run (whose verdict is then accepted) and
+// nothing pending when nothing was. Then the discussion is reconciled as
+// for any comment (Inbound). A record that cannot be read is refused, and
+// nothing is written.
+func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (*Result, error) {
+	var notes, warnings []string
+	if r, ok := e.Store.(Restorer); ok {
+		rec, err := r.Lost(ctx, number, gone)
+		if err != nil {
+			return &Result{Command: "inbound", Discussion: number, Missing: notFound(err)}, fmt.Errorf("restore the record of discussion %d: %w", number, err)
+		}
+		if rec != nil && rec.Discussion != number {
+			return &Result{Command: "inbound", Discussion: number}, fmt.Errorf("restore the record of discussion %d: the deleted comment holds the record of discussion %d: %w", number, rec.Discussion, state.ErrCorrupt)
+		}
+		if rec != nil {
+			rec.Rev = ""
+			switch err := e.Store.Save(ctx, rec); {
+			case err == nil:
+				warnings = append(warnings, fmt.Sprintf("recess's status comment was deleted: restored the record as it was (%s)", restoredWhat(rec)))
+			case errors.Is(err, state.ErrConflict):
+				notes = append(notes, "a deleted comment held recess's record, and a record stands in its place: kept that one")
+			default:
+				return &Result{Command: "inbound", Discussion: number}, fmt.Errorf("restore the record of discussion %d: %w", number, err)
+			}
+		}
+	}
+	res, err := e.Inbound(ctx, number)
+	if res != nil {
+		res.Notes = append(notes, res.Notes...)
+		res.Warnings = append(warnings, res.Warnings...)
+	}
+	return res, err
+}
+
+// restoredWhat says in words what a restored record holds.
+func restoredWhat(rec *state.Record) string {
+	var parts []string
+	if n := len(rec.OpenRFCs); n > 0 {
+		parts = append(parts, plural(n, "open recess", "open recesses"))
+	}
+	if rec.Active != nil {
+		parts = append(parts, "the active agent run "+rec.Active.CorrelationID)
+	}
+	if rec.Queued != nil {
+		parts = append(parts, "a queued dispatch")
+	}
+	if len(parts) == 0 {
+		return "nothing pending"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // reconcile brings one discussion up to date. The order matters: commands
 // first (they can cancel, fire or retry), then the active run, then the open
 // recesses, then a fresh dispatch for anything nobody has answered.
@@ -417,7 +472,8 @@ func (p *pass) cancelMoment(id string, rfc *state.RFC) (time.Time, bool) {
 }
 
 // restore brings back an open recess whose record was lost (its status
-// comment deleted by a person): the last reply a recessed verdict posted
+// comment deleted by a person, and the deletion's event, which restores the
+// whole record, never came: see Deleted): the last reply a recessed verdict posted
 // carries a copy of the recess (state.RecessMarker). It is restored when
 // nothing recess wrote after it says the recess ended (a later verdict's
 // reply, its closing note), and when it names this discussion (a

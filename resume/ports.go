@@ -221,6 +221,31 @@ type DiscussionStore interface {
 	LoadWith(ctx context.Context, number int) (*state.Record, *Discussion, error)
 }
 
+// DeletedComment is a comment deleted from a discussion as the deletion's
+// event tells it: its body and its author's login. It is outside input,
+// whoever wrote it.
+type DeletedComment struct {
+	Body   string
+	Author string
+}
+
+// Restorer is an optional extension of Store, for a store that keeps the
+// record where a person can delete it (the comment store keeps it in a
+// status comment). The engine type-asserts it on its Store port when a
+// comment was deleted (Engine.Deleted).
+//
+// Lost returns the record the deleted comment held when that comment was
+// this store's record of the discussion, written by recess's own identity;
+// nil when it was anything else (a marker in someone else's comment is
+// reported and ignored, as everywhere). The record is decoded with the
+// store's own codec: one that does not decode is an error wrapping
+// state.ErrCorrupt, never adopted. Lost writes nothing: the engine writes
+// the record back with Save and an empty Rev, which succeeds only while no
+// record stands in its place.
+type Restorer interface {
+	Lost(ctx context.Context, discussion int, gone DeletedComment) (*state.Record, error)
+}
+
 // PendingAdvisor is an optional extension of Store: what its last Pending
 // could not do (list every pending record, say), in words for the
 // maintainer. A sweep or a plan reports it as a warning.

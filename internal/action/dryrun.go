@@ -40,6 +40,10 @@ type dryLog struct {
 	// its discussion's number, so a write on a node id names the
 	// discussion.
 	numbers map[string]int
+	// lost are the records a deleted comment held (resume.Restorer), which
+	// a real run writes back: the rest of the dry run reads them as
+	// written.
+	lost map[int]*state.Record
 }
 
 func (l *dryLog) add(discussion int, format string, args ...any) {
@@ -65,6 +69,7 @@ type dryStore struct {
 var (
 	_ resume.DiscussionStore = dryStore{}
 	_ resume.PendingAdvisor  = dryStore{}
+	_ resume.Restorer        = dryStore{}
 )
 
 func (s dryStore) Save(_ context.Context, rec *state.Record) error {
@@ -92,7 +97,38 @@ func (s dryStore) LoadWith(ctx context.Context, number int) (*state.Record, *res
 	}
 	rec, d, err := ds.LoadWith(ctx, number)
 	s.log.saw(d)
+	if lost := s.log.lost[number]; lost != nil && d != nil && errors.Is(err, state.ErrNotFound) {
+		return lost.Clone(), d, nil
+	}
 	return rec, d, err
+}
+
+// Load reads as LoadWith does.
+func (s dryStore) Load(ctx context.Context, number int) (*state.Record, error) {
+	rec, err := s.Store.Load(ctx, number)
+	if lost := s.log.lost[number]; lost != nil && errors.Is(err, state.ErrNotFound) && !errors.Is(err, resume.ErrNotFound) {
+		return lost.Clone(), nil
+	}
+	return rec, err
+}
+
+// Lost forwards the wrapped store's reading of a deleted comment (a read),
+// and remembers the record a real run would write back.
+func (s dryStore) Lost(ctx context.Context, number int, gone resume.DeletedComment) (*state.Record, error) {
+	r, ok := s.Store.(resume.Restorer)
+	if !ok {
+		return nil, nil
+	}
+	rec, err := r.Lost(ctx, number, gone)
+	if rec != nil && err == nil {
+		if s.log.lost == nil {
+			s.log.lost = map[int]*state.Record{}
+		}
+		kept := rec.Clone()
+		kept.Rev = "dry-run-restored"
+		s.log.lost[number] = kept
+	}
+	return rec, err
 }
 
 // PendingAdvice forwards the wrapped store's advice, so a dry run warns as

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 )
 
@@ -16,9 +17,15 @@ type event struct {
 	Name   string // GITHUB_EVENT_NAME
 	Action string // payload "action" (created, edited, deleted, ...)
 	// Discussion is the discussion number the event is about (0: none).
-	// Whose comment an event is about is never read from the payload: the
-	// engine asks GitHub (viewerDidAuthor), the one own-identity rule.
+	// Whose comment an event is about is not read from the payload: the
+	// engine asks GitHub (viewerDidAuthor). The one exception is a deleted
+	// comment, which GitHub can no longer show: Deleted.
 	Discussion int
+	// Deleted is the comment a discussion_comment "deleted" event is
+	// about: its body and its author's login, the only fields read from
+	// the payload's comment. The store restores its record from them only
+	// when the author's login is recess's own (resume.Restorer).
+	Deleted *resume.DeletedComment
 	// Inputs are workflow_dispatch inputs.
 	Inputs map[string]string
 }
@@ -57,9 +64,13 @@ func decodeEvent(name string, payload io.Reader) (*event, error) {
 		Discussion *struct {
 			Number *int `json:"number"`
 		} `json:"discussion"`
-		// Comment must be an object; nothing in it is read.
-		Comment *struct{}                 `json:"comment"`
-		Inputs  map[string]jsontext.Value `json:"inputs"`
+		// Comment must be an object; only a deleted comment's body and
+		// author are read (event.Deleted).
+		Comment *struct {
+			Body jsontext.Value `json:"body"`
+			User jsontext.Value `json:"user"`
+		} `json:"comment"`
+		Inputs map[string]jsontext.Value `json:"inputs"`
 	}
 	data, err := io.ReadAll(payload)
 	if err != nil {
@@ -88,6 +99,11 @@ func decodeEvent(name string, payload io.Reader) (*event, error) {
 		if name == "discussion_comment" && p.Comment == nil {
 			return nil, &wait.FieldError{Field: "event payload comment", Reason: "missing"}
 		}
+		if name == "discussion_comment" && ev.Action == "deleted" {
+			if ev.Deleted, err = deletedComment(p.Comment.Body, p.Comment.User); err != nil {
+				return nil, err
+			}
+		}
 	case "workflow_dispatch":
 		ev.Inputs = map[string]string{}
 		for k, raw := range p.Inputs {
@@ -107,6 +123,26 @@ func decodeEvent(name string, payload io.Reader) (*event, error) {
 		}
 	}
 	return ev, nil
+}
+
+// deletedComment reads a deleted comment's body and author's login.
+func deletedComment(body, user jsontext.Value) (*resume.DeletedComment, error) {
+	var d resume.DeletedComment
+	var ok bool
+	if d.Body, ok = wait.StringValue(body); !ok {
+		return nil, &wait.FieldError{Field: "event payload comment.body", Reason: "missing or not a string"}
+	}
+	var u map[string]jsontext.Value
+	if user.Kind() != '{' || json.Unmarshal(user, &u, jsontext.AllowInvalidUTF8(true)) != nil {
+		return nil, &wait.FieldError{Field: "event payload comment.user.login", Reason: "missing: comment.user is not an object"}
+	}
+	if d.Author, ok = wait.StringValue(u["login"]); !ok {
+		return nil, &wait.FieldError{Field: "event payload comment.user.login", Reason: "missing or not a string"}
+	}
+	if d.Author == "" {
+		return nil, &wait.FieldError{Field: "event payload comment.user.login", Reason: "empty"}
+	}
+	return &d, nil
 }
 
 // command picks what to do for an event when the command input is "auto".

@@ -131,7 +131,11 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 		if inv.Discussion == 0 {
 			return out, &wait.FieldError{Field: "event", Reason: "inbound needs a discussion or discussion_comment event"}
 		}
-		res, err = e.Inbound(ctx, inv.Discussion)
+		if inv.Event != nil && inv.Event.Deleted != nil {
+			res, err = e.Deleted(ctx, inv.Discussion, *inv.Event.Deleted)
+		} else {
+			res, err = e.Inbound(ctx, inv.Discussion)
+		}
 	case cmdSweep:
 		res, err = e.Sweep(ctx)
 	case cmdPlan:

@@ -15,6 +15,7 @@ import (
 	"github.com/shurcooL/githubv4"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -22,6 +23,7 @@ var (
 	_ resume.Store           = (*CommentStore)(nil)
 	_ resume.DiscussionStore = (*CommentStore)(nil)
 	_ resume.PendingAdvisor  = (*CommentStore)(nil)
+	_ resume.Restorer        = (*CommentStore)(nil)
 )
 
 // WaitingLabel marks the discussions whose record is pending, so that a
@@ -173,6 +175,62 @@ func (s *CommentStore) LoadWith(ctx context.Context, discussion int) (*state.Rec
 		return nil, nil, err
 	}
 	return f.rec, snap.disc, nil
+}
+
+// Lost is resume.Restorer: the record a deleted comment held, when the
+// comment was recess's status comment of the discussion. A body without a
+// record marker costs nothing; one with a marker costs one request, to
+// learn recess's own login (GraphQL viewer), which the author's login must
+// match (wait.SameLogin, the one login rule): a marker in anyone else's
+// deleted comment is ignored and reported, as in a live one. The record is decoded as Load decodes it
+// (decodeStatus): a record that does not decode is an error wrapping
+// state.ErrCorrupt, and a record of another discussion (one transferred
+// from another repository) is logged and not restored. Whether a status
+// comment still stands is for Save to say: the engine writes the record
+// back with an empty Rev.
+func (s *CommentStore) Lost(ctx context.Context, discussion int, gone resume.DeletedComment) (*state.Record, error) {
+	if !state.HasMarker(gone.Body) {
+		return nil, nil
+	}
+	me, err := s.c.viewerLogin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("github: comment store: discussion %d: %w", discussion, err)
+	}
+	if !wait.SameLogin(gone.Author, me) {
+		s.c.logf("github: comment store: discussion %d: ignoring a state marker in a deleted comment by %q (not authored by recess, %q): nothing restored", discussion, gone.Author, me)
+		return nil, nil
+	}
+	rec, ok, err := decodeStatus(discussion, "(deleted)", gone.Body)
+	var fe *foreignError
+	switch {
+	case errors.As(err, &fe):
+		s.c.logf("github: comment store: discussion %d: the deleted %v; nothing restored", discussion, fe)
+		return nil, nil
+	case err != nil:
+		// decodeStatus names a comment that stands; this one is gone.
+		if inner := errors.Unwrap(err); inner != nil {
+			err = inner
+		}
+		return nil, fmt.Errorf("github: comment store: discussion %d: recess's deleted status comment holds a record that cannot be read, so it is not restored: %w", discussion, err)
+	case !ok:
+		return nil, nil
+	}
+	rec.Rev = ""
+	return rec, nil
+}
+
+// viewerLogin is the login of the token's own identity.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/queries#viewer
+func (c *Client) viewerLogin(ctx context.Context) (string, error) {
+	var q struct{ Viewer struct{ Login string } }
+	if err := c.query(ctx, &q, nil); err != nil {
+		return "", fmt.Errorf("viewer login: %w", err)
+	}
+	if q.Viewer.Login == "" {
+		return "", errors.New("viewer login: GitHub answered an empty login")
+	}
+	return q.Viewer.Login, nil
 }
 
 // outOfScan reports whether the top-level comment id stands where a

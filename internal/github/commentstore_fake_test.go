@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/state"
 	"github.com/recess-action/recess/state/storetest"
 )
@@ -240,4 +243,61 @@ func TestCommentStorePendingFindsOldUnlabelledRecordWithinTheDay(t *testing.T) {
 		t.Errorf("Pending() at %s (the day's first sweep) did not list discussion 1, a pending record without the label", at.Format(time.RFC3339))
 	}
 	t.Logf("the day's first Pending over 201 open discussions: %d GraphQL requests, %d points", f.gh.CountGraphQL(), f.gh.GraphQLPoints())
+}
+
+// TestCommentStoreLost reads deleted comments as their deletion's event
+// gives them: only recess's own status comment of the discussion gives back
+// a record, decoded as Load decodes it; a marker costs one request (recess's
+// own login), no marker none.
+func TestCommentStoreLost(t *testing.T) {
+	t.Parallel()
+	f := newFakeRepo(t)
+	ctx := context.Background()
+	saved := dueRecord(5, epoch)
+	if err := NewCommentStore(f.client(t)).Save(ctx, saved); err != nil {
+		t.Fatalf("Save(5) = %v", err)
+	}
+	comments, err := f.gh.Comments(f.ids[5])
+	if err != nil || len(comments) != 1 {
+		t.Fatalf("Comments(5) = %d comments, %v; want the status comment", len(comments), err)
+	}
+	status := comments[0].Body
+	want, _, err := state.DecodeComment(status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := state.EncodeComment("⏸ status", dueRecord(6, epoch))
+
+	tests := []struct {
+		name       string
+		discussion int
+		body       string
+		author     string
+		want       *state.Record
+		wantErr    error
+		requests   int
+	}{
+		{name: "recess_status_comment", discussion: 5, body: status, author: "github-actions[bot]", want: want, requests: 1},
+		{name: "login_compared_as_one_account", discussion: 5, body: status, author: " GitHub-Actions ", want: want, requests: 1},
+		{name: "someone_elses_comment_with_the_marker", discussion: 5, body: status, author: "mallory", requests: 1},
+		{name: "no_marker", discussion: 5, body: "Thanks!", author: "github-actions[bot]", requests: 0},
+		{name: "record_of_another_discussion", discussion: 5, body: other, author: "github-actions[bot]", requests: 1},
+		{name: "record_that_does_not_decode", discussion: 5, body: "⏸ status\n\n<!-- recess:state v1\n@@@ not base64 @@@\n-->", author: "github-actions[bot]", wantErr: state.ErrCorrupt, requests: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := f.client(t)
+			got, err := NewCommentStore(c).Lost(ctx, tt.discussion, resume.DeletedComment{Body: tt.body, Author: tt.author})
+			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
+				t.Fatalf("Lost = %v, want %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Lost record (-want +got):\n%s", diff)
+			}
+			if n := c.Stats().Requests(); n != tt.requests {
+				t.Errorf("Lost sent %d requests, want %d", n, tt.requests)
+			}
+		})
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/state"
 )
 
@@ -55,5 +57,71 @@ func TestRestore_deleted_status_comment(t *testing.T) {
 				t.Errorf("resume_context = %+v; want the original recess %s fired by missing_input with both replies", rc, original)
 			}
 		})
+	}
+}
+
+// The deletion's event gives back the whole record, the active run
+// included, through the engine's entry point and the real adapter: the agent
+// run's claim then succeeds, and no second run starts. Its cost is bounded:
+// recess's login, the store's check, the status comment written back (and
+// its label), then the usual reconciliation; a deleted comment without a
+// record marker costs what any comment's event costs.
+func TestRestore_deleted_event_keeps_the_active_run(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := New(t, Options{Store: "comment"})
+	n, id := w.Open("alice")
+	if _, err := w.Engine(nil).Engine.Intake(ctx, n); err != nil {
+		t.Fatalf("Intake(%d) = %v", n, err)
+	}
+	w.Advance(time.Minute)
+	run := w.Runs()[0]
+	var status githubfake.Comment
+	for _, c := range w.RecessComments(id) {
+		if state.HasMarker(c.Body) {
+			status = c
+		}
+	}
+	if status.ID == "" {
+		t.Fatal("no status comment")
+	}
+	if err := w.GH.DeleteComment(status.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	var res *resume.Result
+	c := w.Measure(func() {
+		res = must(t)(w.Engine(nil).Engine.Deleted(ctx, n, resume.DeletedComment{Body: status.Body, Author: Bot + "[bot]"}))
+	})
+	t.Logf("deleted status comment: %v", c)
+	if res.Dispatched || len(w.Runs()) != 1 {
+		t.Fatalf("the deletion dispatched (runs %d, notes %q)", len(w.Runs()), res.Notes)
+	}
+	// recess's login, the store's check, the status comment written back,
+	// the label when it went too; then the reconciliation's read.
+	if max := 5; c.Total() > max || c.Writes > 2 {
+		t.Errorf("Deleted(%d) = %v; want at most %d requests, 2 writes", n, c, max)
+	}
+	rec, err := w.Engine(nil).Engine.Store.Load(ctx, n)
+	if err != nil || rec.Active == nil || rec.Active.CorrelationID != run.Inputs["correlation_id"] {
+		t.Fatalf("record after the deletion = %+v, %v; want the active run %s", rec, err, run.Inputs["correlation_id"])
+	}
+	if stale, err := w.Answer(ctx, run, Adjourned("Done.")); err != nil || stale {
+		t.Fatalf("the active run's answer: stale %v, %v; want accepted", stale, err)
+	}
+
+	// A person's own comment deleted: nothing to restore, no request more
+	// than the reconciliation's.
+	bob := w.Say(id, "", "bob", "Never mind.")
+	must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
+	if err := w.GH.DeleteComment(bob); err != nil {
+		t.Fatal(err)
+	}
+	plain := w.Measure(func() { must(t)(w.Engine(nil).Engine.Inbound(ctx, n)) })
+	deleted := w.Measure(func() {
+		must(t)(w.Engine(nil).Engine.Deleted(ctx, n, resume.DeletedComment{Body: "Never mind.", Author: "bob"}))
+	})
+	if deleted.Total() != plain.Total() {
+		t.Errorf("a deleted comment without a marker cost %v, a plain reconciliation %v", deleted, plain)
 	}
 }
