@@ -348,6 +348,9 @@ func (s *actStory) tell(ctx context.Context) error {
 	}
 
 	// 2. The agent run: claim, the lead asks and recesses, the verdict job posts.
+	if !s.scripted {
+		return s.modelLead(ctx, first)
+	}
 	s.say("\n2. agent run %d: claim -> lead (recess-lab mcp-script over recess mcp) -> verdict", first.ID)
 	lead, err := s.runAgent(ctx, "agent-first", first)
 	if err != nil {
@@ -499,6 +502,40 @@ func (s *actStory) tell(ctx context.Context) error {
 		}
 	}
 	s.say("   nothing pending: no open recess, no active run, no label; 2 agent runs in all, never two at once")
+	return nil
+}
+
+// modelLead is the story's second step with the lead the workflow names
+// (a model, its key set): the agent run must end in a verdict, a recess or
+// an answer, posted by recess. What people say next depends on what the
+// model asked, so the story ends there; the scripted lead tells the rest.
+func (s *actStory) modelLead(ctx context.Context, first githubfake.Run) error {
+	cid := first.Inputs["correlation_id"]
+	s.say("\n2. agent run %d: claim -> lead (as the workflow writes it, with %s) -> verdict", first.ID, strings.Join(s.secrets, ", "))
+	if _, err := s.runAgent(ctx, "agent-first", first); err != nil {
+		return err
+	}
+	reply, err := s.questionOf(cid)
+	if err != nil {
+		return err
+	}
+	rec, err := s.record()
+	if err != nil {
+		return err
+	}
+	if rec.Active != nil {
+		return fmt.Errorf("after the verdict the record still holds active run %v", rec.Active)
+	}
+	s.say("   the lead replied (comment %s):", reply.ID)
+	for _, l := range strings.Split(strings.TrimSpace(visible(reply.Body)), "\n") {
+		s.say("   | %s", l)
+	}
+	if rfc := rec.OpenRFCs[cid]; rfc != nil {
+		s.say("   and recessed: waiting %s", resume.Describe(rfc.Trigger, wait.Observed{OpenedAt: rfc.OpenedAt}))
+	} else {
+		s.say("   and adjourned: nothing pending")
+	}
+	s.say("\nThe replies and the resume follow what the model asked: run without %s for the whole story with the scripted lead.", strings.Join(s.secrets, ", "))
 	return nil
 }
 

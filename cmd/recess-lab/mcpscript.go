@@ -35,8 +35,8 @@ given: --verdict-file, --correlation-id, --discussion, --token, ...) and the
 environment, which the child inherits: RECESS_VERDICT_FILE,
 RECESS_CORRELATION_ID, RECESS_DISCUSSION (see "recess mcp -h").
 RECESS_RESUME_CONTEXT tells the script a resumed run from a first one (and
-is the server's fallback too). RECESS_PROMPT, when set (the
-claim step's prompt output), is printed first, as a model would be given it.
+is the server's fallback too). RECESS_PROMPT, when set (the claim step's
+prompt output), is printed first, as a model would be given it.
 `
 
 const (
