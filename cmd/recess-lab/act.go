@@ -257,7 +257,7 @@ func (s *actStory) prepare() error {
 			refs[ref] = true
 		}
 		for name, key := range modelActions {
-			if s.getenv(key) != "" && strings.Contains(string(data), name+"@") {
+			if s.getenv(key) != "" && strings.Contains(string(data), name+"@") && !slices.Contains(s.secrets, key) {
 				s.secrets = append(s.secrets, key)
 				s.scripted = false
 			}
@@ -745,7 +745,7 @@ func recessRoot() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("not inside the recess repository: run recess-lab act from a checkout of it")
+			return "", errors.New("not inside the recess repository: run recess-lab act from a checkout of it (go run -C ~/recess ./cmd/recess-lab act \"$PWD\")")
 		}
 		dir = parent
 	}
