@@ -143,6 +143,8 @@ type actStory struct {
 	refs   []string
 	// secrets are the model keys passed to act for the lead steps kept.
 	secrets []string
+	// github are the OWNER/REPO of other actions, fetched from github.com.
+	github []string
 	// scripted: every lead is the scripted one, so the story can check
 	// what it says.
 	scripted   bool
@@ -249,6 +251,12 @@ func (s *actStory) prepare() error {
 		*f.dst = filepath.Join(dir, filepath.Base(*f.src))
 		if *f.dst == filepath.Join(dir, filepath.Base(s.target.FrontDoor)) && f.src == &s.target.Agent {
 			*f.dst = filepath.Join(dir, "agent-"+filepath.Base(*f.src))
+		}
+		for _, a := range otherActions(c.Data) {
+			if !slices.Contains(s.github, a) {
+				s.github = append(s.github, a)
+				c.Changes = append(c.Changes, fmt.Sprintf("%s is fetched from github.com, not from the fake GitHub (act's --replace-ghe-action-with-github-com; needs the network)", a))
+			}
 		}
 		if err := os.WriteFile(*f.dst, c.Data, 0o600); err != nil {
 			return err
@@ -609,6 +617,9 @@ func (s *actStory) runAct(ctx context.Context, name, event, workflow string, pay
 	}
 	for _, k := range s.secrets {
 		args = append(args, "-s", k)
+	}
+	for _, a := range s.github {
+		args = append(args, "--replace-ghe-action-with-github-com", a)
 	}
 	args = append(args,
 		"--env", "GITHUB_REPOSITORY="+actRepo,

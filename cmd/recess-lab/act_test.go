@@ -367,3 +367,27 @@ func TestRecessRefs(t *testing.T) {
 		t.Errorf("recessRefs() (-want +got):\n%s", diff)
 	}
 }
+
+func TestOtherActions(t *testing.T) {
+	t.Parallel()
+	const y = `jobs:
+  a: {uses: recess-action/recess/.github/workflows/front-door.yml@v1}
+  r: {uses: someone/flows/.github/workflows/x.yml@v1}
+  b:
+    steps:
+      - {uses: recess-action/recess@v1.4.2, with: {command: install}}
+      - uses: actions/checkout@v6
+      - uses: "actions/setup-node@v4"
+      - uses: anthropics/claude-code-action@v1
+      - uses: github/codeql-action/init@v3 # an action in a subdirectory
+      - uses: actions/upload-artifact@v4
+      - uses: actions/download-artifact@v4
+      - uses: docker://alpine:3
+      - uses: ./local
+      - uses: anthropics/claude-code-action@v1.0.3
+`
+	want := []string{"actions/setup-node", "anthropics/claude-code-action", "github/codeql-action"}
+	if diff := cmp.Diff(want, otherActions([]byte(y))); diff != "" {
+		t.Errorf("otherActions() (-want +got):\n%s", diff)
+	}
+}

@@ -254,6 +254,31 @@ func recessRefs(data []byte) []string {
 	return slices.Sorted(mapKeys(refs))
 }
 
+// servedActions are the actions recess-lab act serves itself (recess's own
+// from the checkout, the artifact actions by stand-ins) or act skips
+// (actions/checkout of the repository under test).
+var servedActions = map[string]bool{
+	recessRepo: true, "actions/upload-artifact": true, "actions/download-artifact": true, "actions/checkout": true,
+}
+
+// otherActions are the OWNER/REPO of the remote actions a workflow uses
+// that recess-lab act does not serve: act fetches them from github.com.
+func otherActions(data []byte) []string {
+	found := map[string]bool{}
+	for _, m := range usesLine.FindAllStringSubmatch(string(data), -1) {
+		uses := strings.Trim(m[1], `"'`)
+		name, _, ok := strings.Cut(uses, "@")
+		parts := strings.Split(name, "/")
+		if !ok || strings.HasPrefix(uses, "./") || strings.HasPrefix(uses, "docker://") || len(parts) < 2 || slices.Contains(parts, ".github") {
+			continue
+		}
+		if repo := parts[0] + "/" + parts[1]; !servedActions[repo] {
+			found[repo] = true
+		}
+	}
+	return slices.Sorted(mapKeys(found))
+}
+
 // usesLine is a `uses:` value, in block or flow style.
 var usesLine = regexp.MustCompile(`\buses:\s*("[^"]*"|'[^']*'|[^\s,}#]+)`)
 
