@@ -391,3 +391,34 @@ func TestOtherActions(t *testing.T) {
 		t.Errorf("otherActions() (-want +got):\n%s", diff)
 	}
 }
+
+// The README's act section names every change recess-lab act makes to the
+// workflows it runs: each model action it replaces and its key, and each act
+// option that serves an action from somewhere else.
+func TestReadmeSaysWhatActChanges(t *testing.T) {
+	t.Parallel()
+	readme := string(readFile(t, "../../README.md"))
+	const heading = "### Your own workflows, under act\n"
+	i := strings.Index(readme, heading)
+	if i < 0 {
+		t.Fatalf("README has no heading %q", heading)
+	}
+	section := readme[i+len(heading):]
+	if j := strings.Index(section, "\n## "); j >= 0 {
+		section = section[:j]
+	}
+	want := []string{"`queue: max`", "--local-repository", "--replace-ghe-action-with-github-com", actStandIn[len("testdata/"):], "`" + recessRepo + "@REF`"}
+	for name, key := range modelActions {
+		want = append(want, "`"+name+"`", "`"+key+"`")
+	}
+	for a := range servedActions {
+		if a != recessRepo {
+			want = append(want, "`"+a)
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(section, w) {
+			t.Errorf("the README's act section does not mention %s", w)
+		}
+	}
+}
