@@ -233,13 +233,12 @@ func (s *actStory) prepare() error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(s.work, "workflows")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	s.scripted = true
 	refs := map[string]bool{}
-	for _, f := range []struct{ src, dst *string }{{&s.target.FrontDoor, &s.frontDoor}, {&s.target.Agent, &s.agent}} {
+	for _, f := range []struct {
+		role     string
+		src, dst *string
+	}{{"front-door", &s.target.FrontDoor, &s.frontDoor}, {"agent", &s.target.Agent, &s.agent}} {
 		data, err := os.ReadFile(*f.src)
 		if err != nil {
 			return err
@@ -248,15 +247,16 @@ func (s *actStory) prepare() error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", *f.src, err)
 		}
-		*f.dst = filepath.Join(dir, filepath.Base(*f.src))
-		if *f.dst == filepath.Join(dir, filepath.Base(s.target.FrontDoor)) && f.src == &s.target.Agent {
-			*f.dst = filepath.Join(dir, "agent-"+filepath.Base(*f.src))
-		}
 		for _, a := range otherActions(c.Data) {
 			if !slices.Contains(s.github, a) {
 				s.github = append(s.github, a)
 				c.Changes = append(c.Changes, fmt.Sprintf("%s is fetched from github.com, not from the fake GitHub (act's --replace-ghe-action-with-github-com; needs the network)", a))
 			}
+		}
+		// Each copy in a directory of its own: the two may share a name.
+		*f.dst = filepath.Join(s.work, "workflows", f.role, filepath.Base(*f.src))
+		if err := os.MkdirAll(filepath.Dir(*f.dst), 0o755); err != nil {
+			return err
 		}
 		if err := os.WriteFile(*f.dst, c.Data, 0o600); err != nil {
 			return err
@@ -264,8 +264,8 @@ func (s *actStory) prepare() error {
 		for _, ref := range recessRefs(data) {
 			refs[ref] = true
 		}
-		for name, key := range modelActions {
-			if s.getenv(key) != "" && strings.Contains(string(data), name+"@") && !slices.Contains(s.secrets, key) {
+		for _, key := range c.Kept {
+			if !slices.Contains(s.secrets, key) {
 				s.secrets = append(s.secrets, key)
 				s.scripted = false
 			}

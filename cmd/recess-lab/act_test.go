@@ -92,6 +92,13 @@ func TestPrepareForActDropsOnlyQueue(t *testing.T) {
 			if len(c.Replaced) != 0 {
 				t.Errorf("replaced %v, want nothing", c.Replaced)
 			}
+			var kept []string
+			if tc.keys("ANTHROPIC_API_KEY") != "" {
+				kept = []string{"ANTHROPIC_API_KEY"}
+			}
+			if diff := cmp.Diff(kept, c.Kept); diff != "" {
+				t.Errorf("model steps kept (-want +got):\n%s", diff)
+			}
 			_, n := dropQueueLines(data)
 			if n != tc.queue {
 				t.Errorf("%d queue lines, want %d", n, tc.queue)

@@ -322,6 +322,8 @@ type actCopy struct {
 	Changes []string // each change in words, for the story's output
 	// Replaced are the model actions whose step the scripted lead replaced.
 	Replaced []string
+	// Kept are the keys (modelActions) of the model steps kept as written.
+	Kept []string
 }
 
 // leadScript says how a replaced model step runs the scripted lead.
@@ -380,6 +382,7 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 			}
 			if lead.Keys(key) != "" {
 				c.Changes = append(c.Changes, fmt.Sprintf("job %s: %s runs as written (%s is set)", jobID, uses, key))
+				c.Kept = append(c.Kept, key)
 				continue
 			}
 			args, err := recessMCPArgs(st)
