@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,18 +25,25 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-// recess-lab act runs the repository's own workflow files (.github/workflows/
-// recess.yml and agent.yml) under act, the tool that runs GitHub Actions
-// workflows on a laptop, against the embedded fake GitHub, and tells the
-// whole story: intake, claim, the lead (recess-lab mcp-script over recess mcp),
-// a recess, people's replies, the resume with its prompt, the answer. It
-// checks the fake's state after every step and fails loudly.
+// recess-lab act runs a repository's front door and agent workflow (by
+// default .github/workflows/recess.yml and the agent workflow it dispatches)
+// under act, the tool that runs GitHub Actions workflows on a laptop,
+// against the embedded fake GitHub, and tells the whole story: intake,
+// claim, the lead, a recess, people's replies, the resume with its prompt,
+// the answer. It checks the fake's state after every step and fails loudly.
 //
 // What it does for act, and nothing more:
 //   - act v0.2.89, the newest, validates workflows against a schema older
-//     than concurrency `queue`: it runs copies of the two files without
-//     their `queue: max` lines (act ignores concurrency anyway), and checks
-//     that nothing else differs;
+//     than concurrency `queue`: it runs copies of the files without their
+//     `queue: max` lines (act ignores concurrency anyway);
+//   - a lead step of a model action (anthropics/claude-code-action) whose
+//     key is not in the environment is replaced, in the copy, by the scripted
+//     lead (recess-lab mcp-script) against the `recess mcp` server the step
+//     configures;
+//   - recess's action and reusable workflows (recess-action/recess@REF and
+//     recess-action/recess/.github/workflows/X.yml@REF) are served from this
+//     checkout with act's --local-repository, the reusable workflows less
+//     their queue lines too;
 //   - GitHub's artifact actions cannot be fetched offline: act's
 //     --local-repository maps them to stand-ins under testdata/act/actions;
 //   - act sets GITHUB_REPOSITORY=nektos/act and its own run ids: recess-lab act
@@ -56,32 +63,57 @@ const (
 	actStandIn = "testdata/act/actions"
 )
 
-const actUsage = `usage: recess-lab act [-v] [--keep] [--timeout DURATION]
+const actUsage = `usage: recess-lab act [-v] [--keep] [--timeout DURATION] [--front-door NAME] [--agent FILE] [WORKFLOWS]
 
-Runs .github/workflows/recess.yml and agent.yml under act (v` + actVersion + `, installed with
-go install when missing) against the embedded fake GitHub, seeded from
+Runs a front door and its agent workflow under act (v` + actVersion + `, installed with go
+install when missing) against the embedded fake GitHub, seeded from
 testdata/act/seed.yml, and checks the story: a new discussion, the agent
 asking a question and recessing, two replies, the resume with the comments,
-the answer. Run it from the recess repository; it needs Go and bash, no
-Docker and no network (except the Go module proxy to install act once).
-testdata/act/README.md documents the seed and what recess-lab act changes for act.
+the answer.
+
+WORKFLOWS is your repository (its .github/workflows), a directory of workflow
+files, or the front door's file; by default the repository around the working
+directory. The front door is recess.yml there (--front-door), the agent
+workflow the file its workflow input names (default agent.yml; --agent).
+
+It runs copies, changed only so that act runs them offline, and prints each
+change: the queue: max lines left out; a model step (anthropics/claude-code-action)
+replaced by the scripted lead (recess-lab mcp-script) when its key
+(ANTHROPIC_API_KEY) is not set; recess-action/recess@REF and its reusable
+workflows served from this checkout; the artifact actions served by stand-ins.
+
+Run it from a recess checkout (go run -C ~/recess ./cmd/recess-lab act ~/your-repo);
+it needs Go and bash, no Docker and no network (except the Go module proxy to
+install act once). testdata/act/README.md documents the seed and the changes.
 `
 
-func runAct(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) int {
+func runAct(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess-lab act", flag.ContinueOnError)
 	verbose := fs.Bool("v", false, "print every act run's log")
 	keep := fs.Bool("keep", false, "keep the work directory (logs, events, the workflow copies)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "limit for each act run")
+	frontDoor := fs.String("front-door", "", "the front door's file name in the workflow directory (default recess.yml)")
+	agent := fs.String("agent", "", "the agent workflow's file (default: the one the front door's workflow input names, next to it)")
 	if code, ok := action.ParseFlags(fs, args, actUsage, stdout, stderr); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "recess-lab act: unexpected argument %q\n", fs.Arg(0))
+	if fs.NArg() > 1 {
+		fmt.Fprintf(stderr, "recess-lab act: unexpected argument %q\n", fs.Arg(1))
 		return 2
 	}
-	s := &actStory{out: stdout, verbose: *verbose, timeout: *timeout, answered: map[int64]bool{}}
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "recess-lab act: %v\n", err)
+		return 1
+	}
+	target, err := resolveActTarget(cwd, fs.Arg(0), *frontDoor, *agent)
+	if err != nil {
+		fmt.Fprintf(stderr, "recess-lab act: %v\n", err)
+		return 2
+	}
+	s := &actStory{out: stdout, verbose: *verbose, timeout: *timeout, answered: map[int64]bool{}, target: target, getenv: getenv}
 	started := time.Now()
-	err := s.setUp(ctx)
+	err = s.setUp(ctx)
 	if err == nil {
 		err = s.tell(ctx)
 	}
@@ -100,12 +132,26 @@ type actStory struct {
 	verbose bool
 	timeout time.Duration
 
+	target actTarget
+	getenv func(string) string
+
 	root, work, act  string
 	frontDoor, agent string // the workflow copies act runs
-	gh               *githubfake.GitHub
-	urls             map[string]string
-	discussion       githubfake.Discussion
-	step             int
+	// served is the copy of this checkout act serves for recess's action
+	// and reusable workflows at each of refs.
+	served string
+	refs   []string
+	// secrets are the model keys passed to act for the lead steps kept.
+	secrets []string
+	// github are the OWNER/REPO of other actions, fetched from github.com.
+	github []string
+	// scripted: every lead is the scripted one, so the story can check
+	// what it says.
+	scripted   bool
+	gh         *githubfake.GitHub
+	urls       map[string]string
+	discussion githubfake.Discussion
+	step       int
 	// answered are the agent runs whose verdict job ran: with the runs the
 	// fake holds, they tell how many agent runs were out at any moment.
 	answered map[int64]bool
@@ -127,21 +173,11 @@ func (s *actStory) setUp(ctx context.Context) error {
 	if s.act, err = findAct(ctx, s.out); err != nil {
 		return err
 	}
-	s.say("recess-lab act: the example workflows under act v%s against the embedded fake GitHub", actVersion)
+	s.say("recess-lab act: %s and %s under act v%s against the embedded fake GitHub", s.rel(s.target.FrontDoor), s.rel(s.target.Agent), actVersion)
 	s.say("work directory: %s", s.work)
-
-	if err := os.MkdirAll(filepath.Join(s.work, "workflows"), 0o755); err != nil {
+	if err := s.prepare(); err != nil {
 		return err
 	}
-	for _, name := range []string{"recess.yml", "agent.yml"} {
-		n, err := copyForAct(filepath.Join(root, ".github", "workflows", name), filepath.Join(s.work, "workflows", name))
-		if err != nil {
-			return err
-		}
-		s.say("  .github/workflows/%s: runs as is, less %s act v%s cannot parse", name, action.Count(n, "`queue: max` line", "`queue: max` lines"), actVersion)
-	}
-	s.frontDoor = filepath.Join(s.work, "workflows", "recess.yml")
-	s.agent = filepath.Join(s.work, "workflows", "agent.yml")
 
 	data, err := os.ReadFile(filepath.Join(root, actSeed))
 	if err != nil {
@@ -161,6 +197,19 @@ func (s *actStory) setUp(ctx context.Context) error {
 		l.Close()
 		return err
 	}
+	agentData, err := os.ReadFile(s.target.Agent)
+	if err != nil {
+		return err
+	}
+	wf, err := agentSeedWorkflow(s.target.AgentName, agentData)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.target.Agent, err)
+	}
+	for i := range seed.Repos {
+		if seed.Repos[i].Name == actRepo {
+			seed.Repos[i].Workflows = []githubfake.SeedWorkflow{wf}
+		}
+	}
 	if err := s.gh.ApplySeed(seed); err != nil {
 		return fmt.Errorf("%s: %w", actSeed, err)
 	}
@@ -174,6 +223,98 @@ func (s *actStory) setUp(ctx context.Context) error {
 	}
 	s.say("fake GitHub at %s, seeded from %s: %s, discussion #1 %q by @%s", srv.URL, actSeed, actRepo, s.discussion.Title, s.discussion.Author)
 	return nil
+}
+
+// prepare writes the copies act runs (the front door and the agent
+// workflow) and, when they use recess's action or reusable workflows, the
+// copy of this checkout act serves for them, saying what differs.
+func (s *actStory) prepare() error {
+	lab, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	s.scripted = true
+	refs := map[string]bool{}
+	for _, f := range []struct {
+		role     string
+		src, dst *string
+	}{{"front-door", &s.target.FrontDoor, &s.frontDoor}, {"agent", &s.target.Agent, &s.agent}} {
+		data, err := os.ReadFile(*f.src)
+		if err != nil {
+			return err
+		}
+		c, err := prepareForAct(data, leadScript{Lab: lab, Keys: s.getenv})
+		if err != nil {
+			return fmt.Errorf("%s: %w", *f.src, err)
+		}
+		for _, a := range otherActions(c.Data) {
+			if !slices.Contains(s.github, a) {
+				s.github = append(s.github, a)
+				c.Changes = append(c.Changes, fmt.Sprintf("%s is fetched from github.com, not from the fake GitHub (act's --replace-ghe-action-with-github-com; needs the network)", a))
+			}
+		}
+		// Each copy in a directory of its own: the two may share a name.
+		*f.dst = filepath.Join(s.work, "workflows", f.role, filepath.Base(*f.src))
+		if err := os.MkdirAll(filepath.Dir(*f.dst), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(*f.dst, c.Data, 0o600); err != nil {
+			return err
+		}
+		for _, ref := range recessRefs(data) {
+			refs[ref] = true
+		}
+		for _, key := range c.Kept {
+			if !slices.Contains(s.secrets, key) {
+				s.secrets = append(s.secrets, key)
+				s.scripted = false
+			}
+		}
+		s.say("  %s runs as a copy:", s.rel(*f.src))
+		if len(c.Changes) == 0 {
+			s.say("    - unchanged")
+		}
+		for _, ch := range c.Changes {
+			s.say("    - %s", ch)
+		}
+	}
+	s.say("  actions/upload-artifact@v4 and actions/download-artifact@v4 are served by the stand-ins in %s (act's --local-repository)", actStandIn)
+	if len(refs) == 0 {
+		return nil
+	}
+	s.served = filepath.Join(s.work, "recess")
+	n, err := serveRecess(s.root, s.served)
+	if err != nil {
+		return fmt.Errorf("copying recess for act to serve: %w", err)
+	}
+	// The reusable workflows call the action at their own ref.
+	for _, name := range []string{"front-door.yml", "claim.yml", "verdict.yml"} {
+		data, err := os.ReadFile(filepath.Join(s.served, ".github", "workflows", name))
+		if err != nil {
+			return err
+		}
+		for _, ref := range recessRefs(data) {
+			refs[ref] = true
+		}
+	}
+	s.refs = slices.Sorted(mapKeys(refs))
+	var uses []string
+	for _, ref := range s.refs {
+		uses = append(uses, recessRepo+"@"+ref)
+	}
+	s.say("  %s and its reusable workflows are served from this checkout (%s), not cloned from GitHub: act's --local-repository; the reusable workflows less their %s",
+		strings.Join(uses, ", "), s.root, countWords(n, "`queue: max` line", "`queue: max` lines"))
+	return nil
+}
+
+// rel is a path relative to the working directory when it is under it.
+func (s *actStory) rel(p string) string {
+	if cwd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+	}
+	return p
 }
 
 func (s *actStory) tearDown(keep bool, stderr io.Writer) {
@@ -215,6 +356,9 @@ func (s *actStory) tell(ctx context.Context) error {
 	}
 
 	// 2. The agent run: claim, the lead asks and recesses, the verdict job posts.
+	if !s.scripted {
+		return s.modelLead(ctx, first)
+	}
 	s.say("\n2. agent run %d: claim -> lead (recess-lab mcp-script over recess mcp) -> verdict", first.ID)
 	lead, err := s.runAgent(ctx, "agent-first", first)
 	if err != nil {
@@ -368,6 +512,40 @@ func (s *actStory) tell(ctx context.Context) error {
 	return nil
 }
 
+// modelLead is the story's second step with the lead the workflow names
+// (a model, its key set): the agent run must end in a verdict, a recess or
+// an answer, posted by recess. What people say next depends on what the
+// model asked, so the story ends there; the scripted lead tells the rest.
+func (s *actStory) modelLead(ctx context.Context, first githubfake.Run) error {
+	cid := first.Inputs["correlation_id"]
+	s.say("\n2. agent run %d: claim -> lead (as the workflow writes it, with %s) -> verdict", first.ID, strings.Join(s.secrets, ", "))
+	if _, err := s.runAgent(ctx, "agent-first", first); err != nil {
+		return err
+	}
+	reply, err := s.questionOf(cid)
+	if err != nil {
+		return err
+	}
+	rec, err := s.record()
+	if err != nil {
+		return err
+	}
+	if rec.Active != nil {
+		return fmt.Errorf("after the verdict the record still holds active run %v", rec.Active)
+	}
+	s.say("   the lead replied (comment %s):", reply.ID)
+	for _, l := range strings.Split(strings.TrimSpace(visible(reply.Body)), "\n") {
+		s.say("   | %s", l)
+	}
+	if rfc := rec.OpenRFCs[cid]; rfc != nil {
+		s.say("   and recessed: waiting %s", resume.Describe(rfc.Trigger, wait.Observed{OpenedAt: rfc.OpenedAt}))
+	} else {
+		s.say("   and adjourned: nothing pending")
+	}
+	s.say("\nThe replies and the resume follow what the model asked: run without %s for the whole story with the scripted lead.", strings.Join(s.secrets, ", "))
+	return nil
+}
+
 // runAgent runs the agent workflow for a dispatched run, moving the fake's
 // run along as GitHub would, and returns the log.
 func (s *actStory) runAgent(ctx context.Context, name string, ru githubfake.Run) (string, error) {
@@ -410,7 +588,7 @@ func (s *actStory) dispatchPayload(ru githubfake.Run) []byte {
 			"html_url": s.urls["GITHUB_SERVER_URL"] + "/" + actRepo, "default_branch": "main",
 		},
 		"sender":   map[string]any{"login": actBot + "[bot]", "type": "Bot"},
-		"workflow": ".github/workflows/agent.yml",
+		"workflow": ".github/workflows/" + s.target.AgentName,
 	})
 	return b
 }
@@ -432,18 +610,29 @@ func (s *actStory) runAct(ctx context.Context, name, event, workflow string, pay
 		"--action-cache-path", filepath.Join(s.work, "act-cache"),
 		"--local-repository", "actions/upload-artifact@v4=" + filepath.Join(s.root, actStandIn, "upload-artifact"),
 		"--local-repository", "actions/download-artifact@v4=" + filepath.Join(s.root, actStandIn, "download-artifact"),
-		"--env", "GITHUB_REPOSITORY=" + actRepo,
-		"--env", "GITHUB_RUN_ID=" + strconv.FormatInt(runID, 10),
-		"--env", "RECESS_ACT_ARTIFACTS=" + artifacts,
-		"-s", "GITHUB_TOKEN=" + actToken,
 	}
+	for _, ref := range s.refs {
+		args = append(args, "--local-repository", recessRepo+"@"+ref+"="+s.served)
+	}
+	for _, k := range s.secrets {
+		args = append(args, "-s", k)
+	}
+	for _, a := range s.github {
+		args = append(args, "--replace-ghe-action-with-github-com", a)
+	}
+	args = append(args,
+		"--env", "GITHUB_REPOSITORY="+actRepo,
+		"--env", "GITHUB_RUN_ID="+strconv.FormatInt(runID, 10),
+		"--env", "RECESS_ACT_ARTIFACTS="+artifacts,
+		"-s", "GITHUB_TOKEN="+actToken,
+	)
 	for _, k := range []string{"GITHUB_API_URL", "GITHUB_GRAPHQL_URL", "GITHUB_SERVER_URL"} {
 		args = append(args, "--env", k+"="+s.urls[k])
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, s.act, args...)
-	cmd.Dir = s.root
+	cmd.Dir = s.target.Repo
 	cmd.Env = append(os.Environ(), "ACT_DISABLE_VERSION_CHECK=1")
 	cmd.WaitDelay = 10 * time.Second
 	var log bytes.Buffer
@@ -565,7 +754,7 @@ func recessRoot() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("not inside the recess repository: run recess-lab act from a checkout of it")
+			return "", errors.New("not inside the recess repository: run recess-lab act from a checkout of it (go run -C ~/recess ./cmd/recess-lab act \"$PWD\")")
 		}
 		dir = parent
 	}
@@ -614,30 +803,6 @@ func findAct(ctx context.Context, out io.Writer) (string, error) {
 
 // queueLine is the one line act cannot parse: concurrency `queue: max`.
 var queueLine = regexp.MustCompile(`^\s*queue:\s*max\s*$`)
-
-// copyForAct copies a workflow file without its `queue: max` lines and
-// returns how many it left out.
-func copyForAct(src, dst string) (int, error) {
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return 0, err
-	}
-	var b strings.Builder
-	n := 0
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if queueLine.MatchString(sc.Text()) {
-			n++
-			continue
-		}
-		b.WriteString(sc.Text())
-		b.WriteByte('\n')
-	}
-	if err := sc.Err(); err != nil {
-		return 0, err
-	}
-	return n, os.WriteFile(dst, []byte(b.String()), 0o600)
-}
 
 // annotationLine is a workflow command a step printed, as act logs it
 // ("[job/step]   | ::warning title=...::text"); a script's source that act

@@ -8,36 +8,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"gopkg.in/yaml.v3"
+
+	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
-
-// The copies act runs differ from the shipped files by the queue lines only.
-func TestCopyForActDropsOnlyQueue(t *testing.T) {
-	t.Parallel()
-	for _, name := range []string{"recess.yml", "agent.yml"} {
-		src := filepath.Join("../../.github/workflows", name)
-		dst := filepath.Join(t.TempDir(), name)
-		n, err := copyForAct(src, dst)
-		if err != nil {
-			t.Fatal(err)
-		}
-		orig, _ := os.ReadFile(src)
-		cp, _ := os.ReadFile(dst)
-		var kept []string
-		for _, l := range strings.Split(strings.TrimSuffix(string(orig), "\n"), "\n") {
-			if strings.TrimSpace(l) != "queue: max" {
-				kept = append(kept, l)
-			}
-		}
-		if n == 0 || string(cp) != strings.Join(kept, "\n")+"\n" {
-			t.Errorf("copyForAct(%s) left out %d line(s); the copy differs by more than the queue lines", name, n)
-		}
-		if strings.Contains(string(cp), "\n  queue:") || strings.Contains(string(cp), "      queue:") {
-			t.Errorf("copyForAct(%s) kept a queue line", name)
-		}
-	}
-}
 
 func TestActAnnotations(t *testing.T) {
 	t.Parallel()
@@ -52,6 +28,408 @@ func TestActAnnotations(t *testing.T) {
 	want := []string{"::warning title=recess::discussion #1 was not found", "::error title=recess refused verdict.trigger::bad"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("actAnnotations() = %q, want %q", got, want)
+	}
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func decodeYAML(t *testing.T, data []byte) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		t.Fatalf("the copy does not parse: %v\n%s", err, data)
+	}
+	return v
+}
+
+// withoutQueue is what the copy of a file without a model step must be.
+func withoutQueue(data []byte) string {
+	var kept []string
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if strings.TrimSpace(l) != "queue: max" {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "")
+}
+
+func noKeys(string) string { return "" }
+
+// The copies act runs differ from the files by the queue lines only, unless
+// a model step without its key is replaced.
+func TestPrepareForActDropsOnlyQueue(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, file string
+		keys       func(string) string
+		queue      int
+	}{
+		{"shipped_front_door", "../../.github/workflows/recess.yml", noKeys, 2},
+		{"shipped_agent_with_the_placeholder_lead", "../../.github/workflows/agent.yml", noKeys, 2},
+		{"reusable_front_door", "../../.github/workflows/front-door.yml", noKeys, 2},
+		{"quickstart_front_door", "../../testdata/quickstart/recess.yml", noKeys, 0},
+		{"quickstart_agent_with_the_model_key", "../../testdata/quickstart/agent.yml", func(k string) string {
+			if k == "ANTHROPIC_API_KEY" {
+				return "sk-test"
+			}
+			return ""
+		}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			data := readFile(t, tc.file)
+			c, err := prepareForAct(data, leadScript{Lab: "/lab", Keys: tc.keys})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(withoutQueue(data), string(c.Data)); diff != "" {
+				t.Errorf("the copy differs by more than the queue lines (-want +got):\n%s", diff)
+			}
+			if len(c.Replaced) != 0 {
+				t.Errorf("replaced %v, want nothing", c.Replaced)
+			}
+			var kept []string
+			if tc.keys("ANTHROPIC_API_KEY") != "" {
+				kept = []string{"ANTHROPIC_API_KEY"}
+			}
+			if diff := cmp.Diff(kept, c.Kept); diff != "" {
+				t.Errorf("model steps kept (-want +got):\n%s", diff)
+			}
+			_, n := dropQueueLines(data)
+			if n != tc.queue {
+				t.Errorf("%d queue lines, want %d", n, tc.queue)
+			}
+			if (n > 0) != (len(c.Changes) > 0 && strings.Contains(c.Changes[0], "queue: max")) {
+				t.Errorf("changes %q do not say the queue lines", c.Changes)
+			}
+		})
+	}
+}
+
+// scriptedStep is the part of a step the replacement test compares.
+type scriptedStep struct {
+	Name  string            `yaml:"name"`
+	Uses  string            `yaml:"uses"`
+	Env   map[string]string `yaml:"env"`
+	Shell string            `yaml:"shell"`
+	Run   string            `yaml:"run"`
+	With  map[string]any    `yaml:"with"`
+}
+
+func TestPrepareForActReplacesTheModelStep(t *testing.T) {
+	t.Parallel()
+	const lead = `name: agent
+on:
+  workflow_dispatch:
+    inputs:
+      correlation_id: {type: string, required: true}
+jobs:
+  check:
+    uses: recess-action/recess/.github/workflows/claim.yml@v1
+  lead:
+    needs: check
+    runs-on: ubuntu-latest
+    steps:
+      - {uses: recess-action/recess@v1, with: {command: install}}
+      # the model
+      - uses: anthropics/claude-code-action@v1
+        with:
+          anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}
+          claude_args: --mcp-config '{"mcpServers":{"other":{"command":"npx","args":["x"]},"recess":{"command":"recess","args":["mcp","--verdict-file","${{ runner.temp }}/v.json","--discussion","${{ inputs.n }}"]}}}'
+
+      # hand it on
+      - uses: actions/upload-artifact@v4
+        with: {name: recess-verdict, path: x}
+  last:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo one
+      -
+        uses: anthropics/claude-code-action@v1
+        with:
+          claude_args: '--mcp-config {"mcpServers":{"r":{"command":"/usr/bin/recess","args":["mcp","--token","t"]}}}'
+  after:
+    runs-on: ubuntu-latest
+    steps: [{run: echo after}]
+`
+	c, err := prepareForAct([]byte(lead), leadScript{Lab: "/tmp/lab dir/recess-lab", Keys: noKeys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"anthropics/claude-code-action@v1", "anthropics/claude-code-action@v1"}, c.Replaced); diff != "" {
+		t.Errorf("replaced (-want +got):\n%s", diff)
+	}
+	var got struct {
+		Jobs map[string]struct {
+			Steps []scriptedStep `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(c.Data, &got); err != nil {
+		t.Fatalf("the copy does not parse: %v\n%s", err, c.Data)
+	}
+	name := "scripted lead in place of anthropics/claude-code-action@v1 (recess-lab act: ANTHROPIC_API_KEY is not set)"
+	want := map[string][]scriptedStep{
+		"lead": {
+			{Uses: "recess-action/recess@v1", With: map[string]any{"command": "install"}},
+			{Name: name, Shell: "bash", Env: map[string]string{
+				"RECESS_LAB":            "/tmp/lab dir/recess-lab",
+				"RECESS_RESUME_CONTEXT": "${{ inputs.resume_context }}",
+				"RECESS_PROMPT":         "${{ needs.check.outputs.prompt }}",
+				"RECESS_MCP_ARG_1":      "--verdict-file",
+				"RECESS_MCP_ARG_2":      "${{ runner.temp }}/v.json",
+				"RECESS_MCP_ARG_3":      "--discussion",
+				"RECESS_MCP_ARG_4":      "${{ inputs.n }}",
+			}, Run: `"$RECESS_LAB" mcp-script -- "$RECESS_MCP_ARG_1" "$RECESS_MCP_ARG_2" "$RECESS_MCP_ARG_3" "$RECESS_MCP_ARG_4"`},
+			{Uses: "actions/upload-artifact@v4", With: map[string]any{"name": "recess-verdict", "path": "x"}},
+		},
+		"last": {
+			{Run: "echo one"},
+			{Name: name, Shell: "bash", Env: map[string]string{
+				"RECESS_LAB":            "/tmp/lab dir/recess-lab",
+				"RECESS_RESUME_CONTEXT": "${{ inputs.resume_context }}",
+				"RECESS_PROMPT":         "${{ needs.check.outputs.prompt }}",
+				"RECESS_MCP_ARG_1":      "--token",
+				"RECESS_MCP_ARG_2":      "t",
+			}, Run: `"$RECESS_LAB" mcp-script -- "$RECESS_MCP_ARG_1" "$RECESS_MCP_ARG_2"`},
+		},
+		"check": nil,
+		"after": {{Run: "echo after"}},
+	}
+	gotSteps := map[string][]scriptedStep{}
+	for id, j := range got.Jobs {
+		gotSteps[id] = j.Steps
+	}
+	if diff := cmp.Diff(want, gotSteps); diff != "" {
+		t.Errorf("steps of the copy (-want +got):\n%s", diff)
+	}
+	// Comments around the replaced step stay.
+	for _, l := range []string{"      # the model\n", "      # hand it on\n"} {
+		if !strings.Contains(string(c.Data), l) {
+			t.Errorf("the copy lost %q:\n%s", l, c.Data)
+		}
+	}
+	// Everything but the replaced steps is the file as written.
+	orig, cp := decodeYAML(t, []byte(lead)), decodeYAML(t, c.Data)
+	for _, m := range []map[string]any{orig, cp} {
+		jobs := m["jobs"].(map[string]any)
+		for id, i := range map[string]int{"lead": 1, "last": 1} {
+			steps := jobs[id].(map[string]any)["steps"].([]any)
+			jobs[id].(map[string]any)["steps"] = append(steps[:i:i], steps[i+1:]...)
+		}
+	}
+	if diff := cmp.Diff(orig, cp); diff != "" {
+		t.Errorf("the copy changed more than the model steps (-orig +copy):\n%s", diff)
+	}
+}
+
+func TestPrepareForActRefuses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"model_step_without_recess_mcp", `on: push
+jobs:
+  lead:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: anthropics/claude-code-action@v1
+        with: {prompt: hello, claude_args: "--mcp-config '{\"mcpServers\":{\"x\":{\"command\":\"recess\",\"args\":[\"status\"]}}}'"}
+`, "job lead, step anthropics/claude-code-action@v1 (line 6): no MCP server running `recess mcp`"},
+		{"not_a_mapping", "- just\n- a list\n", "not a workflow"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := prepareForAct([]byte(tc.yaml), leadScript{Lab: "/lab", Keys: noKeys})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("prepareForAct() error = %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestFrontDoorWorkflowInput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, yaml, want, err string }{
+		{"reusable_without_input", "on: push\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n", "agent.yml", ""},
+		{"reusable_with_input", "on: push\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: lead.yml}\n", "lead.yml", ""},
+		{"action_steps", "on: push\njobs:\n  a:\n    steps:\n      - uses: recess-action/recess@v1.2.0\n        with: {workflow: lead.yml}\n  b:\n    steps:\n      - uses: ./\n        with: {command: plan, workflow: lead.yml}\n", "lead.yml", ""},
+		{"other_action_input_ignored", "on: push\njobs:\n  a:\n    steps:\n      - uses: someone/else@v1\n        with: {workflow: x.yml}\n", "agent.yml", ""},
+		{"two_names", "on: push\njobs:\n  a:\n    steps:\n      - uses: ./\n        with: {workflow: a.yml}\n      - uses: ./\n        with: {workflow: b.yml}\n", "", "names 2 agent workflows (a.yml, b.yml)"},
+		{"expression", "on: push\njobs:\n  a:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: '${{ vars.AGENT }}'}\n", "", "needs a file name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := frontDoorWorkflowInput([]byte(tc.yaml))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("error = %v, want one saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("frontDoorWorkflowInput() = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestResolveActTarget(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	wf := filepath.Join(repo, ".github", "workflows")
+	other := filepath.Join(repo, "other")
+	for _, d := range []string{wf, other, filepath.Join(repo, "src")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(wf, "recess.yml"), "on: push\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: lead.yml}\n")
+	write(filepath.Join(wf, "lead.yml"), "on: workflow_dispatch\njobs: {}\n")
+	write(filepath.Join(other, "door.yml"), "on: push\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n")
+	write(filepath.Join(other, "agent.yml"), "on: workflow_dispatch\njobs: {}\n")
+	ours := actTarget{Repo: repo, FrontDoor: filepath.Join(wf, "recess.yml"), Agent: filepath.Join(wf, "lead.yml"), AgentName: "lead.yml"}
+	door := actTarget{Repo: repo, FrontDoor: filepath.Join(other, "door.yml"), Agent: filepath.Join(other, "agent.yml"), AgentName: "agent.yml"}
+	for _, tc := range []struct {
+		name, cwd, target, frontDoor, agent string
+		want                                actTarget
+		err                                 string
+	}{
+		{name: "the_repository_around_the_working_directory", cwd: filepath.Join(repo, "src"), want: ours},
+		{name: "a_repository", cwd: "/", target: repo, want: ours},
+		{name: "a_workflow_directory", cwd: repo, target: ".github/workflows", want: ours},
+		{name: "the_front_door_file", cwd: repo, target: "other/door.yml", want: door},
+		{name: "a_directory_and_the_front_door_name", cwd: other, target: ".", frontDoor: "door.yml", want: door},
+		{name: "the_agent_by_flag", cwd: repo, target: "other/door.yml", agent: ".github/workflows/lead.yml",
+			want: actTarget{Repo: repo, FrontDoor: door.FrontDoor, Agent: filepath.Join(wf, "lead.yml"), AgentName: "agent.yml"}},
+		{name: "no_front_door", cwd: repo, target: "other", err: "the front door: open " + filepath.Join(other, "recess.yml")},
+		{name: "no_agent_workflow", cwd: repo, target: "other/door.yml", agent: "missing.yml", err: "the agent workflow " + filepath.Join(repo, "missing.yml") + " does not exist"},
+		{name: "no_such_path", cwd: repo, target: "nowhere", err: "workflows nowhere:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := resolveActTarget(tc.cwd, tc.target, tc.frontDoor, tc.agent)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("error = %v, want one saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("resolveActTarget() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAgentSeedWorkflow(t *testing.T) {
+	t.Parallel()
+	got, err := agentSeedWorkflow("agent.yml", readFile(t, "../../testdata/quickstart/agent.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := githubfake.SeedWorkflow{File: "agent.yml", RunName: "agent ${{ inputs.correlation_id }}", Inputs: map[string]githubfake.SeedInputSpec{
+		"correlation_id": {Required: true}, "discussion_number": {Required: true}, "resume_context": {},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("agentSeedWorkflow() (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct{ name, yaml, err string }{
+		{"no_dispatch", "on: {push: {}}\njobs: {}\n", "no workflow_dispatch"},
+		{"on_as_a_list", "on: [push]\njobs: {}\n", "no workflow_dispatch"},
+		{"required_not_a_bool", "on: {workflow_dispatch: {inputs: {x: {required: maybe}}}}\njobs: {}\n", "on.workflow_dispatch.inputs.x.required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := agentSeedWorkflow("a.yml", []byte(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("error = %v, want one saying %q", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestRecessRefs(t *testing.T) {
+	t.Parallel()
+	const y = `jobs:
+  a: {uses: recess-action/recess/.github/workflows/front-door.yml@v1}
+  b:
+    steps:
+      - {uses: recess-action/recess@v1.4.2, with: {command: install}}
+      - uses: "recess-action/recess@0123456789abcdef0123456789abcdef01234567" # pinned
+      - uses: recess-action/recess-fork@v1
+      - uses: someone/recess-action/recess@v2
+      - uses: ./
+`
+	want := []string{"0123456789abcdef0123456789abcdef01234567", "v1", "v1.4.2"}
+	if diff := cmp.Diff(want, recessRefs([]byte(y))); diff != "" {
+		t.Errorf("recessRefs() (-want +got):\n%s", diff)
+	}
+}
+
+func TestOtherActions(t *testing.T) {
+	t.Parallel()
+	const y = `jobs:
+  a: {uses: recess-action/recess/.github/workflows/front-door.yml@v1}
+  r: {uses: someone/flows/.github/workflows/x.yml@v1}
+  b:
+    steps:
+      - {uses: recess-action/recess@v1.4.2, with: {command: install}}
+      - uses: actions/checkout@v6
+      - uses: "actions/setup-node@v4"
+      - uses: anthropics/claude-code-action@v1
+      - uses: github/codeql-action/init@v3 # an action in a subdirectory
+      - uses: actions/upload-artifact@v4
+      - uses: actions/download-artifact@v4
+      - uses: docker://alpine:3
+      - uses: ./local
+      - uses: anthropics/claude-code-action@v1.0.3
+`
+	want := []string{"actions/setup-node", "anthropics/claude-code-action", "github/codeql-action"}
+	if diff := cmp.Diff(want, otherActions([]byte(y))); diff != "" {
+		t.Errorf("otherActions() (-want +got):\n%s", diff)
+	}
+}
+
+// The README's act section names every change recess-lab act makes to the
+// workflows it runs: each model action it replaces and its key, and each act
+// option that serves an action from somewhere else.
+func TestReadmeSaysWhatActChanges(t *testing.T) {
+	t.Parallel()
+	readme := string(readFile(t, "../../README.md"))
+	const heading = "### Your own workflows, under act\n"
+	i := strings.Index(readme, heading)
+	if i < 0 {
+		t.Fatalf("README has no heading %q", heading)
+	}
+	section := readme[i+len(heading):]
+	if j := strings.Index(section, "\n## "); j >= 0 {
+		section = section[:j]
+	}
+	want := []string{"`queue: max`", "--local-repository", "--replace-ghe-action-with-github-com", actStandIn[len("testdata/"):], "`" + recessRepo + "@REF`"}
+	for name, key := range modelActions {
+		want = append(want, "`"+name+"`", "`"+key+"`")
+	}
+	for a := range servedActions {
+		if a != recessRepo {
+			want = append(want, "`"+a)
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(section, w) {
+			t.Errorf("the README's act section does not mention %s", w)
+		}
 	}
 }
 

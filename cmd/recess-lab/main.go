@@ -1,5 +1,5 @@
 // Command recess-lab is recess's local lab: the demo, the scenario runner,
-// the example workflows under act, the scripted lead and the fake GitHub.
+// your own workflows under act, the scripted lead and the fake GitHub.
 // It runs the action (internal/action) in-process, or the recess binary,
 // against the in-memory GitHub of internal/githubfake; the action's own
 // binary, cmd/recess, links no fake GitHub.
@@ -22,8 +22,9 @@ const usage = `usage:
   recess-lab demo [-v]              tell the whole story locally: a recess, people replying, the
                                     resume (against the embedded fake GitHub; no token, no network)
   recess-lab scenario [-v] FILE...  run scenario files against the embedded fake GitHub
-  recess-lab act [-v]               run .github/workflows/recess.yml and agent.yml under act against
-                                    the embedded fake GitHub, the whole story (needs act; see -h)
+  recess-lab act [-v] [WORKFLOWS]   run a repository's front door and agent workflow (default: the
+                                    one around the working directory) under act against the embedded
+                                    fake GitHub, the whole story (needs act; see -h)
   recess-lab mcp-script             the placeholder lead: a scripted MCP client of recess mcp
   recess-lab fakegithub [flags]     serve the fake GitHub on a local address (see -h)
 

@@ -22,7 +22,7 @@ import (
 // people said. So the example workflow works end to end without a model,
 // through the very tools a model gets.
 
-const mcpScriptUsage = `usage: recess-lab mcp-script [--question TEXT] [--trigger JSON] [--recess PATH]
+const mcpScriptUsage = `usage: recess-lab mcp-script [--question TEXT] [--trigger JSON] [--recess PATH] [-- MCP-FLAG...]
 
 The placeholder lead: a scripted MCP client that runs "recess mcp" (the recess
 binary on PATH, or --recess) and calls its tools as a model would. With no
@@ -30,10 +30,13 @@ resume_context (a first run) it queues --question with reply and calls recess
 with the fields of --trigger (replies_needed, elapsed, ...); with one (a
 resumed run) it calls adjourn with a reply that quotes each comment since.
 
-The server's settings come from the environment, which the child inherits:
-RECESS_VERDICT_FILE, RECESS_CORRELATION_ID, RECESS_DISCUSSION and
-RECESS_RESUME_CONTEXT (see "recess mcp -h"). RECESS_PROMPT, when set (the
-claim step's prompt output), is printed first, as a model would be given it.
+The server's settings are the flags after "--" ("recess mcp" gets them as
+given: --verdict-file, --correlation-id, --discussion, --token, ...) and the
+environment, which the child inherits: RECESS_VERDICT_FILE,
+RECESS_CORRELATION_ID, RECESS_DISCUSSION (see "recess mcp -h").
+RECESS_RESUME_CONTEXT tells the script a resumed run from a first one (and
+is the server's fallback too). RECESS_PROMPT, when set (the claim step's
+prompt output), is printed first, as a model would be given it.
 `
 
 const (
@@ -52,8 +55,8 @@ func runMCPScript(ctx context.Context, args []string, getenv func(string) string
 	if code, ok := action.ParseFlags(fs, args, mcpScriptUsage, stdout, stderr); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "recess-lab mcp-script: unexpected argument %q\n", fs.Arg(0))
+	if dash := len(args) - fs.NArg() - 1; fs.NArg() > 0 && (dash < 0 || args[dash] != "--") {
+		fmt.Fprintf(stderr, "recess-lab mcp-script: unexpected argument %q (flags for recess mcp go after --)\n", fs.Arg(0))
 		return 2
 	}
 	var fields map[string]any
@@ -66,7 +69,7 @@ func runMCPScript(ctx context.Context, args []string, getenv func(string) string
 		fmt.Fprintf(stderr, "recess-lab mcp-script: --recess: %v\n", err)
 		return 1
 	}
-	server := exec.Command(bin, "mcp")
+	server := exec.Command(bin, append([]string{"mcp"}, fs.Args()...)...)
 	server.Stderr = stderr
 	if err := mcpScript(ctx, server, getenv, *question, fields, stdout); err != nil {
 		fmt.Fprintf(stderr, "recess-lab mcp-script: %v\n", err)

@@ -166,3 +166,34 @@ func TestMCPScriptFailsOnARefusalAndWritesNothing(t *testing.T) {
 		t.Errorf("mcp-script without a verdict file = %d (%q), want 1 and the server naming --verdict-file", code, errs)
 	}
 }
+
+// The scripted lead in place of a model step hands recess mcp the flags the
+// model's MCP configuration gives it, after --.
+func TestMCPScriptPassesFlagsToRecessMCP(t *testing.T) {
+	t.Parallel()
+	verdict := filepath.Join(t.TempDir(), "verdict.json")
+	code, out, errs := runScript(t, []string{"RECESS_RESUME_CONTEXT="},
+		"--", "--verdict-file", verdict, "--correlation-id", "c-flags", "--discussion", "9")
+	if code != 0 {
+		t.Fatalf("mcp-script = %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	v, err := resume.ParseVerdict(readFile(t, verdict), wait.TriggerLimits{})
+	if err != nil {
+		t.Fatalf("the verdict file does not parse: %v", err)
+	}
+	if v.Verdict != resume.VerdictRecessed || v.CorrelationID != "c-flags" || v.DiscussionNumber != 9 {
+		t.Errorf("verdict = %s %s #%d, want recessed c-flags #9", v.Verdict, v.CorrelationID, v.DiscussionNumber)
+	}
+}
+
+func TestMCPScriptRefusesAStrayArgument(t *testing.T) {
+	t.Parallel()
+	var out, errb bytes.Buffer
+	for _, args := range [][]string{{"stray"}, {"--question", "q", "stray", "--", "--discussion", "1"}} {
+		errb.Reset()
+		code := runMCPScript(t.Context(), args, noKeys, &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), `unexpected argument "stray" (flags for recess mcp go after --)`) {
+			t.Errorf("mcp-script %q = %d, stderr %q; want 2 and the refusal", args, code, errb.String())
+		}
+	}
+}

@@ -1,0 +1,584 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/recess-action/recess/internal/githubfake"
+)
+
+// What recess-lab act runs, and the copies it runs: a repository's front
+// door and agent workflow, each less what act cannot parse and, when no
+// model key is given, with the model step of the lead replaced by the
+// scripted lead.
+
+// recessRepo is the action's repository: `uses: recess-action/recess@REF`
+// and `uses: recess-action/recess/.github/workflows/X.yml@REF` are served
+// from this checkout (act's --local-repository), not cloned from GitHub.
+const recessRepo = "recess-action/recess"
+
+// modelActions are the agent actions whose step recess-lab act replaces by
+// the scripted lead when their key is not in the environment.
+var modelActions = map[string]string{
+	"anthropics/claude-code-action": "ANTHROPIC_API_KEY",
+}
+
+// actTarget is what one recess-lab act run works on.
+type actTarget struct {
+	Repo      string // act's working directory: the repository whose workflows run
+	FrontDoor string // the front door's file
+	Agent     string // the agent workflow's file
+	// AgentName is the file name the front door dispatches (its workflow
+	// input), the name the fake GitHub knows the agent workflow by.
+	AgentName string
+}
+
+// resolveActTarget finds the front door and the agent workflow. target is
+// a repository (its .github/workflows), a directory of workflow files, or
+// the front door's file; empty means the repository around cwd. frontDoor
+// names the front door inside the directory (default recess.yml); agent,
+// when set, is the agent workflow's file, else the front door's `workflow`
+// input (default agent.yml) next to it.
+func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p)
+		}
+		return filepath.Join(cwd, p)
+	}
+	var t actTarget
+	var dir string
+	switch {
+	case target == "":
+		repo, ok := repositoryAround(cwd)
+		if !ok {
+			return t, fmt.Errorf("no .github/workflows in %s or above it: name your repository or workflow directory", cwd)
+		}
+		t.Repo, dir = repo, filepath.Join(repo, ".github", "workflows")
+	default:
+		p := abs(target)
+		fi, err := os.Stat(p)
+		if err != nil {
+			return t, fmt.Errorf("workflows %s: %w", target, err)
+		}
+		switch {
+		case !fi.IsDir():
+			if frontDoor != "" {
+				return t, fmt.Errorf("--front-door %s: the front door is already the file %s", frontDoor, target)
+			}
+			dir, frontDoor = filepath.Dir(p), filepath.Base(p)
+		case isDir(filepath.Join(p, ".github", "workflows")):
+			t.Repo, dir = p, filepath.Join(p, ".github", "workflows")
+		default:
+			dir = p
+		}
+		if t.Repo == "" {
+			t.Repo, _ = repositoryAround(dir)
+			if t.Repo == "" {
+				t.Repo = dir
+			}
+		}
+	}
+	if frontDoor == "" {
+		frontDoor = "recess.yml"
+	}
+	t.FrontDoor = filepath.Join(dir, frontDoor)
+	data, err := os.ReadFile(t.FrontDoor)
+	if err != nil {
+		return t, fmt.Errorf("the front door: %w", err)
+	}
+	t.AgentName, err = frontDoorWorkflowInput(data)
+	if err != nil {
+		return t, fmt.Errorf("%s: %w", t.FrontDoor, err)
+	}
+	if agent != "" {
+		t.Agent = abs(agent)
+	} else {
+		t.Agent = filepath.Join(dir, t.AgentName)
+	}
+	if !fileExists(t.Agent) {
+		return t, fmt.Errorf("the agent workflow %s does not exist (the front door dispatches %s)", t.Agent, t.AgentName)
+	}
+	return t, nil
+}
+
+// repositoryAround is the nearest directory from dir up that holds
+// .github/workflows.
+func repositoryAround(dir string) (string, bool) {
+	for {
+		if isDir(filepath.Join(dir, ".github", "workflows")) {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// parseWorkflow reads a workflow file as a YAML mapping.
+func parseWorkflow(data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, errors.New("not a workflow: the file is not a YAML mapping")
+	}
+	return doc.Content[0], nil
+}
+
+// get is the value of key in a mapping node, nil when absent.
+func get(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// entries are a mapping's keys and values in order.
+func entries(n *yaml.Node) [][2]*yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var out [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		out = append(out, [2]*yaml.Node{n.Content[i], n.Content[i+1]})
+	}
+	return out
+}
+
+// scalar is a scalar node's value, "" for anything else.
+func scalar(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.Value
+}
+
+// isRecessUses tells a `uses:` of recess's action or of one of its
+// reusable workflows, and returns its ref.
+func isRecessUses(uses string) (ref string, ok bool) {
+	name, ref, found := strings.Cut(uses, "@")
+	if !found || ref == "" {
+		return "", false
+	}
+	if name == recessRepo || strings.HasPrefix(name, recessRepo+"/") {
+		return ref, true
+	}
+	return "", false
+}
+
+// frontDoorWorkflowInput is the agent workflow the front door dispatches:
+// the `workflow` input it gives recess's reusable front door or action, or
+// the action's default, agent.yml. Two different names are an error.
+func frontDoorWorkflowInput(data []byte) (string, error) {
+	root, err := parseWorkflow(data)
+	if err != nil {
+		return "", err
+	}
+	names := map[string]bool{}
+	look := func(uses string, with *yaml.Node) {
+		if _, ok := isRecessUses(uses); !ok && !strings.HasPrefix(uses, "./") {
+			return
+		}
+		if v := scalar(get(with, "workflow")); v != "" {
+			names[v] = true
+		}
+	}
+	for _, kv := range entries(get(root, "jobs")) {
+		job := kv[1]
+		look(scalar(get(job, "uses")), get(job, "with"))
+		if steps := get(job, "steps"); steps != nil && steps.Kind == yaml.SequenceNode {
+			for _, st := range steps.Content {
+				look(scalar(get(st, "uses")), get(st, "with"))
+			}
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "agent.yml", nil
+	case 1:
+		for n := range names {
+			if strings.Contains(n, "${{") || strings.ContainsAny(n, `/\`) {
+				return "", fmt.Errorf("workflow input %q: recess-lab act needs a file name in .github/workflows", n)
+			}
+			return n, nil
+		}
+	}
+	return "", fmt.Errorf("the front door names %d agent workflows (%s): recess-lab act runs one", len(names), strings.Join(slices.Sorted(mapKeys(names)), ", "))
+}
+
+func mapKeys(m map[string]bool) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// recessRefs are the refs of recess's action and reusable workflows that a
+// workflow file uses, sorted.
+func recessRefs(data []byte) []string {
+	refs := map[string]bool{}
+	for _, m := range usesLine.FindAllStringSubmatch(string(data), -1) {
+		if ref, ok := isRecessUses(strings.Trim(m[1], `"'`)); ok {
+			refs[ref] = true
+		}
+	}
+	return slices.Sorted(mapKeys(refs))
+}
+
+// servedActions are the actions recess-lab act serves itself (recess's own
+// from the checkout, the artifact actions by stand-ins) or act skips
+// (actions/checkout of the repository under test).
+var servedActions = map[string]bool{
+	recessRepo: true, "actions/upload-artifact": true, "actions/download-artifact": true, "actions/checkout": true,
+}
+
+// otherActions are the OWNER/REPO of the remote actions a workflow uses
+// that recess-lab act does not serve: act fetches them from github.com.
+func otherActions(data []byte) []string {
+	found := map[string]bool{}
+	for _, m := range usesLine.FindAllStringSubmatch(string(data), -1) {
+		uses := strings.Trim(m[1], `"'`)
+		name, _, ok := strings.Cut(uses, "@")
+		parts := strings.Split(name, "/")
+		if !ok || strings.HasPrefix(uses, "./") || strings.HasPrefix(uses, "docker://") || len(parts) < 2 || slices.Contains(parts, ".github") {
+			continue
+		}
+		if repo := parts[0] + "/" + parts[1]; !servedActions[repo] {
+			found[repo] = true
+		}
+	}
+	return slices.Sorted(mapKeys(found))
+}
+
+// usesLine is a `uses:` value, in block or flow style.
+var usesLine = regexp.MustCompile(`\buses:\s*("[^"]*"|'[^']*'|[^\s,}#]+)`)
+
+// agentSeedWorkflow is the agent workflow as the fake GitHub needs it to
+// accept a dispatch: its file name, run-name and workflow_dispatch inputs.
+func agentSeedWorkflow(name string, data []byte) (githubfake.SeedWorkflow, error) {
+	w := githubfake.SeedWorkflow{File: name, Inputs: map[string]githubfake.SeedInputSpec{}}
+	root, err := parseWorkflow(data)
+	if err != nil {
+		return w, err
+	}
+	w.RunName = scalar(get(root, "run-name"))
+	on := get(root, "on")
+	var dispatch *yaml.Node
+	switch on.Kind {
+	case yaml.MappingNode:
+		dispatch = get(on, "workflow_dispatch")
+		if dispatch == nil {
+			return w, errors.New("on: no workflow_dispatch: recess starts the agent workflow by dispatching it")
+		}
+	default:
+		return w, errors.New("on: no workflow_dispatch with inputs: recess starts the agent workflow by dispatching it")
+	}
+	for _, kv := range entries(get(dispatch, "inputs")) {
+		spec := githubfake.SeedInputSpec{Default: scalar(get(kv[1], "default"))}
+		if r := scalar(get(kv[1], "required")); r != "" {
+			b, err := strconv.ParseBool(r)
+			if err != nil {
+				return w, fmt.Errorf("on.workflow_dispatch.inputs.%s.required: %q is not true or false", kv[0].Value, r)
+			}
+			spec.Required = b
+		}
+		w.Inputs[kv[0].Value] = spec
+	}
+	return w, nil
+}
+
+// actCopy is a workflow file as recess-lab act runs it, and what it changed.
+type actCopy struct {
+	Data    []byte
+	Changes []string // each change in words, for the story's output
+	// Replaced are the model actions whose step the scripted lead replaced.
+	Replaced []string
+	// Kept are the keys (modelActions) of the model steps kept as written.
+	Kept []string
+}
+
+// leadScript says how a replaced model step runs the scripted lead.
+type leadScript struct {
+	// Lab is the recess-lab binary the step runs.
+	Lab string
+	// Keys are the environment's values of the model keys (modelActions);
+	// a step whose key is set is kept.
+	Keys func(string) string
+}
+
+// prepareForAct returns the copy of a workflow that recess-lab act runs:
+// without its `queue: max` lines (act v0.2.89 validates workflows against a
+// schema older than concurrency queue) and, in lead, with every step of a
+// model action whose key is not set replaced by a step that runs the
+// scripted lead (recess-lab mcp-script) against the same `recess mcp`
+// server the model was given.
+func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
+	var c actCopy
+	root, err := parseWorkflow(data)
+	if err != nil {
+		return c, err
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	// Replacements by line range, applied last to first.
+	type edit struct {
+		from, to int // 0-based, to exclusive
+		text     []string
+	}
+	var edits []edit
+	claimJob := ""
+	for _, kv := range entries(get(root, "jobs")) {
+		if u := scalar(get(kv[1], "uses")); strings.HasSuffix(strings.SplitN(u, "@", 2)[0], "/claim.yml") {
+			claimJob = kv[0].Value
+		}
+		for _, st := range seqItems(get(kv[1], "steps")) {
+			if scalar(get(get(st, "with"), "command")) == "claim" {
+				if _, ok := isRecessUses(scalar(get(st, "uses"))); ok || scalar(get(st, "uses")) == "./" {
+					claimJob = kv[0].Value
+				}
+			}
+		}
+	}
+	for _, kv := range entries(get(root, "jobs")) {
+		jobID, job := kv[0].Value, kv[1]
+		steps := seqItems(get(job, "steps"))
+		for i, st := range steps {
+			uses := scalar(get(st, "uses"))
+			name, _, _ := strings.Cut(uses, "@")
+			key, isModel := modelActions[name]
+			if !isModel {
+				continue
+			}
+			if lead.Keys(key) != "" {
+				c.Changes = append(c.Changes, fmt.Sprintf("job %s: %s runs as written (%s is set)", jobID, uses, key))
+				c.Kept = append(c.Kept, key)
+				continue
+			}
+			args, err := recessMCPArgs(st)
+			if err != nil {
+				return c, fmt.Errorf("job %s, step %s (line %d): %w", jobID, uses, st.Line, err)
+			}
+			from, to, indent := stepLines(lines, steps, i)
+			text := scriptedLeadStep(indent, uses, key, args, claimJob, jobID, lead.Lab)
+			edits = append(edits, edit{from, to, text})
+			c.Replaced = append(c.Replaced, uses)
+			c.Changes = append(c.Changes, fmt.Sprintf("job %s: the step %s (line %d) is replaced by the scripted lead (recess-lab mcp-script), which starts recess mcp with the flags the step gives it (%s is not set)", jobID, uses, st.Line, key))
+		}
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return b.from - a.from })
+	for _, e := range edits {
+		lines = slices.Concat(lines[:e.from], e.text, lines[e.to:])
+	}
+	data, queue := dropQueueLines([]byte(strings.Join(lines, "")))
+	if queue > 0 {
+		c.Changes = append([]string{fmt.Sprintf("%s left out (act v%s cannot parse concurrency queue; it ignores concurrency)", countWords(queue, "`queue: max` line", "`queue: max` lines"), actVersion)}, c.Changes...)
+	}
+	c.Data = data
+	if _, err := parseWorkflow(c.Data); err != nil {
+		return c, fmt.Errorf("the copy for act does not parse: %w", err)
+	}
+	return c, nil
+}
+
+func countWords(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+func seqItems(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}
+
+// stepLines is the 0-based line range [from, to) of steps[i] and the
+// indentation of its "- ": from its dash to the next step's dash, or for
+// the last step to the first line indented no deeper than the dash; trailing
+// blank and comment lines stay outside (they belong to what follows).
+func stepLines(lines []string, steps []*yaml.Node, i int) (from, to int, indent string) {
+	from, dash := dashLine(lines, steps[i])
+	indent = lines[from][:dash]
+	if i+1 < len(steps) {
+		to, _ = dashLine(lines, steps[i+1])
+	} else {
+		to = from + 1
+		for to < len(lines) {
+			l := strings.TrimRight(lines[to], "\r\n")
+			if strings.TrimSpace(l) != "" && len(l)-len(strings.TrimLeft(l, " ")) <= dash {
+				break
+			}
+			to++
+		}
+	}
+	for to > from+1 {
+		t := strings.TrimSpace(lines[to-1])
+		if t != "" && !strings.HasPrefix(t, "#") {
+			break
+		}
+		to--
+	}
+	return from, to, indent
+}
+
+// dashLine is the 0-based line of a sequence item's "-" and its column:
+// on the item's first line before its first key (block style) or brace
+// (flow style), or alone on a line above it.
+func dashLine(lines []string, item *yaml.Node) (line, col int) {
+	line = item.Line - 1
+	for ; line >= 0; line-- {
+		l := lines[line]
+		end := len(l)
+		if line == item.Line-1 {
+			end = min(item.Column-1, len(l))
+		}
+		if d := strings.LastIndex(l[:end], "-"); d >= 0 && strings.TrimSpace(l[:d]) == "" {
+			return line, d
+		}
+	}
+	return item.Line - 1, max(item.Column-3, 0)
+}
+
+// recessMCPArgs are the arguments a model step gives `recess mcp`: the
+// step's inputs are searched for an MCP configuration ({"mcpServers": ...},
+// as claude-code-action's --mcp-config takes it) with a server whose
+// command is recess and whose first argument is mcp.
+func recessMCPArgs(step *yaml.Node) ([]string, error) {
+	for _, kv := range entries(get(step, "with")) {
+		v := scalar(kv[1])
+		for i := strings.Index(v, "{"); i >= 0; {
+			var cfg struct {
+				MCPServers map[string]struct {
+					Command string   `json:"command"`
+					Args    []string `json:"args"`
+				} `json:"mcpServers"`
+			}
+			if err := json.NewDecoder(strings.NewReader(v[i:])).Decode(&cfg); err == nil {
+				for _, srv := range cfg.MCPServers {
+					base := strings.TrimSuffix(path.Base(filepath.ToSlash(srv.Command)), ".exe")
+					if base == "recess" && len(srv.Args) > 0 && srv.Args[0] == "mcp" {
+						return srv.Args[1:], nil
+					}
+				}
+			}
+			next := strings.Index(v[i+1:], "{")
+			if next < 0 {
+				break
+			}
+			i += 1 + next
+		}
+	}
+	return nil, errors.New("no MCP server running `recess mcp` in the step's inputs: recess-lab act replaces the model by a scripted client of that server")
+}
+
+// scriptedLeadStep is the step that stands for a model step: recess-lab
+// mcp-script starts `recess mcp` with the model step's flags (each passed
+// through the environment, never spliced into the script) and makes the
+// calls a model would, scripted.
+func scriptedLeadStep(indent, uses, key string, args []string, claimJob, jobID, lab string) []string {
+	in := indent + "  "
+	out := []string{
+		fmt.Sprintf("%s- name: %s\n", indent, yamlQuote(fmt.Sprintf("scripted lead in place of %s (recess-lab act: %s is not set)", uses, key))),
+		in + "env:\n",
+		in + "  RECESS_LAB: " + yamlQuote(lab) + "\n",
+		in + "  RECESS_RESUME_CONTEXT: ${{ inputs.resume_context }}\n",
+	}
+	if claimJob != "" && claimJob != jobID {
+		out = append(out, in+"  RECESS_PROMPT: ${{ needs."+claimJob+".outputs.prompt }}\n")
+	}
+	call := `"$RECESS_LAB" mcp-script --`
+	for i, a := range args {
+		out = append(out, fmt.Sprintf("%s  RECESS_MCP_ARG_%d: %s\n", in, i+1, yamlQuote(a)))
+		call += fmt.Sprintf(` "$RECESS_MCP_ARG_%d"`, i+1)
+	}
+	return append(out, in+"shell: bash\n", in+"run: "+yamlQuote(call)+"\n")
+}
+
+// yamlQuote is s as a double-quoted YAML scalar (JSON's quoting is YAML's).
+func yamlQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// serveRecess writes the copy of recess (this checkout) that act serves for
+// recess-action/recess@REF: every file but .git, with the reusable
+// workflows less their `queue: max` lines, as for the caller's files.
+func serveRecess(root, dst string) (queueLines int, err error) {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if filepath.Dir(rel) == filepath.Join(".github", "workflows") {
+			var n int
+			data, n = dropQueueLines(data)
+			queueLines += n
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, info.Mode().Perm())
+	})
+	return queueLines, err
+}
+
+// dropQueueLines is data without its `queue: max` lines, and how many.
+func dropQueueLines(data []byte) ([]byte, int) {
+	var out bytes.Buffer
+	n := 0
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if queueLine.MatchString(strings.TrimRight(l, "\r\n")) {
+			n++
+			continue
+		}
+		out.WriteString(l)
+	}
+	return out.Bytes(), n
+}
