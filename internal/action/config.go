@@ -63,9 +63,10 @@ var knownKinds = []string{wait.KindMissingInput, wait.KindElapsed, wait.KindEsca
 
 // The action's inputs (action.yml), as GitHub Actions hands them over:
 // INPUT_<NAME>. Each name is written once, here; refusals name them as
-// "input <name>".
+// "input <name>". The lab (cmd/recess-lab) passes its token in
+// InputGitHubToken.
 const (
-	inGitHubToken          = "github-token"
+	InputGitHubToken       = "github-token"
 	inCommand              = "command"
 	inWorkflow             = "workflow"
 	inRef                  = "ref"
@@ -92,7 +93,7 @@ const (
 )
 
 // inputNames are every input recess reads, in action.yml's order.
-var inputNames = []string{inGitHubToken, inCommand, inWorkflow, inRef, inStateStore, inStateBranch,
+var inputNames = []string{InputGitHubToken, inCommand, inWorkflow, inRef, inStateStore, inStateBranch,
 	inVerdict, inVerdictFile, inCorrelationID, inDiscussion, inCategories, inLabels, inWakeOn,
 	inMentionHandles, inHideSummary, inResumeContext, inDryRun, inMaxDispatchesPerHour, inMaxAttempts, inMaxOperations,
 	inMaxRecess, inEscalateTo, inIgnoreAuthors, inConfig}
@@ -132,7 +133,7 @@ func newSettings() *settings {
 // file. Every refusal names the input or the file key.
 func loadSettings(input func(string) string, workspace string) (*settings, error) {
 	s := newSettings()
-	s.Token = input(inGitHubToken)
+	s.Token = input(InputGitHubToken)
 	s.Command = strings.ToLower(orDefault(input(inCommand), s.Command))
 	s.Workflow = orDefault(input(inWorkflow), s.Workflow)
 	s.Ref = input(inRef)
@@ -259,7 +260,7 @@ func (s *settings) applyFile(path string, explicit bool) error {
 		return &wait.FieldError{Field: field, Reason: "larger than 64 KiB"}
 	}
 	var fc fileConfig
-	if err := decodeYAML(b, &fc); err != nil {
+	if err := DecodeYAML(b, &fc); err != nil {
 		var fe *wait.FieldError
 		if errors.As(err, &fe) && fe.Field != "" {
 			return &wait.FieldError{Field: field + ": " + fe.Field, Reason: fe.Reason}
