@@ -48,8 +48,9 @@ type Discussions interface {
 	// Both are idempotent.
 	React(ctx context.Context, subjectID string, r Reaction) error
 	Unreact(ctx context.Context, subjectID string, r Reaction) error
-	// Label adds a label to the discussion (creating nothing: the label must
-	// exist or the call is a logged no-op); Unlabel removes it.
+	// Label adds a label to the discussion, creating it in the repository
+	// when it is missing; an error says when the token may not create it.
+	// Unlabel removes it (a label that does not exist is a no-op).
 	Label(ctx context.Context, discussionID, name string) error
 	Unlabel(ctx context.Context, discussionID, name string) error
 }
