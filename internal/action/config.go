@@ -59,8 +59,6 @@ type fileConfig struct {
 // defaultConfigPath is where repository policy lives in the workspace.
 const defaultConfigPath = ".github/recess.yml"
 
-var knownKinds = []string{wait.KindMissingInput, wait.KindElapsed, wait.KindEscalationNeeded, wait.KindAny, wait.KindAll}
-
 // The action's inputs (action.yml), as GitHub Actions hands them over:
 // INPUT_<NAME>. Each name is written once, here; refusals name them as
 // "input <name>". The lab (cmd/recess-lab) passes its token in
@@ -268,8 +266,8 @@ func (s *settings) applyFile(path string, explicit bool) error {
 		return &wait.FieldError{Field: field, Reason: err.Error()}
 	}
 	for i, k := range fc.AllowedKinds {
-		if !contains(knownKinds, k) {
-			return &wait.FieldError{Field: fmt.Sprintf("%s: allowed-kinds[%d]", field, i), Reason: fmt.Sprintf("unknown trigger kind %q", k)}
+		if err := wait.CheckKind(k); err != nil {
+			return &wait.FieldError{Field: fmt.Sprintf("%s: allowed-kinds[%d]", field, i), Reason: err.Error()}
 		}
 	}
 	s.Engine.AllowedKinds = fc.AllowedKinds
@@ -348,15 +346,6 @@ func list(v string) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func orDefault(v, def string) string {

@@ -200,9 +200,5 @@ func FirstLine(s string) string {
 
 // Excerpt is the first line of s, cut at 100 characters.
 func Excerpt(s string) string {
-	s = FirstLine(s)
-	if r := []rune(s); len(r) > 100 {
-		return string(r[:100]) + "…"
-	}
-	return s
+	return ClipRunes(FirstLine(s), 100)
 }

@@ -217,8 +217,8 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	if o.AllowedKinds != "" {
 		ks := list(o.AllowedKinds)
 		for _, k := range ks {
-			if !contains(knownKinds, k) {
-				return nil, &wait.FieldError{Field: "--allowed-kinds", Reason: fmt.Sprintf("unknown trigger kind %q", k)}
+			if err := wait.CheckKind(k); err != nil {
+				return nil, &wait.FieldError{Field: "--allowed-kinds", Reason: err.Error()}
 			}
 		}
 		pol.Engine.AllowedKinds = ks
