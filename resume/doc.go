@@ -1,5 +1,6 @@
 // Package resume is the engine of recess: it decides, and talks to the world
-// only through the ports it declares (Clock, Store, Discussions, Dispatcher).
+// only through the ports it declares (Clock, Store, Discussions, Permissions,
+// Dispatcher).
 //
 // A run of recess is one reconciliation of one discussion (or, for a sweep,
 // of every discussion that needs it): the engine reads the discussion record
