@@ -193,6 +193,7 @@ func PlainText(s string) string {
 	return strings.Join(strings.Fields(htmlTag.ReplaceAllString(s, " ")), " ")
 }
 
+// FirstLine is s up to its first line break.
 func FirstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
