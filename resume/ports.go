@@ -23,8 +23,8 @@ func (f ClockFunc) Now() time.Time { return f() }
 // Store keeps one record per discussion with optimistic writes.
 //
 // Load returns state.ErrNotFound when no record exists, and an error wrapping
-// state.ErrCorrupt when one exists but cannot be decoded (the store keeps it
-// aside; the engine refuses to overwrite it). Save writes rec if rec.Rev is
+// state.ErrCorrupt when one exists but cannot be decoded (the store leaves
+// it where it is; the engine refuses to overwrite it). Save writes rec if rec.Rev is
 // still the stored version (empty Rev: only if none exists), updates rec.Rev,
 // and returns an error wrapping state.ErrConflict otherwise. Pending lists the
 // records that need watching, soonest due first.
