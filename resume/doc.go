@@ -1,5 +1,6 @@
 // Package resume is the engine of recess: it decides, and talks to the world
-// only through the ports it declares (Clock, Store, Discussions, Dispatcher).
+// only through the ports it declares (Clock, Store, Discussions, Permissions,
+// Dispatcher).
 //
 // A run of recess is one reconciliation of one discussion (or, for a sweep,
 // of every discussion that needs it): the engine reads the discussion record
@@ -12,4 +13,57 @@
 // run, which looks for the run before dispatching again.
 //
 // The package is pure: no network, no environment, no wall clock.
+//
+// # Where SPEC.md's words live
+//
+// One file each; paths are from the module root.
+//
+//	intake (fresh dispatch, rate limit)   resume/inbound.go (Engine.Intake, pass.intake)
+//	inbound (re-evaluate open recesses)   resume/inbound.go (Engine.Inbound, pass.evaluate)
+//	observed (what a trigger sees)        resume/inbound.go (pass.observe)
+//	reading of a comment (a person's      resume/commands.go (pass.reading)
+//	  reply, a command, a refusal)
+//	slash commands (/recess ...)          resume/commands.go
+//	authority (who may command)           resume/authority.go
+//	scope (categories, labels, wake-on)   resume/scope.go
+//	verdict (applying it)                 resume/verdict.go
+//	verdict document (reading it)         resume/verdict_parse.go
+//	claim                                 resume/claim.go
+//	sweep, plan, visit                    resume/sweep.go
+//	status (comment text, recess status)  resume/status.go
+//	escalation, retries, stuck runs       resume/escalate.go
+//	exactly-once dispatch                 resume/dispatch.go
+//	effects (replies, notes, reactions,   resume/effects.go
+//	  labels)
+//	texts and Markdown escaping           resume/texts.go
+//	resume_context                        resume/context.go
+//	prompt (the agent's resumed prompt)   resume/prompt.go
+//	intake prompt                         resume/prompt_intake.go
+//	what the agent asked (questions)      resume/questions.go
+//	ports (Store, Discussions, ...)       resume/ports.go
+//	triggers (reading them)               resume/wait/parse.go
+//	durations, FieldError                 resume/wait/duration.go
+//	trigger evaluation                    resume/wait/evaluate.go
+//	strict JSON of outside input          resume/wait/json.go
+//	discussion record                     state/record.go
+//	status comment body, hidden marker    state/codec.go
+//	comment store (state-store: comment)  internal/github/commentstore.go
+//	branch store (state-store: branch)    internal/github/branchstore.go
+//	discussions, labels on GitHub         internal/github/discussions.go
+//	dispatch on GitHub                    internal/github/dispatch.go
+//	a login's permission                  internal/github/permission.go
+//	action mode (env in, outputs out)     internal/action/action.go
+//	inputs and .github/recess.yml         internal/action/config.go
+//	event payload, command auto           internal/action/event.go
+//	one run of a command (invocation)     internal/action/invocation.go
+//	job summary                           internal/action/summary.go
+//	recess status, recess sweep           internal/action/cli.go
+//	  --dry-run
+//	dry run (writes described)            internal/action/dryrun.go
+//	recess eval                           internal/action/eval.go
+//	recess mcp                            internal/action/mcp.go (tools: mcp_tools.go)
+//	recess prompt                         internal/action/prompt.go
+//	recess init                           internal/action/init.go
+//	recess check (its rules)              internal/workflows/check.go
+//	the lab (demo, scenarios, act)        cmd/recess-lab
 package resume

@@ -52,9 +52,9 @@ func TestConflict_lost_escalation_leaves_no_label(t *testing.T) {
 	}
 }
 
-// Issue 10, item 10: the verdict path pruned nothing from the rate limit's
-// history, so a follow-up dispatch after an adjourned answer was held back
-// by dispatches hours old ("2 fresh dispatches in the last hour").
+// The verdict path prunes the rate limit's dispatch history too: a
+// follow-up dispatch after an adjourned answer is not held back by
+// dispatches hours old ("2 fresh dispatches in the last hour").
 func TestVerdict_prunes_the_dispatch_history(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -89,8 +89,8 @@ func TestVerdict_prunes_the_dispatch_history(t *testing.T) {
 	}
 }
 
-// Issue 10: more than 32 comments in one second were cut from
-// history_since (a cursor kept the last 32 ids of the second).
+// More than 32 comments in one second all reach history_since (a cursor
+// that kept only the last 32 ids of the second cut the rest).
 func TestHistory_keeps_a_burst_in_one_second(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -118,9 +118,9 @@ func TestHistory_keeps_a_burst_in_one_second(t *testing.T) {
 	}
 }
 
-// Issue 10: a verdict that passed validation could still make a record too
-// large for the status comment, and fail at the write after posting its
-// replies. It is refused before anything is posted.
+// A verdict that passes validation but would make the record too large for
+// the status comment is refused before anything is posted (not at the
+// write, after its replies).
 func TestVerdict_too_large_for_the_record_is_refused_before_posting(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)

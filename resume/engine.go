@@ -624,7 +624,7 @@ func (p *pass) after() {
 			v.Reason = ev.Reason
 		}
 		if p.d != nil {
-			v.Waiting = describe(rfc.Trigger, p.observedFor(id, rfc))
+			v.Waiting = Describe(rfc.Trigger, p.observedFor(id, rfc))
 		}
 		p.res.RFCs = append(p.res.RFCs, v)
 		p.res.DueAt = sooner(p.res.DueAt, rfc.DueAt)

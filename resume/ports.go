@@ -23,8 +23,8 @@ func (f ClockFunc) Now() time.Time { return f() }
 // Store keeps one record per discussion with optimistic writes.
 //
 // Load returns state.ErrNotFound when no record exists, and an error wrapping
-// state.ErrCorrupt when one exists but cannot be decoded (the store keeps it
-// aside; the engine refuses to overwrite it). Save writes rec if rec.Rev is
+// state.ErrCorrupt when one exists but cannot be decoded (the store leaves
+// it where it is; the engine refuses to overwrite it). Save writes rec if rec.Rev is
 // still the stored version (empty Rev: only if none exists), updates rec.Rev,
 // and returns an error wrapping state.ErrConflict otherwise. Pending lists the
 // records that need watching, soonest due first.
@@ -48,8 +48,9 @@ type Discussions interface {
 	// Both are idempotent.
 	React(ctx context.Context, subjectID string, r Reaction) error
 	Unreact(ctx context.Context, subjectID string, r Reaction) error
-	// Label adds a label to the discussion (creating nothing: the label must
-	// exist or the call is a logged no-op); Unlabel removes it.
+	// Label adds a label to the discussion, creating it in the repository
+	// when it is missing; an error says when the token may not create it.
+	// Unlabel removes it (a label that does not exist is a no-op).
 	Label(ctx context.Context, discussionID, name string) error
 	Unlabel(ctx context.Context, discussionID, name string) error
 }

@@ -55,7 +55,7 @@ func (p *pass) statusLine() string {
 		var lines []string
 		for _, id := range sortedRFCs(r) {
 			rfc := r.OpenRFCs[id]
-			line := p.text("status.waiting", "what", describe(rfc.Trigger, p.observedFor(id, rfc)))
+			line := p.text("status.waiting", "what", Describe(rfc.Trigger, p.observedFor(id, rfc)))
 			if rfc.Summary != "" && !p.cfg.HideSummary {
 				line += "\n" + p.text("status.why", "summary", rfc.Summary)
 			}
@@ -99,15 +99,10 @@ func sortedRFCs(r *state.Record) []string {
 	return ids
 }
 
-// Describe says in plain words what a trigger waits for, as it reads after
-// "Waiting" ("for 2 more replies (0 of 2 so far), or until Mon 23 Nov 12:00
-// UTC"), given what was observed.
-func Describe(t *wait.Trigger, o wait.Observed) string { return describe(t, o) }
-
-// describe says in plain words what a trigger still waits for, as it
-// reads after "Waiting": "for 1 more reply (1 of 2 so far), or until Mon 23
-// Nov 12:00 UTC".
-func describe(t *wait.Trigger, o wait.Observed) string {
+// Describe says in plain words what a trigger still waits for, given what
+// was observed, as it reads after "Waiting": "for 1 more reply (1 of 2 so
+// far), or until Mon 23 Nov 12:00 UTC".
+func Describe(t *wait.Trigger, o wait.Observed) string {
 	s := describeNode(t, o, false)
 	if t.Expires != nil {
 		at := humanTime(wait.Moment(*t.Expires, o))

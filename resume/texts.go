@@ -2,6 +2,8 @@ package resume
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -75,7 +77,7 @@ func TextKeys() []string {
 // CheckTexts validates overrides: known keys, known placeholders, and a text
 // that is not empty. The error names the field (texts.KEY).
 func CheckTexts(texts map[string]string) error {
-	for _, k := range sortedKeys(texts) {
+	for _, k := range slices.Sorted(maps.Keys(texts)) {
 		v := texts[k]
 		allowed, ok := textPlaceholders[k]
 		if !ok {
@@ -94,7 +96,7 @@ func CheckTexts(texts map[string]string) error {
 				break
 			}
 			name := rest[i+1 : i+j]
-			if isPlaceholderName(name) && !contains(allowed, name) {
+			if isPlaceholderName(name) && !slices.Contains(allowed, name) {
 				return &wait.FieldError{Field: "texts." + k, Reason: fmt.Sprintf("unknown placeholder {%s} (this text knows %s)", name, placeholderList(allowed))}
 			}
 			rest = rest[i+j+1:]
@@ -126,24 +128,6 @@ func placeholderList(names []string) string {
 	return strings.Join(out, ", ")
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // ownMarkdown are the placeholders that carry Markdown recess builds itself
 // from checked values (a link to the agent run, a command in a code span,
 // the logins a maintainer configured to mention). Every other placeholder's
@@ -169,7 +153,7 @@ func (p *pass) text(key string, args ...string) string {
 		pairs := make([]string, 0, len(args))
 		for i := 0; i+1 < len(args); i += 2 {
 			v := args[i+1]
-			if !contains(ownMarkdown[key], args[i]) {
+			if !slices.Contains(ownMarkdown[key], args[i]) {
 				v = EscapeMarkdown(v)
 			}
 			pairs = append(pairs, "{"+args[i]+"}", v)

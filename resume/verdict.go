@@ -172,7 +172,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 			rfc.ReplyIDs = rfc.ReplyIDs[len(rfc.ReplyIDs)-state.MaxReplyIDs:]
 		}
 		p.rec.OpenRFCs[v.CorrelationID] = rfc
-		p.res.note("recessed: %s posted; waiting %s", plural(len(posted), "reply", "replies"), describe(v.Trigger, p.observe(rfc)))
+		p.res.note("recessed: %s posted; waiting %s", plural(len(posted), "reply", "replies"), Describe(v.Trigger, p.observe(rfc)))
 	}
 	// The rest is an ordinary reconciliation with the run over: a trigger
 	// that already holds fires now, and comments that arrived while the run

@@ -19,8 +19,8 @@ var (
 	ErrNotFound = errors.New("state: no record")
 	// ErrConflict means the record changed since it was read: re-read and retry.
 	ErrConflict = errors.New("state: record changed since it was read")
-	// ErrCorrupt means a stored record could not be decoded. The store keeps the
-	// bytes aside and never overwrites them silently.
+	// ErrCorrupt means a stored record could not be decoded. The store leaves
+	// the bytes where they are and never overwrites them silently.
 	ErrCorrupt = errors.New("state: corrupt record")
 	// ErrTooLarge means an encoded record would not fit where the store keeps it.
 	ErrTooLarge = errors.New("state: record too large")

@@ -16,7 +16,7 @@ import (
 const (
 	exitOK      = 0
 	exitFailed  = 1
-	exitRefused = 2
+	ExitRefused = 2
 )
 
 // runAction runs recess as the GitHub Action: the environment in; step
@@ -26,7 +26,7 @@ const (
 func runAction(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) int {
 	gha := githubactions.New(githubactions.WithGetenv(githubactions.GetenvFunc(getenv)), githubactions.WithWriter(stdout))
 	r := &actionReport{gha: gha, hasSummary: getenv("GITHUB_STEP_SUMMARY") != "", hasOutputs: getenv("GITHUB_OUTPUT") != ""}
-	if tok := gha.GetInput(inGitHubToken); tok != "" && getenv("GITHUB_ACTIONS") == "true" {
+	if tok := gha.GetInput(InputGitHubToken); tok != "" && getenv("GITHUB_ACTIONS") == "true" {
 		gha.AddMask(tok)
 	}
 	inv, err := invocationFromEnv(getenv, gha.GetInput)
@@ -69,8 +69,8 @@ type actionReport struct {
 // refused input) and a short summary, and returns the exit status.
 func (r *actionReport) failed(err error) int {
 	title, code := "recess failed", exitFailed
-	if field := inputFieldOf(err); field != "" {
-		title, code = "recess refused "+field, exitRefused
+	if field := RefusedField(err); field != "" {
+		title, code = "recess refused "+field, ExitRefused
 	}
 	r.gha.WithFieldsMap(map[string]string{"title": title}).Errorf("%s", oneLine(err.Error()))
 	r.addSummary(summaryFailure(err))
@@ -104,7 +104,7 @@ func (r *actionReport) outputs(out *execution) {
 	}
 	discussions, _ := json.Marshal(plan) // a list of ints always marshals
 	r.gha.SetOutput("discussions", string(discussions))
-	if res.Command == cmdClaim {
+	if res.Command == CommandClaim {
 		r.gha.SetOutput("prompt", out.Prompt)
 	}
 }

@@ -36,7 +36,7 @@ func runCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "recess check: %v\n%s", err, checkUsage)
-		return exitRefused
+		return ExitRefused
 	}
 	dir := "."
 	switch fs.NArg() {
@@ -45,12 +45,12 @@ func runCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 		dir = fs.Arg(0)
 	default:
 		fmt.Fprintf(stderr, "recess check: one directory, not %d\n%s", fs.NArg(), checkUsage)
-		return exitRefused
+		return ExitRefused
 	}
 	findings, err := workflows.CheckRepo(os.DirFS(dir))
 	if err != nil {
 		fmt.Fprintf(stderr, "recess check: %s: %v\n", filepath.Join(dir, workflows.Dir), err)
-		return exitRefused
+		return ExitRefused
 	}
 	annotate := getenv("GITHUB_ACTIONS") == "true"
 	for _, f := range findings {
@@ -62,7 +62,7 @@ func runCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 		fmt.Fprintf(stdout, "%s:%d: %s\n\tfix: %s\n", filepath.ToSlash(filepath.Join(dir, f.File)), f.Line, f.Message, f.Fix)
 	}
 	if len(findings) > 0 {
-		fmt.Fprintf(stderr, "recess check: %s\n", count(len(findings), "problem", "problems"))
+		fmt.Fprintf(stderr, "recess check: %s\n", Count(len(findings), "problem", "problems"))
 		return exitFailed
 	}
 	fmt.Fprintf(stdout, "recess check: %s keeps every rule\n", filepath.ToSlash(filepath.Join(dir, workflows.Dir)))

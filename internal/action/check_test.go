@@ -83,7 +83,7 @@ func TestCheck_reports_and_exits(t *testing.T) {
 func TestCheck_refuses_a_repository_without_workflows(t *testing.T) {
 	t.Parallel()
 	code, stdout, stderr := runCLI(t, nil, "check", t.TempDir())
-	if code != exitRefused || stdout != "" || !strings.Contains(stderr, workflows.Dir) {
-		t.Errorf("exit %d, stdout %q, stderr %q; want %d and the directory named on stderr", code, stdout, stderr, exitRefused)
+	if code != ExitRefused || stdout != "" || !strings.Contains(stderr, workflows.Dir) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %d and the directory named on stderr", code, stdout, stderr, ExitRefused)
 	}
 }

@@ -61,7 +61,7 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 	refuse := func(format string, args ...any) (*repoCommand, int, bool) {
 		fmt.Fprintf(stderr, "recess %s: %s\n", name, fmt.Sprintf(format, args...))
 		usage(stderr)
-		return nil, exitRefused, false
+		return nil, ExitRefused, false
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -126,8 +126,8 @@ func runRepoCommand(ctx context.Context, name string, args []string, getenv func
 	rep, err := c.report(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "recess %s: %v\n", name, err)
-		if inputFieldOf(err) != "" {
-			return exitRefused
+		if RefusedField(err) != "" {
+			return ExitRefused
 		}
 		return exitFailed
 	}
@@ -254,7 +254,7 @@ func newCLIReport(inv *invocation, st *execution) *cliReport {
 		Warnings: plainTexts(st.Warnings), Requests: st.Requests}
 	for _, v := range st.RFCs {
 		r := newRFCJSON(v)
-		r.Waiting = plainText(r.Waiting)
+		r.Waiting = PlainText(r.Waiting)
 		rep.RFCs = append(rep.RFCs, r)
 	}
 	// Status of one discussion answers for it; status of all holds one
@@ -267,10 +267,10 @@ func newCLIReport(inv *invocation, st *execution) *cliReport {
 		row := discussionRow{Discussion: r.Discussion, DueAt: r.DueAt}
 		var waits []string
 		for _, v := range r.RFCs {
-			waits = append(waits, plainText(v.Waiting))
+			waits = append(waits, PlainText(v.Waiting))
 		}
 		if len(waits) == 0 && len(r.Notes) > 0 {
-			waits = []string{plainText(r.Notes[0])}
+			waits = []string{PlainText(r.Notes[0])}
 		}
 		row.Waiting = strings.Join(waits, "; ")
 		rep.Discussions = append(rep.Discussions, row)
@@ -285,7 +285,7 @@ func (rep *cliReport) addSweep(sw *execution, err error) {
 	rep.Notes = append(rep.Notes, plainTexts(sw.Notes)...)
 	rep.Warnings = append(rep.Warnings, plainTexts(sw.Warnings)...)
 	if err != nil {
-		rep.Warnings = append(rep.Warnings, plainText(err.Error()))
+		rep.Warnings = append(rep.Warnings, PlainText(err.Error()))
 	}
 	for _, w := range sw.Would {
 		rep.Would = append(rep.Would, w.String())
@@ -325,7 +325,7 @@ func sweepWords(row *discussionRow, r *resume.Result, sw *execution, now time.Ti
 	}
 	switch {
 	case len(r.Warnings) > 0:
-		return "would fail: " + plainText(r.Warnings[len(r.Warnings)-1])
+		return "would fail: " + PlainText(r.Warnings[len(r.Warnings)-1])
 	case r.Fired:
 		return "would resume the agent (fired by " + r.FiredBy + ")"
 	case r.Dispatched:
@@ -398,7 +398,7 @@ func (rep *cliReport) print(w io.Writer) {
 func plainTexts(ss []string) []string {
 	out := []string{}
 	for _, s := range ss {
-		out = append(out, plainText(s))
+		out = append(out, PlainText(s))
 	}
 	return out
 }
@@ -412,10 +412,10 @@ func moment(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// parseFlags parses a subcommand's flags: -h and --help print its usage and
+// ParseFlags parses a subcommand's flags: -h and --help print its usage and
 // flags on stdout (exit 0), a bad flag prints the error and the usage on
 // stderr (exit 2). ok is false when the command should stop with code.
-func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (code int, ok bool) {
+func ParseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (code int, ok bool) {
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
 	switch {
@@ -425,7 +425,7 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
 		printUsage(fs, usage, stderr)
-		return exitRefused, false
+		return ExitRefused, false
 	}
 	return exitOK, true
 }

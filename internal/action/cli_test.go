@@ -118,9 +118,9 @@ func TestStatus_prints_a_table_and_JSON(t *testing.T) {
 	if got.OpenRFCs != 1 || len(got.RFCs) != 1 || got.RFCs[0].DueAt == nil || !got.RFCs[0].DueAt.Equal(due) {
 		t.Errorf("status rfcs = %+v, want one recess due %v", got.RFCs, due)
 	}
-	if len(got.Discussions) != 1 || got.Discussions[0].Discussion != 1 || got.Discussions[0].DueAt == nil ||
-		!got.Discussions[0].DueAt.Equal(due) || got.Discussions[0].Waiting != "until Sat 21 Nov 22:00 UTC" {
-		t.Errorf("status discussions = %+v, want #1 waiting until %v", got.Discussions, due)
+	wantRows := []discussionRow{{Discussion: 1, Waiting: "until Sat 21 Nov 22:00 UTC", DueAt: &due}}
+	if diff := cmp.Diff(wantRows, got.Discussions); diff != "" {
+		t.Errorf("status discussions (-want +got):\n%s", diff)
 	}
 	if got.DryRun || got.Requests == 0 {
 		t.Errorf("status dry_run = %v, requests = %d; want false and some", got.DryRun, got.Requests)

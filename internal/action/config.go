@@ -59,13 +59,12 @@ type fileConfig struct {
 // defaultConfigPath is where repository policy lives in the workspace.
 const defaultConfigPath = ".github/recess.yml"
 
-var knownKinds = []string{wait.KindMissingInput, wait.KindElapsed, wait.KindEscalationNeeded, wait.KindAny, wait.KindAll}
-
 // The action's inputs (action.yml), as GitHub Actions hands them over:
 // INPUT_<NAME>. Each name is written once, here; refusals name them as
-// "input <name>".
+// "input <name>". The lab (cmd/recess-lab) passes its token in
+// InputGitHubToken.
 const (
-	inGitHubToken          = "github-token"
+	InputGitHubToken       = "github-token"
 	inCommand              = "command"
 	inWorkflow             = "workflow"
 	inRef                  = "ref"
@@ -92,7 +91,7 @@ const (
 )
 
 // inputNames are every input recess reads, in action.yml's order.
-var inputNames = []string{inGitHubToken, inCommand, inWorkflow, inRef, inStateStore, inStateBranch,
+var inputNames = []string{InputGitHubToken, inCommand, inWorkflow, inRef, inStateStore, inStateBranch,
 	inVerdict, inVerdictFile, inCorrelationID, inDiscussion, inCategories, inLabels, inWakeOn,
 	inMentionHandles, inHideSummary, inResumeContext, inDryRun, inMaxDispatchesPerHour, inMaxAttempts, inMaxOperations,
 	inMaxRecess, inEscalateTo, inIgnoreAuthors, inConfig}
@@ -132,7 +131,7 @@ func newSettings() *settings {
 // file. Every refusal names the input or the file key.
 func loadSettings(input func(string) string, workspace string) (*settings, error) {
 	s := newSettings()
-	s.Token = input(inGitHubToken)
+	s.Token = input(InputGitHubToken)
 	s.Command = strings.ToLower(orDefault(input(inCommand), s.Command))
 	s.Workflow = orDefault(input(inWorkflow), s.Workflow)
 	s.Ref = input(inRef)
@@ -259,7 +258,7 @@ func (s *settings) applyFile(path string, explicit bool) error {
 		return &wait.FieldError{Field: field, Reason: "larger than 64 KiB"}
 	}
 	var fc fileConfig
-	if err := decodeYAML(b, &fc); err != nil {
+	if err := DecodeYAML(b, &fc); err != nil {
 		var fe *wait.FieldError
 		if errors.As(err, &fe) && fe.Field != "" {
 			return &wait.FieldError{Field: field + ": " + fe.Field, Reason: fe.Reason}
@@ -267,8 +266,8 @@ func (s *settings) applyFile(path string, explicit bool) error {
 		return &wait.FieldError{Field: field, Reason: err.Error()}
 	}
 	for i, k := range fc.AllowedKinds {
-		if !contains(knownKinds, k) {
-			return &wait.FieldError{Field: fmt.Sprintf("%s: allowed-kinds[%d]", field, i), Reason: fmt.Sprintf("unknown trigger kind %q", k)}
+		if err := wait.CheckKind(k); err != nil {
+			return &wait.FieldError{Field: fmt.Sprintf("%s: allowed-kinds[%d]", field, i), Reason: err.Error()}
 		}
 	}
 	s.Engine.AllowedKinds = fc.AllowedKinds
@@ -347,15 +346,6 @@ func list(v string) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func orDefault(v, def string) string {

@@ -1,5 +1,6 @@
 // Package action is the recess GitHub Action and its local CLI (eval,
-// status, sweep --dry-run, mcp, prompt): cmd/recess is its process, and the
+// status, sweep --dry-run, mcp, prompt, init, check): cmd/recess is its
+// process, and the
 // local lab (cmd/recess-lab) runs it in-process against the fake GitHub
 // (lab.go holds what the lab uses).
 //

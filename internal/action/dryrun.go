@@ -77,8 +77,8 @@ func (s dryStore) Save(_ context.Context, rec *state.Record) error {
 		s.log.numbers[rec.DiscussionID] = rec.Discussion
 	}
 	what := "save the record"
-	if status := plainText(rec.Status); status != "" {
-		what += fmt.Sprintf(", status %q", excerpt(status))
+	if status := PlainText(rec.Status); status != "" {
+		what += fmt.Sprintf(", status %q", Excerpt(status))
 	}
 	s.log.add(rec.Discussion, "%s", what)
 	s.log.seq++
@@ -158,7 +158,7 @@ func (d dryDiscussions) Reply(_ context.Context, discussionID, replyTo, body str
 	if replyTo != "" {
 		where = "a reply"
 	}
-	d.log.add(d.log.numbers[discussionID], "post %s: %q", where, excerpt(plainText(body)))
+	d.log.add(d.log.numbers[discussionID], "post %s: %q", where, Excerpt(PlainText(body)))
 	d.log.seq++
 	id := "dry-run-comment-" + strconv.Itoa(d.log.seq)
 	return &resume.Comment{ID: id, ParentID: replyTo, Body: body, CreatedAt: d.log.clock.Now().UTC(), Mine: true}, nil
@@ -221,24 +221,21 @@ func reactionWords(r resume.Reaction) string {
 }
 
 // htmlTag matches the HTML recess writes into comments (<sub>, hidden
-// markers); plainText leaves it out of what a terminal or a summary shows.
+// markers); PlainText leaves it out of what a terminal or a summary shows.
 var htmlTag = regexp.MustCompile(`<!--[\s\S]*?-->|</?[a-zA-Z][^<>]*>`)
 
-// plainText is markdown or HTML from a comment as one line of plain words.
-func plainText(s string) string {
+// PlainText is markdown or HTML from a comment as one line of plain words.
+func PlainText(s string) string {
 	return strings.Join(strings.Fields(htmlTag.ReplaceAllString(s, " ")), " ")
 }
 
-func firstLine(s string) string {
+// FirstLine is s up to its first line break.
+func FirstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
 
-// excerpt is the first line of s, cut at 100 characters.
-func excerpt(s string) string {
-	s = firstLine(s)
-	if r := []rune(s); len(r) > 100 {
-		return string(r[:100]) + "…"
-	}
-	return s
+// Excerpt is the first line of s, cut at 100 characters.
+func Excerpt(s string) string {
+	return ClipRunes(FirstLine(s), 100)
 }

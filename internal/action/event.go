@@ -160,7 +160,7 @@ func (ev *event) command() (string, error) {
 	case "workflow_dispatch":
 		if ev.Discussion != 0 && ev.Inputs["correlation_id"] != "" {
 			// The agent workflow's own event: its first step claims.
-			return cmdClaim, nil
+			return CommandClaim, nil
 		}
 		return cmdSweep, nil
 	case "":

@@ -209,7 +209,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	}
 	refuse := func(err error) int {
 		fmt.Fprintf(stderr, "recess init: %v\n", err)
-		return exitRefused
+		return ExitRefused
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -218,7 +218,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "recess init: %v\n", err)
 		usage(stderr)
-		return exitRefused
+		return ExitRefused
 	}
 	if fs.NArg() > 0 {
 		return refuse(fmt.Errorf("unexpected argument %q", fs.Arg(0)))

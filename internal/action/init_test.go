@@ -150,8 +150,8 @@ func TestInit_refuses_without_writing(t *testing.T) {
 				}
 			}
 			code, stdout, stderr := runCLI(t, nil, append([]string{"init", "--dir", dir}, tt.args...)...)
-			if code != exitRefused || stderr == "" {
-				t.Errorf("exit %d, stderr %q; want %d and a reason", code, stderr, exitRefused)
+			if code != ExitRefused || stderr == "" {
+				t.Errorf("exit %d, stderr %q; want %d and a reason", code, stderr, ExitRefused)
 			}
 			if stdout != "" {
 				t.Errorf("stdout %q, want nothing", stdout)

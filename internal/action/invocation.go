@@ -17,20 +17,21 @@ import (
 )
 
 // The commands recess runs (input command; "auto" picks one from the event).
+// The lab (cmd/recess-lab) runs claim and verdict by name.
 const (
-	cmdAuto    = "auto"
-	cmdIntake  = "intake"
-	cmdInbound = "inbound"
-	cmdVerdict = "verdict"
-	cmdSweep   = "sweep"
-	cmdPlan    = "plan"
-	cmdVisit   = "visit"
-	cmdStatus  = "status"
-	cmdClaim   = "claim"
+	cmdAuto        = "auto"
+	cmdIntake      = "intake"
+	cmdInbound     = "inbound"
+	CommandVerdict = "verdict"
+	cmdSweep       = "sweep"
+	cmdPlan        = "plan"
+	cmdVisit       = "visit"
+	cmdStatus      = "status"
+	CommandClaim   = "claim"
 )
 
 // actionCommands are the values input command accepts.
-var actionCommands = []string{cmdAuto, cmdIntake, cmdInbound, cmdVerdict, cmdSweep, cmdPlan, cmdVisit, cmdStatus, cmdClaim}
+var actionCommands = []string{cmdAuto, cmdIntake, cmdInbound, CommandVerdict, cmdSweep, cmdPlan, cmdVisit, cmdStatus, CommandClaim}
 
 // invocation is one run of recess: what to do, on which repository, as
 // whom, with which policy. It is built once — from the environment in action
@@ -103,7 +104,7 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 	}()
 	if inv.Event != nil && inv.Discussion != 0 {
 		switch inv.Command {
-		case cmdIntake, cmdInbound, cmdClaim, cmdVerdict:
+		case cmdIntake, cmdInbound, CommandClaim, CommandVerdict:
 			// A run for one discussion says so when GitHub does not know
 			// it: the engine treats that as nothing to do.
 			defer func() {
@@ -151,7 +152,7 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 		} else {
 			res, err = e.StatusAll(ctx)
 		}
-	case cmdClaim:
+	case CommandClaim:
 		if inv.CorrelationID == "" {
 			return out, &wait.FieldError{Field: inputField(inCorrelationID), Reason: "claim needs the correlation id the run was dispatched with"}
 		}
@@ -162,7 +163,7 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 		if err == nil && !res.Stale {
 			out.Prompt = claimPrompt(ctx, e, inv.Discussion, inv.ResumeContext, logf)
 		}
-	case cmdVerdict:
+	case CommandVerdict:
 		var v *resume.Verdict
 		if v, err = e.ParseVerdict(inv.Verdict); err != nil {
 			return out, err
@@ -184,7 +185,7 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 		return nil, nil, nil, err
 	}
 	if inv.Set.Token == "" {
-		return nil, nil, nil, &wait.FieldError{Field: inputField(inGitHubToken), Reason: "empty (the default is ${{ github.token }})"}
+		return nil, nil, nil, &wait.FieldError{Field: inputField(InputGitHubToken), Reason: "empty (the default is ${{ github.token }})"}
 	}
 	c, err := gh.New(gh.Config{
 		Token:      inv.Set.Token,
@@ -277,7 +278,7 @@ func invocationFromEnv(getenv func(string) string, input func(string) string) (*
 		if set.Discussion != 0 {
 			inv.Discussion = set.Discussion
 		}
-	case cmdClaim:
+	case CommandClaim:
 		inv.CorrelationID = orDefault(set.CorrelationID, ev.Inputs["correlation_id"])
 		// The resume_context is checked before the claim writes anything.
 		field, raw := inputField(inResumeContext), set.ResumeContext
@@ -285,7 +286,7 @@ func invocationFromEnv(getenv func(string) string, input func(string) string) (*
 			field, raw = "event payload inputs.resume_context", ev.Inputs["resume_context"]
 		}
 		if raw != "" {
-			rc, err := decodeResumeContext([]byte(raw))
+			rc, err := DecodeResumeContext([]byte(raw))
 			if err != nil {
 				var ie *wait.FieldError
 				if errors.As(err, &ie) {
@@ -295,7 +296,7 @@ func invocationFromEnv(getenv func(string) string, input func(string) string) (*
 			}
 			inv.ResumeContext = rc
 		}
-	case cmdVerdict:
+	case CommandVerdict:
 		// Refuse a missing or unreadable verdict before anything talks to
 		// GitHub.
 		if inv.Verdict, err = verdictDocument(set); err != nil {
@@ -341,9 +342,9 @@ func verdictDocument(set *settings) ([]byte, error) {
 	return nil, &wait.FieldError{Field: inputField(inVerdict), Reason: "the verdict command needs verdict or verdict-file"}
 }
 
-// inputFieldOf is the field a refused input names, or "" when err is not a
+// RefusedField is the field a refused input names, or "" when err is not a
 // refusal (GitHub unreachable, a corrupt record, ...).
-func inputFieldOf(err error) string {
+func RefusedField(err error) string {
 	var fe *wait.FieldError
 	switch {
 	case errors.Is(err, state.ErrCorrupt), errors.Is(err, state.ErrInvalid), errors.Is(err, state.ErrTooLarge):

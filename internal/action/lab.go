@@ -3,9 +3,7 @@ package action
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -84,7 +82,7 @@ func RunForLab(ctx context.Context, r LabRun) (*LabOutcome, error) {
 		}
 	}
 	lo.Command = inv.Command
-	if inv.Command == cmdClaim {
+	if inv.Command == CommandClaim {
 		inv.CorrelationID = ev.Inputs["correlation_id"]
 	}
 	var log bytes.Buffer
@@ -101,12 +99,6 @@ func RunForLab(ctx context.Context, r LabRun) (*LabOutcome, error) {
 	return lo, err
 }
 
-// The commands a lab run names (LabRun.Command).
-const (
-	CommandClaim   = cmdClaim
-	CommandVerdict = cmdVerdict
-)
-
 // LabInput says why the lab may not set the action input name: it is not
 // an input of recess, or the lab sets it for each run (nil: it may).
 func LabInput(name string) error {
@@ -120,41 +112,4 @@ func LabInput(name string) error {
 }
 
 // labRunInputs are the inputs the lab sets for each run.
-var labRunInputs = []string{inGitHubToken, inCommand, inVerdict, inVerdictFile, inCorrelationID, inDiscussion, inDryRun, inConfig}
-
-// InputGitHubToken is the name of the input the lab passes its token in.
-const InputGitHubToken = inGitHubToken
-
-// RefusedField is the field a refused input names ("" when err is no refusal).
-func RefusedField(err error) string { return inputFieldOf(err) }
-
-// ExitRefused is the exit status for refused input or usage.
-const ExitRefused = exitRefused
-
-// ParseFlags parses a command's flags as every recess command does: -h
-// prints usage and the flags to stdout; a bad flag prints them to stderr.
-// ok is false when the command is done, with code its exit status.
-func ParseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (code int, ok bool) {
-	return parseFlags(fs, args, usage, stdout, stderr)
-}
-
-// DecodeResumeContext reads a resume_context strictly, as recess prompt does.
-func DecodeResumeContext(data []byte) (*resume.Context, error) { return decodeResumeContext(data) }
-
-// DecodeYAML reads YAML strictly, as recess reads its policy file.
-func DecodeYAML(data []byte, v any) error { return decodeYAML(data, v) }
-
-// Count is "1 comment", "3 comments".
-func Count(n int, one, many string) string { return count(n, one, many) }
-
-// PlainText is markdown or HTML from a comment as one line of plain words.
-func PlainText(s string) string { return plainText(s) }
-
-// FirstLine is s up to its first line break.
-func FirstLine(s string) string { return firstLine(s) }
-
-// Excerpt is the first line of s, cut at 100 characters.
-func Excerpt(s string) string { return excerpt(s) }
-
-// ClipRunes is s cut to at most n runes.
-func ClipRunes(s string, n int) string { return clipRunes(s, n) }
+var labRunInputs = []string{InputGitHubToken, inCommand, inVerdict, inVerdictFile, inCorrelationID, inDiscussion, inDryRun, inConfig}

@@ -93,7 +93,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	fs.StringVar(&o.MaxRecess, "max-recess", getenv("RECESS_MAX_RECESS"), "the longest wait a trigger may name, an ISO-8601 duration (fallback RECESS_MAX_RECESS; default from the policy file, else P90D)")
 	fs.StringVar(&o.AllowedKinds, "allowed-kinds", getenv("RECESS_ALLOWED_KINDS"), "comma-separated trigger kinds a recess may use (fallback RECESS_ALLOWED_KINDS; default from the policy file, else all)")
 	fs.StringVar(&o.Config, "config", getenv("RECESS_CONFIG"), "the policy file (fallback RECESS_CONFIG; default .github/recess.yml under GITHUB_WORKSPACE, if present)")
-	if code, ok := parseFlags(fs, args, mcpUsage, stdout, stderr); !ok {
+	if code, ok := ParseFlags(fs, args, mcpUsage, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
@@ -173,7 +173,7 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	}
 	var rc *resume.Context
 	if o.ResumeContext != "" {
-		if rc, err = decodeResumeContext([]byte(o.ResumeContext)); err != nil {
+		if rc, err = DecodeResumeContext([]byte(o.ResumeContext)); err != nil {
 			return nil, &wait.FieldError{Field: "--resume-context", Reason: err.Error()}
 		}
 	}
@@ -217,8 +217,8 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	if o.AllowedKinds != "" {
 		ks := list(o.AllowedKinds)
 		for _, k := range ks {
-			if !contains(knownKinds, k) {
-				return nil, &wait.FieldError{Field: "--allowed-kinds", Reason: fmt.Sprintf("unknown trigger kind %q", k)}
+			if err := wait.CheckKind(k); err != nil {
+				return nil, &wait.FieldError{Field: "--allowed-kinds", Reason: err.Error()}
 			}
 		}
 		pol.Engine.AllowedKinds = ks

@@ -978,10 +978,10 @@ func checkSchemaNode(t *testing.T, where, path string, s map[string]any, forbidd
 		return
 	}
 	for k := range s {
-		if contains(forbidden, k) {
+		if slices.Contains(forbidden, k) {
 			t.Errorf("%s%s: keyword %q", where, path, k)
 		}
-		if allowed != nil && !contains(allowed, k) {
+		if allowed != nil && !slices.Contains(allowed, k) {
 			t.Errorf("%s%s: keyword %q not among %v", where, path, k, allowed)
 		}
 	}

@@ -413,7 +413,7 @@ func (s *mcpServer) checkReplyTo(ctx context.Context, field, id string) error {
 	if id == d.ID {
 		return refuse(field, id+" is the discussion itself: leave reply_to empty for a top-level comment; "+validIDs(d))
 	}
-	return refuse(field, "no comment "+strconv.Quote(clipRunes(id, 64))+" in discussion #"+strconv.Itoa(s.discussion)+"; "+validIDs(d))
+	return refuse(field, "no comment "+strconv.Quote(ClipRunes(id, 64))+" in discussion #"+strconv.Itoa(s.discussion)+"; "+validIDs(d))
 }
 
 // canReplyTo reports whether a reply may go under c: not deleted, not
@@ -428,7 +428,7 @@ func validIDs(d *resume.Discussion) string {
 	var ids []string
 	for i := len(d.Comments) - 1; i >= 0 && len(ids) < most; i-- {
 		if c := d.Comments[i]; canReplyTo(c) {
-			ids = append(ids, c.ID+" (@"+clipRunes(c.Author, 40)+")")
+			ids = append(ids, c.ID+" (@"+ClipRunes(c.Author, 40)+")")
 		}
 	}
 	if len(ids) == 0 {
@@ -568,7 +568,7 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 	}
 	s.written = kind
 	out := verdictOutput{Verdict: kind, Replies: len(v.Replies), Trigger: string(v.TriggerJSON), VerdictFile: s.verdictFile}
-	posts := count(len(v.Replies), "reply", "replies") + " will be posted"
+	posts := Count(len(v.Replies), "reply", "replies") + " will be posted"
 	if kind == resume.VerdictRecessed {
 		return toolResult("Recess recorded: "+posts+", then recess waits for "+out.Trigger+". End your turn now: you will be woken in a new run, with what people said since, when it fires.", out), out, nil
 	}
@@ -674,7 +674,7 @@ func (s *mcpServer) readDiscussion(ctx context.Context, _ *mcp.CallToolRequest, 
 			out.Resumed.Asked = append(out.Resumed.Asked, questionOutput{ID: q.ID, Thread: q.Thread, Body: q.Body, URL: q.URL})
 		}
 	}
-	sentence := fmt.Sprintf("Discussion #%d, %q: %s.", d.Number, clipRunes(d.Title, 120), count(len(d.Comments), "comment or reply", "comments and replies"))
+	sentence := fmt.Sprintf("Discussion #%d, %q: %s.", d.Number, ClipRunes(d.Title, 120), Count(len(d.Comments), "comment or reply", "comments and replies"))
 	return toolResult(sentence, out), out, nil
 }
 
@@ -685,7 +685,8 @@ func rfc3339(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func clipRunes(s string, n int) string {
+// ClipRunes is s cut to at most n runes, with "…" when it was cut.
+func ClipRunes(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n]) + "…"
 	}

@@ -28,7 +28,7 @@ func runPrompt(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs := flag.NewFlagSet("recess prompt", flag.ContinueOnError)
 	inline := fs.String("resume-context", "", "the resume_context JSON")
 	file := fs.String("file", "", "read the resume_context from this file (- for stdin)")
-	if code, ok := parseFlags(fs, args, promptUsage, stdout, stderr); !ok {
+	if code, ok := ParseFlags(fs, args, promptUsage, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
@@ -53,7 +53,7 @@ func runPrompt(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "recess prompt: %v\n", err)
 		return 2
 	}
-	rc, err := decodeResumeContext(data)
+	rc, err := DecodeResumeContext(data)
 	if err != nil {
 		fmt.Fprintf(stderr, "recess prompt: %v\n", err)
 		return 2
@@ -71,10 +71,10 @@ func readBounded(path string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, maxResumeContext+1))
 }
 
-// decodeResumeContext reads a resume_context strictly: one JSON object with
+// DecodeResumeContext reads a resume_context strictly: one JSON object with
 // only the known fields, each of its type, fired_by present. Errors name the
 // field ("resume_context.history_since[2].created_at: ...").
-func decodeResumeContext(data []byte) (*resume.Context, error) {
+func DecodeResumeContext(data []byte) (*resume.Context, error) {
 	const root = "resume_context"
 	if len(data) > maxResumeContext {
 		return nil, &wait.FieldError{Field: root, Reason: "longer than " + strconv.Itoa(maxResumeContext) + " bytes"}

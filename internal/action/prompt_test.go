@@ -106,7 +106,7 @@ func FuzzDecodeResumeContext(f *testing.F) {
 	f.Add([]byte(`{"fired_by":"elapsed","FIRED_BY":"x"}`))
 	f.Add([]byte("{\"fired_by\":\"\\ud800\"}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rc, err := decodeResumeContext(data)
+		rc, err := DecodeResumeContext(data)
 		if err != nil {
 			var ie *wait.FieldError
 			if !errors.As(err, &ie) || !strings.HasPrefix(ie.Field, "resume_context") {
@@ -122,7 +122,7 @@ func FuzzDecodeResumeContext(f *testing.F) {
 		if err != nil {
 			return // a value encoding/json cannot write back (a year past 9999)
 		}
-		rc2, err := decodeResumeContext(again)
+		rc2, err := DecodeResumeContext(again)
 		if err != nil {
 			t.Fatalf("re-encoded context refused: %v\n%s", err, again)
 		}

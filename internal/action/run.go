@@ -32,7 +32,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(args) == 0 {
 		if getenv("GITHUB_ACTIONS") != "true" { // a person at a terminal, not the runner
 			fmt.Fprint(stderr, usage)
-			return exitRefused
+			return ExitRefused
 		}
 		return runAction(ctx, getenv, stdout, stderr)
 	}
@@ -55,5 +55,5 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "recess: unknown command %q\n%s", name, usage)
-	return exitRefused
+	return ExitRefused
 }

@@ -49,7 +49,7 @@ func (r *actionReport) summary(out *execution) {
 			fmt.Fprintf(&b, "| correlation id | %s |\n", resume.EscapeMarkdown(res.CorrelationID))
 		}
 	}
-	if res.Command == cmdClaim {
+	if res.Command == CommandClaim {
 		fmt.Fprintf(&b, "| stale | %v |\n", res.Stale)
 	}
 	fmt.Fprintf(&b, "| open recesses | %d |\n", res.OpenRFCs)
@@ -121,8 +121,8 @@ func allNotes(out *execution) []string {
 	return notes
 }
 
-// count is "1 comment", "2 comments", "0 comments".
-func count(n int, one, many string) string {
+// Count is "1 comment", "2 comments", "0 comments".
+func Count(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}

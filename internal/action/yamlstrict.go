@@ -17,7 +17,7 @@ import (
 	"github.com/recess-action/recess/resume/wait"
 )
 
-// decodeYAML decodes one YAML document from outside (a scenario, the
+// DecodeYAML decodes one YAML document from outside (a scenario, the
 // policy file) into v, a pointer to a struct with yaml tags. yaml.v3 with
 // KnownFields refuses an unknown key and a key given twice. What it does
 // not do is done here, by a walk of the document along v's type: refuse a
@@ -26,7 +26,7 @@ import (
 // the wrong kind in the file's words, and name every refusal by the key's
 // path ("steps[2].comment.author") and its line, never a Go type, as a
 // *wait.FieldError. An empty document leaves v as it is.
-func decodeYAML(data []byte, v any) error {
+func DecodeYAML(data []byte, v any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {

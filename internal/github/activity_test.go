@@ -48,7 +48,7 @@ func TestActivityOnFakeGitHub(t *testing.T) {
 	want[3] = say(3, topLevel(3), "bob") // a reply in the newest thread
 	say(4, "", "alice")
 	say(4, "", "carol")
-	// Issue 10, item 13: a reply in an older thread (recess's question,
+	// A reply in an older thread (recess's question,
 	// typically) while a newer top-level comment exists is seen.
 	want[4] = say(4, topLevel(4), "bob")
 	want[5] = say(5, "", "alice")

@@ -27,9 +27,9 @@ var (
 )
 
 // WaitingLabel marks the discussions whose record is pending, so that a
-// sweep finds them with a search instead of reading every discussion. The
-// repository owner creates it; without it Pending falls back to listing
-// open discussions.
+// sweep finds them with a search instead of reading every discussion.
+// recess creates it when it is missing (Client.Label); Pending never lists
+// every open discussion.
 const WaitingLabel = resume.LabelWaiting
 
 // sweepSlot is the schedule's usual interval: consecutive sweeps fall in
@@ -583,9 +583,10 @@ func (s *CommentStore) labelFirst(ctx context.Context, n int, rec *state.Record,
 }
 
 // syncLabel puts the waiting label on a pending record's discussion and
-// takes it off otherwise, only when that changes something. A failure is
-// logged, not returned: the record is saved, and the next save or sweep
-// repairs the label.
+// takes it off otherwise, only when that changes something. A label that
+// is missing and may not be created is an error (*LabelError: no sweep
+// could find the record); any other failure is logged, not returned, and
+// the next load or save repairs the label.
 func (s *CommentStore) syncLabel(ctx context.Context, n int, rec *state.Record, discID string) error {
 	want := rec.Pending()
 	s.mu.Lock()

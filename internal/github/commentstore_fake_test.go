@@ -192,7 +192,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Issue 10, item 14: a pending record without the waiting label (a record
+// A pending record without the waiting label (a record
 // older than the label, a labelling that failed) in a discussion that 120
 // others were updated after is beyond the hourly look at the 100 most
 // recently updated open discussions; the day's first sweep reaches it.

@@ -344,7 +344,7 @@ func TestCommentStoreTrust(t *testing.T) {
 			wantErr: state.ErrCorrupt,
 		},
 		{
-			// Issue 10, item 11: a status comment that came with a
+			// A status comment that came with a
 			// discussion transferred from another repository is foreign,
 			// not corrupt: this discussion starts a fresh record.
 			name: "record_of_another_discussion",
@@ -495,7 +495,7 @@ func TestCommentStorePending(t *testing.T) {
 	idle := state.New(251)
 	idle.UpdatedAt = epoch
 	plant(t, h, stale, idle, true)
-	// Issue 10, item 1: a status comment beyond the first comments is found
+	// A status comment beyond the first comments is found
 	// among the last ones, and another workflow's comment with recess's
 	// token before it changes nothing.
 	late := h.addDiscussion(252)
@@ -504,7 +504,7 @@ func TestCommentStorePending(t *testing.T) {
 		h.comment(late, "", "alice", "chatter", false)
 	}
 	plant(t, h, late, dueRecord(252, epoch.Add(-time.Minute)), true)
-	// Issue 10, item 1: a status comment after a dozen comments and before
+	// A status comment after a dozen comments and before
 	// a dozen more, among neither the first 10 nor the last 10, with
 	// another of recess's comments before it: found, not visited on every
 	// sweep.
@@ -570,9 +570,9 @@ func TestCommentStorePending(t *testing.T) {
 	t.Logf("Pending over %d waiting discussions: %d requests", 253, len(h.Calls()))
 }
 
-// Issue 10, item 3: without the waiting label the sweep listed every open
-// discussion (with 120 of them a token's points ran out within the hour).
-// Now nothing carries the label, so nothing is listed: one search, no
+// Without the waiting label the sweep does not list every open discussion
+// (with 120 of them a token's points would run out within the hour):
+// nothing carries the label, so nothing is listed: one search, no
 // fallback; the label is created by the first save that needs it.
 func TestCommentStorePendingWithoutTheLabel(t *testing.T) {
 	t.Parallel()

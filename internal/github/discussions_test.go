@@ -200,7 +200,7 @@ func TestLabels(t *testing.T) {
 	}
 }
 
-// Issue 10, item 3: a label recess needs that the token may not create
+// A label recess needs that the token may not create
 // fails the run with an error that names the label and the fix.
 func TestLabelCannotBeCreated(t *testing.T) {
 	t.Parallel()

@@ -1,7 +1,7 @@
 // Package github is the one place in recess that speaks to GitHub. It adapts
 // GitHub's GraphQL API (through githubv4) and REST API (through go-github) to
-// the ports the engine declares in package resume: Discussions, Dispatcher
-// and, for the comment state store, Store.
+// the ports the engine declares in package resume: Discussions, Dispatcher,
+// Permissions and, for the two state stores, Store.
 //
 // A Client is built once per run from Config and is safe for concurrent use,
 // although it deliberately never sends two requests at once: GitHub's
@@ -14,8 +14,9 @@
 // (resume.ErrNotFound, resume.ErrDispatchRefused, and the state sentinels for
 // the store) so the engine can decide without knowing HTTP.
 //
-// CommentStore is the state store that keeps each discussion's record in
-// recess's own status comment (state-store: comment).
+// CommentStore keeps each discussion's record in recess's own status
+// comment (state-store: comment); BranchStore keeps it as a file on a
+// dedicated branch (state-store: branch).
 //
 // Identity is always GitHub's viewerDidAuthor, never a login comparison: the
 // Actions bot is "github-actions" in GraphQL but "github-actions[bot]" in REST

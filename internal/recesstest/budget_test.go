@@ -1,6 +1,6 @@
 package recesstest
 
-// The API budgets of issue 6, asserted as request counts against the fake
+// The API budgets, asserted as request counts against the fake
 // GitHub (never as timings), for both state stores. BENCHMARKS.md lists them
 // with the figures; the seeding helpers here serve bench_test.go too.
 
@@ -449,7 +449,7 @@ func TestBudgetSweep(t *testing.T) {
 			w := New(t, Options{Store: store})
 			seed(t, w, seedOpts{open: 99})
 			n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":1,"from":["carol"]}`)
-			// Issue 10, item 2: comments the trigger does not count, one
+			// Comments the trigger does not count, one
 			// whose event arrived and one whose event was lost.
 			w.Say(id, "", "bob", "Not carol, but: Postgres.")
 			if _, err := w.Engine(nil).Engine.Inbound(ctx, n); err != nil {

@@ -11,7 +11,7 @@ import (
 // workflow commenting first with recess's token, the status comment not
 // among the first comments, comments the trigger does not count after it).
 // Every sweep stays at the listing plus the probe, sweep after sweep, on
-// both stores; the hour's requests are reported (issue 10).
+// both stores; the hour's requests are reported.
 func TestBudgetHour(t *testing.T) {
 	t.Parallel()
 	for _, store := range stores {

@@ -20,9 +20,9 @@ func hasLabel(t *testing.T, w *World, n int, name string) bool {
 	return slices.ContainsFunc(d.Labels, func(l string) bool { return strings.EqualFold(l, name) })
 }
 
-// Issue 10, item 6: a recess:waiting label removed by hand was never put
-// back by a run that writes nothing, and an elapsed recess then waited for
-// the next comment. Any run that reads the record puts it back.
+// A recess:waiting label removed by hand comes back with any run that
+// reads the record, even one that writes nothing (otherwise an elapsed
+// recess would wait for the next comment).
 func TestLabel_removed_by_hand_comes_back(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -37,7 +37,7 @@ func TestLabel_removed_by_hand_comes_back(t *testing.T) {
 	}
 }
 
-// Issue 10, item 7: label names compare case-insensitively: an owner's
+// Label names compare case-insensitively: an owner's
 // Recess:Waiting is recess's label, put on while something waits and taken
 // off after.
 func TestLabel_names_compare_case_insensitively(t *testing.T) {
@@ -62,10 +62,10 @@ func TestLabel_names_compare_case_insensitively(t *testing.T) {
 	}
 }
 
-// Issue 10, item 14: a pending record whose discussion lost its label (by
-// hand, a failed labelling, a record older than the label) was never
-// visited again: an elapsed recess silently never fired. The sweep in each
-// hour's first slot also looks at the recently updated discussions.
+// A pending record whose discussion lost its label (by hand, a failed
+// labelling, a record older than the label) is still visited, so an
+// elapsed recess fires: the sweep in each hour's first slot also looks at
+// the recently updated discussions.
 func TestLabel_missing_record_found_within_the_hour(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -88,7 +88,7 @@ func TestLabel_missing_record_found_within_the_hour(t *testing.T) {
 	}
 }
 
-// Issue 10, item 3: in a repository without recess's labels, the first
+// In a repository without recess's labels, the first
 // write that needs one creates it; a token that may not create labels
 // fails the run with an error that names the label and the fix.
 func TestLabel_created_when_missing(t *testing.T) {

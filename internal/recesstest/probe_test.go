@@ -9,10 +9,10 @@ import (
 	"github.com/recess-action/recess/resume/wait"
 )
 
-// Issue 10, item 13: a reply under recess's own question, whose event was
-// lost, while a newer top-level comment exists (its event delivered) was
-// never caught up: the probe read only the newest thread. The next sweep
-// now sees it and resumes the agent.
+// A reply under recess's own question whose event was lost, while a newer
+// top-level comment exists (its event delivered), is caught up: the probe
+// reads more than the newest thread, so the next sweep sees it and
+// resumes the agent.
 func TestProbe_sees_a_reply_under_an_older_thread(t *testing.T) {
 	t.Parallel()
 	for _, store := range stores {

@@ -8,8 +8,8 @@ import (
 	"github.com/recess-action/recess/resume"
 )
 
-// Issue 10, item 5: the repository-wide rate limit counted resumes and
-// retries, not only fresh dispatches. With the production correlation ids
+// The repository-wide rate limit counts only fresh dispatches, not resumes
+// and retries. With the production correlation ids
 // (c-… fresh, r-… resumes and retries), two resumes on one discussion leave
 // room for a fresh dispatch on another; the next fresh one is held back.
 func TestRateLimit_counts_only_fresh_dispatches(t *testing.T) {

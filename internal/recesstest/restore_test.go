@@ -11,9 +11,9 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-// Issue 10, item 8: deleting recess's status comment lost the open recess,
-// and the next comment dispatched the agent from scratch. The recessed
-// verdict's reply carries a copy of the recess, from which it is restored:
+// Deleting recess's status comment keeps the open recess (the next comment
+// does not dispatch the agent from scratch). The recessed verdict's reply
+// carries a copy of the recess, from which it is restored:
 // the reply counts toward the trigger, and the resume carries the original
 // correlation id.
 func TestRestore_deleted_status_comment(t *testing.T) {

@@ -11,10 +11,10 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-// Issue 10, item 12: beyond the 1,000 results a search reaches, the same
-// waiting discussions were left out of every sweep. Sweeps now alternate
-// the search's order, so the oldest and the newest are both swept within
-// two sweeps, and the sweep recommends the branch store.
+// Beyond the 1,000 results a search reaches, no waiting discussion is left
+// out of every sweep: sweeps alternate the search's order, so the oldest
+// and the newest are both swept within two sweeps, and the sweep
+// recommends the branch store.
 func TestSearchCap_nobody_starved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,100 waiting discussions: not in -short")

@@ -7,11 +7,11 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-// Issue 10, item 11: a discussion transferred from another repository that
-// runs recess arrives with that repository's status comment (recess's
-// identity there is the same bot). It was read as corrupt and every run
-// failed. It is foreign: left as it is, and this discussion starts a fresh
-// record in a status comment of its own.
+// A discussion transferred from another repository that runs recess
+// arrives with that repository's status comment (recess's identity there
+// is the same bot). It is foreign, not corrupt (no run fails on it): left
+// as it is, and this discussion starts a fresh record in a status comment
+// of its own.
 func TestTransferred_discussion_starts_a_fresh_record(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -686,8 +687,8 @@ func checkAgent(f *file) []Finding {
 	claim, verdict := false, false
 	for _, j := range f.jobs {
 		r := roleOf(j)
-		claim = claim || r.call == "claim" || contains(r.commands, "claim")
-		v := r.call == "verdict" || contains(r.commands, "verdict")
+		claim = claim || r.call == "claim" || slices.Contains(r.commands, "claim")
+		v := r.call == "verdict" || slices.Contains(r.commands, "verdict")
 		verdict = verdict || v
 		// An adjourned verdict dispatches again for comments written meanwhile: its
 		// workflow input must name this file.
@@ -716,15 +717,6 @@ func checkAgent(f *file) []Finding {
 			Fix:     "call recess's claim.yml first and verdict.yml last (or run the action with command: claim / verdict)"})
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 func stepName(s step) string {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -102,7 +103,9 @@ func TestCheckRepo_shipped_setups_are_clean(t *testing.T) {
 }
 
 // Every example file under .github/examples keeps the rules a file decides
-// alone.
+// alone (among them: the model never runs beside a token that can write,
+// and a job that writes a record runs in the discussion's concurrency
+// group), and each agent example (agent-*.yml) has a lead job.
 func TestCheckFile_examples_are_clean(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("../../.github/examples/*.y*ml")
@@ -116,6 +119,14 @@ func TestCheckFile_examples_are_clean(t *testing.T) {
 		}
 		for _, finding := range CheckFile(filepath.Base(f), data) {
 			t.Errorf("%s", finding)
+		}
+		parsed, err := parseFile(filepath.Base(f), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		agent := strings.HasPrefix(filepath.Base(f), "agent-")
+		if agent && !slices.ContainsFunc(parsed.jobs, func(j *job) bool { return roleOf(j).lead }) {
+			t.Errorf("%s: no lead job (one that runs the agent)", filepath.Base(f))
 		}
 	}
 }

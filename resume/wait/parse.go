@@ -134,6 +134,15 @@ func firstName(obj jsontext.Value) string {
 	return tok.String()
 }
 
+// CheckKind says why kind is not a trigger kind (nil when it is). Kinds
+// compare exactly: "Elapsed" is not one.
+func CheckKind(kind string) error {
+	if _, ok := triggerFields[kind]; !ok {
+		return errors.New("unknown kind " + quote(kind) + " (want missing_input, elapsed, escalation_needed, any or all)")
+	}
+	return nil
+}
+
 func (p *triggerParser) node(v *triggerDoc, path string, depth int) (*Trigger, error) {
 	if !Present(v.Kind) {
 		return nil, &FieldError{Field: path + ".kind", Reason: "missing"}
@@ -142,11 +151,10 @@ func (p *triggerParser) node(v *triggerDoc, path string, depth int) (*Trigger, e
 	if !ok {
 		return nil, &FieldError{Field: path + ".kind", Reason: "must be a string"}
 	}
-	own, known := triggerFields[kind]
-	if !known {
-		return nil, &FieldError{Field: path + ".kind", Reason: "unknown kind " + quote(kind) +
-			" (want missing_input, elapsed, escalation_needed, any or all)"}
+	if err := CheckKind(kind); err != nil {
+		return nil, &FieldError{Field: path + ".kind", Reason: err.Error()}
 	}
+	own := triggerFields[kind]
 	if len(p.lim.AllowedKinds) > 0 && !slices.Contains(p.lim.AllowedKinds, kind) {
 		return nil, &FieldError{Field: path + ".kind", Reason: "kind " + quote(kind) + " is not allowed by policy"}
 	}

@@ -444,3 +444,26 @@ func TestTriggerMarshalJSONRefused(t *testing.T) {
 		})
 	}
 }
+
+// CheckKind is the one rule of what a trigger kind is: verdicts, the policy
+// file's allowed-kinds and recess mcp's --allowed-kinds all ask it.
+func TestCheckKind(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		kind string
+		ok   bool
+	}{
+		{KindMissingInput, true},
+		{KindElapsed, true},
+		{KindEscalationNeeded, true},
+		{KindAny, true},
+		{KindAll, true},
+		{"Elapsed", false},
+		{"someday", false},
+		{"", false},
+	} {
+		if err := CheckKind(tt.kind); (err == nil) != tt.ok {
+			t.Errorf("CheckKind(%q) = %v, want ok %v", tt.kind, err, tt.ok)
+		}
+	}
+}
