@@ -246,11 +246,11 @@ func TestRepoCommands_name_what_GitHub_does_not_know(t *testing.T) {
 				// waiting is the one row of a status that succeeds ("" for none).
 				waiting string
 			}{
-				{"status_of_an_unknown_repository", []string{"status", "--repo", "octo/nope"}, exitRefused, unknownRepo, ""},
-				{"status_of_a_discussion_in_an_unknown_repository", []string{"status", "--repo", "octo/nope", "--discussion", "1"}, exitRefused, unknownRepo, ""},
-				{"sweep_dry_run_of_an_unknown_repository", []string{"sweep", "--dry-run", "--repo", "octo/nope"}, exitRefused,
+				{"status_of_an_unknown_repository", []string{"status", "--repo", "octo/nope"}, ExitRefused, unknownRepo, ""},
+				{"status_of_a_discussion_in_an_unknown_repository", []string{"status", "--repo", "octo/nope", "--discussion", "1"}, ExitRefused, unknownRepo, ""},
+				{"sweep_dry_run_of_an_unknown_repository", []string{"sweep", "--dry-run", "--repo", "octo/nope"}, ExitRefused,
 					"recess sweep: --repo: repository octo/nope was not found (or the token cannot read it)\n", ""},
-				{"status_of_an_unknown_discussion", []string{"status", "--repo", hostileRepo, "--discussion", "7"}, exitRefused,
+				{"status_of_an_unknown_discussion", []string{"status", "--repo", hostileRepo, "--discussion", "7"}, ExitRefused,
 					"recess status: --discussion: discussion #7 was not found in octo/rfcs\n", ""},
 				{"status_of_a_discussion_without_a_record", []string{"status", "--repo", hostileRepo, "--discussion", fmt.Sprint(d.Number)}, exitOK,
 					"", fmt.Sprintf("recess has no record of discussion %d", d.Number)},
