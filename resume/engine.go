@@ -219,6 +219,9 @@ type Result struct {
 	Left int
 	// Plan lists the discussions a sweep would visit, in order (Plan).
 	Plan []int
+	// SweepSwitch is what the run asks of the sweep workflow when the sweep
+	// runs only while something waits (see SweepSwitch).
+	SweepSwitch SweepSwitch
 	// Missing is GitHub's "not found" for the discussion this run is about
 	// (a wrong repository, a discussion deleted or transferred), nil when
 	// GitHub knew it. The engine treats such a discussion as nothing to
@@ -585,6 +588,7 @@ func (p *pass) behind() bool {
 
 // after fills the result's view of the record once the pass is done.
 func (p *pass) after() {
+	p.res.SweepSwitch = sweepSwitchFor(p.opts.command, p.rec.Pending(), -1)
 	ids := sortedRFCs(p.rec)
 	p.res.OpenRFCs = len(ids)
 	for _, id := range ids {
