@@ -405,3 +405,65 @@ func (s *recordingSwitch) DisableWorkflow(context.Context, string) error {
 	s.calls = append(s.calls, "disable")
 	return nil
 }
+
+// What the switch costs, in requests, over the same story with the input
+// off and on: a plan with nothing pending pays the disable and a second
+// listing; the intake that leaves a run at work pays a look and the
+// enable; a comment on the waiting discussion pays a look; a plan with
+// something pending pays nothing. BENCHMARKS.md quotes these counts.
+func TestSweepSwitch_cost(t *testing.T) {
+	t.Parallel()
+	type cost struct {
+		EmptyPlan, Intake, Comment, BusyPlan int
+	}
+	for _, tc := range []struct {
+		store string
+		extra cost // with the input on, over the same run with it off
+	}{
+		{"comment", cost{EmptyPlan: 2, Intake: 2, Comment: 1, BusyPlan: 0}},
+		{"branch", cost{EmptyPlan: 2, Intake: 2, Comment: 1, BusyPlan: 0}},
+	} {
+		t.Run(tc.store, func(t *testing.T) {
+			t.Parallel()
+			story := func(inputs map[string]string) cost {
+				r := newSweepRepo(t, tc.store, githubfake.WorkflowActive)
+				count := func(fn func()) int {
+					r.gh.ResetLog()
+					fn()
+					return len(r.gh.Requests())
+				}
+				schedule := []byte(`{"schedule":"2-59/5 * * * *"}`)
+				plan := func() { r.ok(r.action("schedule", schedule, withInputs(inputs, "INPUT_COMMAND", "plan")), "plan") }
+				var c cost
+				var id string
+				c.EmptyPlan = count(plan)
+				c.Intake = count(func() {
+					var o outcome
+					_, id, o = r.openWith("alice", inputs)
+					r.ok(o, "intake")
+				})
+				r.answer(r.newest(), "recessed", map[string]any{"trigger": json.RawMessage(`{"kind":"elapsed","elapsed":"PT1H"}`),
+					"replies": []map[string]string{{"body": "Which storage backend should we assume?"}}})
+				r.clock.Step(time.Minute)
+				c.Comment = count(func() { r.ok(r.sayWith(id, "bob", "a thought", inputs), "comment") })
+				c.BusyPlan = count(plan)
+				return c
+			}
+			off, on := story(nil), story(sweepOnly)
+			got := cost{on.EmptyPlan - off.EmptyPlan, on.Intake - off.Intake, on.Comment - off.Comment, on.BusyPlan - off.BusyPlan}
+			t.Logf("%s store, requests without the switch %+v, with it %+v", tc.store, off, on)
+			if d := cmp.Diff(tc.extra, got); d != "" {
+				t.Errorf("requests the switch adds (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// withInputs is inputs plus one more.
+func withInputs(inputs map[string]string, k, v string) map[string]string {
+	out := map[string]string{k: v}
+	for kk, vv := range inputs {
+		out[kk] = vv
+	}
+	return out
+}
