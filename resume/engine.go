@@ -493,6 +493,10 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 				continue
 			}
 			p.seal()
+			// Decided before acting: a run that fails half way through
+			// writing a pending record still asks for the sweep, which
+			// repairs it.
+			res.SweepSwitch = sweepSwitchFor(p.opts.command, p.rec.Pending(), -1)
 			err = e.act(ctx, p)
 			if err == nil {
 				p.after()
@@ -588,7 +592,6 @@ func (p *pass) behind() bool {
 
 // after fills the result's view of the record once the pass is done.
 func (p *pass) after() {
-	p.res.SweepSwitch = sweepSwitchFor(p.opts.command, p.rec.Pending(), -1)
 	ids := sortedRFCs(p.rec)
 	p.res.OpenRFCs = len(ids)
 	for _, id := range ids {
