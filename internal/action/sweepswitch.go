@@ -97,7 +97,7 @@ func switchSweep(ctx context.Context, e *resume.Engine, sw workflowSwitcher, inv
 // fix. on: the switch was to turn the sweep on.
 func switchWarning(op, file string, err error, on bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "could not %s the sweep workflow %s: %v. ", op, file, err)
+	fmt.Fprintf(&b, "could not %s the sweep workflow %s (%v). ", op, file, err)
 	var se *gh.WorkflowSwitchError
 	status := 0
 	if errors.As(err, &se) {

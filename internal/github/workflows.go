@@ -2,8 +2,11 @@ package github
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+
+	gogithub "github.com/google/go-github/v92/github"
 )
 
 // Workflow states GitHub reports (GET a workflow's state).
@@ -25,6 +28,11 @@ type WorkflowSwitchError struct {
 }
 
 func (e *WorkflowSwitchError) Error() string {
+	var er *gogithub.ErrorResponse
+	if errors.As(e.Err, &er) && e.Status != 0 {
+		// GitHub's status and message, without the request's URL.
+		return fmt.Sprintf("github: %s workflow %s: %d %s", e.Op, e.Workflow, e.Status, er.Message)
+	}
 	return fmt.Sprintf("github: %s workflow %s: %v", e.Op, e.Workflow, e.Err)
 }
 

@@ -115,3 +115,29 @@ func TestCheckWorkflowFile(t *testing.T) {
 		}
 	}
 }
+
+// A refused switch reads as GitHub's status and message, without the URL.
+func TestWorkflowSwitchErrorText(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	gh := githubfake.New(githubfake.WithClock(clock.Now))
+	gh.Start()
+	t.Cleanup(gh.Close)
+	gh.AddRepo("o", "r")
+	gh.AddToken(testToken, "github-actions[bot]", githubfake.KindBot)
+	if err := gh.AddWorkflow("o/r", "recess-sweep.yml", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := gh.FailWorkflowSwitch("o/r", 403); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(Config{Token: testToken, APIURL: gh.URL(), GraphQLURL: gh.GraphQLURL(), Owner: "o", Repo: "r", Clock: clock, Sleep: clock.Sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.EnableWorkflow(context.Background(), "recess-sweep.yml")
+	const want = "github: enable workflow recess-sweep.yml: 403 Resource not accessible by integration"
+	if err == nil || err.Error() != want {
+		t.Errorf("EnableWorkflow = %v, want %q", err, want)
+	}
+}
