@@ -244,27 +244,35 @@ func TestSweepSwitch_failure_is_retried_and_loses_nothing(t *testing.T) {
 	}
 }
 
-// A plan that cannot disable the sweep says so and succeeds; the next plan
-// disables it.
+// A plan (or a whole sweep) that cannot disable the sweep says so and
+// succeeds; the next one disables it.
 func TestSweepSwitch_failed_disable_is_retried_by_the_next_plan(t *testing.T) {
 	t.Parallel()
-	r := newSweepRepo(t, "branch", githubfake.WorkflowActive)
-	if err := r.gh.FailWorkflowSwitch(hostileRepo, 502); err != nil {
-		t.Fatal(err)
-	}
-	o := r.ok(r.plan(), "plan")
-	if !strings.Contains(o.stdout, "::warning") || !strings.Contains(o.stdout, "gh workflow disable "+sweepFile) {
-		t.Errorf("plan with a failing disable: no ::warning with the fix:\n%s", o.stdout)
-	}
-	if got := r.sweepState(); got != githubfake.WorkflowActive {
-		t.Errorf("sweep workflow = %s after a failed disable, want active", got)
-	}
-	if err := r.gh.FailWorkflowSwitch(hostileRepo, 0); err != nil {
-		t.Fatal(err)
-	}
-	r.ok(r.plan(), "next plan")
-	if got := r.sweepState(); got != githubfake.WorkflowDisabledManually {
-		t.Errorf("sweep workflow = %s after the next plan, want disabled_manually", got)
+	for _, command := range []string{"plan", "sweep"} {
+		t.Run(command, func(t *testing.T) {
+			t.Parallel()
+			r := newSweepRepo(t, "branch", githubfake.WorkflowActive)
+			run := func(what string) outcome {
+				return r.ok(r.action("schedule", []byte(`{"schedule":"2-59/5 * * * *"}`), withSweep(map[string]string{"INPUT_COMMAND": command})), what)
+			}
+			if err := r.gh.FailWorkflowSwitch(hostileRepo, 502); err != nil {
+				t.Fatal(err)
+			}
+			o := run("the first " + command)
+			if !strings.Contains(o.stdout, "::warning") || !strings.Contains(o.stdout, "gh workflow disable "+sweepFile) {
+				t.Errorf("%s with a failing disable: no ::warning with the fix:\n%s", command, o.stdout)
+			}
+			if got := r.sweepState(); got != githubfake.WorkflowActive {
+				t.Errorf("sweep workflow = %s after a failed disable, want active", got)
+			}
+			if err := r.gh.FailWorkflowSwitch(hostileRepo, 0); err != nil {
+				t.Fatal(err)
+			}
+			run("the next " + command)
+			if got := r.sweepState(); got != githubfake.WorkflowDisabledManually {
+				t.Errorf("sweep workflow = %s after the next %s, want disabled_manually", got, command)
+			}
+		})
 	}
 }
 
