@@ -9,6 +9,7 @@
 # ACT_TEST_KEEP=1 keeps the work directory (logs, events, the workflow copies);
 # ACT_TEST_TIMEOUT bounds each act run (a Go duration, default 5m).
 set -euo pipefail
+export GOTOOLCHAIN=go1.27.3
 cd "$(dirname "$0")/.."
 
 args=(--timeout "${ACT_TEST_TIMEOUT:-5m}")

@@ -19,6 +19,7 @@
 # runs, default 200), SKIP_COLD=1 skips the cold build (a minute on two
 # cores).
 set -euo pipefail
+export GOTOOLCHAIN=go1.27.3
 cd "$(dirname "$0")/.."
 
 events=${EVENTS:-20x}

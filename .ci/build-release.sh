@@ -4,6 +4,7 @@
 # and OUTDIR/checksums.txt ("<sha256>  <file>" per line, as sha256sum writes it).
 # .github/workflows/release.yml runs it on every v* tag; it works the same on a laptop.
 set -euo pipefail
+export GOTOOLCHAIN=go1.27.3
 
 out=${1:?usage: build-release.sh OUTDIR}
 cd "$(dirname "$0")/.."

@@ -18,6 +18,7 @@
 #   - pinned to a commit whose release's checksum does not match: refused, no source build.
 # .ci/act.sh runs the real source build (uses: ./ has no release).
 set -euo pipefail
+export GOTOOLCHAIN=go1.27.3
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 script="$root/cmd/recess/install-recess.sh"

@@ -1,20 +1,21 @@
 package resume
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // command is a parsed "/recess NAME [ARG]" line.
 type command struct {
 	name, arg string
 }
-
-var signalName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // parseCommand reads a slash command from the first non-empty line of a
 // comment body. ok is false for anything else (an ordinary comment).
@@ -51,55 +52,165 @@ func firstLine(body string) (line, rest string) {
 	}
 }
 
-// accepted returns the command a comment gives recess: a valid slash
-// command from a write-level author. Anything else (no command, a refused
-// one, one from an author without write access) is an ordinary comment.
-// Validity is judged at the comment's own moment, so the answer never
-// changes with the clock.
-func (p *pass) accepted(c *Comment) (command, bool) {
-	if !c.WriteAccess() {
-		return command{}, false
-	}
-	cmd, ok := parseCommand(c.Body)
-	if !ok || cmd.validate(p.cfg.MaxRecess, c.CreatedAt) != "" {
-		return command{}, false
-	}
-	return cmd, true
+// reading is what one comment is to recess; see pass.reading.
+type reading struct {
+	// cmd is the slash command of the comment's first line, when the
+	// comment has one ("/recess ..."); outsider says its author may not
+	// give commands (then the comment is an ordinary reply).
+	cmd      command
+	hasCmd   bool
+	outsider bool
+	// refused says why a command from a write-level author is refused
+	// (the zero refusal when it is not).
+	refused refusal
+	// said is what the comment says to the agent: the whole body, the text
+	// after an accepted command's line, or "" when it is not a reply.
+	said string
 }
 
-// said is what a comment says to the agent: the whole body, or for an
-// accepted command the text after its line ("" when there is none).
-func (p *pass) said(c *Comment) string {
-	if _, ok := p.accepted(c); ok {
-		_, rest := firstLine(c.Body)
-		return rest
+// accepted reports a slash command recess acts on.
+func (r reading) accepted() bool { return r.hasCmd && !r.outsider && r.refused.people == "" }
+
+// reply reports whether the comment is a reply: a person's words that count
+// toward missing_input, reach history_since and may wake recess.
+func (r reading) reply() bool { return r.said != "" }
+
+// reading is the one rule for what a comment is to recess (SPEC.md
+// "Triggers", what counts as a reply, and "Commands"). A comment by recess's
+// own identity or by one of ignore-authors, a minimized or a deleted one is
+// nothing: no reply, no command. A slash command from a write-level author
+// is accepted or refused; a refused one counts toward nothing, and the text
+// after an accepted one's line is a reply. Anyone else's "/recess ..." is an
+// ordinary reply. The answer depends on the comment, the configuration and
+// the signals the discussion's open recesses await (see awaitedSignals),
+// never on the clock.
+func (p *pass) reading(c *Comment) reading {
+	if c.Mine || c.Deleted || c.Minimized || p.ignored(c.Author) {
+		return reading{}
 	}
-	return c.Body
+	r := reading{said: c.Body}
+	r.cmd, r.hasCmd = parseCommand(c.Body)
+	if !r.hasCmd {
+		return r
+	}
+	if !p.writer(c) {
+		r.outsider = true
+		return r
+	}
+	if r.refused = p.refusal(r.cmd, c.CreatedAt); r.refused.people != "" {
+		r.said = ""
+		return r
+	}
+	_, r.said = firstLine(c.Body)
+	return r
 }
 
-// validate says what is wrong with a command, or "".
-func (c command) validate(max wait.Duration, at time.Time) string {
+// human reports whether a comment is a reply (see reading).
+func (p *pass) human(c *Comment) bool { return p.reading(c).reply() }
+
+// refusal is why a command is refused: said to the people in the thread
+// in plain words, and to the maintainer (an annotation, the job summary),
+// naming the setting that decided when one did. The zero refusal accepts.
+type refusal struct{ people, maintainer string }
+
+// refusal says why recess refuses a write-level author's command; the zero
+// refusal when it does not. Validity is judged at the comment's own moment
+// (max-recess from its creation) and against the signals the open recesses
+// await, so the answer never changes with the clock.
+func (p *pass) refusal(c command, at time.Time) refusal {
+	say := func(format string, args ...any) refusal {
+		s := fmt.Sprintf(format, args...)
+		return refusal{people: s, maintainer: s}
+	}
 	switch c.name {
 	case "status", "cancel", "resume", "retry", "ask":
 		if c.arg != "" {
-			return fmt.Sprintf("/recess %s takes no argument", c.name)
+			return say("/recess %s takes nothing after it; write just /recess %s", c.name, c.name)
 		}
 	case "signal":
-		if !signalName.MatchString(c.arg) {
-			return "/recess signal needs a name of 1 to 64 letters, digits, '.', '_' or '-'"
+		if !wait.ValidSignalName(c.arg) {
+			return say("/recess signal needs a name after it, of 1 to 64 letters, digits, dots, dashes or underscores, such as /recess signal security-review")
+		}
+		if why := p.unawaited(c.arg); why != "" {
+			return say("%s", why)
 		}
 	case "extend":
+		if c.arg == "" {
+			return say("/recess extend needs a duration after it, such as P1D for one day or PT12H for twelve hours")
+		}
 		d, err := wait.ParseDuration(c.arg)
 		if err != nil {
-			return "/recess extend needs an ISO-8601 duration such as P1D: " + err.Error()
+			reason := err.Error()
+			var de *wait.FieldError
+			if errors.As(err, &de) {
+				reason = de.Reason
+			}
+			return say("/recess extend needs a duration such as P1D for one day or PT12H for twelve hours; “%s” is not one (%s)", c.arg, reason)
 		}
-		if max.String() != "" && d.AddTo(at).After(max.AddTo(at)) {
-			return "/recess extend: " + c.arg + " is longer than max-recess " + max.String()
+		if max := p.cfg.MaxRecess; max.String() != "" && d.AddTo(at).After(max.AddTo(at)) {
+			return refusal{
+				people:     fmt.Sprintf("a wait here may last at most %s, and %s is longer; extend by less", max, c.arg),
+				maintainer: fmt.Sprintf("/recess extend %s is longer than max-recess %s", c.arg, max),
+			}
 		}
 	default:
-		return fmt.Sprintf("unknown command /recess %s (status, cancel, resume, signal NAME, retry, extend DURATION, ask)", c.name)
+		return say("%s is not a recess command; the commands are status, cancel, resume, signal NAME, retry, extend DURATION and ask", c.name)
 	}
-	return ""
+	return refusal{}
+}
+
+// unawaited says why a signal is refused: no open recess waits for it
+// (names compare with wait.SameSignal), naming the signals that are
+// awaited; "" when one does. While an agent run works a signal is taken:
+// the run may yet recess waiting for it, and then it counts as any comment
+// written meanwhile does. The open recesses are the ones this run found
+// (see awaitedSignals), so every reading in a run agrees.
+func (p *pass) unawaited(name string) string {
+	if p.awaited.working {
+		return ""
+	}
+	for _, s := range p.awaited.names {
+		if wait.SameSignal(s, name) {
+			return ""
+		}
+	}
+	if len(p.awaited.names) == 0 {
+		return fmt.Sprintf("no open recess here waits for a signal, so “%s” would change nothing", name)
+	}
+	quoted := make([]string, len(p.awaited.names))
+	for i, s := range p.awaited.names {
+		quoted[i] = "“" + s + "”"
+	}
+	return fmt.Sprintf("no open recess here waits for the signal “%s”; the awaited signals are %s", name, strings.Join(quoted, ", "))
+}
+
+// awaited is what unawaited judges signals against.
+type awaited struct {
+	working bool     // an agent run is active
+	names   []string // signals the open recesses wait for, sorted, once each
+}
+
+// awaitedSignals gathers the signals a record's open recesses wait for
+// (escalation_needed anywhere in their triggers).
+func awaitedSignals(rec *state.Record) awaited {
+	a := awaited{working: rec.Active != nil && rec.Active.State != state.RunEscalated}
+	var walk func(*wait.Trigger)
+	walk = func(t *wait.Trigger) {
+		if t == nil {
+			return
+		}
+		if t.Kind == wait.KindEscalationNeeded && !slices.ContainsFunc(a.names, func(s string) bool { return wait.SameSignal(s, t.Signal) }) {
+			a.names = append(a.names, t.Signal)
+		}
+		for _, c := range t.Of {
+			walk(c)
+		}
+	}
+	for _, rfc := range rec.OpenRFCs {
+		walk(rfc.Trigger)
+	}
+	sort.Strings(a.names)
+	return a
 }
 
 // commandWindow is how far back a discussion recess sees for the first
@@ -107,8 +218,8 @@ func (c command) validate(max wait.Duration, at time.Time) string {
 const commandWindow = 10 * time.Minute
 
 // commands handles the slash commands written since the last run, oldest
-// first. Only write-level authors (OWNER, MEMBER, COLLABORATOR) may use
-// them; anyone else's "/recess ..." is an ordinary reply and a log line.
+// first. Only write-level authors (see writer) may use them; anyone else's
+// "/recess ..." is an ordinary reply and a log line.
 // Each command is handled once: the command cursor moves past it in the same
 // record write that records its effect, and every comment recess posts in
 // answer carries a marker, so a re-run neither repeats nor loses one.
@@ -123,28 +234,26 @@ func (p *pass) commands() error {
 		if p.rec.Commands.Covers(c.ID, c.CreatedAt) {
 			continue
 		}
-		cmd, ok := parseCommand(c.Body)
-		if !ok || c.Mine || c.Deleted || c.Minimized {
+		r := p.reading(c)
+		if !r.hasCmd {
 			continue
 		}
 		p.rec.Commands = p.rec.Commands.Advance(c.ID, c.CreatedAt)
-		if !c.WriteAccess() {
-			p.logf("discussion %d: ignored /recess %s from @%s (%s): slash commands need write access; it counts as an ordinary reply", p.rec.Discussion, cmd.name, c.Author, c.Association)
-			p.res.note("ignored /recess %s from @%s: no write access", cmd.name, c.Author)
-			continue
-		}
-		if why := cmd.validate(p.cfg.MaxRecess, c.CreatedAt); why != "" {
+		switch {
+		case r.outsider:
+			p.unauthorized(c, r.cmd)
+		case r.refused.people != "":
 			// Refused: said why, once, in the thread; the comment counts
-			// as an ordinary reply.
-			p.res.warn("comment %s: %s", c.ID, why)
+			// toward nothing.
+			p.res.warn("comment %s: %s", c.ID, r.refused.maintainer)
 			p.react(c.ID, Confused)
-			p.notify("answer."+c.ID, c.ID, p.text("answer.refused", "why", why))
-			continue
+			p.notify("answer."+c.ID, c.ID, p.text("answer.refused", "why", r.refused.people))
+		default:
+			if err := p.command(c, r.cmd); err != nil {
+				return err
+			}
+			p.react(c.ID, ThumbsUp)
 		}
-		if err := p.command(c, cmd); err != nil {
-			return err
-		}
-		p.react(c.ID, ThumbsUp)
 	}
 	return nil
 }

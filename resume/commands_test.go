@@ -7,35 +7,38 @@ import (
 	"github.com/recess-action/recess/resume"
 )
 
-// Issue 10, item 9: a maintainer's comment whose first line starts with
-// /recess was dropped entirely, even when the command was refused or text
-// followed it.
-func TestCommands_refused_or_followed_by_text_still_count(t *testing.T) {
+// A maintainer's refused command says why and counts toward nothing; the
+// words after an accepted command's line are a reply.
+func TestCommands_refused_count_for_nothing_text_after_accepted_counts(t *testing.T) {
 	t.Parallel()
-	t.Run("refused_command_counts_and_says_why", func(t *testing.T) {
+	t.Run("refused_command_counts_for_nothing_and_says_why", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)
 		e := w.engine(resume.Config{})
 		n := w.recessed(t, e, `{"kind":"missing_input","replies":1}`, "which backend?")
 		id := w.say(n, "maya", "OWNER", "", "/recess frobnicate\nwe should use postgres")
 		res := mustRun(t)(e.Inbound(ctx, n))
-		if !res.Fired {
-			t.Errorf("a refused command's comment did not count as the awaited reply (notes %q)", res.Notes)
+		if res.Fired {
+			t.Errorf("a refused command's comment counted as the awaited reply (notes %q)", res.Notes)
 		}
 		if !w.reactions[id][resume.Confused] {
 			t.Errorf("no 😕 on the refused command")
 		}
 		why := 0
 		for _, c := range w.mine(n) {
-			if c.ParentID == id && strings.Contains(c.Body, "unknown command /recess frobnicate") {
+			if c.ParentID == id && strings.Contains(c.Body, "frobnicate is not a recess command") {
 				why++
 			}
 		}
 		if why != 1 {
 			t.Errorf("replies saying why the command was refused = %d, want 1", why)
 		}
-		if h := w.resumeContext(t, 1).HistorySince; len(h) != 1 || h[0].ID != id {
-			t.Errorf("history_since = %+v, want the refused command's comment", h)
+		later := w.say(n, "bob", "NONE", "", "postgres, then")
+		if res := mustRun(t)(e.Inbound(ctx, n)); !res.Fired {
+			t.Fatalf("the reply after the refused command did not fire (notes %q)", res.Notes)
+		}
+		if h := w.resumeContext(t, 1).HistorySince; len(h) != 1 || h[0].ID != later {
+			t.Errorf("history_since = %+v, want only bob's reply %s", h, later)
 		}
 	})
 	t.Run("text_after_an_accepted_command", func(t *testing.T) {

@@ -29,9 +29,12 @@ type Context struct {
 
 // HistoryEntry is one human comment the agent has not seen yet.
 type HistoryEntry struct {
-	ID        string    `json:"id"`
-	Author    string    `json:"author"`
-	Role      string    `json:"role"` // "maintainer" (write access) or "user"
+	ID     string `json:"id"`
+	Author string `json:"author"`
+	// Role is "maintainer" when GitHub told this run that the author may
+	// write to the repository (asked for the authors of slash commands
+	// only), "user" otherwise.
+	Role      string    `json:"role"`
 	Body      string    `json:"body"`
 	CreatedAt time.Time `json:"created_at"`
 	URL       string    `json:"url"`

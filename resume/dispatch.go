@@ -122,7 +122,10 @@ func (e *Engine) dispatchFailed(ctx context.Context, p *pass, a *state.Run, derr
 	a.LastError = clip(derr.Error(), maxErrorText)
 	refused := errors.Is(derr, ErrDispatchRefused)
 	if refused {
-		p.escalate(a, "GitHub refused to start the agent workflow: "+clip(derr.Error(), maxErrorText))
+		// People read what happened; what GitHub answered is for the
+		// maintainer (the run's annotation, the record's last error).
+		p.escalate(a, "GitHub refused to start the agent workflow; the recess run's log says why")
+		a.LastError = clip(derr.Error(), maxErrorText)
 	} else {
 		p.res.warn("the dispatch call failed (%v); a later run looks for the run and retries", derr)
 	}
@@ -166,14 +169,18 @@ func (p *pass) history(since, until state.Cursor) []HistoryEntry {
 	out := []HistoryEntry{}
 	for i := range p.d.Comments {
 		c := &p.d.Comments[i]
-		if since.Covers(c.ID, c.CreatedAt) || !until.Covers(c.ID, c.CreatedAt) || !p.human(c) {
+		if since.Covers(c.ID, c.CreatedAt) || !until.Covers(c.ID, c.CreatedAt) {
+			continue
+		}
+		r := p.reading(c)
+		if !r.reply() {
 			continue
 		}
 		role := "user"
-		if c.WriteAccess() {
+		if p.writer(c) {
 			role = "maintainer"
 		}
-		out = append(out, HistoryEntry{ID: c.ID, Author: c.Author, Role: role, Body: p.said(c),
+		out = append(out, HistoryEntry{ID: c.ID, Author: c.Author, Role: role, Body: r.said,
 			CreatedAt: c.CreatedAt.UTC(), URL: c.URL, ReplyTo: c.ParentID})
 	}
 	return out

@@ -69,7 +69,10 @@ type post struct {
 	key     string
 	index   int
 	replyTo string
-	body    string
+	// answered is the line that says what a reply posted at the top level
+	// instead of under its reply_to answers ("" when none; see placeReply).
+	answered string
+	body     string
 	// keep is a marker that also goes into the reply when it fits: the copy
 	// of the recess that restores a lost status comment.
 	keep string
@@ -83,8 +86,14 @@ type post struct {
 func (e *Engine) post(ctx context.Context, p *pass) error {
 	for _, r := range p.posts {
 		// The agent's text may carry anything (a prompt-injected marker
-		// among it): only the markers recess appends may count.
-		c, err := e.Discussions.Reply(ctx, p.d.ID, r.replyTo, state.ReplyBody(r.body, r.key, r.index, r.keep))
+		// among it): only the markers recess appends may count. The line
+		// saying what a reply answers comes first when it still fits; the
+		// copy of the recess has the priority.
+		body := state.ReplyBody(r.body, r.key, r.index, r.keep)
+		if r.answered != "" && state.FitsComment(r.answered+"\n\n"+body) {
+			body = r.answered + "\n\n" + body
+		}
+		c, err := e.Discussions.Reply(ctx, p.d.ID, r.replyTo, body)
 		if err != nil {
 			return fmt.Errorf("post reply %d of verdict %s: %w", r.index, r.key, err)
 		}

@@ -40,8 +40,8 @@ type Config struct {
 	AllowedKinds []string
 	// EscalateTo are the logins an escalation mentions.
 	EscalateTo []string
-	// IgnoreAuthors are logins whose comments never count (bots), compared
-	// case-insensitively with any "[bot]" suffix removed.
+	// IgnoreAuthors are logins (bots) whose comments recess treats as its
+	// own: never a reply, never a command (compared with wait.SameLogin).
 	IgnoreAuthors []string
 	// DispatchGrace is how long an unconfirmed dispatch intent is presumed
 	// to belong to a run still at work before it is looked up and redone.
@@ -187,9 +187,16 @@ type Engine struct {
 	Store       Store
 	Discussions Discussions
 	Dispatcher  Dispatcher
+	// Permissions says who may use slash commands; nil: nobody (every
+	// command is refused with a warning).
+	Permissions Permissions
 	Config      Config
 	// Logf receives one line per decision; nil discards them.
 	Logf func(format string, args ...any)
+
+	// perms caches the Permissions port's answers by normalised login:
+	// asked once per author per run.
+	perms map[string]access
 }
 
 // Result is what a run did, for outputs, logs and the job summary.
@@ -302,6 +309,9 @@ type snapshot struct {
 	recent     int
 	recentErr  error
 	haveRecent bool
+	// perms are the permissions of the authors of comments that hold a
+	// slash command, by normalised login (see Engine.permissions).
+	perms map[string]access
 }
 
 // pass is one decision over a snapshot: the next record, and the effects
@@ -338,7 +348,10 @@ type pass struct {
 	// posts are verdict replies to post before the record is written (the
 	// record keeps their ids and timestamps); after posting, the pass is
 	// decided again over the same snapshot.
-	posts    []post
+	posts []post
+	// awaited are the signals the open recesses this run found wait for
+	// (see unawaited).
+	awaited  awaited
 	evals    map[string]wait.Evaluation
 	observed map[string]wait.Observed
 }
@@ -394,6 +407,9 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 	}
 	if s.d != nil {
 		sort.SliceStable(s.d.Comments, func(i, j int) bool { return s.d.Comments[i].CreatedAt.Before(s.d.Comments[j].CreatedAt) })
+		if s.perms, err = e.permissions(ctx, s.d); err != nil {
+			return nil, fmt.Errorf("discussion %d: %w", number, err)
+		}
 	}
 	if a := s.rec.Active; a != nil && opts.discussion && s.d != nil {
 		switch lookupRun(e.cfg(), a, now, opts.checkRuns) {
@@ -452,6 +468,7 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 	}
 	p := &pass{cfg: c, now: now, opts: opts, res: res, snap: s, rec: rec, isNew: s.isNew, d: s.d, logf: func(string, ...any) {}}
 	p.before = fingerprint(rec)
+	p.awaited = awaitedSignals(rec)
 	// Every decision prunes the rate limit's history, whatever the entry
 	// point: a verdict that kept entries past the hour would hold a
 	// follow-up back for a false reason, and past the record's bound fail
@@ -467,6 +484,7 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 // must not perform I/O: everything it needs is in the pass's snapshot.
 func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func(*pass) error) (*Result, error) {
 	c := e.cfg()
+	reread := false
 	for try := 0; ; try++ {
 		now := e.Clock.Now().UTC()
 		s, err := e.read(ctx, number, opts, now)
@@ -487,10 +505,21 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 				return res, err
 			}
 			if len(p.posts) > 0 && posted == 0 {
-				if err := e.post(ctx, p); err != nil {
+				err := e.post(ctx, p)
+				if err == nil {
+					continue
+				}
+				if reread {
 					return res, err
 				}
-				continue
+				// Once, read again and decide again: the comment a reply
+				// answers may have been deleted or hidden meanwhile (GitHub
+				// refuses a reply under a deleted one), or the post went
+				// through without its answer reaching recess (its marker
+				// shows it). Nothing is posted twice either way.
+				reread = true
+				e.logf("discussion %d: %v; reading the discussion again", number, err)
+				break
 			}
 			p.seal()
 			// Decided before acting: a run that fails half way through
@@ -636,30 +665,15 @@ func newest(d *Discussion) state.Cursor {
 	return c
 }
 
-// normLogin folds a login for comparison: case, and GitHub's "[bot]" suffix
-// that REST and webhooks add and GraphQL leaves off.
-func normLogin(s string) string {
-	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "[bot]")
-}
-
+// ignored reports whether login is one of ignore-authors: recess treats
+// their comments as its own (see reading).
 func (p *pass) ignored(login string) bool {
-	n := normLogin(login)
 	for _, x := range p.cfg.IgnoreAuthors {
-		if normLogin(x) == n {
+		if wait.SameLogin(x, login) {
 			return true
 		}
 	}
 	return false
-}
-
-// human reports whether a comment is a person's words that count: not
-// recess's own, not an ignored bot's, not minimized or deleted, and not a
-// slash command recess accepted with nothing said after its line.
-func (p *pass) human(c *Comment) bool {
-	if c.Mine || c.Deleted || c.Minimized || p.ignored(c.Author) {
-		return false
-	}
-	return p.said(c) != ""
 }
 
 func (p *pass) comment(id string) *Comment {

@@ -183,24 +183,21 @@ func (p *pass) observe(rfc *state.RFC) wait.Observed {
 		if rfc.RepliesAfter.Covers(c.ID, c.CreatedAt) {
 			continue
 		}
-		if p.human(c) {
+		r := p.reading(c)
+		if r.reply() {
 			// A command with words after its line is also a reply.
 			o.Replies = append(o.Replies, wait.Reply{ID: c.ID, Author: c.Author, ParentID: c.ParentID, CreatedAt: c.CreatedAt})
 		}
-		if c.Mine || c.Deleted || c.Minimized {
+		if !r.accepted() {
 			continue
 		}
-		cmd, ok := p.accepted(c)
-		if !ok {
-			continue
-		}
-		switch cmd.name {
+		switch r.cmd.name {
 		case "signal":
-			o.Signals = append(o.Signals, wait.Signal{Name: cmd.arg, At: c.CreatedAt})
+			o.Signals = append(o.Signals, wait.Signal{Name: r.cmd.arg, At: c.CreatedAt})
 		case "resume":
 			o.Signals = append(o.Signals, wait.Signal{Name: wait.AnySignal, At: c.CreatedAt})
 		case "extend":
-			if d, err := wait.ParseDuration(cmd.arg); err == nil {
+			if d, err := wait.ParseDuration(r.cmd.arg); err == nil {
 				o.Extensions = append(o.Extensions, d)
 			}
 		}
@@ -267,7 +264,7 @@ func (p *pass) unanswered() []*Comment {
 	var out []*Comment
 	for i := range p.d.Comments {
 		c := &p.d.Comments[i]
-		if !p.rec.Seen.Covers(c.ID, c.CreatedAt) && !c.Mine && !c.Deleted && !c.Minimized && !p.ignored(c.Author) {
+		if !p.rec.Seen.Covers(c.ID, c.CreatedAt) {
 			out = append(out, c)
 		}
 	}
@@ -465,5 +462,6 @@ func (p *pass) restore() {
 	p.rec.OpenRFCs[id] = rfc
 	p.rec.Applied = []string{id}
 	p.rec.Seen = rfc.Since
+	p.awaited = awaitedSignals(p.rec)
 	p.res.warn("recess's status comment was gone: restored the open recess %s from recess's own reply", id)
 }

@@ -54,6 +54,28 @@ type Discussions interface {
 	Unlabel(ctx context.Context, discussionID, name string) error
 }
 
+// Permissions tells what an account may do in the repository. The engine
+// asks it only for the authors of comments that hold a slash command, once
+// per author per Engine.
+type Permissions interface {
+	// Permission returns login's access to the repository as GitHub reports
+	// it. An account GitHub does not know as a user (an app's "name[bot]")
+	// has no access (Write false) and no error. An error wrapping
+	// ErrPermissionUnreadable means the token may not ask; any other error
+	// may be transient.
+	Permission(ctx context.Context, login string) (Permission, error)
+}
+
+// Permission is an account's access to the repository.
+type Permission struct {
+	// Role is GitHub's name for it (admin, maintain, write, triage, read,
+	// a custom role's name, or none), for logs and people.
+	Role string
+	// Write is true for write, maintain and admin (and custom roles built
+	// on them): what slash commands need.
+	Write bool
+}
+
 // Reaction is a GitHub reaction content.
 type Reaction string
 
@@ -86,6 +108,9 @@ type Dispatcher interface {
 var (
 	ErrNotFound        = errors.New("not found")
 	ErrDispatchRefused = errors.New("dispatch refused")
+	// ErrPermissionUnreadable: the token may not read an account's
+	// permission on the repository (GitHub answered 401, 403 or 404).
+	ErrPermissionUnreadable = errors.New("permission unreadable")
 )
 
 // DispatchRequest is one workflow_dispatch of the agent workflow.
@@ -146,8 +171,14 @@ type Comment struct {
 	// top-level comment).
 	ParentID string
 	Author   string
+	// AuthorBot is set when the author is an app's account: GraphQL gives
+	// its login without the "[bot]" suffix, which a login that is a
+	// person's needs to tell the two apart when asking for permissions.
+	AuthorBot bool
 	// Association is GitHub's authorAssociation (OWNER, MEMBER,
-	// COLLABORATOR, CONTRIBUTOR, ...).
+	// COLLABORATOR, CONTRIBUTOR, ...), for logs only: it is no proof of
+	// access (MEMBER may only read the repository). Who may use slash
+	// commands is the Permissions port's answer.
 	Association string
 	Body        string
 	CreatedAt   time.Time
@@ -156,15 +187,6 @@ type Comment struct {
 	Mine      bool
 	Minimized bool
 	Deleted   bool
-}
-
-// WriteAccess reports whether the author may use slash commands.
-func (c *Comment) WriteAccess() bool {
-	switch c.Association {
-	case "OWNER", "MEMBER", "COLLABORATOR":
-		return true
-	}
-	return false
 }
 
 // ActivityProber is an optional extension of Discussions: one cheap, batched

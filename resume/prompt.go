@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/recess-action/recess/resume/wait"
 )
@@ -245,9 +246,11 @@ func (p promptWriter) truncation(rc Context) {
 }
 
 // quote renders a body as a blockquote, so nothing in it reads as the
-// prompt's own structure (a heading, a list of instructions).
+// prompt's own structure (a heading, a list of instructions). Every form of
+// line break is made a newline first: a reader that honours a bare CR or a
+// Unicode line separator must not find a line outside the quote.
 func (p promptWriter) quote(body string) {
-	body = strings.TrimRight(strings.ReplaceAll(body, "\r\n", "\n"), "\n")
+	body = strings.TrimRight(normalizeBreaks(body), "\n")
 	if body == "" {
 		p.line("> (empty)")
 		return
@@ -287,15 +290,40 @@ func capital(s string) string {
 }
 
 func headline(s string) string {
-	line, _ := firstLine(s)
+	line, _ := firstLine(normalizeBreaks(s))
 	return strings.TrimSpace(line)
+}
+
+// lineBreak reports whether some reader ends a line at r: LF, CR, NEL,
+// LS (U+2028), PS (U+2029), vertical tab, form feed, and the separators
+// FS, GS and RS that Python's str.splitlines honours too.
+func lineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return false
+}
+
+// normalizeBreaks makes every line break in s a "\n" (CRLF is one break).
+func normalizeBreaks(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r != '\n' && lineBreak(r) }) < 0 {
+		return s
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.Map(func(r rune) rune {
+		if lineBreak(r) {
+			return '\n'
+		}
+		return r
+	}, s)
 }
 
 // clipLine keeps text that comes from outside on one line and short, so a
 // hostile login or question cannot reshape the prompt.
 func clipLine(s string, n int) string {
 	s = strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f || r == '\u2028' || r == '\u2029' {
+		if lineBreak(r) || unicode.IsControl(r) {
 			return ' '
 		}
 		return r

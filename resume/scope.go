@@ -64,17 +64,15 @@ func (p *pass) inScope() bool {
 // wakes reports whether a comment nobody has answered starts a fresh run
 // under wake-on.
 func (p *pass) wakes(c *Comment) bool {
+	r := p.reading(c)
+	ask := r.accepted() && r.cmd.name == "ask"
 	switch p.cfg.WakeOn {
 	case WakeMention:
-		return p.human(c) && p.mentions(p.said(c))
+		return r.reply() && p.mentions(r.said)
 	case WakeCommand:
-		cmd, ok := p.accepted(c)
-		return ok && cmd.name == "ask"
+		return ask
 	default:
-		if cmd, ok := p.accepted(c); ok && cmd.name == "ask" {
-			return true
-		}
-		return p.human(c)
+		return ask || r.reply()
 	}
 }
 

@@ -57,7 +57,7 @@ func (p *pass) statusLine() string {
 			rfc := r.OpenRFCs[id]
 			line := p.text("status.waiting", "what", describe(rfc.Trigger, p.observedFor(id, rfc)))
 			if rfc.Summary != "" && !p.cfg.HideSummary {
-				line += "\n" + p.text("status.why", "summary", oneLine(rfc.Summary))
+				line += "\n" + p.text("status.why", "summary", rfc.Summary)
 			}
 			lines = append(lines, line)
 		}
@@ -69,12 +69,6 @@ func (p *pass) statusLine() string {
 	default:
 		return p.text("status.idle")
 	}
-}
-
-// oneLine folds text onto one line (a summary in the status comment must
-// not open a heading, a list or a code block).
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 func firedByWords(by string) string {
@@ -92,7 +86,7 @@ func firedByWords(by string) string {
 	case wait.FiredByRetry:
 		return "the last agent run ended without an answer"
 	default:
-		return by
+		return EscapeMarkdown(by)
 	}
 }
 

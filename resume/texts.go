@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/recess-action/recess/resume/wait"
 )
@@ -28,6 +30,9 @@ var defaultTexts = map[string]string{
 	"note.escalated": "⚠️ recess stopped starting agent runs for this discussion: {reason}.{mentions} A maintainer can say `/recess retry` to try again.",
 	"note.cancelled": "⏹️ No longer waiting here: @{author} cancelled the wait.",
 	"note.expired":   "⏹️ No longer waiting here: the wait ended at {at}, still waiting {what}.",
+	// The line above a verdict reply posted at the top level instead of
+	// under the comment it answers.
+	"reply.answered": "↪️ In answer to {what}:",
 	// Answers to slash commands.
 	"answer.refused":        "I did not act on this: {why}.",
 	"answer.no_recess":      "There is no open recess here to {command}.",
@@ -50,6 +55,7 @@ var textPlaceholders = map[string][]string{
 	"note.escalated":        {"reason", "mentions"},
 	"note.cancelled":        {"author"},
 	"note.expired":          {"at", "what"},
+	"reply.answered":        {"what"},
 	"answer.refused":        {"why"},
 	"answer.no_recess":      {"command"},
 	"answer.not_escalated":  nil,
@@ -138,8 +144,22 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
+// ownMarkdown are the placeholders that carry Markdown recess builds itself
+// from checked values (a link to the agent run, a command in a code span,
+// the logins a maintainer configured to mention). Every other placeholder's
+// value is plain words or someone else's text, and is escaped.
+var ownMarkdown = map[string][]string{
+	"status.waiting": {"what"},
+	"status.working": {"run"},
+	"status.resumed": {"why", "run"},
+	"note.escalated": {"mentions"},
+	"note.expired":   {"what"},
+	"reply.answered": {"what"},
+}
+
 // text renders text key with its placeholders: a maintainer's override, or
-// the default.
+// the default. Values are given as plain text and escaped (EscapeMarkdown),
+// except the placeholders ownMarkdown lists.
 func (p *pass) text(key string, args ...string) string {
 	t, ok := p.cfg.Texts[key]
 	if !ok {
@@ -148,9 +168,112 @@ func (p *pass) text(key string, args ...string) string {
 	if len(args) > 0 {
 		pairs := make([]string, 0, len(args))
 		for i := 0; i+1 < len(args); i += 2 {
-			pairs = append(pairs, "{"+args[i]+"}", args[i+1])
+			v := args[i+1]
+			if !contains(ownMarkdown[key], args[i]) {
+				v = EscapeMarkdown(v)
+			}
+			pairs = append(pairs, "{"+args[i]+"}", v)
 		}
 		t = strings.NewReplacer(pairs...).Replace(t)
 	}
 	return t
+}
+
+// EscapeMarkdown renders text recess did not write (a comment's words, a
+// login, the agent's summary, GitHub's error text) as Markdown that shows it
+// as written, on one line: no link, image, HTML, emphasis, code, table cell,
+// heading or list of theirs renders, and no bare URL or @mention of theirs
+// becomes a link or a notification. It is the one escaper for every place
+// that renders others' text as Markdown: job summaries, the status comment
+// and the notes and answers recess posts. (The agent's prompt keeps their
+// text as written, inside its quote.)
+//
+// Markdown's own characters are backslash-escaped; the triggers GitHub
+// links after rendering (@login, https://, www.) are broken by an invisible
+// word joiner, which no backslash would stop.
+func EscapeMarkdown(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || lineBreak(r) || unicode.IsControl(r)
+	}), " ")
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	if n := leadingBlockMarker(s); n >= 0 {
+		b.WriteString(s[:n])
+		b.WriteByte('\\')
+		s = s[n:]
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '\\', '`', '*', '[', ']', '<', '>', '|', '~', '&', '$':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '_':
+			// Between two letters or digits (GITHUB_REPOSITORY) an
+			// underscore can neither open nor close emphasis.
+			before, _ := utf8.DecodeLastRuneInString(s[:i])
+			after, _ := utf8.DecodeRuneInString(s[i+1:])
+			if !(wordRune(before) && wordRune(after)) {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(c)
+		case '@':
+			b.WriteString("@" + wordJoiner)
+		case ':':
+			b.WriteByte(c)
+			if strings.HasPrefix(s[i+1:], "//") {
+				b.WriteString(wordJoiner)
+			}
+		case 'w', 'W':
+			if len(s) >= i+4 && strings.EqualFold(s[i:i+4], "www.") {
+				b.WriteString(s[i : i+3])
+				b.WriteString(wordJoiner)
+				i += 2
+				continue
+			}
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// wordJoiner (U+2060) is invisible and joins nothing, so text reads the
+// same while a pattern GitHub links no longer matches.
+const wordJoiner = "\u2060"
+
+// leadingBlockMarker is the index of the character that would make s, at
+// the start of a line, a heading ("# "), a list item ("- ", "+ ", "1. ",
+// "1) "), a thematic break or a setext underline ("--", "=="), or -1.
+// ("*", "_" and ">" are escaped everywhere anyway.)
+func leadingBlockMarker(s string) int {
+	if s == "" {
+		return -1
+	}
+	ends := func(i int) bool { return i >= len(s) || s[i] == ' ' }
+	switch c := s[0]; c {
+	case '#':
+		i := 0
+		for i < len(s) && i < 6 && s[i] == '#' {
+			i++
+		}
+		if ends(i) {
+			return 0
+		}
+	case '-', '+', '=':
+		if ends(1) || s[1] == c {
+			return 0
+		}
+	}
+	i := 0
+	for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') && ends(i+1) {
+		return i
+	}
+	return -1
 }

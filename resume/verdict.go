@@ -99,11 +99,6 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	if p.d == nil {
 		return fmt.Errorf("read discussion %d: %w", v.DiscussionNumber, p.snap.dErr)
 	}
-	for i, r := range v.Replies {
-		if r.ReplyTo != "" && p.comment(r.ReplyTo) == nil {
-			return refuse(fmt.Sprintf("verdict.replies[%d].reply_to", i), "no comment %q in discussion %d", r.ReplyTo, v.DiscussionNumber)
-		}
-	}
 	if v.Verdict == VerdictRecessed {
 		if err := p.fits(v, a); err != nil {
 			return err
@@ -128,7 +123,8 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	}
 	for i, r := range v.Replies {
 		if posted[i] == nil {
-			p.posts = append(p.posts, post{key: v.CorrelationID, index: i, replyTo: r.ReplyTo, body: r.Body})
+			replyTo, answered := p.placeReply(r.ReplyTo)
+			p.posts = append(p.posts, post{key: v.CorrelationID, index: i, replyTo: replyTo, answered: answered, body: r.Body})
 		}
 	}
 	if len(p.posts) > 0 {
@@ -185,6 +181,46 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		return err
 	}
 	return p.intake()
+}
+
+// placeReply says where a verdict reply to the comment id goes: under it
+// (replyTo is id) when people reading the discussion see that comment and
+// its thread, else at the top level with answered saying in words what it
+// answers: a deleted comment (GitHub keeps its placeholder while it has
+// replies, and refuses a reply under it), a minimized one or one in a
+// minimized or deleted thread (readers do not look there), or an id that
+// is not in this discussion. Which top-level comment a reply to a reply
+// goes under is the adapter's rule (Discussions.Reply).
+func (p *pass) placeReply(id string) (replyTo, answered string) {
+	if id == "" {
+		return "", ""
+	}
+	c := p.comment(id)
+	if c == nil {
+		return "", p.text("reply.answered", "what", fmt.Sprintf("a comment this discussion does not show (`%s`)", id))
+	}
+	if c.Deleted {
+		return "", p.text("reply.answered", "what", "a comment that was deleted")
+	}
+	hiddenThread := false
+	if c.ParentID != "" {
+		parent := p.comment(c.ParentID)
+		hiddenThread = parent == nil || parent.Deleted || parent.Minimized
+	}
+	if !c.Minimized && !hiddenThread {
+		return id, ""
+	}
+	what := "a comment"
+	if c.Minimized {
+		what = "a hidden comment"
+	}
+	if c.Author != "" {
+		what += " by @" + c.Author
+	}
+	if c.URL != "" {
+		what = "[" + what + "](" + c.URL + ")"
+	}
+	return "", p.text("reply.answered", "what", what)
 }
 
 // placeholderID stands in for the node id of a reply not posted yet, longer

@@ -1,15 +1,14 @@
 package resume
 
 import (
-	"encoding/json"
+	"encoding/json/jsontext"
+	"encoding/json/v2"
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/recess-action/recess/resume/wait"
-	"github.com/recess-action/recess/resume/wait/strictjson"
 	"github.com/recess-action/recess/state"
 )
 
@@ -34,6 +33,10 @@ const (
 // maxDiscussionNumber is GraphQL's Int range: a larger number cannot name a
 // discussion, so it is refused here rather than failing later at GitHub.
 const maxDiscussionNumber = 1<<31 - 1
+
+// maxVerdictDepth bounds nesting in a verdict: a valid one needs 7 levels
+// (the trigger inside it 5 of them).
+const maxVerdictDepth = 64
 
 // Verdict is the agent's answer for one run.
 type Verdict struct {
@@ -67,22 +70,27 @@ func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 	}
 	// A null member counts as absent: agents write "trigger": null for "no
 	// trigger", and it must not read as one.
-	d := strictjson.NewDecoder(data, "verdict", strictjson.Limits{})
-	fields, member := rawMembers(d, "verdict", "correlation_id", "discussion_number", "replies", "trigger", "summary")
-	if err := wait.FieldErrorOf(d.Document(member)); err != nil {
+	var doc struct {
+		Verdict          jsontext.Value `json:"verdict"`
+		CorrelationID    jsontext.Value `json:"correlation_id"`
+		DiscussionNumber jsontext.Value `json:"discussion_number"`
+		Replies          jsontext.Value `json:"replies"`
+		Trigger          jsontext.Value `json:"trigger"`
+		Summary          jsontext.Value `json:"summary"`
+	}
+	if err := wait.DecodeJSON(data, "verdict", &doc, wait.JSONLimits{MaxDepth: maxVerdictDepth}); err != nil {
 		return nil, err
 	}
 	var err error
 	v := &Verdict{}
 
-	raw, ok := fields["verdict"]
-	if !ok {
+	if !wait.Present(doc.Verdict) {
 		return nil, &wait.FieldError{Field: "verdict.verdict", Reason: "missing"}
 	}
-	if v.Verdict, err = decodeString(raw, "verdict.verdict"); err != nil {
+	if v.Verdict, err = decodeString(doc.Verdict, "verdict.verdict"); err != nil {
 		return nil, err
 	}
-	rawTrigger, hasTrigger := fields["trigger"]
+	hasTrigger := wait.Present(doc.Trigger)
 	switch v.Verdict {
 	case VerdictRecessed:
 		if !hasTrigger {
@@ -93,36 +101,34 @@ func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 			return nil, &wait.FieldError{Field: "verdict.trigger", Reason: "not allowed: an adjourned verdict has no trigger"}
 		}
 	default:
-		return nil, &wait.FieldError{Field: "verdict.verdict", Reason: "must be " + quote(VerdictAdjourned) + " or " + quote(VerdictRecessed)}
+		return nil, &wait.FieldError{Field: "verdict.verdict", Reason: "must be " + strconv.Quote(VerdictAdjourned) + " or " + strconv.Quote(VerdictRecessed)}
 	}
 
-	raw, ok = fields["correlation_id"]
-	if !ok {
+	if !wait.Present(doc.CorrelationID) {
 		return nil, &wait.FieldError{Field: "verdict.correlation_id", Reason: "missing"}
 	}
-	if v.CorrelationID, err = decodeString(raw, "verdict.correlation_id"); err != nil {
+	if v.CorrelationID, err = decodeString(doc.CorrelationID, "verdict.correlation_id"); err != nil {
 		return nil, err
 	}
 	if err := checkID(v.CorrelationID, "verdict.correlation_id", isCorrelationIDByte, "A-Z a-z 0-9 . _ -"); err != nil {
 		return nil, err
 	}
 
-	raw, ok = fields["discussion_number"]
-	if !ok {
+	if !wait.Present(doc.DiscussionNumber) {
 		return nil, &wait.FieldError{Field: "verdict.discussion_number", Reason: "missing"}
 	}
-	if v.DiscussionNumber, err = decodePositiveInt(raw, "verdict.discussion_number", maxDiscussionNumber); err != nil {
+	if v.DiscussionNumber, err = decodePositiveInt(doc.DiscussionNumber, "verdict.discussion_number", maxDiscussionNumber); err != nil {
 		return nil, err
 	}
 
-	if raw, ok := fields["replies"]; ok {
-		if v.Replies, err = decodeReplies(raw); err != nil {
+	if wait.Present(doc.Replies) {
+		if v.Replies, err = decodeReplies(doc.Replies); err != nil {
 			return nil, err
 		}
 	}
 
-	if raw, ok := fields["summary"]; ok {
-		if v.Summary, err = decodeString(raw, "verdict.summary"); err != nil {
+	if wait.Present(doc.Summary) {
+		if v.Summary, err = decodeString(doc.Summary, "verdict.summary"); err != nil {
 			return nil, err
 		}
 		if err := checkText(v.Summary, "verdict.summary", MaxSummary); err != nil {
@@ -133,7 +139,7 @@ func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 	// The trigger goes last so that every other field is judged without it,
 	// and its errors keep the trigger's own paths ("trigger.of[0].elapsed").
 	if v.Verdict == VerdictRecessed {
-		t, err := wait.ParseTrigger(rawTrigger, lim)
+		t, err := wait.ParseTrigger(doc.Trigger, lim)
 		if err != nil {
 			var fe *wait.FieldError
 			if errors.As(err, &fe) {
@@ -150,44 +156,47 @@ func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 	return v, nil
 }
 
-// decodeReplies decodes the replies list, stopping at the first element past
-// MaxReplies so a huge list costs no more than a short one.
-func decodeReplies(raw []byte) ([]VerdictReply, error) {
+// decodeReplies decodes the replies list, judging no element past
+// MaxReplies.
+func decodeReplies(raw jsontext.Value) ([]VerdictReply, error) {
 	const path = "verdict.replies"
-	d := strictjson.NewDecoder(raw, path, strictjson.Limits{})
-	if d.Peek() != strictjson.Array {
+	var elems []jsontext.Value
+	if raw.Kind() != '[' || json.Unmarshal(raw, &elems) != nil {
 		return nil, &wait.FieldError{Field: path, Reason: "must be a list"}
 	}
+	if len(elems) > MaxReplies {
+		return nil, &wait.FieldError{Field: path, Reason: "more than " + strconv.Itoa(MaxReplies) + " replies"}
+	}
 	var replies []VerdictReply
-	err := d.Array(func(i int) error {
-		if i == MaxReplies {
-			return &wait.FieldError{Field: path, Reason: "more than " + strconv.Itoa(MaxReplies) + " replies"}
+	for i, e := range elems {
+		r, err := decodeReply(e, wait.IndexPath(path, i))
+		if err != nil {
+			return nil, err
 		}
-		r, err := decodeReply(d)
 		replies = append(replies, r)
-		return err
-	})
-	return replies, wait.FieldErrorOf(err)
+	}
+	return replies, nil
 }
 
-// decodeReply reads the reply at d; its fields are judged in a fixed order,
-// whatever the order they come in.
-func decodeReply(d *strictjson.Decoder) (VerdictReply, error) {
-	path := d.Path()
+// decodeReply reads the reply at path; its fields are judged in a fixed
+// order, whatever the order they come in.
+func decodeReply(raw jsontext.Value, path string) (VerdictReply, error) {
 	var r VerdictReply
-	if d.Peek() != strictjson.Object {
+	if raw.Kind() != '{' {
 		return r, &wait.FieldError{Field: path, Reason: "must be a JSON object"}
 	}
-	fields, member := rawMembers(d, "body", "reply_to")
-	if err := d.Object(member); err != nil {
+	var doc struct {
+		Body    jsontext.Value `json:"body"`
+		ReplyTo jsontext.Value `json:"reply_to"`
+	}
+	if err := wait.DecodeJSON(raw, path, &doc, wait.JSONLimits{}); err != nil {
 		return r, err
 	}
 	var err error
-	b, ok := fields["body"]
-	if !ok {
+	if !wait.Present(doc.Body) {
 		return r, &wait.FieldError{Field: path + ".body", Reason: "missing"}
 	}
-	if r.Body, err = decodeString(b, path+".body"); err != nil {
+	if r.Body, err = decodeString(doc.Body, path+".body"); err != nil {
 		return r, err
 	}
 	if strings.TrimSpace(r.Body) == "" {
@@ -202,8 +211,8 @@ func decodeReply(d *strictjson.Decoder) (VerdictReply, error) {
 	if n := utf8.RuneCountInString(state.Neutralize(r.Body)); n > MaxReplyBody {
 		return r, &wait.FieldError{Field: path + ".body", Reason: "longer than " + strconv.Itoa(MaxReplyBody) + " characters once the recess marker words in it are broken (" + strconv.Itoa(n) + ")"}
 	}
-	if to, ok := fields["reply_to"]; ok {
-		if r.ReplyTo, err = decodeString(to, path+".reply_to"); err != nil {
+	if wait.Present(doc.ReplyTo) {
+		if r.ReplyTo, err = decodeString(doc.ReplyTo, path+".reply_to"); err != nil {
 			return r, err
 		}
 		if err := checkID(r.ReplyTo, path+".reply_to", isNodeIDByte, "A-Z a-z 0-9 _ = -"); err != nil {
@@ -213,40 +222,20 @@ func decodeReply(d *strictjson.Decoder) (VerdictReply, error) {
 	return r, nil
 }
 
-// rawMembers returns the function that reads each member of an object
-// whose keys must be among known (the decoder refuses a repeated one), and
-// the raw text it keeps of each, for the caller to judge in its own order.
-// A null member counts as absent.
-func rawMembers(d *strictjson.Decoder, known ...string) (map[string][]byte, func(string) error) {
-	fields := make(map[string][]byte, len(known))
-	return fields, func(key string) error {
-		if !slices.Contains(known, key) {
-			return &wait.FieldError{Field: d.Path(), Reason: "unknown field"}
-		}
-		if d.Null() {
-			return nil
-		}
-		raw, err := d.Raw()
-		fields[key] = raw
-		return err
-	}
-}
-
-// decodeString decodes a JSON string value; the decoder refuses what
-// encoding/json would silently repair (invalid UTF-8, unpaired surrogate
+// decodeString decodes a JSON string value; the reader has refused what
+// encoding/json v1 would silently repair (invalid UTF-8, unpaired surrogate
 // escapes), which would post text the agent never wrote.
-func decodeString(raw []byte, path string) (string, error) {
-	d := strictjson.NewDecoder(raw, path, strictjson.Limits{})
-	if d.Peek() != strictjson.String {
+func decodeString(raw jsontext.Value, path string) (string, error) {
+	s, ok := wait.StringValue(raw)
+	if !ok {
 		return "", &wait.FieldError{Field: path, Reason: "must be a string"}
 	}
-	s, err := d.String()
-	return s, wait.FieldErrorOf(err)
+	return s, nil
 }
 
 // decodePositiveInt accepts only the plain digits of a positive integer:
 // 12.5, 1e1, "12", 0 and -3 are all refused rather than rounded or coerced.
-func decodePositiveInt(raw []byte, path string, max int) (int, error) {
+func decodePositiveInt(raw jsontext.Value, path string, max int) (int, error) {
 	if len(raw) == 0 || raw[0] == '"' {
 		return 0, &wait.FieldError{Field: path, Reason: "must be a positive integer, not a string"}
 	}
@@ -307,6 +296,3 @@ func isCorrelationIDByte(c byte) bool {
 func isNodeIDByte(c byte) bool {
 	return isAlnum(c) || c == '_' || c == '=' || c == '-'
 }
-
-// quote renders s as a JSON string, as reasons show values.
-func quote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -28,7 +28,7 @@ func verdictLimits(t testing.TB) wait.TriggerLimits {
 // verdictDoc builds a verdict document from the head fields and extra
 // members (raw JSON, written as given so tests can break them).
 func verdictDoc(kind string, extra ...string) string {
-	members := append([]string{`"verdict":` + quote(kind), `"correlation_id":"c-1"`, `"discussion_number":12`}, extra...)
+	members := append([]string{`"verdict":` + strconv.Quote(kind), `"correlation_id":"c-1"`, `"discussion_number":12`}, extra...)
 	return "{" + strings.Join(members, ",") + "}"
 }
 
@@ -267,12 +267,13 @@ func TestParseVerdictKeepsDurationErrors(t *testing.T) {
 	t.Parallel()
 	doc := verdictDoc(VerdictRecessed, `"trigger":{"kind":"elapsed","elapsed":"P1H"}`)
 	_, err := ParseVerdict([]byte(doc), verdictLimits(t))
-	var de *wait.DurationError
-	if !errors.As(err, &de) {
-		t.Fatalf("ParseVerdict(%q) = %v, want an error wrapping *DurationError", doc, err)
+	var fe *wait.FieldError
+	if !errors.As(err, &fe) || fe.Field != "trigger.elapsed" {
+		t.Fatalf("ParseVerdict(%q) = %v, want a *FieldError on trigger.elapsed", doc, err)
 	}
-	if de.Input != "P1H" {
-		t.Errorf("ParseVerdict(%q) DurationError.Input = %q, want %q", doc, de.Input, "P1H")
+	var de *wait.FieldError
+	if !errors.As(fe.Err, &de) || de.Field != `duration "P1H"` {
+		t.Errorf("ParseVerdict(%q) = %v, want it to wrap the refused duration \"P1H\"", doc, err)
 	}
 }
 

@@ -43,7 +43,7 @@ func wordsPass(cfg Config, rec *state.Record, comments ...Comment) *pass {
 		rec.OpenRFCs = map[string]*state.RFC{}
 	}
 	d := &Discussion{ID: "D_1", Number: 1, Author: "alice", CreatedAt: wordsT0.Add(-time.Hour), Comments: comments}
-	return &pass{cfg: cfg.withDefaults(), now: wordsT0.Add(time.Hour), rec: rec, d: d, res: &Result{}, logf: func(string, ...any) {}}
+	return &pass{cfg: cfg.withDefaults(), now: wordsT0.Add(time.Hour), rec: rec, d: d, res: &Result{}, logf: func(string, ...any) {}, awaited: awaitedSignals(rec)}
 }
 
 // TestWords holds, in testdata/words.golden, every status text, note and
@@ -109,6 +109,9 @@ func TestWords(t *testing.T) {
 			Summary: "Waiting for the storage owners\nto pick a backend."}}
 		entry("summary shown", wordsPass(Config{}, rec).status())
 		entry("summary hidden (hide-summary)", wordsPass(Config{HideSummary: true}, rec.Clone()).status())
+		rec = rec.Clone()
+		rec.OpenRFCs["c-1"].Summary = "# Asked @maya\n![pixel](https://evil.example/p.png) <b>now</b> [docs](www.evil.example)"
+		entry("summary with Markdown of its own (shown as text)", wordsPass(Config{}, rec).status())
 	}
 
 	section("working")
@@ -171,11 +174,23 @@ func TestWords(t *testing.T) {
 	section("answers to commands")
 	{
 		p := wordsPass(Config{}, state.New(1))
-		for _, body := range []string{"/recess frobnicate", "/recess status now", "/recess signal", "/recess extend tomorrow", "/recess extend P1Y"} {
+		for _, body := range []string{"/recess frobnicate", "/recess status now", "/recess signal", "/recess signal <b>x</b>", "/recess extend",
+			"/recess extend tomorrow", "/recess extend <tomorrow>", "/recess extend P1x", "/recess extend P1Y", "/recess ![x](https://example.com/x.png)"} {
 			cmd, _ := parseCommand(body)
-			entry("refused: "+body, p.text("answer.refused", "why", cmd.validate(p.cfg.MaxRecess, wordsT0)))
+			entry("refused: "+body, p.text("answer.refused", "why", p.refusal(cmd, wordsT0).people))
 		}
+		waiting := state.New(1)
+		waiting.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"escalation_needed","signal":"security-review"}`), OpenedAt: wordsT0}}
+		entry("refused: /recess signal secuirty-review (nothing awaits it)", p.text("answer.refused", "why", wordsPass(Config{}, waiting).refusal(command{name: "signal", arg: "secuirty-review"}, wordsT0).people))
+		entry("refused: /recess signal ci (no recess waits for a signal)", p.text("answer.refused", "why", p.refusal(command{name: "signal", arg: "ci"}, wordsT0).people))
 		entry("cancel with nothing open", p.text("answer.no_recess", "command", "cancel"))
+		q := wordsPass(Config{}, state.New(1),
+			Comment{ID: "DC_gone", Deleted: true, CreatedAt: wordsT0},
+			Comment{ID: "DC_hidden", Author: "bob", URL: "https://github.com/o/r/discussions/1#discussioncomment-2", Minimized: true, CreatedAt: wordsT0})
+		for _, id := range []string{"DC_gone", "DC_hidden", "DC_elsewhere"} {
+			_, line := q.placeReply(id)
+			entry("verdict reply placed at the top level: "+id, line)
+		}
 		entry("resume with nothing open", p.text("answer.no_recess", "command", "resume"))
 		entry("retry with nothing escalated", p.text("answer.not_escalated"))
 		entry("ask while busy", p.text("answer.already_active"))

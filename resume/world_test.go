@@ -43,6 +43,17 @@ type world struct {
 	// beforeSave, when set, runs once at the start of the next Save: another
 	// run writing between this run's read and its write.
 	beforeSave func()
+
+	// roles are the repository permissions of logins (role names as
+	// GitHub's role_name). A login without one takes it from the
+	// association it commented with: OWNER admin, MEMBER and COLLABORATOR
+	// write, anyone else read (this world's shorthand; the real rule is
+	// GitHub's answer, tested through internal/github). permErr, when set,
+	// answers every permission read. asked counts the reads per login.
+	roles   map[string]string
+	assocs  map[string]string
+	permErr error
+	asked   map[string]int
 }
 
 type dispatchCall struct {
@@ -62,7 +73,36 @@ func newWorld(t *testing.T) *world {
 		labels:      map[string]map[string]bool{},
 		records:     map[int][]byte{},
 		revs:        map[int]int{},
+		roles:       map[string]string{},
+		assocs:      map[string]string{},
+		asked:       map[string]int{},
 	}
+}
+
+// Permission answers the Permissions port (see world.roles).
+func (w *world) Permission(_ context.Context, login string) (resume.Permission, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.asked[login]++
+	if w.permErr != nil {
+		return resume.Permission{}, w.permErr
+	}
+	role, ok := w.roles[login]
+	if !ok {
+		switch w.assocs[login] {
+		case "OWNER":
+			role = "admin"
+		case "MEMBER", "COLLABORATOR":
+			role = "write"
+		default:
+			role = "read"
+		}
+	}
+	switch role {
+	case "admin", "maintain", "write":
+		return resume.Permission{Role: role, Write: true}, nil
+	}
+	return resume.Permission{Role: role}, nil
 }
 
 func (w *world) Now() time.Time { return w.clock.Now() }
@@ -79,7 +119,7 @@ func (w *world) engine(cfg resume.Config) *resume.Engine {
 			return fmt.Sprintf("c-%d", n)
 		}
 	}
-	return &resume.Engine{Clock: w, Store: w, Discussions: w, Dispatcher: w, Config: cfg}
+	return &resume.Engine{Clock: w, Store: w, Discussions: w, Dispatcher: w, Permissions: w, Config: cfg}
 }
 
 func (w *world) nextID(prefix string) string {
@@ -103,6 +143,7 @@ func (w *world) say(n int, author, assoc, parent, body string) string {
 	defer w.mu.Unlock()
 	d := w.discussions[n]
 	id := w.nextID("DC")
+	w.assocs[author] = assoc
 	d.Comments = append(d.Comments, resume.Comment{ID: id, ParentID: parent, Author: author, Association: assoc,
 		Body: body, CreatedAt: w.clock.Now(), URL: d.URL + "#" + id})
 	return id

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/json/jsontext"
+	jsonv2 "encoding/json/v2"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/recess-action/recess/resume/wait"
-	"github.com/recess-action/recess/resume/wait/strictjson"
 )
 
 // MaxEncoded bounds an encoded record in bytes. Decode refuses larger input
@@ -31,43 +32,16 @@ const MaxCommentBody = 65536
 // object): a bug in the caller, refused before anything is stored.
 var ErrInvalid = errors.New("state: invalid record")
 
-// RecordError says what is wrong with a record and where. Err is ErrCorrupt
-// (Decode, DecodeComment), ErrTooLarge or ErrInvalid (Encode, EncodeComment);
-// errors.Is sees both Err and Cause.
-type RecordError struct {
-	Err error
-	// Field is the path of the offending value, e.g. open_rfcs["c-1"].opened_at;
-	// empty when the record as a whole is at fault.
-	Field string
-	// Reason says what is wrong with it, for people.
-	Reason string
-	// Cause is the underlying error, if any.
-	Cause error
-}
-
-// Error returns "state: corrupt record: FIELD: REASON: CAUSE".
-func (e *RecordError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Err.Error())
-	if e.Field != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Field)
+// refuse returns a refusal of a record: the sentinel (ErrCorrupt from
+// Decode and DecodeComment, ErrTooLarge or ErrInvalid from Encode and
+// EncodeComment) wrapping the *wait.FieldError that names the field ("" when
+// the record as a whole is at fault) and says what is wrong with it. The
+// cause, if any, is in the reason and unwraps from the *wait.FieldError.
+func refuse(sentinel error, field, reason string, cause error) error {
+	if cause != nil {
+		reason += ": " + cause.Error()
 	}
-	b.WriteString(": ")
-	b.WriteString(e.Reason)
-	if e.Cause != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Cause.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the sentinel and the cause.
-func (e *RecordError) Unwrap() []error {
-	if e.Cause == nil {
-		return []error{e.Err}
-	}
-	return []error{e.Err, e.Cause}
+	return fmt.Errorf("%w: %w", sentinel, &wait.FieldError{Field: field, Reason: reason, Err: cause})
 }
 
 // Encode returns the record's wire form: compact JSON, fields in declaration
@@ -75,11 +49,11 @@ func (e *RecordError) Unwrap() []error {
 // forced to Schema, times in UTC, and strings as valid UTF-8 (a run of invalid
 // bytes becomes U+FFFD, as JSON cannot carry it). Rev is not part of it. A record over a bound (MaxOpenRFCs, MaxApplied, MaxDispatchTimes,
 // MaxCursorIDs, MaxReplyIDs for reply ids and thread roots, MaxTriggerBytes,
-// MaxEncoded) is refused with a *RecordError wrapping ErrTooLarge; one that
-// breaks another rule with ErrInvalid. rec itself is not changed.
+// MaxEncoded) is refused with ErrTooLarge, one that breaks another rule with
+// ErrInvalid, each wrapping a *wait.FieldError that names the field. rec itself is not changed.
 func Encode(rec *Record) ([]byte, error) {
 	if rec == nil {
-		return nil, &RecordError{Err: ErrInvalid, Reason: "nil record"}
+		return nil, refuse(ErrInvalid, "", "nil record", nil)
 	}
 	return encode(canonical(rec))
 }
@@ -95,46 +69,78 @@ func encode(c *Record) ([]byte, error) {
 	// base64), so keep it readable for people inspecting a branch file.
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(c); err != nil {
-		return nil, &RecordError{Err: ErrInvalid, Reason: "cannot marshal", Cause: err}
+		return nil, refuse(ErrInvalid, "", "cannot marshal", err)
 	}
 	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if len(out) > MaxEncoded {
-		return nil, &RecordError{Err: ErrTooLarge, Reason: fmt.Sprintf("encoded record of %d bytes, more than %d", len(out), MaxEncoded)}
+		return nil, refuse(ErrTooLarge, "", fmt.Sprintf("encoded record of %d bytes, more than %d", len(out), MaxEncoded), nil)
 	}
 	return out, nil
 }
 
 // Decode reads a record's wire form strictly: unknown or duplicate fields,
-// wrong types, a missing or other schema, trailing data, invalid UTF-8, a
-// trigger that is not a JSON object, a value outside the rules Encode checks
-// — each is a *RecordError wrapping ErrCorrupt that names the field. Input
-// over MaxEncoded is refused before it is read. A record Decode accepts
-// encodes again, and decodes to the same value. Times come back in UTC.
+// wrong types, a null where the format has no pointer, a missing or other
+// schema, trailing data, invalid UTF-8, a trigger that is not a JSON object,
+// a value outside the rules Encode checks — each is refused with ErrCorrupt
+// wrapping a *wait.FieldError that names the field. Input over MaxEncoded is
+// refused before it is read. A record Decode accepts encodes again, and
+// decodes to the same value. Times come back in UTC.
 func Decode(data []byte) (*Record, error) {
 	if len(data) > MaxEncoded {
-		return nil, &RecordError{Err: ErrCorrupt, Reason: fmt.Sprintf("%d bytes, more than %d", len(data), MaxEncoded)}
+		return nil, refuse(ErrCorrupt, "", fmt.Sprintf("%d bytes, more than %d", len(data), MaxEncoded), nil)
 	}
 	if !utf8.Valid(data) {
-		return nil, &RecordError{Err: ErrCorrupt, Reason: "not valid UTF-8"}
+		return nil, refuse(ErrCorrupt, "", "not valid UTF-8", nil)
 	}
+	rec := &Record{}
 	// Recess never writes an unpaired surrogate escape; one in a record
 	// reads as U+FFFD, as it always has.
-	p := &parser{d: strictjson.NewDecoder(data, "", strictjson.Limits{ReplaceLoneSurrogates: true})}
-	rec, err := p.record()
-	if err != nil {
-		return nil, corrupt(err)
+	if err := wait.DecodeJSON(data, "", rec, wait.JSONLimits{}, jsontext.AllowInvalidUTF8(true), jsonv2.WithUnmarshalers(notNull)); err != nil {
+		// A record of another schema is refused for its schema, whatever
+		// else in it this version cannot read.
+		var other struct {
+			Schema int `json:"schema"`
+		}
+		if jsonv2.Unmarshal(data, &other) == nil && other.Schema != 0 && other.Schema != Schema {
+			return nil, refuse(ErrCorrupt, "schema", fmt.Sprintf("version %d, want %d", other.Schema, Schema), nil)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	switch rec.Schema {
+	case Schema:
+	case 0:
+		return nil, refuse(ErrCorrupt, "schema", "missing", nil)
+	default:
+		return nil, refuse(ErrCorrupt, "schema", fmt.Sprintf("version %d, want %d", rec.Schema, Schema), nil)
 	}
 	c := canonical(rec)
 	// Encoding again applies every rule Encode applies, so whatever Decode
 	// accepts can be saved back unchanged.
 	if _, err := encode(c); err != nil {
-		var re *RecordError
-		if errors.As(err, &re) {
-			return nil, &RecordError{Err: ErrCorrupt, Field: re.Field, Reason: re.Reason, Cause: re.Cause}
+		var fe *wait.FieldError
+		if errors.As(err, &fe) {
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, fe)
 		}
-		return nil, &RecordError{Err: ErrCorrupt, Reason: "cannot encode again", Cause: err}
+		return nil, refuse(ErrCorrupt, "", "cannot encode again", err)
 	}
 	return c, nil
+}
+
+// notNull refuses a null where the record has no pointer (a cursor, a
+// string, a time, a list, the open recesses): recess never writes one there.
+var notNull = jsonv2.JoinUnmarshalers(
+	refuseNull[Cursor](), refuseNull[string](), refuseNull[int](), refuseNull[int64](),
+	refuseNull[bool](), refuseNull[time.Time](), refuseNull[[]string](), refuseNull[[]time.Time](),
+	refuseNull[map[string]*RFC](),
+)
+
+func refuseNull[T any]() *jsonv2.Unmarshalers {
+	return jsonv2.UnmarshalFromFunc(func(d *jsontext.Decoder, _ *T) error {
+		if d.PeekKind() == 'n' {
+			return &wait.FieldError{Reason: "must not be null"}
+		}
+		return errors.ErrUnsupported
+	})
 }
 
 // canonical returns a deep copy in the form Encode writes: schema forced,
@@ -263,10 +269,10 @@ func escalation(e *Escalation) *Escalation {
 // ErrCorrupt.
 func check(r *Record) error {
 	invalid := func(field, format string, args ...any) error {
-		return &RecordError{Err: ErrInvalid, Field: field, Reason: fmt.Sprintf(format, args...)}
+		return refuse(ErrInvalid, field, fmt.Sprintf(format, args...), nil)
 	}
 	tooMany := func(field string, n, limit int) error {
-		return &RecordError{Err: ErrTooLarge, Field: field, Reason: fmt.Sprintf("%d entries, more than %d", n, limit)}
+		return refuse(ErrTooLarge, field, fmt.Sprintf("%d entries, more than %d", n, limit), nil)
 	}
 	checkTime := func(field string, t time.Time) error {
 		if y := t.Year(); y < 0 || y > 9999 {
@@ -289,10 +295,10 @@ func check(r *Record) error {
 		}
 		b, err := t.MarshalJSON()
 		if err != nil {
-			return &RecordError{Err: ErrInvalid, Field: field, Reason: "cannot marshal", Cause: err}
+			return refuse(ErrInvalid, field, "cannot marshal", err)
 		}
 		if len(b) > MaxTriggerBytes {
-			return &RecordError{Err: ErrTooLarge, Field: field, Reason: fmt.Sprintf("%d bytes, more than %d", len(b), MaxTriggerBytes)}
+			return refuse(ErrTooLarge, field, fmt.Sprintf("%d bytes, more than %d", len(b), MaxTriggerBytes), nil)
 		}
 		return nil
 	}
@@ -365,7 +371,7 @@ func check(r *Record) error {
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		field := strictjson.KeyPath("open_rfcs", id)
+		field := wait.KeyPath("open_rfcs", id)
 		if id == "" || !utf8.ValidString(id) {
 			return invalid(field, "key is not a correlation id")
 		}
@@ -423,7 +429,7 @@ func check(r *Record) error {
 		return tooMany("dispatches", len(r.Dispatches), MaxDispatchTimes)
 	}
 	for i, t := range r.Dispatches {
-		if err := checkTime(strictjson.IndexPath("dispatches", i), t); err != nil {
+		if err := checkTime(wait.IndexPath("dispatches", i), t); err != nil {
 			return err
 		}
 	}
@@ -437,343 +443,6 @@ func check(r *Record) error {
 		return err
 	}
 	return checkTime("updated_at", r.UpdatedAt)
-}
-
-// parser reads the wire form with the strict decoder, so that nothing is
-// matched loosely (encoding/json alone folds case, keeps the last of
-// duplicate fields and says little about where a nested value went wrong);
-// every refusal names its field by the decoder's path.
-type parser struct {
-	d *strictjson.Decoder
-}
-
-// fail refuses the value just read.
-func (p *parser) fail(reason string, cause error) error {
-	return &RecordError{Err: ErrCorrupt, Field: p.d.Path(), Reason: reason, Cause: cause}
-}
-
-// corrupt returns a refusal of the decoder as the *RecordError naming the
-// same field; the parser's own errors come back as they are.
-func corrupt(err error) error {
-	if se, ok := err.(*strictjson.Error); ok {
-		return &RecordError{Err: ErrCorrupt, Field: se.Path, Reason: se.Reason, Cause: se.Err}
-	}
-	return err
-}
-
-func (p *parser) unknown() error { return p.fail("unknown field", nil) }
-
-func (p *parser) str() (string, error) { return p.d.String() }
-
-func (p *parser) boolean() (bool, error) { return p.d.Bool() }
-
-func (p *parser) integer() (int64, error) {
-	n, err := p.d.Number()
-	if err != nil {
-		return 0, err
-	}
-	v, err := strconv.ParseInt(n, 10, 64)
-	if err != nil {
-		return 0, p.fail("must be an integer", err)
-	}
-	return v, nil
-}
-
-func (p *parser) int() (int, error) {
-	v, err := p.integer()
-	if err != nil {
-		return 0, err
-	}
-	if int64(int(v)) != v {
-		return 0, p.fail("integer out of range", nil)
-	}
-	return int(v), nil
-}
-
-func (p *parser) time() (time.Time, error) {
-	s, err := p.d.String()
-	if err != nil {
-		return time.Time{}, err
-	}
-	var t time.Time
-	// UnmarshalText is what encoding/json itself uses: strict RFC 3339.
-	if err := t.UnmarshalText([]byte(s)); err != nil {
-		return time.Time{}, p.fail("must be an RFC 3339 time", err)
-	}
-	return t.UTC(), nil
-}
-
-// optionalTime reads an RFC 3339 time or null.
-func (p *parser) optionalTime() (*time.Time, error) {
-	if p.d.Null() {
-		return nil, nil
-	}
-	t, err := p.time()
-	if err != nil {
-		return nil, err
-	}
-	return &t, nil
-}
-
-func (p *parser) strings() ([]string, error) {
-	var out []string
-	err := p.d.Array(func(int) error {
-		s, err := p.d.String()
-		out = append(out, s)
-		return err
-	})
-	return out, err
-}
-
-func (p *parser) times() ([]time.Time, error) {
-	var out []time.Time
-	err := p.d.Array(func(int) error {
-		t, err := p.time()
-		out = append(out, t)
-		return err
-	})
-	return out, err
-}
-
-// trigger reads a trigger and validates it: one that does not parse makes
-// the record corrupt, named by its field.
-func (p *parser) trigger() (*wait.Trigger, error) {
-	raw, err := p.d.Raw()
-	if err != nil {
-		return nil, err
-	}
-	t, err := wait.ParseTrigger(raw, wait.TriggerLimits{})
-	if err != nil {
-		return nil, p.fail("not a valid trigger", err)
-	}
-	return t, nil
-}
-
-func (p *parser) record() (*Record, error) {
-	r := &Record{}
-	sawSchema := false
-	err := p.d.Document(func(key string) error {
-		var err error
-		switch key {
-		case "schema":
-			sawSchema = true
-			if r.Schema, err = p.int(); err == nil && r.Schema != Schema {
-				err = p.fail(fmt.Sprintf("version %d, want %d", r.Schema, Schema), nil)
-			}
-		case "discussion":
-			r.Discussion, err = p.int()
-		case "discussion_id":
-			r.DiscussionID, err = p.str()
-		case "seen":
-			r.Seen, err = p.cursor()
-		case "active":
-			r.Active, err = p.run()
-		case "open_rfcs":
-			r.OpenRFCs, err = p.rfcs()
-		case "queued":
-			r.Queued, err = p.queued()
-		case "escalated":
-			r.Escalated, err = p.escalation()
-		case "dispatches":
-			r.Dispatches, err = p.times()
-		case "applied":
-			r.Applied, err = p.strings()
-		case "commands":
-			r.Commands, err = p.cursor()
-		case "checked":
-			r.Checked, err = p.time()
-		case "closed":
-			r.Closed, err = p.str()
-		case "updated_at":
-			r.UpdatedAt, err = p.time()
-		case "status":
-			r.Status, err = p.str()
-		default:
-			err = p.unknown()
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !sawSchema {
-		return nil, &RecordError{Err: ErrCorrupt, Field: "schema", Reason: "missing"}
-	}
-	return r, nil
-}
-
-func (p *parser) cursor() (Cursor, error) {
-	var c Cursor
-	err := p.d.Object(func(key string) error {
-		var err error
-		switch key {
-		case "at":
-			c.At, err = p.time()
-		case "ids":
-			c.IDs, err = p.strings()
-		case "all":
-			c.All, err = p.boolean()
-		default:
-			err = p.unknown()
-		}
-		return err
-	})
-	return c, err
-}
-
-func (p *parser) run() (*Run, error) {
-	if p.d.Null() {
-		return nil, nil
-	}
-	r := &Run{}
-	err := p.d.Object(func(key string) error {
-		var err error
-		switch key {
-		case "correlation_id":
-			r.CorrelationID, err = p.str()
-		case "state":
-			r.State, err = p.str()
-		case "run_id":
-			r.RunID, err = p.integer()
-		case "claimed":
-			r.Claimed, err = p.boolean()
-		case "intent_at":
-			r.IntentAt, err = p.time()
-		case "dispatched_at":
-			r.DispatchedAt, err = p.time()
-		case "since":
-			r.Since, err = p.cursor()
-		case "until":
-			r.Until, err = p.cursor()
-		case "resume":
-			r.Resume, err = p.resume()
-		case "attempt":
-			r.Attempt, err = p.int()
-		case "dispatch_errors":
-			r.DispatchErrors, err = p.int()
-		case "last_error":
-			r.LastError, err = p.str()
-		case "eyes_on":
-			r.EyesOn, err = p.str()
-		default:
-			err = p.unknown()
-		}
-		return err
-	})
-	return r, err
-}
-
-func (p *parser) resume() (*Resume, error) {
-	if p.d.Null() {
-		return nil, nil
-	}
-	r := &Resume{}
-	err := p.d.Object(func(key string) error {
-		var err error
-		switch key {
-		case "correlation_id":
-			r.CorrelationID, err = p.str()
-		case "fired_by":
-			r.FiredBy, err = p.str()
-		case "fired_at":
-			r.FiredAt, err = p.time()
-		case "trigger":
-			r.Trigger, err = p.trigger()
-		case "recess_count":
-			r.RecessCount, err = p.int()
-		default:
-			err = p.unknown()
-		}
-		return err
-	})
-	return r, err
-}
-
-// rfcs reads the open recesses, keyed by correlation id.
-func (p *parser) rfcs() (map[string]*RFC, error) {
-	out := make(map[string]*RFC)
-	err := p.d.Entries(func(id string) error {
-		if p.d.Null() {
-			return p.fail("null entry", nil)
-		}
-		o, err := p.rfc()
-		out[id] = o
-		return err
-	})
-	return out, err
-}
-
-func (p *parser) rfc() (*RFC, error) {
-	o := &RFC{}
-	err := p.d.Object(func(key string) error {
-		var err error
-		switch key {
-		case "trigger":
-			o.Trigger, err = p.trigger()
-		case "opened_at":
-			o.OpenedAt, err = p.time()
-		case "replies_after":
-			o.RepliesAfter, err = p.cursor()
-		case "since":
-			o.Since, err = p.cursor()
-		case "due_at":
-			o.DueAt, err = p.optionalTime()
-		case "cancel_at":
-			o.CancelAt, err = p.optionalTime()
-		case "recess_count":
-			o.RecessCount, err = p.int()
-		case "reply_ids":
-			o.ReplyIDs, err = p.strings()
-		case "thread_roots":
-			o.ThreadRoots, err = p.strings()
-		case "summary":
-			o.Summary, err = p.str()
-		default:
-			err = p.unknown()
-		}
-		return err
-	})
-	return o, err
-}
-
-func (p *parser) queued() (*Queued, error) {
-	if p.d.Null() {
-		return nil, nil
-	}
-	q := &Queued{}
-	err := p.d.Object(func(key string) error {
-		var err error
-		switch key {
-		case "since":
-			q.Until, err = p.time()
-		case "reason":
-			q.Reason, err = p.str()
-		default:
-			err = p.unknown()
-		}
-		return err
-	})
-	return q, err
-}
-
-func (p *parser) escalation() (*Escalation, error) {
-	if p.d.Null() {
-		return nil, nil
-	}
-	e := &Escalation{}
-	err := p.d.Object(func(key string) error {
-		var err error
-		switch key {
-		case "at":
-			e.At, err = p.time()
-		case "reason":
-			e.Reason, err = p.str()
-		default:
-			err = p.unknown()
-		}
-		return err
-	})
-	return e, err
 }
 
 // Markers recess leaves in comment bodies. All are HTML comments, so people
@@ -908,7 +577,7 @@ func EncodeComment(visible string, rec *Record) (string, error) {
 	b.WriteString(stateFooter)
 	body := b.String()
 	if n := commentLen(body); n > MaxCommentBody {
-		return "", &RecordError{Err: ErrTooLarge, Reason: fmt.Sprintf("comment body of %d characters, more than %d", n, MaxCommentBody)}
+		return "", refuse(ErrTooLarge, "", fmt.Sprintf("comment body of %d characters, more than %d", n, MaxCommentBody), nil)
 	}
 	return body, nil
 }
@@ -949,7 +618,7 @@ func DecodeComment(body string) (rec *Record, found bool, err error) {
 		return nil, false, nil
 	}
 	corrupt := func(reason string, cause error) (*Record, bool, error) {
-		return nil, true, &RecordError{Err: ErrCorrupt, Reason: "hidden record: " + reason, Cause: cause}
+		return nil, true, refuse(ErrCorrupt, "", "hidden record: "+reason, cause)
 	}
 	rest := body[i+len(stateMarker):]
 	end := strings.Index(rest, markerClose)
@@ -1117,3 +786,12 @@ func ParseRecessMarker(body string) (rec *Record, ok bool) {
 // FitsComment reports whether body fits GitHub's limit on a comment body
 // (MaxCommentBody characters, counted as EncodeComment counts them).
 func FitsComment(body string) bool { return commentLen(body) <= MaxCommentBody }
+
+// Visible is the text of a comment recess wrote without its hidden
+// markers: what people see.
+func Visible(body string) string {
+	if i := strings.Index(body, markerOpen); i >= 0 {
+		body = body[:i]
+	}
+	return strings.TrimSpace(body)
+}

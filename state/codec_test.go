@@ -357,9 +357,9 @@ func TestEncodeRefuses(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Encode() = %s, %v, want %v", data, err, tc.want)
 			}
-			var re *state.RecordError
+			var re *wait.FieldError
 			if !errors.As(err, &re) || re.Field != tc.field {
-				t.Errorf("Encode() = %v, want a *RecordError on field %q", err, tc.field)
+				t.Errorf("Encode() = %v, want a *wait.FieldError on field %q", err, tc.field)
 			}
 			if _, err := state.EncodeComment("", rec); !errors.Is(err, tc.want) {
 				t.Errorf("EncodeComment() = %v, want %v", err, tc.want)
@@ -465,9 +465,9 @@ func TestDecodeRefuses(t *testing.T) {
 			if !errors.Is(err, state.ErrCorrupt) {
 				t.Fatalf("Decode(%.80q) = %+v, %v, want ErrCorrupt", tc.input, got, err)
 			}
-			var re *state.RecordError
+			var re *wait.FieldError
 			if !errors.As(err, &re) || re.Field != tc.field {
-				t.Errorf("Decode(%.80q) = %v, want a *RecordError on field %q", tc.input, err, tc.field)
+				t.Errorf("Decode(%.80q) = %v, want a *wait.FieldError on field %q", tc.input, err, tc.field)
 			}
 		})
 	}
@@ -507,24 +507,41 @@ func TestDecodeAccepts(t *testing.T) {
 	}
 }
 
-func TestRecordErrorMessage(t *testing.T) {
+func TestRefusalMessages(t *testing.T) {
 	t.Parallel()
-	cause := errors.New("parsing time")
 	tests := []struct {
-		err  *state.RecordError
-		want string
+		name     string
+		err      func() error
+		sentinel error
+		want     string
 	}{
-		{&state.RecordError{Err: state.ErrCorrupt, Field: `open_rfcs["c-1"].opened_at`, Reason: "want an RFC 3339 time", Cause: cause},
-			`state: corrupt record: open_rfcs["c-1"].opened_at: want an RFC 3339 time: parsing time`},
-		{&state.RecordError{Err: state.ErrTooLarge, Reason: "too big"}, "state: record too large: too big"},
+		{"corrupt_field", func() error {
+			_, err := state.Decode([]byte(`{"schema":1,"discussion":4,"open_rfcs":{"c-1":{"trigger":{"kind":"missing_input","replies":1},"opened_at":"x"}}}`))
+			return err
+		}, state.ErrCorrupt, `state: corrupt record: open_rfcs["c-1"].opened_at: must be an RFC 3339 time`},
+		{"too_large", func() error {
+			rec := state.New(4)
+			rec.Applied = make([]string, state.MaxApplied+1)
+			_, err := state.Encode(rec)
+			return err
+		}, state.ErrTooLarge, fmt.Sprintf("state: record too large: applied: %d entries, more than %d", state.MaxApplied+1, state.MaxApplied)},
+		{"hidden_record_with_cause", func() error {
+			_, _, err := state.DecodeComment("<!-- recess:state v1\n!!! -->")
+			return err
+		}, state.ErrCorrupt, "state: corrupt record: hidden record: payload is not base64: illegal base64 data at input byte 0"},
 	}
 	for _, tc := range tests {
-		if got := tc.err.Error(); got != tc.want {
-			t.Errorf("Error() = %q, want %q", got, tc.want)
-		}
-	}
-	if err := tests[0].err; !errors.Is(err, state.ErrCorrupt) || !errors.Is(err, cause) {
-		t.Errorf("errors.Is(%v, ErrCorrupt / cause) = false, want both true", err)
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := tc.err()
+			var fe *wait.FieldError
+			if !errors.Is(err, tc.sentinel) || !errors.As(err, &fe) {
+				t.Fatalf("error = %v, want %v wrapping a *wait.FieldError", err, tc.sentinel)
+			}
+			if got := err.Error(); got != tc.want {
+				t.Errorf("Error() = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -25,9 +25,9 @@ func FuzzDecode(f *testing.F) {
 			if !errors.Is(err, state.ErrCorrupt) {
 				t.Fatalf("Decode(%q) = %v, want an error wrapping ErrCorrupt", data, err)
 			}
-			var re *state.RecordError
+			var re *wait.FieldError
 			if !errors.As(err, &re) {
-				t.Fatalf("Decode(%q) = %v, want a *RecordError", data, err)
+				t.Fatalf("Decode(%q) = %v, want a *wait.FieldError", data, err)
 			}
 			return
 		}

@@ -31,7 +31,7 @@ func playRecess(ctx context.Context, g *githubfake.GitHub, repo string, number i
 	if err != nil {
 		return err
 	}
-	e := &resume.Engine{Clock: resume.ClockFunc(time.Now), Store: gh.NewCommentStore(c), Discussions: c, Dispatcher: c}
+	e := &resume.Engine{Clock: resume.ClockFunc(time.Now), Store: gh.NewCommentStore(c), Discussions: c, Dispatcher: c, Permissions: c}
 	// Refuse a verdict recess would refuse before anything is written; the
 	// error names the field (trigger.kind, verdict.replies[0].body, ...).
 	doc, err := r.verdict(resume.NewCorrelationID(), number)

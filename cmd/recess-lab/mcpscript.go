@@ -27,8 +27,8 @@ const mcpScriptUsage = `usage: recess-lab mcp-script [--question TEXT] [--trigge
 The placeholder lead: a scripted MCP client that runs "recess mcp" (the recess
 binary on PATH, or --recess) and calls its tools as a model would. With no
 resume_context (a first run) it queues --question with reply and calls recess
-with --trigger; with one (a resumed run) it calls adjourn with a reply that
-quotes each comment since.
+with the fields of --trigger (replies_needed, elapsed, ...); with one (a
+resumed run) it calls adjourn with a reply that quotes each comment since.
 
 The server's settings come from the environment, which the child inherits:
 RECESS_VERDICT_FILE, RECESS_CORRELATION_ID, RECESS_DISCUSSION and
@@ -39,7 +39,7 @@ claim step's prompt output), is printed first, as a model would be given it.
 const (
 	defaultScriptQuestion = "Placeholder agent here. Before I answer: which option do you prefer, and why? " +
 		"I will come back when two people have replied (or in a week)."
-	defaultScriptTrigger = `{"kind":"any","of":[{"kind":"missing_input","replies":2},{"kind":"elapsed","elapsed":"P7D"}]}`
+	defaultScriptTrigger = `{"replies_needed":2,"elapsed":"P7D"}`
 	// scriptQuoteRunes bounds each quoted comment in the answer.
 	scriptQuoteRunes = 280
 )
@@ -47,7 +47,7 @@ const (
 func runMCPScript(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess-lab mcp-script", flag.ContinueOnError)
 	question := fs.String("question", defaultScriptQuestion, "the question a first run asks before it recesses")
-	trigger := fs.String("trigger", defaultScriptTrigger, "the trigger a first run recesses with (JSON)")
+	trigger := fs.String("trigger", defaultScriptTrigger, "what a first run waits for: the recess tool's trigger fields as a JSON object")
 	recess := fs.String("recess", "recess", "the recess binary whose mcp server the script calls (a path, or a name on PATH)")
 	if code, ok := action.ParseFlags(fs, args, mcpScriptUsage, stdout, stderr); !ok {
 		return code
@@ -56,8 +56,9 @@ func runMCPScript(ctx context.Context, args []string, getenv func(string) string
 		fmt.Fprintf(stderr, "recess-lab mcp-script: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if !json.Valid([]byte(*trigger)) {
-		fmt.Fprintln(stderr, "recess-lab mcp-script: --trigger: not valid JSON")
+	var fields map[string]any
+	if err := json.Unmarshal([]byte(*trigger), &fields); err != nil {
+		fmt.Fprintln(stderr, "recess-lab mcp-script: --trigger: not a JSON object")
 		return 2
 	}
 	bin, err := exec.LookPath(*recess)
@@ -67,7 +68,7 @@ func runMCPScript(ctx context.Context, args []string, getenv func(string) string
 	}
 	server := exec.Command(bin, "mcp")
 	server.Stderr = stderr
-	if err := mcpScript(ctx, server, getenv, *question, json.RawMessage(*trigger), stdout); err != nil {
+	if err := mcpScript(ctx, server, getenv, *question, fields, stdout); err != nil {
 		fmt.Fprintf(stderr, "recess-lab mcp-script: %v\n", err)
 		return 1
 	}
@@ -76,7 +77,7 @@ func runMCPScript(ctx context.Context, args []string, getenv func(string) string
 
 // mcpScript connects to the server the command starts (its environment is
 // the caller's when server.Env is nil) and plays one run.
-func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string, question string, trigger json.RawMessage, out io.Writer) error {
+func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string, question string, trigger map[string]any, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if p := getenv("RECESS_PROMPT"); p != "" {
@@ -110,10 +111,11 @@ func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string
 		if _, err := callTool(ctx, s, out, "reply", map[string]any{"body": question}); err != nil {
 			return err
 		}
-		_, err := callTool(ctx, s, out, "recess", map[string]any{
-			"trigger": trigger,
-			"summary": "placeholder lead: asked one question, waiting for answers",
-		})
+		args := map[string]any{"summary": "placeholder lead: asked one question, waiting for answers"}
+		for k, v := range trigger {
+			args[k] = v
+		}
+		_, err := callTool(ctx, s, out, "recess", args)
 		return err
 	}
 	rc, err := action.DecodeResumeContext([]byte(raw))

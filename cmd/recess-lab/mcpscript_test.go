@@ -152,9 +152,9 @@ func TestMCPScriptAdjournsQuotingTheComments(t *testing.T) {
 func TestMCPScriptFailsOnARefusalAndWritesNothing(t *testing.T) {
 	t.Parallel()
 	verdict := filepath.Join(t.TempDir(), "verdict.json")
-	code, out, errs := runScript(t, scriptEnv(verdict, ""), "--trigger", `{"kind":"elapsed","elapsed":"P1H"}`)
-	if code != 1 || !strings.Contains(errs, "tool recess: refused: trigger.elapsed") {
-		t.Errorf("mcp-script with a bad trigger = %d, stderr %q; want 1 and the server's refusal naming trigger.elapsed\nstdout: %s", code, errs, out)
+	code, out, errs := runScript(t, scriptEnv(verdict, ""), "--trigger", `{"elapsed":"P1H"}`)
+	if code != 1 || !strings.Contains(errs, "tool recess: refused: elapsed") {
+		t.Errorf("mcp-script with a bad trigger = %d, stderr %q; want 1 and the server's refusal naming elapsed\nstdout: %s", code, errs, out)
 	}
 	if _, err := os.Stat(verdict); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a refused recess left a verdict file (stat: %v)", err)

@@ -14,14 +14,14 @@ func TestParseScenario_names_the_yaml_field(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml, want string
 	}{
-		{"unknown_step_key", "steps:\n  - discusion: {author: alice}\n", `line 2: steps[0].discusion: unknown key "discusion"; steps[0] has agent, close, comment, discussion, expect, sweep, wait`},
-		{"unknown_nested_key", "steps:\n  - discussion: {author: alice}\n  - comment:\n      autor: bob\n", `line 4: steps[1].comment.autor: unknown key "autor"`},
-		{"unknown_top_level_key", "name: x\nstpes: []\n", `line 2: stpes: unknown key "stpes"; the document has inputs, maintainers, name, start, steps`},
-		{"wrong_kind_number", "steps:\n  - expect: {dispatches: two}\n", `line 2: steps[0].expect.dispatches: want a whole number, found "two"`},
-		{"wrong_kind_bool", "steps:\n  - sweep: yes please\n", `line 2: steps[0].sweep: want true or false, found "yes please"`},
-		{"wrong_kind_list", "steps:\n  discussion: {author: alice}\n", `line 2: steps: want a list, found a mapping`},
-		{"wrong_start", "start: tomorrow\n", `line 1: start: want a time (RFC 3339, such as 2026-11-21T10:00:00Z), found "tomorrow"`},
-		{"twice", "name: a\nname: b\n", `line 2: name: `},
+		{"unknown_step_key", "steps:\n  - discusion: {author: alice}\n", `steps[0].discusion: line 2: unknown key "discusion"; steps[0] has agent, close, comment, discussion, expect, sweep, wait`},
+		{"unknown_nested_key", "steps:\n  - discussion: {author: alice}\n  - comment:\n      autor: bob\n", `steps[1].comment.autor: line 4: unknown key "autor"`},
+		{"unknown_top_level_key", "name: x\nstpes: []\n", `stpes: line 2: unknown key "stpes"; the document has inputs, maintainers, name, start, steps`},
+		{"wrong_kind_number", "steps:\n  - expect: {dispatches: two}\n", `steps[0].expect.dispatches: line 2: want a whole number, found "two"`},
+		{"wrong_kind_bool", "steps:\n  - sweep: yes please\n", `steps[0].sweep: line 2: want true or false, found "yes please"`},
+		{"wrong_kind_list", "steps:\n  discussion: {author: alice}\n", `steps: line 2: want a list, found a mapping`},
+		{"wrong_start", "start: tomorrow\n", `start: line 1: want a time (RFC 3339, such as 2026-11-21T10:00:00Z), found "tomorrow"`},
+		{"twice", "name: a\nname: b\n", `name: line 2: given twice`},
 		{"not_yaml", "steps: [\n", `not valid YAML`},
 		{"unknown_input", "inputs: {max-attemps: \"2\"}\n", `inputs.max-attemps: not an input of recess`},
 		{"runner_input", "inputs: {command: sweep}\n", `inputs.command: set by the scenario runner`},

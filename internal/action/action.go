@@ -3,7 +3,6 @@ package action
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -119,11 +118,6 @@ func (r *actionReport) addSummary(markdown string) {
 
 func oneLine(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ")
-}
-
-// summaryFailure is the job summary of a run that failed or refused.
-func summaryFailure(err error) string {
-	return fmt.Sprintf("### recess · failed\n\n%s\n\nA refused input changes nothing: no comment was posted and no state was written.\n", mdEscape(err.Error()))
 }
 
 // statusJSON is the machine-readable status an action run prints.

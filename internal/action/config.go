@@ -120,7 +120,7 @@ func checkStore(field, store string) error {
 	case storeComment, storeBranch:
 		return nil
 	}
-	return &inputError{Field: field, Reason: fmt.Sprintf("%q is not %s or %s", store, storeComment, storeBranch)}
+	return &wait.FieldError{Field: field, Reason: fmt.Sprintf("%q is not %s or %s", store, storeComment, storeBranch)}
 }
 
 // newSettings is a run's configuration before any input or policy file:
@@ -151,12 +151,12 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	s.CorrelationID = input(inCorrelationID)
 	s.ResumeContext = input(inResumeContext)
 	if !slices.Contains(actionCommands, s.Command) {
-		return nil, &inputError{Field: inputField(inCommand), Reason: fmt.Sprintf("%q is not one of %s", s.Command, strings.Join(actionCommands, ", "))}
+		return nil, &wait.FieldError{Field: inputField(inCommand), Reason: fmt.Sprintf("%q is not one of %s", s.Command, strings.Join(actionCommands, ", "))}
 	}
 	if v := input(inDiscussion); v != "" {
 		n, err := positive(v)
 		if err != nil {
-			return nil, &inputError{Field: inputField(inDiscussion), Reason: err.Error()}
+			return nil, &wait.FieldError{Field: inputField(inDiscussion), Reason: err.Error()}
 		}
 		s.Discussion = n
 	}
@@ -166,7 +166,7 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	if v := input(inDryRun); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, &inputError{Field: inputField(inDryRun), Reason: fmt.Sprintf("%q is not true or false", v)}
+			return nil, &wait.FieldError{Field: inputField(inDryRun), Reason: fmt.Sprintf("%q is not true or false", v)}
 		}
 		s.DryRun = b
 	}
@@ -197,7 +197,7 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 		if v := input(n.name); v != "" {
 			i, err := positive(v)
 			if err != nil {
-				return nil, &inputError{Field: inputField(n.name), Reason: err.Error()}
+				return nil, &wait.FieldError{Field: inputField(n.name), Reason: err.Error()}
 			}
 			*n.dst = i
 		}
@@ -205,7 +205,7 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	if v := input(inMaxRecess); v != "" {
 		d, err := wait.ParseDuration(v)
 		if err != nil {
-			return nil, &inputError{Field: inputField(inMaxRecess), Reason: err.Error()}
+			return nil, &wait.FieldError{Field: inputField(inMaxRecess), Reason: err.Error()}
 		}
 		s.Engine.MaxRecess = d
 	}
@@ -227,19 +227,19 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	if v := input(inWakeOn); v != "" {
 		w, err := resume.ParseWakeOn(v)
 		if err != nil {
-			return nil, &inputError{Field: inputField(inWakeOn), Reason: err.(*wait.FieldError).Reason}
+			return nil, &wait.FieldError{Field: inputField(inWakeOn), Reason: err.(*wait.FieldError).Reason}
 		}
 		s.Engine.WakeOn = w
 	}
 	if v := input(inHideSummary); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, &inputError{Field: inputField(inHideSummary), Reason: fmt.Sprintf("%q is not true or false", v)}
+			return nil, &wait.FieldError{Field: inputField(inHideSummary), Reason: fmt.Sprintf("%q is not true or false", v)}
 		}
 		s.Engine.HideSummary = b
 	}
 	if s.Engine.WakeOn == resume.WakeMention && len(s.Engine.MentionHandles) == 0 {
-		return nil, &inputError{Field: inputField(inMentionHandles), Reason: "wake-on mention needs at least one handle (for example @lead)"}
+		return nil, &wait.FieldError{Field: inputField(inMentionHandles), Reason: "wake-on mention needs at least one handle (for example @lead)"}
 	}
 	return s, nil
 }
@@ -255,16 +255,16 @@ func (s *settings) sweepSwitch(input func(string) string) error {
 	if v := input(inSweepOnlyWhileWaiting); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return &inputError{Field: inputField(inSweepOnlyWhileWaiting), Reason: fmt.Sprintf("%q is not true or false", v)}
+			return &wait.FieldError{Field: inputField(inSweepOnlyWhileWaiting), Reason: fmt.Sprintf("%q is not true or false", v)}
 		}
 		s.SweepOnlyWhileWaiting = b
 	}
 	s.SweepWorkflow = orDefault(input(inSweepWorkflow), s.SweepWorkflow)
 	if err := gh.CheckWorkflowFile(s.SweepWorkflow); err != nil {
-		return &inputError{Field: inputField(inSweepWorkflow), Reason: err.Error()}
+		return &wait.FieldError{Field: inputField(inSweepWorkflow), Reason: err.Error()}
 	}
 	if strings.EqualFold(s.SweepWorkflow, s.Workflow) {
-		return &inputError{Field: inputField(inSweepWorkflow), Reason: fmt.Sprintf("%q is the agent workflow (input workflow): the sweep needs a workflow file of its own", s.SweepWorkflow)}
+		return &wait.FieldError{Field: inputField(inSweepWorkflow), Reason: fmt.Sprintf("%q is the agent workflow (input workflow): the sweep needs a workflow file of its own", s.SweepWorkflow)}
 	}
 	return nil
 }
@@ -290,29 +290,29 @@ func (s *settings) applyFile(path string, explicit bool) error {
 	}
 	field := "config " + filepath.ToSlash(path)
 	if err != nil {
-		return &inputError{Field: field, Reason: err.Error()}
+		return &wait.FieldError{Field: field, Reason: err.Error()}
 	}
 	if len(b) > 64<<10 {
-		return &inputError{Field: field, Reason: "larger than 64 KiB"}
+		return &wait.FieldError{Field: field, Reason: "larger than 64 KiB"}
 	}
 	var fc fileConfig
 	if err := decodeYAML(b, &fc); err != nil {
-		var ye *yamlError
-		if errors.As(err, &ye) && ye.Path != "" {
-			return &inputError{Field: field + ": " + ye.Path, Reason: fmt.Sprintf("line %d: %s", ye.Line, ye.Reason)}
+		var fe *wait.FieldError
+		if errors.As(err, &fe) && fe.Field != "" {
+			return &wait.FieldError{Field: field + ": " + fe.Field, Reason: fe.Reason}
 		}
-		return &inputError{Field: field, Reason: err.Error()}
+		return &wait.FieldError{Field: field, Reason: err.Error()}
 	}
 	for i, k := range fc.AllowedKinds {
 		if !contains(knownKinds, k) {
-			return &inputError{Field: fmt.Sprintf("%s: allowed-kinds[%d]", field, i), Reason: fmt.Sprintf("unknown trigger kind %q", k)}
+			return &wait.FieldError{Field: fmt.Sprintf("%s: allowed-kinds[%d]", field, i), Reason: fmt.Sprintf("unknown trigger kind %q", k)}
 		}
 	}
 	s.Engine.AllowedKinds = fc.AllowedKinds
 	if fc.MaxRecess != "" {
 		d, err := wait.ParseDuration(fc.MaxRecess)
 		if err != nil {
-			return &inputError{Field: field + ": max-recess", Reason: err.Error()}
+			return &wait.FieldError{Field: field + ": max-recess", Reason: err.Error()}
 		}
 		s.Engine.MaxRecess = d
 	}
@@ -329,7 +329,7 @@ func (s *settings) applyFile(path string, explicit bool) error {
 			continue
 		}
 		if *n.src < 1 {
-			return &inputError{Field: field + ": " + n.name, Reason: fmt.Sprintf("%d is not a positive number", *n.src)}
+			return &wait.FieldError{Field: field + ": " + n.name, Reason: fmt.Sprintf("%d is not a positive number", *n.src)}
 		}
 		*n.dst = *n.src
 	}
@@ -351,7 +351,7 @@ func (s *settings) applyFile(path string, explicit bool) error {
 	if fc.WakeOn != "" {
 		w, err := resume.ParseWakeOn(fc.WakeOn)
 		if err != nil {
-			return &inputError{Field: field + ": wake-on", Reason: err.(*wait.FieldError).Reason}
+			return &wait.FieldError{Field: field + ": wake-on", Reason: err.(*wait.FieldError).Reason}
 		}
 		s.Engine.WakeOn = w
 	}
@@ -360,7 +360,7 @@ func (s *settings) applyFile(path string, explicit bool) error {
 	}
 	if err := resume.CheckTexts(fc.Texts); err != nil {
 		fe := err.(*wait.FieldError)
-		return &inputError{Field: field + ": " + fe.Field, Reason: fe.Reason}
+		return &wait.FieldError{Field: field + ": " + fe.Field, Reason: fe.Reason}
 	}
 	s.Engine.Texts = fc.Texts
 	return nil

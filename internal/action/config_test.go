@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // The inputs recess reads are action.yml's, each handed to the binary as
@@ -62,7 +64,7 @@ func TestSettings_file_errors_name_the_key(t *testing.T) {
 				}
 				return ""
 			}, dir)
-			ie, ok := err.(*inputError)
+			ie, ok := err.(*wait.FieldError)
 			if !ok || !strings.HasPrefix(ie.Field, "config ") || !strings.HasSuffix(ie.Field, "recess.yml"+tc.field) || !strings.Contains(ie.Reason, tc.reason) {
 				t.Errorf("loadSettings = %#v, want a refusal of config …recess.yml%s with %q", err, tc.field, tc.reason)
 			}

@@ -213,7 +213,7 @@ func TestRunEval(t *testing.T) {
 		{name: "refused_year_over_max_recess", args: evalArgs(`{"kind":"any","of":[{"kind":"missing_input","replies":1,"expires":"P1Y"}]}`), wantCode: 2,
 			wantStderr: `recess eval: trigger.of[0].expires: P1Y is longer than max-recess P90D`},
 		{name: "refused_not_json", args: evalArgs(`elapsed P1D`), wantCode: 2,
-			wantStderr: `recess eval: trigger: invalid JSON: invalid character 'e' looking for beginning of value`},
+			wantStderr: `recess eval: trigger: invalid JSON: invalid character 'e' at start of value`},
 		// Refused flags: the message names the flag.
 		{name: "missing_trigger", args: []string{"--opened-at", opened, "--now", opened}, wantCode: 2,
 			wantStderr: `recess eval: --trigger: missing`},
@@ -268,11 +268,13 @@ func TestRunUsage(t *testing.T) {
 	tests := []struct {
 		name       string
 		args       []string
+		env        map[string]string
 		wantCode   int
 		wantStdout string
 		wantStderr string
 	}{
-		{name: "no_arguments_is_the_action", args: nil, wantCode: 2, wantStdout: "::error title=recess refused GITHUB_EVENT_NAME::GITHUB_EVENT_NAME: not set; set the command input\n"},
+		{name: "no_arguments_in_actions_is_the_action", args: nil, env: map[string]string{"GITHUB_ACTIONS": "true"}, wantCode: 2, wantStdout: "::error title=recess refused GITHUB_EVENT_NAME::GITHUB_EVENT_NAME: not set; set the command input\n"},
+		{name: "no_arguments_at_a_terminal_prints_usage", args: nil, env: map[string]string{"INPUT_COMMAND": "auto"}, wantCode: 2, wantStderr: usage},
 		{name: "unknown_command", args: []string{"bogus"}, wantCode: 2, wantStderr: "recess: unknown command \"bogus\"\n" + usage},
 		{name: "help", args: []string{"--help"}, wantStdout: usage},
 		{name: "eval_help", args: []string{"eval", "-h"}, wantStdout: evalUsage},
@@ -281,7 +283,7 @@ func TestRunUsage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			code := Run(context.Background(), tt.args, mapEnv(nil), strings.NewReader(""), &stdout, &stderr)
+			code := Run(context.Background(), tt.args, mapEnv(tt.env), strings.NewReader(""), &stdout, &stderr)
 			got := result{code, stdout.String(), stderr.String()}
 			want := result{tt.wantCode, tt.wantStdout, tt.wantStderr}
 			if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {

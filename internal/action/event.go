@@ -1,11 +1,14 @@
 package action
 
 import (
-	"encoding/json"
+	"encoding/json/jsontext"
+	"encoding/json/v2"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // event is what recess needs from the webhook payload of the run's event.
@@ -20,14 +23,6 @@ type event struct {
 	Inputs map[string]string
 }
 
-// inputError is refused outside input; Field names it.
-type inputError struct {
-	Field  string
-	Reason string
-}
-
-func (e *inputError) Error() string { return e.Field + ": " + e.Reason }
-
 // maxPayload bounds the event payload read from GITHUB_EVENT_PATH.
 const maxPayload = 25 << 20
 
@@ -37,19 +32,19 @@ func readEvent(name, path string) (*event, error) {
 		if name == "" {
 			return &event{}, nil
 		}
-		return nil, &inputError{Field: "GITHUB_EVENT_PATH", Reason: "not set"}
+		return nil, &wait.FieldError{Field: "GITHUB_EVENT_PATH", Reason: "not set"}
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &inputError{Field: "GITHUB_EVENT_PATH", Reason: err.Error()}
+		return nil, &wait.FieldError{Field: "GITHUB_EVENT_PATH", Reason: err.Error()}
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, &inputError{Field: "GITHUB_EVENT_PATH", Reason: err.Error()}
+		return nil, &wait.FieldError{Field: "GITHUB_EVENT_PATH", Reason: err.Error()}
 	}
 	if st.Size() > maxPayload {
-		return nil, &inputError{Field: "GITHUB_EVENT_PATH", Reason: fmt.Sprintf("payload of %d bytes is larger than %d", st.Size(), maxPayload)}
+		return nil, &wait.FieldError{Field: "GITHUB_EVENT_PATH", Reason: fmt.Sprintf("payload of %d bytes is larger than %d", st.Size(), maxPayload)}
 	}
 	return decodeEvent(name, io.LimitReader(f, maxPayload))
 }
@@ -63,11 +58,17 @@ func decodeEvent(name string, payload io.Reader) (*event, error) {
 			Number *int `json:"number"`
 		} `json:"discussion"`
 		// Comment must be an object; nothing in it is read.
-		Comment *struct{}                  `json:"comment"`
-		Inputs  map[string]json.RawMessage `json:"inputs"`
+		Comment *struct{}                 `json:"comment"`
+		Inputs  map[string]jsontext.Value `json:"inputs"`
 	}
-	if err := json.NewDecoder(payload).Decode(&p); err != nil {
-		return nil, &inputError{Field: "event payload", Reason: "not a JSON object: " + err.Error()}
+	data, err := io.ReadAll(payload)
+	if err != nil {
+		return nil, &wait.FieldError{Field: "event payload", Reason: err.Error()}
+	}
+	// GitHub's payload holds much recess does not read (unknown members
+	// pass), and others' text, which is not recess's to refuse.
+	if err := wait.DecodeJSON(data, "event payload", &p, wait.JSONLimits{}, json.RejectUnknownMembers(false), jsontext.AllowInvalidUTF8(true)); err != nil {
+		return nil, err
 	}
 	if p.Action != nil {
 		ev.Action = *p.Action
@@ -75,23 +76,23 @@ func decodeEvent(name string, payload io.Reader) (*event, error) {
 	switch name {
 	case "discussion", "discussion_comment":
 		if p.Discussion == nil || p.Discussion.Number == nil {
-			return nil, &inputError{Field: "event payload discussion.number", Reason: "missing"}
+			return nil, &wait.FieldError{Field: "event payload discussion.number", Reason: "missing"}
 		}
 		if *p.Discussion.Number <= 0 {
-			return nil, &inputError{Field: "event payload discussion.number", Reason: fmt.Sprintf("%d is not a discussion number", *p.Discussion.Number)}
+			return nil, &wait.FieldError{Field: "event payload discussion.number", Reason: fmt.Sprintf("%d is not a discussion number", *p.Discussion.Number)}
 		}
 		ev.Discussion = *p.Discussion.Number
 		if ev.Action == "" {
-			return nil, &inputError{Field: "event payload action", Reason: "missing"}
+			return nil, &wait.FieldError{Field: "event payload action", Reason: "missing"}
 		}
 		if name == "discussion_comment" && p.Comment == nil {
-			return nil, &inputError{Field: "event payload comment", Reason: "missing"}
+			return nil, &wait.FieldError{Field: "event payload comment", Reason: "missing"}
 		}
 	case "workflow_dispatch":
 		ev.Inputs = map[string]string{}
 		for k, raw := range p.Inputs {
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
+			s, ok := wait.StringValue(raw)
+			if !ok {
 				// Booleans and numbers arrive unquoted; keep their text.
 				s = string(raw)
 			}
@@ -100,7 +101,7 @@ func decodeEvent(name string, payload io.Reader) (*event, error) {
 		if v := ev.Inputs["discussion_number"]; v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n <= 0 {
-				return nil, &inputError{Field: "event payload inputs.discussion_number", Reason: fmt.Sprintf("%q is not a discussion number", v)}
+				return nil, &wait.FieldError{Field: "event payload inputs.discussion_number", Reason: fmt.Sprintf("%q is not a discussion number", v)}
 			}
 			ev.Discussion = n
 		}
@@ -127,7 +128,7 @@ func (ev *event) command() (string, error) {
 		}
 		return cmdSweep, nil
 	case "":
-		return "", &inputError{Field: "GITHUB_EVENT_NAME", Reason: "not set; set the command input"}
+		return "", &wait.FieldError{Field: "GITHUB_EVENT_NAME", Reason: "not set; set the command input"}
 	}
-	return "", &inputError{Field: "GITHUB_EVENT_NAME", Reason: fmt.Sprintf("recess does not handle %q events with command auto; set the command input", ev.Name)}
+	return "", &wait.FieldError{Field: "GITHUB_EVENT_NAME", Reason: fmt.Sprintf("recess does not handle %q events with command auto; set the command input", ev.Name)}
 }

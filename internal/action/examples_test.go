@@ -1,7 +1,6 @@
 package action
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 )
 
@@ -113,46 +112,54 @@ func TestExampleAgentWorkflows(t *testing.T) {
 	}
 }
 
-// The tools the Claude example allows are the tools recess mcp serves.
+// The tools each provider's example allows are the tools recess mcp serves.
 func TestExampleAllowsRecessTools(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("../../.github/examples/agent-claude.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	allowed := map[string]bool{}
-	for _, m := range regexp.MustCompile(`mcp__recess__([a-z_]+)`).FindAllStringSubmatch(string(b), -1) {
-		allowed[m[1]] = true
-	}
-	s, err := newMCPServer(mcpOptions{VerdictFile: filepath.Join(t.TempDir(), "v.json"), CorrelationID: "c-1", Discussion: "1"}, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var served []string
-	for _, tool := range res.Tools {
+	for _, tool := range inMemoryTools(t) {
 		served = append(served, tool.Name)
-		if !allowed[tool.Name] {
-			t.Errorf("the example does not allow tool %s", tool.Name)
-		}
-		delete(allowed, tool.Name)
 	}
-	for name := range allowed {
-		t.Errorf("the example allows mcp__recess__%s, which recess mcp does not serve (%s)", name, strings.Join(served, ", "))
+	slices.Sort(served)
+	tests := []struct {
+		file  string
+		allow func(yml string) []string
+	}{
+		{"agent-claude.yml", func(yml string) (out []string) {
+			for _, m := range regexp.MustCompile(`mcp__recess__([a-z_]+)`).FindAllStringSubmatch(yml, -1) {
+				out = append(out, m[1])
+			}
+			return out
+		}},
+		{"agent-gemini.yml", func(yml string) (out []string) {
+			m := regexp.MustCompile(`includeTools: \[([^\]]*)\]`).FindStringSubmatch(yml)
+			if m == nil {
+				return nil
+			}
+			for _, q := range regexp.MustCompile(`"([a-z_]+)"`).FindAllStringSubmatch(m[1], -1) {
+				out = append(out, q[1])
+			}
+			return out
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.TrimSuffix(tt.file, ".yml"), func(t *testing.T) {
+			t.Parallel()
+			b, err := os.ReadFile(filepath.Join("..", "..", ".github", "examples", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			allowed := tt.allow(string(b))
+			slices.Sort(allowed)
+			allowed = slices.Compact(allowed)
+			if diff := cmp.Diff(served, allowed); diff != "" {
+				t.Errorf("tools the example allows (-served +allowed):\n%s", diff)
+			}
+			// Started by flags, with a read token for read_discussion.
+			for _, flag := range []string{`"--verdict-file"`, `"--correlation-id"`, `"--discussion"`, `"--token"`, `"--repo"`} {
+				if !strings.Contains(string(b), flag) {
+					t.Errorf("the example does not start recess mcp with %s", flag)
+				}
+			}
+		})
 	}
 }

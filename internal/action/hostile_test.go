@@ -180,7 +180,7 @@ func newRepo(t *testing.T, store string) *repo {
 	r := &repo{t: t, store: store, dir: t.TempDir(), clock: fakeclock.New(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)), seq: 7000}
 	r.gh = githubfake.New(githubfake.WithClock(r.clock.Now), githubfake.WithContentCreationLimit(0))
 	err := r.gh.InstallRecess(githubfake.RecessSetup{Owner: "octo", Name: "rfcs", Token: hostileToken, Bot: hostileBot,
-		Maintainers: []string{"maya"}})
+		Maintainers: []string{"maya"}, Members: []string{"mia"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -637,6 +637,35 @@ func TestHostile_events(t *testing.T) {
 			}
 			if reqs := r.gh.Requests(); len(reqs) != 0 {
 				t.Errorf("%d request(s) reached GitHub, want none", len(reqs))
+			}
+		})
+	}
+}
+
+// TestHostile_permission_unreadable_refuses_commands: when GitHub refuses
+// the token the collaborator-permission question, a maintainer's command
+// is refused with a warning annotation that says so, and changes nothing:
+// the recess stays open.
+func TestHostile_permission_unreadable_refuses_commands(t *testing.T) {
+	t.Parallel()
+	for _, store := range []string{"comment", "branch"} {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			r := newRepo(t, store)
+			_, id, _ := r.recessed(`{"kind":"missing_input","replies":3}`)
+			r.gh.Fail(githubfake.Fault{Path: "/repos/" + hostileRepo + "/collaborators/", Status: 403,
+				Body: `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`})
+			_, o := r.say(id, "maya", "/recess cancel")
+			r.ok(o, "inbound")
+			var warned bool
+			for _, line := range strings.Split(o.stdout, "\n") {
+				warned = warned || strings.HasPrefix(line, "::warning") && strings.Contains(line, "may not read @maya's permission")
+			}
+			if !warned {
+				t.Errorf("no ::warning saying recess may not read @maya's permission:\n%s", o.stdout)
+			}
+			if got := o.outputs["open_rfcs"]; got != "1" {
+				t.Errorf("open_rfcs = %q after a command recess could not authorise, want 1", got)
 			}
 		})
 	}

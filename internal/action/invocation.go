@@ -13,6 +13,7 @@ import (
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // The commands recess runs (input command; "auto" picks one from the event).
@@ -84,7 +85,7 @@ type execution struct {
 
 // execute runs one invocation: it wires the GitHub adapters, the store and
 // the engine, and calls the one engine method the command names. Refused
-// input comes back as an *inputError or a *wait.FieldError (nothing was
+// input comes back as an *wait.FieldError or a *wait.FieldError (nothing was
 // written then); log receives one line per decision. The execution is never
 // nil, and a run that failed midway still holds what the engine reported.
 func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, error) {
@@ -123,12 +124,12 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 	switch inv.Command {
 	case cmdIntake:
 		if inv.Discussion == 0 {
-			return out, &inputError{Field: "event", Reason: "intake needs a discussion event"}
+			return out, &wait.FieldError{Field: "event", Reason: "intake needs a discussion event"}
 		}
 		res, err = e.Intake(ctx, inv.Discussion)
 	case cmdInbound:
 		if inv.Discussion == 0 {
-			return out, &inputError{Field: "event", Reason: "inbound needs a discussion or discussion_comment event"}
+			return out, &wait.FieldError{Field: "event", Reason: "inbound needs a discussion or discussion_comment event"}
 		}
 		res, err = e.Inbound(ctx, inv.Discussion)
 	case cmdSweep:
@@ -137,7 +138,7 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 		res, err = e.Plan(ctx)
 	case cmdVisit:
 		if inv.Discussion == 0 {
-			return out, &inputError{Field: inputField(inDiscussion), Reason: "visit needs the discussion to visit"}
+			return out, &wait.FieldError{Field: inputField(inDiscussion), Reason: "visit needs the discussion to visit"}
 		}
 		res, err = e.Visit(ctx, inv.Discussion)
 	case cmdStatus:
@@ -148,14 +149,14 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 		}
 	case cmdClaim:
 		if inv.CorrelationID == "" {
-			return out, &inputError{Field: inputField(inCorrelationID), Reason: "claim needs the correlation id the run was dispatched with"}
+			return out, &wait.FieldError{Field: inputField(inCorrelationID), Reason: "claim needs the correlation id the run was dispatched with"}
 		}
 		if inv.Discussion == 0 {
-			return out, &inputError{Field: "event payload inputs.discussion_number", Reason: "claim needs the discussion number the run was dispatched with"}
+			return out, &wait.FieldError{Field: "event payload inputs.discussion_number", Reason: "claim needs the discussion number the run was dispatched with"}
 		}
 		res, err = e.Claim(ctx, inv.Discussion, inv.CorrelationID, inv.RunID)
-		if err == nil && !res.Stale && inv.ResumeContext != nil {
-			out.Prompt = resume.Prompt(*inv.ResumeContext, questions(ctx, e, inv.Discussion, inv.ResumeContext.CorrelationID, logf))
+		if err == nil && !res.Stale {
+			out.Prompt = claimPrompt(ctx, e, inv.Discussion, inv.ResumeContext, logf)
 		}
 	case cmdVerdict:
 		var v *resume.Verdict
@@ -164,7 +165,7 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 		}
 		res, err = e.Verdict(ctx, v, inv.RunID)
 	default:
-		return out, &inputError{Field: inputField(inCommand), Reason: fmt.Sprintf("%q is not a command recess runs", inv.Command)}
+		return out, &wait.FieldError{Field: inputField(inCommand), Reason: fmt.Sprintf("%q is not a command recess runs", inv.Command)}
 	}
 	out.Result = res
 	switchSweep(ctx, e, client, inv, res)
@@ -180,7 +181,7 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 		return nil, nil, nil, err
 	}
 	if inv.Set.Token == "" {
-		return nil, nil, nil, &inputError{Field: inputField(inGitHubToken), Reason: "empty (the default is ${{ github.token }})"}
+		return nil, nil, nil, &wait.FieldError{Field: inputField(inGitHubToken), Reason: "empty (the default is ${{ github.token }})"}
 	}
 	c, err := gh.New(gh.Config{
 		Token:      inv.Set.Token,
@@ -208,7 +209,7 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 	if cfg.RepositoryURL == "" {
 		cfg.RepositoryURL = strings.TrimSuffix(orDefault(inv.ServerURL, defaultServerURL), "/") + "/" + inv.Repo
 	}
-	e := &resume.Engine{Clock: inv.Clock, Store: store, Discussions: c, Dispatcher: c, Config: cfg, Logf: logf}
+	e := &resume.Engine{Clock: inv.Clock, Store: store, Discussions: c, Dispatcher: c, Permissions: c, Config: cfg, Logf: logf}
 	var dry *dryLog
 	if inv.Set.DryRun {
 		dry = &dryLog{clock: inv.Clock, numbers: map[string]int{}}
@@ -223,7 +224,7 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 func splitRepo(field, repo string) (owner, name string, err error) {
 	owner, name, ok := strings.Cut(repo, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-		return "", "", &inputError{Field: field, Reason: fmt.Sprintf("%q is not OWNER/REPO", repo)}
+		return "", "", &wait.FieldError{Field: field, Reason: fmt.Sprintf("%q is not OWNER/REPO", repo)}
 	}
 	return owner, name, nil
 }
@@ -286,11 +287,11 @@ func invocationFromEnv(getenv func(string) string, input func(string) string) (*
 		if raw != "" {
 			rc, err := decodeResumeContext([]byte(raw))
 			if err != nil {
-				var ie *inputError
+				var ie *wait.FieldError
 				if errors.As(err, &ie) {
-					return nil, &inputError{Field: field + " (" + ie.Field + ")", Reason: ie.Reason}
+					return nil, &wait.FieldError{Field: field + " (" + ie.Field + ")", Reason: ie.Reason}
 				}
-				return nil, &inputError{Field: field, Reason: err.Error()}
+				return nil, &wait.FieldError{Field: field, Reason: err.Error()}
 			}
 			inv.ResumeContext = rc
 		}
@@ -313,7 +314,7 @@ func clockFrom(getenv func(string) string) (resume.Clock, error) {
 	}
 	t, err := time.Parse(time.RFC3339, v)
 	if err != nil {
-		return nil, &inputError{Field: "RECESS_NOW", Reason: fmt.Sprintf("%q is not an RFC 3339 time", v)}
+		return nil, &wait.FieldError{Field: "RECESS_NOW", Reason: fmt.Sprintf("%q is not an RFC 3339 time", v)}
 	}
 	return resume.ClockFunc(func() time.Time { return t }), nil
 }
@@ -322,34 +323,33 @@ func clockFrom(getenv func(string) string) (resume.Clock, error) {
 func verdictDocument(set *settings) ([]byte, error) {
 	switch {
 	case set.Verdict != "" && set.VerdictFile != "":
-		return nil, &inputError{Field: inputField(inVerdict), Reason: "give verdict or verdict-file, not both"}
+		return nil, &wait.FieldError{Field: inputField(inVerdict), Reason: "give verdict or verdict-file, not both"}
 	case set.Verdict != "":
 		return []byte(set.Verdict), nil
 	case set.VerdictFile != "":
 		f, err := os.Open(set.VerdictFile)
 		if err != nil {
-			return nil, &inputError{Field: inputField(inVerdictFile), Reason: err.Error()}
+			return nil, &wait.FieldError{Field: inputField(inVerdictFile), Reason: err.Error()}
 		}
 		defer f.Close()
 		b, err := io.ReadAll(io.LimitReader(f, resume.MaxVerdictBytes+1))
 		if err != nil {
-			return nil, &inputError{Field: inputField(inVerdictFile), Reason: err.Error()}
+			return nil, &wait.FieldError{Field: inputField(inVerdictFile), Reason: err.Error()}
 		}
 		return b, nil
 	}
-	return nil, &inputError{Field: inputField(inVerdict), Reason: "the verdict command needs verdict or verdict-file"}
+	return nil, &wait.FieldError{Field: inputField(inVerdict), Reason: "the verdict command needs verdict or verdict-file"}
 }
 
 // inputFieldOf is the field a refused input names, or "" when err is not a
 // refusal (GitHub unreachable, a corrupt record, ...).
 func inputFieldOf(err error) string {
-	var ie *inputError
 	var fe *wait.FieldError
 	switch {
+	case errors.Is(err, state.ErrCorrupt), errors.Is(err, state.ErrInvalid), errors.Is(err, state.ErrTooLarge):
+		return "" // a stored record or a bug, not input this run was given
 	case errors.As(err, &fe):
 		return fe.Field
-	case errors.As(err, &ie):
-		return ie.Field
 	}
 	return ""
 }
@@ -358,6 +358,20 @@ func inputFieldOf(err error) string {
 // carry the recess's correlation id), so that the prompt frames the answers
 // under them. Without them (the read failed) the prompt still lists every
 // comment.
+// claimPrompt is the claim step's prompt output: the resume_context
+// rendered for a resumed run, the discussion itself for a fresh one.
+func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resume.Context, logf func(string, ...any)) string {
+	if rc != nil {
+		return resume.Prompt(*rc, questions(ctx, e, discussion, rc.CorrelationID, logf))
+	}
+	d, err := e.Discussions.Discussion(ctx, discussion)
+	if err != nil {
+		logf("prompt: could not read discussion %d (%v); the prompt only points to it", discussion, err)
+		return fmt.Sprintf("# A discussion to answer\n\nDiscussion #%d: read it with the read_discussion tool, then answer with `adjourn`, or ask with `reply` and wait with `recess`. Call the tool, then end your turn.\n", discussion)
+	}
+	return resume.IntakePrompt(d)
+}
+
 func questions(ctx context.Context, e *resume.Engine, discussion int, correlationID string, logf func(string, ...any)) []resume.Question {
 	if correlationID == "" {
 		return nil

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,37 +15,51 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 )
 
 // recess mcp: a Model Context Protocol server on stdio for the lead agent.
-// The agent recesses or adjourns by calling a tool; each call is checked at
-// once by the very parser `command: verdict` uses (resume.ParseVerdict, with
-// the repository's policy), so a mistake comes back to the model as a tool
-// error naming the field while it can still correct itself, instead of
-// failing the verdict job after the run is over. The correlation id and the
-// discussion number come from the workflow (flags or environment), never
-// from the model, so a model cannot answer for another run.
+// The agent reads the discussion, queues replies and recesses or adjourns by
+// calling typed tools; each call is checked at once by the very parser
+// `command: verdict` uses (resume.ParseVerdict, with the repository's
+// policy), so a mistake comes back to the model as a tool error naming the
+// field while it can still correct itself. The correlation id and the
+// discussion number come from the workflow (flags), never from the model,
+// so a model cannot answer for another run.
 
-const mcpUsage = `usage: recess mcp --verdict-file PATH --correlation-id ID --discussion N [flags]
+const mcpUsage = `usage: recess mcp --verdict-file PATH --correlation-id ID --discussion N [--token T] [flags]
 
 A Model Context Protocol server on stdin/stdout for the lead agent. Tools:
-reply (queue a reply), recess (wait for people, then be resumed), adjourn
-(final answer), resume_context (what happened since the agent last ran).
-A successful recess or adjourn writes the verdict file that "command: verdict"
-reads (its verdict-file input); a second verdict in one run is refused.
+read_discussion (the discussion and, for a resumed run, what you asked and
+what fired; needs --token), reply (queue a reply), recess (wait for people,
+then be resumed), adjourn (final answer), resume_context (what happened since
+the agent last ran). A successful recess or adjourn writes the verdict file
+that "command: verdict" reads (its verdict-file input); a second verdict in
+one run is refused. End of input without a verdict exits with status 3.
 
-Flags fall back to the environment: RECESS_VERDICT_FILE, RECESS_CORRELATION_ID,
-RECESS_DISCUSSION, RECESS_RESUME_CONTEXT (or RECESS_RESUME_CONTEXT_FILE), RECESS_MAX_RECESS,
-RECESS_ALLOWED_KINDS, RECESS_CONFIG. Policy (max-recess, allowed kinds) is read
-like the action reads it: .github/recess.yml under GITHUB_WORKSPACE (or the
-file --config names), then RECESS_MAX_RECESS / RECESS_ALLOWED_KINDS, then the
-flags. RECESS_NOW (RFC 3339) pins the clock that max-recess counts from.
+Give the settings as flags: many MCP hosts start servers with a cleaned
+environment. The RECESS_* variables named below (and GITHUB_REPOSITORY,
+GITHUB_API_URL, GITHUB_GRAPHQL_URL, GITHUB_WORKSPACE) are only a fallback.
+Policy (max-recess, allowed kinds) is read like the action reads it:
+.github/recess.yml under GITHUB_WORKSPACE (or the file --config names), then
+the flags. RECESS_NOW (RFC 3339) pins the clock that max-recess counts from.
 `
+
+// exitNoVerdict is recess mcp's status when its input ended before recess
+// or adjourn succeeded: the verdict step will find no verdict.
+const exitNoVerdict = 3
+
+// discussionReader reads the discussion for read_discussion and reply_to
+// checks; *github.Client is one.
+type discussionReader interface {
+	Discussion(ctx context.Context, number int) (*resume.Discussion, error)
+}
 
 // mcpServer holds one run's verdict in the making. Tool calls may arrive
 // concurrently; mu orders them.
@@ -52,31 +67,32 @@ type mcpServer struct {
 	verdictFile   string
 	correlationID string
 	discussion    int
-	resumeContext string // as dispatched; "" for a first run
+	resumeContext string          // as dispatched; "" for a first run
+	rc            *resume.Context // decoded resumeContext, nil for a first run
+	reader        discussionReader
 	limits        func() wait.TriggerLimits
 
 	mu      sync.Mutex
-	queued  []mcpReply
+	queued  []replyArg
 	written string // the verdict kind once written
-}
-
-// mcpReply is a reply as the verdict document spells it.
-type mcpReply struct {
-	Body    string `json:"body"`
-	ReplyTo string `json:"reply_to,omitempty"`
 }
 
 // runMCP is `recess mcp`. It serves until the client closes stdin.
 func runMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess mcp", flag.ContinueOnError)
-	verdictFile := fs.String("verdict-file", getenv("RECESS_VERDICT_FILE"), "where a successful recess or adjourn writes the verdict (env RECESS_VERDICT_FILE)")
-	cid := fs.String("correlation-id", getenv("RECESS_CORRELATION_ID"), "the run's correlation id (env RECESS_CORRELATION_ID)")
-	discussion := fs.String("discussion", getenv("RECESS_DISCUSSION"), "the discussion number (env RECESS_DISCUSSION)")
-	rc := fs.String("resume-context", getenv("RECESS_RESUME_CONTEXT"), "the run's resume_context input, for the resume_context tool (env RECESS_RESUME_CONTEXT)")
-	rcFile := fs.String("resume-context-file", getenv("RECESS_RESUME_CONTEXT_FILE"), "read the resume_context from this file instead; an empty file is a first run (env RECESS_RESUME_CONTEXT_FILE)")
-	maxRecess := fs.String("max-recess", getenv("RECESS_MAX_RECESS"), "the longest wait a trigger may name, an ISO-8601 duration (env RECESS_MAX_RECESS; default from the policy file, else P90D)")
-	kinds := fs.String("allowed-kinds", getenv("RECESS_ALLOWED_KINDS"), "comma-separated trigger kinds a recess may use (env RECESS_ALLOWED_KINDS; default from the policy file, else all)")
-	config := fs.String("config", getenv("RECESS_CONFIG"), "the policy file (env RECESS_CONFIG; default .github/recess.yml under GITHUB_WORKSPACE, if present)")
+	o := mcpOptions{Workspace: getenv("GITHUB_WORKSPACE")}
+	fs.StringVar(&o.VerdictFile, "verdict-file", getenv("RECESS_VERDICT_FILE"), "where a successful recess or adjourn writes the verdict (fallback RECESS_VERDICT_FILE)")
+	fs.StringVar(&o.CorrelationID, "correlation-id", getenv("RECESS_CORRELATION_ID"), "the run's correlation id (fallback RECESS_CORRELATION_ID)")
+	fs.StringVar(&o.Discussion, "discussion", getenv("RECESS_DISCUSSION"), "the discussion number (fallback RECESS_DISCUSSION)")
+	fs.StringVar(&o.Token, "token", getenv("RECESS_READ_TOKEN"), "a token that can read the repository's discussions (discussions: read), for read_discussion and reply_to checks (fallback RECESS_READ_TOKEN)")
+	fs.StringVar(&o.Repo, "repo", getenv("GITHUB_REPOSITORY"), "OWNER/NAME of the repository (fallback GITHUB_REPOSITORY); needed with --token")
+	fs.StringVar(&o.APIURL, "api-url", getenv("GITHUB_API_URL"), "GitHub's REST base (fallback GITHUB_API_URL, default "+gh.DefaultAPIURL+")")
+	fs.StringVar(&o.GraphQLURL, "graphql-url", getenv("GITHUB_GRAPHQL_URL"), "GitHub's GraphQL endpoint (fallback GITHUB_GRAPHQL_URL, default derived from --api-url)")
+	fs.StringVar(&o.ResumeContext, "resume-context", getenv("RECESS_RESUME_CONTEXT"), "the run's resume_context input, empty on a first run (fallback RECESS_RESUME_CONTEXT)")
+	rcFile := fs.String("resume-context-file", getenv("RECESS_RESUME_CONTEXT_FILE"), "read the resume_context from this file instead; an empty file is a first run (fallback RECESS_RESUME_CONTEXT_FILE)")
+	fs.StringVar(&o.MaxRecess, "max-recess", getenv("RECESS_MAX_RECESS"), "the longest wait a trigger may name, an ISO-8601 duration (fallback RECESS_MAX_RECESS; default from the policy file, else P90D)")
+	fs.StringVar(&o.AllowedKinds, "allowed-kinds", getenv("RECESS_ALLOWED_KINDS"), "comma-separated trigger kinds a recess may use (fallback RECESS_ALLOWED_KINDS; default from the policy file, else all)")
+	fs.StringVar(&o.Config, "config", getenv("RECESS_CONFIG"), "the policy file (fallback RECESS_CONFIG; default .github/recess.yml under GITHUB_WORKSPACE, if present)")
 	if code, ok := parseFlags(fs, args, mcpUsage, stdout, stderr); !ok {
 		return code
 	}
@@ -85,58 +101,59 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		return 2
 	}
 	if *rcFile != "" {
-		if *rc != "" {
+		if o.ResumeContext != "" {
 			fmt.Fprintln(stderr, "recess mcp: --resume-context and --resume-context-file: give one, not both")
 			return 2
 		}
 		b, err := readBounded(*rcFile)
 		if err != nil {
-			fmt.Fprintf(stderr, "recess mcp: --resume-context-file: %v\n", err)
+			fmt.Fprintf(stderr, "recess mcp: --resume-context-file: %v\n", oneLine(err.Error()))
 			return 2
 		}
-		*rc = strings.TrimSpace(string(b))
+		o.ResumeContext = strings.TrimSpace(string(b))
 	}
-	s, err := newMCPServer(mcpOptions{
-		VerdictFile: *verdictFile, CorrelationID: *cid, Discussion: *discussion, ResumeContext: *rc,
-		MaxRecess: *maxRecess, AllowedKinds: *kinds, Config: *config, Workspace: getenv("GITHUB_WORKSPACE"),
-	}, getenv)
+	s, err := newMCPServer(o, getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "recess mcp: %v\n", err)
+		fmt.Fprintf(stderr, "recess mcp: %s\n", oneLine(err.Error()))
 		return 2
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+	out := &lockedWriter{w: stdout}
+	t := &mcp.IOTransport{Reader: io.NopCloser(&jsonLines{r: bufio.NewReaderSize(stdin, 64<<10), out: out}), Writer: out}
 	if err := s.server().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-		fmt.Fprintf(stderr, "recess mcp: %v\n", err)
+		fmt.Fprintf(stderr, "recess mcp: %s\n", oneLine(err.Error()))
 		return 1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.written == "" {
+		fmt.Fprintln(stderr, "recess mcp: input ended and no verdict was given (neither recess nor adjourn succeeded): the verdict step will find no verdict file")
+		return exitNoVerdict
 	}
 	return 0
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
 // mcpOptions are the server's settings as given (flags over environment).
 type mcpOptions struct {
 	VerdictFile, CorrelationID, Discussion, ResumeContext string
+	Token, Repo, APIURL, GraphQLURL                       string
 	MaxRecess, AllowedKinds, Config, Workspace            string
 }
 
 // newMCPServer checks the settings the workflow gave: every refusal names
-// the flag.
+// the flag, and the server does not start.
 func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) {
-	if o.VerdictFile == "" {
-		return nil, &inputError{Field: "--verdict-file", Reason: "missing (or set RECESS_VERDICT_FILE)"}
-	}
 	if o.CorrelationID == "" {
-		return nil, &inputError{Field: "--correlation-id", Reason: "missing (or set RECESS_CORRELATION_ID)"}
+		return nil, &wait.FieldError{Field: "--correlation-id", Reason: "missing: give the run's correlation_id input"}
 	}
 	if o.Discussion == "" {
-		return nil, &inputError{Field: "--discussion", Reason: "missing (or set RECESS_DISCUSSION)"}
+		return nil, &wait.FieldError{Field: "--discussion", Reason: "missing: give the run's discussion_number input"}
+	}
+	if o.VerdictFile == "" {
+		return nil, &wait.FieldError{Field: "--verdict-file", Reason: "missing: give the path the verdict step reads"}
 	}
 	n, err := strconv.Atoi(o.Discussion)
 	if err != nil || n < 1 {
-		return nil, &inputError{Field: "--discussion", Reason: fmt.Sprintf("%q is not a positive whole number", o.Discussion)}
+		return nil, &wait.FieldError{Field: "--discussion", Reason: fmt.Sprintf("%q is not a positive whole number", o.Discussion)}
 	}
 	// The verdict's own checks judge the id and the number, so the server
 	// never starts with values the verdict job would refuse.
@@ -144,21 +161,41 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	if _, err := resume.ParseVerdict(probe, wait.TriggerLimits{}); err != nil {
 		var fe *wait.FieldError
 		if errors.As(err, &fe) && fe.Field == "verdict.correlation_id" {
-			return nil, &inputError{Field: "--correlation-id", Reason: fe.Reason}
+			return nil, &wait.FieldError{Field: "--correlation-id", Reason: fe.Reason}
 		}
 		if errors.As(err, &fe) && fe.Field == "verdict.discussion_number" {
-			return nil, &inputError{Field: "--discussion", Reason: fe.Reason}
+			return nil, &wait.FieldError{Field: "--discussion", Reason: fe.Reason}
 		}
 		return nil, err
 	}
+	if err := checkWritable(o.VerdictFile); err != nil {
+		return nil, &wait.FieldError{Field: "--verdict-file", Reason: err.Error()}
+	}
+	var rc *resume.Context
 	if o.ResumeContext != "" {
-		if _, err := decodeResumeContext([]byte(o.ResumeContext)); err != nil {
-			return nil, &inputError{Field: "--resume-context", Reason: err.Error()}
+		if rc, err = decodeResumeContext([]byte(o.ResumeContext)); err != nil {
+			return nil, &wait.FieldError{Field: "--resume-context", Reason: err.Error()}
 		}
 	}
+	var reader discussionReader
+	if o.Token != "" {
+		owner, name, err := splitRepo("--repo", o.Repo)
+		if err != nil {
+			return nil, err
+		}
+		c, err := gh.New(gh.Config{Token: o.Token, APIURL: o.APIURL, GraphQLURL: o.GraphQLURL, Owner: owner, Repo: name})
+		if err != nil {
+			var ce *gh.ConfigError
+			if errors.As(err, &ce) && ce.Field == "APIURL" {
+				return nil, &wait.FieldError{Field: "--api-url", Reason: ce.Reason}
+			}
+			return nil, err
+		}
+		reader = c
+	}
 
-	// Policy: the policy file, then RECESS_* / flags on top (as inputs win
-	// over the file in action mode).
+	// Policy: the policy file, then the flags on top (as inputs win over
+	// the file in action mode).
 	pol := &settings{Engine: resume.Defaults()}
 	path, explicit := o.Config, true
 	if path == "" {
@@ -173,7 +210,7 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	if o.MaxRecess != "" {
 		d, err := wait.ParseDuration(o.MaxRecess)
 		if err != nil {
-			return nil, &inputError{Field: "--max-recess", Reason: err.Error()}
+			return nil, &wait.FieldError{Field: "--max-recess", Reason: err.Error()}
 		}
 		pol.Engine.MaxRecess = d
 	}
@@ -181,7 +218,7 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 		ks := list(o.AllowedKinds)
 		for _, k := range ks {
 			if !contains(knownKinds, k) {
-				return nil, &inputError{Field: "--allowed-kinds", Reason: fmt.Sprintf("unknown trigger kind %q", k)}
+				return nil, &wait.FieldError{Field: "--allowed-kinds", Reason: fmt.Sprintf("unknown trigger kind %q", k)}
 			}
 		}
 		pol.Engine.AllowedKinds = ks
@@ -196,318 +233,192 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 		correlationID: o.CorrelationID,
 		discussion:    n,
 		resumeContext: o.ResumeContext,
+		rc:            rc,
+		reader:        reader,
 		limits: func() wait.TriggerLimits {
 			return wait.TriggerLimits{MaxRecess: cfg.MaxRecess, At: clock.Now().UTC(), AllowedKinds: cfg.AllowedKinds}
 		},
 	}, nil
 }
 
-// replyDescription says the verdict's own reply limit.
-var replyDescription = `Queue a reply to post in the discussion. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + strconv.Itoa(resume.MaxReplies) + ` replies in all). Use reply_to (a comment id from the discussion or from resume_context) to answer under a comment; without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it.`
-
-// Tool descriptions teach the model the convention and the trigger
-// language; the model reads nothing else about recess.
-const (
-	recessDescription = `Pause: post your queued replies (and "replies" here), then wait for people and be woken later. Call it, then end your turn: do not poll or wait. You will be woken (a new run, given everything said since as resume_context) when the trigger fires.
-
-trigger is a JSON object, one of:
-- {"kind":"missing_input","replies":2} wakes you when 2 human replies have arrived. Optional "from":["login",...] counts only those people; "scope":"thread" counts only replies under your own replies.
-- {"kind":"elapsed","elapsed":"P2D"} wakes you after a time. Durations are ISO-8601: P1D, PT12H, P1DT6H, P2W, PT90M (upper case; only the smallest unit may be fractional).
-- {"kind":"escalation_needed","signal":"security-review"} wakes you when a maintainer writes "/recess signal security-review" (or "/recess resume").
-- {"kind":"any","of":[...]} / {"kind":"all","of":[...]}: any one / all of the listed triggers (one level of nesting).
-Any trigger may carry "expires":"P7D" with "on_expire":"resume" (wake you anyway) or "cancel" (give up and post a note).
-Typical: {"kind":"any","of":[{"kind":"missing_input","replies":1},{"kind":"elapsed","elapsed":"P3D"}]} — wake on the first answer, or after 3 days at the latest.
-
-An invalid call writes nothing and names the field to fix. One verdict per run: after recess or adjourn succeeded, no other verdict is accepted.`
-
-	adjournDescription = `Finish: post your queued replies (and "replies" here) as your answer, and end this conversation's work until people write again. Call it, then end your turn. An invalid call writes nothing and names the field to fix. One verdict per run: after recess or adjourn succeeded, no other verdict is accepted.`
-
-	contextDescription = `What happened since you last ran: why you were woken (fired_by), the comments since with their ids (use them as reply_to), authors, times and links, as markdown, followed by the raw resume_context JSON. Empty on a first run: read the discussion itself.`
-)
-
-var (
-	replySchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["body"],"properties":{
-"body":{"type":"string","description":"the reply, GitHub markdown"},
-"reply_to":{"type":"string","description":"node id of the comment to answer under (optional)"}}}`)
-	repliesProperty = `"replies":{"type":"array","description":"replies to post besides the queued ones (optional)","items":{"type":"object","additionalProperties":false,"required":["body"],"properties":{"body":{"type":"string"},"reply_to":{"type":"string"}}}}`
-	recessSchema    = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["trigger","summary"],"properties":{
-"trigger":{"type":"object","description":"what to wait for; see the tool description"},
-"summary":{"type":"string","description":"one line for the maintainers' log: what you wait for and why (not posted)"},
-` + repliesProperty + `}}`)
-	adjournSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["summary"],"properties":{
-"summary":{"type":"string","description":"one line for the maintainers' log (not posted)"},
-` + repliesProperty + `}}`)
-	emptySchema = json.RawMessage(`{"type":"object","additionalProperties":false}`)
-)
-
-func (s *mcpServer) server() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "recess", Version: "v1"}, &mcp.ServerOptions{
-		Instructions: "You answer a GitHub discussion. To ask people something and wait for their answers, queue your question with reply and call recess; to give your final answer, call adjourn. Either way: call it, then end your turn. When answers arrive you are woken in a new run; resume_context tells you what was said since.",
-	})
-	srv.AddTool(&mcp.Tool{Name: "reply", Description: replyDescription, InputSchema: replySchema}, s.reply)
-	srv.AddTool(&mcp.Tool{Name: "recess", Description: recessDescription, InputSchema: recessSchema}, s.verdictTool(resume.VerdictRecessed))
-	srv.AddTool(&mcp.Tool{Name: "adjourn", Description: adjournDescription, InputSchema: adjournSchema}, s.verdictTool(resume.VerdictAdjourned))
-	srv.AddTool(&mcp.Tool{Name: "resume_context", Description: contextDescription, InputSchema: emptySchema}, s.contextTool)
-	return srv
-}
-
-// reply queues one reply after checking it as the verdict will.
-func (s *mcpServer) reply(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	args, ferr := toolArgs(req.Params.Arguments, "body", "reply_to")
-	if ferr != nil {
-		return refusal(ferr), nil
+// checkWritable finds at start what would fail the last tool call: the
+// verdict file's directory must exist and take a new file.
+func checkWritable(path string) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("directory %s: %w", dir, err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.written != "" {
-		return s.alreadyWritten(), nil
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
 	}
-	item, ferr := replyItem(args)
-	if ferr != nil {
-		return refusal(ferr), nil
-	}
-	doc, err := s.document(resume.VerdictAdjourned, []json.RawMessage{item}, nil, nil)
+	f, err := os.CreateTemp(dir, ".recess-verdict-probe-*")
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("directory %s is not writable: %w", dir, err)
 	}
-	v, err := resume.ParseVerdict(doc, s.limits())
-	if err != nil {
-		return refusal(s.toolField(err, "")), nil
-	}
-	last := v.Replies[len(v.Replies)-1]
-	s.queued = append(s.queued, mcpReply{Body: last.Body, ReplyTo: last.ReplyTo})
-	where := "as a new top-level comment"
-	if last.ReplyTo != "" {
-		where = "under comment " + last.ReplyTo
-	}
-	return text(fmt.Sprintf("Queued reply %d of at most %d, %s. It is posted when you call recess or adjourn.", len(s.queued), resume.MaxReplies, where)), nil
+	f.Close()
+	return os.Remove(f.Name())
 }
 
-// verdictTool is recess or adjourn: check the whole verdict, then write it.
-func (s *mcpServer) verdictTool(kind string) mcp.ToolHandler {
-	known := []string{"summary", "replies"}
-	if kind == resume.VerdictRecessed {
-		known = append(known, "trigger")
-	}
-	return func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args, ferr := toolArgs(req.Params.Arguments, known...)
-		if ferr != nil {
-			return refusal(ferr), nil
-		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.written != "" {
-			return s.alreadyWritten(), nil
-		}
-		if _, err := os.Lstat(s.verdictFile); !errors.Is(err, fs.ErrNotExist) {
-			return refusal(&wait.FieldError{Field: "verdict", Reason: "a verdict file already exists at " + s.verdictFile + ": one verdict per run; end your turn"}), nil
-		}
-		if kind == resume.VerdictRecessed {
-			if _, ok := args["trigger"]; !ok {
-				return refusal(&wait.FieldError{Field: "trigger", Reason: "missing: say what to wait for"}), nil
-			}
-		}
-		summary, ok := args["summary"]
-		if !ok || strings.TrimSpace(stringOr(summary)) == "" {
-			return refusal(&wait.FieldError{Field: "summary", Reason: "missing: one line on what you did and why"}), nil
-		}
-		var items []json.RawMessage
-		if raw, ok := args["replies"]; ok {
-			if len(raw) == 0 || raw[0] != '[' {
-				return refusal(&wait.FieldError{Field: "replies", Reason: "must be a list of {body, reply_to}"}), nil
-			}
-			if err := json.Unmarshal(raw, &items); err != nil {
-				return refusal(&wait.FieldError{Field: "replies", Reason: "not valid JSON"}), nil
-			}
-		}
-		doc, err := s.document(kind, items, args["trigger"], summary)
-		if err != nil {
-			return nil, err
-		}
-		v, err := resume.ParseVerdict(doc, s.limits())
-		if err != nil {
-			return refusal(s.toolField(err, "replies")), nil
-		}
-		if err := writeNew(s.verdictFile, doc); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				return refusal(&wait.FieldError{Field: "verdict", Reason: "a verdict file already exists at " + s.verdictFile + ": one verdict per run; end your turn"}), nil
-			}
-			return nil, fmt.Errorf("write the verdict: %w", err)
-		}
-		s.written = kind
-		return text(verdictDone(v)), nil
-	}
+// lockedWriter serialises whole messages on stdout: the SDK's responses and
+// the parse errors jsonLines answers itself. It counts the requests still
+// unanswered, so that the end of input waits for their answers (a client
+// that writes its requests and closes its end still reads every answer).
+type lockedWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	pending map[string]bool // ids of requests passed on and not yet answered
+	done    chan struct{}   // closed and replaced when pending empties
 }
 
-func verdictDone(v *resume.Verdict) string {
-	posts := fmt.Sprintf("%d replies will be posted", len(v.Replies))
-	if len(v.Replies) == 1 {
-		posts = "1 reply will be posted"
+// Write writes one message of the SDK's; a response settles its request.
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
 	}
-	if v.Verdict == resume.VerdictRecessed {
-		return "Recess recorded: " + posts + ", then recess waits for " + string(v.TriggerJSON) + ". End your turn now: you will be woken in a new run, with what people said since, when the trigger fires."
-	}
-	return "Adjourned: " + posts + ". End your turn now."
-}
-
-func (s *mcpServer) alreadyWritten() *mcp.CallToolResult {
-	return refusal(&wait.FieldError{Field: "verdict", Reason: "this run already " + s.written + " (one verdict per run); nothing more can be posted: end your turn"})
-}
-
-// document builds the verdict document from the queued replies, the new
-// reply items, and the run's own correlation id and discussion number.
-func (s *mcpServer) document(kind string, items []json.RawMessage, trigger, summary json.RawMessage) ([]byte, error) {
-	replies := make([]json.RawMessage, 0, len(s.queued)+len(items))
-	for _, r := range s.queued {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return nil, err
-		}
-		replies = append(replies, b)
-	}
-	replies = append(replies, items...)
-	doc := map[string]any{"verdict": kind, "correlation_id": s.correlationID, "discussion_number": s.discussion}
-	if len(replies) > 0 {
-		doc["replies"] = replies
-	}
-	if trigger != nil {
-		doc["trigger"] = trigger
-	}
-	if summary != nil {
-		doc["summary"] = summary
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, fmt.Errorf("encode the verdict: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
-// toolField renames a verdict's field to the tool's argument: the model
-// sees "replies[0].body" or "trigger.of[1].elapsed", the names it sent.
-// Queued replies come first in the verdict, so a new reply's index is
-// shifted back; with itemsName "" (the reply tool) it is the call itself.
-func (s *mcpServer) toolField(err error, itemsName string) *wait.FieldError {
-	var fe *wait.FieldError
-	if !errors.As(err, &fe) {
-		return &wait.FieldError{Field: "verdict", Reason: err.Error()}
-	}
-	out := *fe
-	f := strings.TrimPrefix(fe.Field, "verdict.")
-	if f == "replies" {
-		out.Reason = fmt.Sprintf("%s (%d queued with reply so far)", fe.Reason, len(s.queued))
-	}
-	if rest, ok := strings.CutPrefix(f, "replies["); ok {
-		if i := strings.IndexByte(rest, ']'); i > 0 {
-			if n, err := strconv.Atoi(rest[:i]); err == nil && n >= len(s.queued) {
-				if itemsName == "" {
-					f = strings.TrimPrefix(rest[i+1:], ".")
-				} else {
-					f = itemsName + "[" + strconv.Itoa(n-len(s.queued)) + "]" + rest[i+1:]
-				}
-			}
+	_ = json.Unmarshal(p, &m)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.w.Write(p)
+	if m.ID != nil && m.Method == nil && l.pending[string(m.ID)] {
+		delete(l.pending, string(m.ID))
+		if len(l.pending) == 0 && l.done != nil {
+			close(l.done)
+			l.done = nil
 		}
 	}
-	out.Field = f
-	return &out
+	return n, err
 }
 
-// contextTool returns the resume context as the prompt renders it, and raw.
-func (s *mcpServer) contextTool(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if _, ferr := toolArgs(req.Params.Arguments); ferr != nil {
-		return refusal(ferr), nil
-	}
-	if s.resumeContext == "" {
-		return text("This is a first run: there is no resume_context. Read the discussion itself."), nil
-	}
-	rc, err := decodeResumeContext([]byte(s.resumeContext))
-	if err != nil {
-		return nil, err // checked at start-up
-	}
-	return text(resume.Prompt(*rc, nil) + "\n\n```json\n" + s.resumeContext + "\n```\n"), nil
+// writeOwn writes a message of jsonLines' own (an error answer).
+func (l *lockedWriter) writeOwn(p []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w.Write(p)
 }
 
-// toolArgs reads a tool call's arguments: an object whose keys are among
-// known, each at most once. Absent arguments are an empty object; a JSON
-// null value counts as absent.
-func toolArgs(raw json.RawMessage, known ...string) (map[string]json.RawMessage, *wait.FieldError) {
-	out := map[string]json.RawMessage{}
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return out, nil
+// expect notes a request passed on to the SDK.
+func (l *lockedWriter) expect(id json.RawMessage) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.pending == nil {
+		l.pending = map[string]bool{}
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, &wait.FieldError{Field: "arguments", Reason: "must be a JSON object"}
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, &wait.FieldError{Field: "arguments", Reason: "not valid JSON"}
-		}
-		key, _ := tok.(string)
-		if !contains(known, key) {
-			return nil, &wait.FieldError{Field: strconv.Quote(clipRunes(key, 64)), Reason: "unknown argument; this tool takes " + strings.Join(known, ", ")}
-		}
-		if _, dup := out[key]; dup {
-			return nil, &wait.FieldError{Field: key, Reason: "given twice"}
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, &wait.FieldError{Field: key, Reason: "not valid JSON"}
-		}
-		if string(v) != "null" {
-			out[key] = v
-		}
-	}
-	return out, nil
+	l.pending[string(id)] = true
 }
 
-// replyItem is the reply tool's arguments as one verdict reply.
-func replyItem(args map[string]json.RawMessage) (json.RawMessage, *wait.FieldError) {
-	if _, ok := args["body"]; !ok {
-		return nil, &wait.FieldError{Field: "body", Reason: "missing"}
+// settled waits until every request passed on was answered, or d passed.
+func (l *lockedWriter) settled(d time.Duration) {
+	l.mu.Lock()
+	if len(l.pending) == 0 {
+		l.mu.Unlock()
+		return
 	}
-	var buf bytes.Buffer
-	buf.WriteString(`{"body":`)
-	buf.Write(args["body"])
-	if to, ok := args["reply_to"]; ok {
-		buf.WriteString(`,"reply_to":`)
-		buf.Write(to)
+	if l.done == nil {
+		l.done = make(chan struct{})
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
-}
-
-func stringOr(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "x" // not a string: ParseVerdict names the type
-	}
-	return s
-}
-
-func clipRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
-// refusal is a tool error the model reads: the field, the reason, and that
-// nothing was written, so it can correct the call.
-func refusal(fe *wait.FieldError) *mcp.CallToolResult {
-	return &mcp.CallToolResult{
-		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: "refused: " + fe.Field + ": " + fe.Reason + ". Nothing was written; correct " + fe.Field + " and call again."}},
-		StructuredContent: map[string]string{"field": fe.Field, "reason": fe.Reason},
+	done := l.done
+	l.mu.Unlock()
+	select {
+	case <-done:
+	case <-time.After(d):
 	}
 }
 
-func text(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+func (l *lockedWriter) Close() error { return nil }
+
+// maxLine bounds one JSON-RPC line (a verdict is far below it).
+const maxLine = 4 << 20
+
+// jsonLines passes the client's newline-delimited JSON-RPC messages on to
+// the SDK and answers a line that is not a JSON-RPC message itself, as
+// JSON-RPC 2.0 asks (-32700 parse error, -32600 invalid request), so that
+// one bad line does not end the session.
+type jsonLines struct {
+	r   *bufio.Reader
+	out *lockedWriter
+	buf []byte // the part of an accepted line not yet read
+	err error
+}
+
+// drainTimeout bounds how long the end of input waits for the answers to
+// the requests before it (a read_discussion may be on the network).
+const drainTimeout = time.Minute
+
+func (j *jsonLines) Read(p []byte) (int, error) {
+	for len(j.buf) == 0 {
+		if j.err != nil {
+			j.out.settled(drainTimeout)
+			return 0, j.err
+		}
+		line, err := j.readLine()
+		j.err = err
+		if len(bytes.TrimSpace(line)) > 0 && j.accept(line) {
+			j.buf = append(bytes.TrimRight(line, "\r\n"), '\n')
+		}
+	}
+	n := copy(p, j.buf)
+	j.buf = j.buf[n:]
+	return n, nil
+}
+
+// readLine reads up to a newline; an overlong line is consumed and
+// returned cut, so it fails to parse and is answered as such.
+func (j *jsonLines) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := j.r.ReadSlice('\n')
+		if len(line)+len(chunk) <= maxLine {
+			line = append(line, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return line, err
+	}
+}
+
+// accept reports whether line is one JSON-RPC message; otherwise it writes
+// the error response.
+func (j *jsonLines) accept(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	if !json.Valid(line) {
+		j.reject(nil, -32700, "Parse error: the line is not valid JSON")
+		return false
+	}
+	var m struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if line[0] != '{' || json.Unmarshal(line, &m) != nil {
+		j.reject(nil, -32600, "Invalid Request: a message is one JSON object (batches are not supported)")
+		return false
+	}
+	id := m.ID
+	if len(id) > 0 && id[0] != '"' && (id[0] < '0' || id[0] > '9') && id[0] != '-' {
+		id = nil
+	}
+	if m.JSONRPC != "2.0" || (m.Method == nil && m.Result == nil && m.Error == nil) {
+		j.reject(id, -32600, `Invalid Request: want "jsonrpc":"2.0" and a method (or a result)`)
+		return false
+	}
+	if m.Method != nil && id != nil {
+		j.out.expect(id)
+	}
+	return true
+}
+
+func (j *jsonLines) reject(id json.RawMessage, code int, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	j.out.writeOwn(append(b, '\n'))
 }
 
 // writeNew writes data to path atomically and only if path does not exist:

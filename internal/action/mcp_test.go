@@ -1,21 +1,28 @@
 package action
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/internal/recesstest"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
@@ -64,7 +71,7 @@ const mcpNow = "2026-11-21T10:00:00Z"
 // connects the SDK client to it.
 func mcpSession(t *testing.T, env []string, args ...string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // generous: the package starts dozens of servers at once, under -race
 	t.Cleanup(cancel)
 	cmd := exec.Command(recessBinary(t), append([]string{"mcp"}, args...)...)
 	cmd.Env = append([]string{"RECESS_NOW=" + mcpNow}, env...)
@@ -103,25 +110,46 @@ func resultText(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
-// refusedField is the field a refusal names; it fails the test when the
-// call was not refused.
+// refusedField is the field a refusal names ("refused: FIELD: reason. ..."),
+// the one form every tool error takes; it fails the test when the call was
+// not refused, or when the refusal carries structured content (an error
+// result conforms to no output schema).
 func refusedField(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
 	if !res.IsError {
 		t.Fatalf("call succeeded (%q), want a refusal", resultText(res))
 	}
+	if res.StructuredContent != nil {
+		t.Errorf("refusal carries structured content %v", res.StructuredContent)
+	}
+	rest, ok := strings.CutPrefix(resultText(res), "refused: ")
+	field, _, ok2 := strings.Cut(rest, ": ")
+	if !ok || !ok2 {
+		t.Fatalf("refusal %q is not \"refused: FIELD: reason\"", resultText(res))
+	}
+	return field
+}
+
+// structured decodes a result's structured content into out.
+func structured(t *testing.T, res *mcp.CallToolResult, out any) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("call refused: %s", resultText(res))
+	}
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got struct{ Field, Reason string }
-	if err := json.Unmarshal(b, &got); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(out); err != nil {
 		t.Fatalf("structured content %s: %v", b, err)
 	}
-	if !strings.Contains(resultText(res), got.Field) {
-		t.Errorf("refusal text %q does not name the field %q", resultText(res), got.Field)
-	}
-	return got.Field
+}
+
+// flags are the settings a workflow passes for run c-1 on discussion 7.
+func flags(verdictFile string, more ...string) []string {
+	return append([]string{"--verdict-file", verdictFile, "--correlation-id", "c-1", "--discussion", "7"}, more...)
 }
 
 func mustNotExist(t *testing.T, path string) {
@@ -141,7 +169,7 @@ func mustNotExist(t *testing.T, path string) {
 
 func TestMCPListsTools(t *testing.T) {
 	t.Parallel()
-	s := mcpSession(t, nil, "--verdict-file", filepath.Join(t.TempDir(), "v.json"), "--correlation-id", "c-1", "--discussion", "7")
+	s := mcpSession(t, nil, flags(filepath.Join(t.TempDir(), "v.json"))...)
 	res, err := s.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -150,14 +178,17 @@ func TestMCPListsTools(t *testing.T) {
 	for _, tool := range res.Tools {
 		desc[tool.Name] = tool.Description
 	}
-	for _, name := range []string{"reply", "recess", "adjourn", "resume_context"} {
-		if _, ok := desc[name]; !ok {
-			t.Errorf("tool %q is missing (have %v)", name, desc)
-		}
+	var names []string
+	for n := range desc {
+		names = append(names, n)
 	}
-	// The recess tool teaches the convention and the trigger language.
-	for _, want := range []string{"end your turn", "woken", "missing_input", "elapsed", "escalation_needed",
-		`"any"`, `"all"`, "expires", "on_expire", "PT12H", "P2W"} {
+	slices.Sort(names)
+	if diff := cmp.Diff([]string{"adjourn", "read_discussion", "recess", "reply", "resume_context"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	// The recess tool teaches the convention and the flat trigger.
+	for _, want := range []string{"end your turn", "woken", "replies_needed", "elapsed", "signal", "combine", `"any"`, `"all"`,
+		"expires", "on_expire", "PT12H", "P2W"} {
 		if !strings.Contains(desc["recess"], want) {
 			t.Errorf("recess description lacks %q", want)
 		}
@@ -171,43 +202,106 @@ func TestMCPRefusesBadCallsAndWritesNothing(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
-		env   []string
+		args  []string
 		tool  string
-		args  map[string]any
+		call  map[string]any
 		field string
 	}{
-		{"zero_duration", nil, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "elapsed", "elapsed": "PT0S"}}, "trigger.elapsed"},
-		{"lower_case_duration", nil, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "elapsed", "elapsed": "p1d"}}, "trigger.elapsed"},
-		{"unknown_kind", nil, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "someday"}}, "trigger.kind"},
-		{"zero_replies", nil, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "missing_input", "replies": 0}}, "trigger.replies"},
-		{"unknown_trigger_field", nil, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "missing_input", "replies": 1, "when": "soon"}}, "trigger.when"},
-		{"nested_child", nil, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "any", "of": []any{
-			map[string]any{"kind": "missing_input", "replies": 1}, map[string]any{"kind": "elapsed", "elapsed": "1D"}}}}, "trigger.of[1].elapsed"},
-		{"trigger_as_string", nil, "recess", map[string]any{"summary": "s", "trigger": `{"kind":"elapsed","elapsed":"P1D"}`}, "trigger"},
-		{"beyond_max_recess_env", []string{"RECESS_MAX_RECESS=P7D"}, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "elapsed", "elapsed": "P8D"}}, "trigger.elapsed"},
-		{"beyond_default_max_recess", nil, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "elapsed", "elapsed": "P91D"}}, "trigger.elapsed"},
-		{"kind_not_allowed", []string{"RECESS_ALLOWED_KINDS=missing_input,any"}, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "elapsed", "elapsed": "P1D"}}, "trigger.kind"},
-		{"missing_trigger", nil, "recess", map[string]any{"summary": "s"}, "trigger"},
-		{"missing_summary", nil, "recess", map[string]any{"trigger": map[string]any{"kind": "missing_input", "replies": 1}}, "summary"},
+		{"zero_duration", nil, "recess", map[string]any{"summary": "s", "elapsed": "PT0S"}, "elapsed"},
+		{"lower_case_duration", nil, "recess", map[string]any{"summary": "s", "elapsed": "p1d"}, "elapsed"},
+		{"bad_duration_among_two", nil, "recess", map[string]any{"summary": "s", "replies_needed": 1, "elapsed": "1D"}, "elapsed"},
+		{"bad_expires", nil, "recess", map[string]any{"summary": "s", "replies_needed": 1, "expires": "soon"}, "expires"},
+		{"negative_replies", nil, "recess", map[string]any{"summary": "s", "replies_needed": -1}, "replies_needed"},
+		{"nothing_to_wait_for", nil, "recess", map[string]any{"summary": "s"}, "replies_needed"},
+		{"from_without_replies", nil, "recess", map[string]any{"summary": "s", "from": []any{"alice"}, "elapsed": "P1D"}, "replies_needed"},
+		{"unknown_combine", nil, "recess", map[string]any{"summary": "s", "replies_needed": 1, "elapsed": "P1D", "combine": "either"}, "combine"},
+		{"unknown_on_expire", nil, "recess", map[string]any{"summary": "s", "replies_needed": 1, "expires": "P2D", "on_expire": "later"}, "on_expire"},
+		{"trigger_as_object", nil, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "elapsed", "elapsed": "P1D"}}, "trigger"},
+		{"beyond_max_recess_flag", []string{"--max-recess", "P7D"}, "recess", map[string]any{"summary": "s", "elapsed": "P8D"}, "elapsed"},
+		{"beyond_default_max_recess", nil, "recess", map[string]any{"summary": "s", "elapsed": "P91D"}, "elapsed"},
+		{"kind_not_allowed", []string{"--allowed-kinds", "missing_input,any"}, "recess", map[string]any{"summary": "s", "elapsed": "P1D"}, "elapsed"},
+		{"combination_not_allowed", []string{"--allowed-kinds", "missing_input,elapsed"}, "recess", map[string]any{"summary": "s", "replies_needed": 1, "elapsed": "P1D"}, "combine"},
+		{"missing_summary", nil, "recess", map[string]any{"replies_needed": 1}, "summary"},
 		{"blank_summary", nil, "adjourn", map[string]any{"summary": "  "}, "summary"},
 		{"summary_not_string", nil, "adjourn", map[string]any{"summary": 3}, "summary"},
 		{"empty_reply_body", nil, "adjourn", map[string]any{"summary": "s", "replies": []any{map[string]any{"body": "ok"}, map[string]any{"body": " "}}}, "replies[1].body"},
+		{"reply_body_not_string", nil, "adjourn", map[string]any{"summary": "s", "replies": []any{map[string]any{"body": 2}}}, "replies[].body"},
 		{"bad_reply_to", nil, "adjourn", map[string]any{"summary": "s", "replies": []any{map[string]any{"body": "ok", "reply_to": "DC 1; rm"}}}, "replies[0].reply_to"},
-		{"trigger_on_adjourn", nil, "adjourn", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "missing_input", "replies": 1}}, `"trigger"`},
-		{"correlation_id_from_model", nil, "recess", map[string]any{"summary": "s", "correlation_id": "c-other", "trigger": map[string]any{"kind": "missing_input", "replies": 1}}, `"correlation_id"`},
+		{"trigger_field_on_adjourn", nil, "adjourn", map[string]any{"summary": "s", "replies_needed": 1}, "replies_needed"},
+		{"correlation_id_from_model", nil, "recess", map[string]any{"summary": "s", "correlation_id": "c-other", "replies_needed": 1}, "correlation_id"},
 		{"reply_without_body", nil, "reply", map[string]any{"reply_to": "DC_1"}, "body"},
 		{"reply_body_too_long", nil, "reply", map[string]any{"body": strings.Repeat("x", resume.MaxReplyBody+1)}, "body"},
 		{"reply_body_nul", nil, "reply", map[string]any{"body": "a\x00b"}, "body"},
+		{"read_without_token", nil, "read_discussion", map[string]any{}, "read_discussion"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "verdict.json")
-			s := mcpSession(t, tt.env, "--verdict-file", path, "--correlation-id", "c-1", "--discussion", "7")
-			if got := refusedField(t, call(t, s, tt.tool, tt.args)); got != tt.field {
-				t.Errorf("%s(%v) refused field %q, want %q", tt.tool, tt.args, got, tt.field)
+			s := mcpSession(t, nil, flags(path, tt.args...)...)
+			if got := refusedField(t, call(t, s, tt.tool, tt.call)); got != tt.field {
+				t.Errorf("%s(%v) refused field %q, want %q", tt.tool, tt.call, got, tt.field)
 			}
 			mustNotExist(t, path)
+		})
+	}
+}
+
+// A model under a client's strict-mode conversion sends every field; the
+// zero values mean "not given", and the verdict holds only what was meant.
+func TestMCPStrictModeZeroValues(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "verdict.json")
+	s := mcpSession(t, nil, flags(path)...)
+	if res := call(t, s, "reply", map[string]any{"body": "Which backend?", "reply_to": ""}); res.IsError {
+		t.Fatalf("reply: %s", resultText(res))
+	}
+	var out verdictOutput
+	structured(t, call(t, s, "recess", map[string]any{"summary": "waiting", "replies": []any{}, "replies_needed": 2, "from": []any{},
+		"thread_only": false, "elapsed": "", "signal": "", "combine": "all", "expires": "", "on_expire": "cancel"}), &out)
+	want := verdictOutput{Verdict: resume.VerdictRecessed, Replies: 1, Trigger: `{"kind":"missing_input","replies":2}`, VerdictFile: path}
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("recess output (-want +got):\n%s", diff)
+	}
+	v := readVerdict(t, path, "c-1", 7)
+	if diff := cmp.Diff([]resume.VerdictReply{{Body: "Which backend?"}}, v.Replies); diff != "" {
+		t.Errorf("verdict replies (-want +got):\n%s", diff)
+	}
+}
+
+// The flat fields map to the verdict's trigger language.
+func TestMCPFlatTrigger(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   recessInput
+		want string
+	}{
+		{"replies", recessInput{RepliesNeeded: 2}, `{"kind":"missing_input","replies":2}`},
+		{"replies_from_in_thread", recessInput{RepliesNeeded: 1, From: []string{"alice", "bob"}, ThreadOnly: true},
+			`{"from":["alice","bob"],"kind":"missing_input","replies":1,"scope":"thread"}`},
+		{"elapsed", recessInput{Elapsed: "PT12H"}, `{"elapsed":"PT12H","kind":"elapsed"}`},
+		{"signal_expiring", recessInput{Signal: "security-review", Expires: "P7D", OnExpire: "cancel"},
+			`{"expires":"P7D","kind":"escalation_needed","on_expire":"cancel","signal":"security-review"}`},
+		{"any_by_default", recessInput{RepliesNeeded: 1, Elapsed: "P3D"},
+			`{"kind":"any","of":[{"kind":"missing_input","replies":1},{"elapsed":"P3D","kind":"elapsed"}]}`},
+		{"all_three", recessInput{RepliesNeeded: 1, Elapsed: "P3D", Signal: "go", Combine: "all", Expires: "P9D"},
+			`{"expires":"P9D","kind":"all","of":[{"kind":"missing_input","replies":1},{"elapsed":"P3D","kind":"elapsed"},{"kind":"escalation_needed","signal":"go"}]}`},
+		{"on_expire_without_expires_ignored", recessInput{RepliesNeeded: 1, OnExpire: "cancel"}, `{"kind":"missing_input","replies":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, _, err := flatTrigger(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("flatTrigger(%+v) = %s, want %s", tt.in, got, tt.want)
+			}
+			if _, err := wait.ParseTrigger(got, wait.TriggerLimits{}); err != nil {
+				t.Errorf("the trigger language refuses %s: %v", got, err)
+			}
 		})
 	}
 }
@@ -217,7 +311,7 @@ func TestMCPRefusesBadCallsAndWritesNothing(t *testing.T) {
 func TestMCPReplyQueue(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "verdict.json")
-	s := mcpSession(t, nil, "--verdict-file", path, "--correlation-id", "c-1", "--discussion", "7")
+	s := mcpSession(t, nil, flags(path)...)
 	if res := call(t, s, "reply", map[string]any{"body": "first", "reply_to": "DC_kwA1"}); res.IsError {
 		t.Fatalf("reply: %s", resultText(res))
 	}
@@ -225,8 +319,10 @@ func TestMCPReplyQueue(t *testing.T) {
 		t.Errorf("empty body refused as %q", got)
 	}
 	for i := 2; i <= resume.MaxReplies; i++ {
-		if res := call(t, s, "reply", map[string]any{"body": "more"}); res.IsError {
-			t.Fatalf("reply %d: %s", i, resultText(res))
+		var out replyOutput
+		structured(t, call(t, s, "reply", map[string]any{"body": "more"}), &out)
+		if want := (replyOutput{Queued: i, Max: resume.MaxReplies}); out != want {
+			t.Errorf("reply %d = %+v, want %+v", i, out, want)
 		}
 	}
 	if got := refusedField(t, call(t, s, "reply", map[string]any{"body": "one too many"})); got != "replies" {
@@ -264,9 +360,10 @@ func readVerdict(t *testing.T, path, cid string, n int) *resume.Verdict {
 func TestMCPOneVerdictPerRun(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "verdict.json")
+	// The environment is a fallback for the flags.
 	s := mcpSession(t, []string{"RECESS_VERDICT_FILE=" + path, "RECESS_CORRELATION_ID=c-1", "RECESS_DISCUSSION=7"})
-	res := call(t, s, "recess", map[string]any{"summary": "waiting for storage owners",
-		"trigger": map[string]any{"kind": "missing_input", "replies": 2}, "replies": []any{map[string]any{"body": "Which backend?"}}})
+	res := call(t, s, "recess", map[string]any{"summary": "waiting for storage owners", "replies_needed": 2,
+		"replies": []any{map[string]any{"body": "Which backend?"}}})
 	if res.IsError {
 		t.Fatalf("recess: %s", resultText(res))
 	}
@@ -280,7 +377,7 @@ func TestMCPOneVerdictPerRun(t *testing.T) {
 	if got := refusedField(t, call(t, s, "adjourn", map[string]any{"summary": "changed my mind"})); got != "verdict" {
 		t.Errorf("second verdict refused as %q, want verdict", got)
 	}
-	if got := refusedField(t, call(t, s, "recess", map[string]any{"summary": "again", "trigger": map[string]any{"kind": "elapsed", "elapsed": "P1D"}})); got != "verdict" {
+	if got := refusedField(t, call(t, s, "recess", map[string]any{"summary": "again", "elapsed": "P1D"})); got != "verdict" {
 		t.Errorf("second recess refused as %q, want verdict", got)
 	}
 	if got := refusedField(t, call(t, s, "reply", map[string]any{"body": "late"})); got != "verdict" {
@@ -311,7 +408,7 @@ func TestMCPRefusesExistingVerdictFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("earlier"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := mcpSession(t, nil, "--verdict-file", path, "--correlation-id", "c-1", "--discussion", "7")
+	s := mcpSession(t, nil, flags(path)...)
 	if got := refusedField(t, call(t, s, "adjourn", map[string]any{"summary": "s"})); got != "verdict" {
 		t.Errorf("refused as %q, want verdict", got)
 	}
@@ -346,8 +443,8 @@ func TestWriteNewIsExclusive(t *testing.T) {
 	}
 }
 
-// Settings come from flags over environment; every refusal names the flag
-// and the server does not start.
+// Settings come from flags (the environment is a fallback); every refusal
+// is one stderr line that names the flag, and the server does not start.
 func TestMCPSettings(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -363,11 +460,15 @@ func TestMCPSettings(t *testing.T) {
 		want string
 	}{
 		{"no_verdict_file", map[string]string{"RECESS_VERDICT_FILE": ""}, nil, "--verdict-file"},
+		{"verdict_directory_missing", nil, []string{"--verdict-file", filepath.Join(dir, "nope", "v.json")}, "--verdict-file"},
+		{"verdict_path_is_directory", nil, []string{"--verdict-file", dir}, "--verdict-file"},
 		{"no_correlation_id", map[string]string{"RECESS_CORRELATION_ID": ""}, nil, "--correlation-id"},
 		{"bad_correlation_id", nil, []string{"--correlation-id", "c 1"}, "--correlation-id"},
 		{"no_discussion", map[string]string{"RECESS_DISCUSSION": ""}, nil, "--discussion"},
 		{"discussion_not_number", map[string]string{"RECESS_DISCUSSION": "seven"}, nil, "--discussion"},
 		{"discussion_too_big", nil, []string{"--discussion", "99999999999"}, "--discussion"},
+		{"token_without_repo", nil, []string{"--token", "t"}, "--repo"},
+		{"token_bad_api_url", nil, []string{"--token", "t", "--repo", "o/r", "--api-url", "ftp://x"}, "--api-url"},
 		{"bad_max_recess", map[string]string{"RECESS_MAX_RECESS": "90 days"}, nil, "--max-recess"},
 		{"bad_kind", nil, []string{"--allowed-kinds", "missing_input,someday"}, "--allowed-kinds"},
 		{"bad_policy_file", nil, []string{"--config", policy}, "allowed-kinds[0]"},
@@ -393,8 +494,8 @@ func TestMCPSettings(t *testing.T) {
 			if code != 2 {
 				t.Errorf("exit %d, want 2 (stderr %q)", code, stderr.String())
 			}
-			if !strings.Contains(stderr.String(), tt.want) {
-				t.Errorf("stderr %q does not name %q", stderr.String(), tt.want)
+			if lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n"); len(lines) != 1 || !strings.Contains(lines[0], tt.want) {
+				t.Errorf("stderr %q: want one line naming %q", stderr.String(), tt.want)
 			}
 			if stdout.Len() != 0 {
 				t.Errorf("stdout %q, want nothing (it is the protocol channel)", stdout.String())
@@ -403,7 +504,7 @@ func TestMCPSettings(t *testing.T) {
 	}
 }
 
-// The policy file sets the limits; RECESS_* override it.
+// The policy file sets the limits; flags override it.
 func TestMCPPolicyFile(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
@@ -414,107 +515,21 @@ func TestMCPPolicyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "v.json")
-	s := mcpSession(t, []string{"GITHUB_WORKSPACE=" + ws}, "--verdict-file", path, "--correlation-id", "c-1", "--discussion", "7")
-	if got := refusedField(t, call(t, s, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "elapsed", "elapsed": "P3D"}})); got != "trigger.elapsed" {
+	s := mcpSession(t, []string{"GITHUB_WORKSPACE=" + ws}, flags(path)...)
+	if got := refusedField(t, call(t, s, "recess", map[string]any{"summary": "s", "elapsed": "P3D"})); got != "elapsed" {
 		t.Errorf("P3D under max-recess P2D refused as %q", got)
 	}
-	if got := refusedField(t, call(t, s, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "missing_input", "replies": 1}})); got != "trigger.kind" {
+	if got := refusedField(t, call(t, s, "recess", map[string]any{"summary": "s", "replies_needed": 1})); got != "replies_needed" {
 		t.Errorf("missing_input outside allowed-kinds refused as %q", got)
 	}
 	mustNotExist(t, path)
 
 	path2 := filepath.Join(t.TempDir(), "v.json")
-	s2 := mcpSession(t, []string{"GITHUB_WORKSPACE=" + ws, "RECESS_MAX_RECESS=P5D"}, "--verdict-file", path2, "--correlation-id", "c-1", "--discussion", "7")
-	if res := call(t, s2, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "elapsed", "elapsed": "P3D"}}); res.IsError {
-		t.Errorf("P3D under RECESS_MAX_RECESS=P5D refused: %s", resultText(res))
+	s2 := mcpSession(t, []string{"GITHUB_WORKSPACE=" + ws}, flags(path2, "--max-recess", "P5D")...)
+	if res := call(t, s2, "recess", map[string]any{"summary": "s", "elapsed": "P3D"}); res.IsError {
+		t.Errorf("P3D under --max-recess P5D refused: %s", resultText(res))
 	}
 	readVerdict(t, path2, "c-1", 7)
-}
-
-// The whole path: recess dispatches an agent run; the agent, through
-// recess mcp, asks a question and recesses; the verdict file is applied by
-// the engine against the fake GitHub; a person answers under the question;
-// the resume carries it, and the prompt frames it as the answer.
-func TestMCPVerdictAppliesEndToEnd(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	w := recesstest.New(t, recesstest.Options{})
-	n, discussionID := w.Open("alice")
-	if _, err := w.Engine(nil).Engine.Intake(ctx, n); err != nil {
-		t.Fatal(err)
-	}
-	runs := w.Waiting()
-	if len(runs) != 1 {
-		t.Fatalf("%d runs after intake, want 1", len(runs))
-	}
-	run := runs[0]
-
-	path := filepath.Join(t.TempDir(), "verdict.json")
-	s := mcpSession(t, []string{"RECESS_NOW=" + w.Now().Format(time.RFC3339)}, "--verdict-file", path,
-		"--correlation-id", run.Inputs["correlation_id"], "--discussion", run.Inputs["discussion_number"])
-	if res := call(t, s, "reply", map[string]any{"body": "Which storage backend should we assume?"}); res.IsError {
-		t.Fatalf("reply: %s", resultText(res))
-	}
-	if res := call(t, s, "recess", map[string]any{"summary": "waiting for the storage owners",
-		"trigger": map[string]any{"kind": "any", "of": []any{map[string]any{"kind": "missing_input", "replies": 1}, map[string]any{"kind": "elapsed", "elapsed": "P2D"}}}}); res.IsError {
-		t.Fatalf("recess: %s", resultText(res))
-	}
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stale, err := w.Answer(ctx, run, func(string, int) string { return string(doc) }); err != nil || stale {
-		t.Fatalf("command verdict on the file: stale %v, err %v\n%s", stale, err, doc)
-	}
-	// The questions as the claim step of the resume would find them: in the
-	// discussion GitHub returns, by recess's own reply markers.
-	d, err := w.Engine(nil).Client.Discussion(ctx, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	asked := resume.Questions(d, run.Inputs["correlation_id"])
-	if len(asked) != 1 || asked[0].Body != "Which storage backend should we assume?" {
-		t.Fatalf("questions found = %+v; recess comments: %+v", asked, w.RecessComments(discussionID))
-	}
-	question := &asked[0]
-	if line := w.StatusLine(discussionID); !strings.Contains(line, "Waiting") {
-		t.Errorf("status line %q, want a waiting recess", line)
-	}
-
-	w.Advance(time.Minute)
-	w.Say(discussionID, question.Thread, "bob", "Postgres, please.")
-	if _, err := w.Engine(nil).Engine.Inbound(ctx, n); err != nil {
-		t.Fatal(err)
-	}
-	runs = w.Waiting()
-	if len(runs) != 1 {
-		t.Fatalf("%d runs after the answer, want the resume", len(runs))
-	}
-	rc, err := decodeResumeContext([]byte(runs[0].Inputs["resume_context"]))
-	if err != nil {
-		t.Fatalf("resume_context of the resume: %v", err)
-	}
-	if rc.FiredBy != wait.KindMissingInput || rc.CorrelationID != run.Inputs["correlation_id"] {
-		t.Errorf("resume fired_by %q for %q, want missing_input for %q", rc.FiredBy, rc.CorrelationID, run.Inputs["correlation_id"])
-	}
-	prompt := resume.Prompt(*rc, []resume.Question{*question})
-	for _, want := range []string{"Answer to your question (“Which storage backend should we assume?”", "Postgres, please.", "@bob", "`" + run.Inputs["correlation_id"] + "`"} {
-		if !strings.Contains(prompt, want) {
-			t.Errorf("prompt lacks %q:\n%s", want, prompt)
-		}
-	}
-
-	// The resumed run reads the same through its own server, from the file
-	// a workflow step wrote the input to.
-	rcFile := filepath.Join(t.TempDir(), "resume_context.json")
-	if err := os.WriteFile(rcFile, []byte(runs[0].Inputs["resume_context"]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s2 := mcpSession(t, []string{"RECESS_RESUME_CONTEXT_FILE=" + rcFile}, "--verdict-file", filepath.Join(t.TempDir(), "v.json"),
-		"--correlation-id", runs[0].Inputs["correlation_id"], "--discussion", runs[0].Inputs["discussion_number"])
-	if got := resultText(call(t, s2, "resume_context", map[string]any{})); !strings.Contains(got, "Postgres, please.") || !strings.Contains(got, "missing_input") {
-		t.Errorf("resume_context tool = %q", got)
-	}
 }
 
 func TestMCPResumeContextFirstRun(t *testing.T) {
@@ -523,21 +538,507 @@ func TestMCPResumeContextFirstRun(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := mcpSession(t, nil, "--verdict-file", filepath.Join(t.TempDir(), "v.json"), "--correlation-id", "c-1", "--discussion", "7", "--resume-context-file", empty)
-	res := call(t, s, "resume_context", nil)
-	if res.IsError || !strings.Contains(resultText(res), "first run") {
-		t.Errorf("resume_context on a first run = %q (error %v)", resultText(res), res.IsError)
+	s := mcpSession(t, nil, flags(filepath.Join(t.TempDir(), "v.json"), "--resume-context-file", empty)...)
+	var out contextOutput
+	structured(t, call(t, s, "resume_context", nil), &out)
+	if !out.FirstRun || out.ResumeContext != "" {
+		t.Errorf("resume_context on a first run = %+v", out)
+	}
+}
+
+// sessionWorld is a discussion on the fake GitHub with a person's comment
+// and an agent run dispatched for it, and the flags a workflow would give
+// that run's recess mcp, a read token included.
+type sessionWorld struct {
+	w                      *recesstest.World
+	run                    githubfake.Run
+	number                 int
+	discussionID, question string // bob's comment
+	verdictFile            string
+}
+
+func newSessionWorld(t *testing.T) *sessionWorld {
+	t.Helper()
+	w := recesstest.New(t, recesstest.Options{})
+	n, id := w.Open("alice")
+	bob := w.Say(id, "", "bob", "Which storage backend is this for?")
+	if _, err := w.Engine(nil).Engine.Intake(context.Background(), n); err != nil {
+		t.Fatal(err)
+	}
+	runs := w.Waiting()
+	if len(runs) != 1 {
+		t.Fatalf("%d runs after intake, want 1", len(runs))
+	}
+	return &sessionWorld{w: w, run: runs[0], number: n, discussionID: id, question: bob, verdictFile: filepath.Join(t.TempDir(), "verdict.json")}
+}
+
+// args are the flags of the run's server (resumeContext "" for a first run).
+func (sw *sessionWorld) args(run githubfake.Run, verdictFile string) []string {
+	a := []string{"--verdict-file", verdictFile, "--correlation-id", run.Inputs["correlation_id"], "--discussion", run.Inputs["discussion_number"],
+		"--token", recesstest.Token, "--repo", recesstest.Repo, "--api-url", sw.w.GH.URL(), "--graphql-url", sw.w.GH.GraphQLURL()}
+	if rc := run.Inputs["resume_context"]; rc != "" {
+		a = append(a, "--resume-context", rc)
+	}
+	return a
+}
+
+// applyVerdict feeds the verdict file to the verdict step and checks that
+// the recess asked its question under bob's comment; a person then answers
+// and the resume is dispatched.
+func (sw *sessionWorld) applyVerdict(t *testing.T, question string) githubfake.Run {
+	t.Helper()
+	ctx := context.Background()
+	doc, err := os.ReadFile(sw.verdictFile)
+	if err != nil {
+		t.Fatalf("no verdict file: %v", err)
+	}
+	if stale, err := sw.w.Answer(ctx, sw.run, func(string, int) string { return string(doc) }); err != nil || stale {
+		t.Fatalf("command verdict on the file: stale %v, err %v\n%s", stale, err, doc)
+	}
+	var posted []githubfake.Comment
+	for _, c := range sw.w.RecessComments(sw.discussionID) {
+		if strings.HasPrefix(c.Body, question) {
+			posted = append(posted, c)
+		}
+	}
+	if len(posted) != 1 || posted[0].ParentID != sw.question {
+		t.Fatalf("question posted as %+v, want one reply under %s", posted, sw.question)
+	}
+	sw.w.Advance(time.Minute)
+	sw.w.Say(sw.discussionID, sw.question, "carol", "Postgres, please.")
+	if _, err := sw.w.Engine(nil).Engine.Inbound(ctx, sw.number); err != nil {
+		t.Fatal(err)
+	}
+	runs := sw.w.Waiting()
+	if len(runs) != 1 {
+		t.Fatalf("%d runs after the answer, want the resume", len(runs))
+	}
+	return runs[0]
+}
+
+// The whole path with the Go SDK's client: read the discussion, a bad and a
+// good reply_to, a bad and a good recess, the verdict step applies the
+// file; the resumed run reads what it asked and what fired.
+func TestMCPGoClientSession(t *testing.T) {
+	t.Parallel()
+	sw := newSessionWorld(t)
+	s := mcpSession(t, []string{"RECESS_NOW=" + sw.w.Now().Format(time.RFC3339)}, sw.args(sw.run, sw.verdictFile)...)
+
+	var d discussionOutput
+	structured(t, call(t, s, "read_discussion", map[string]any{}), &d)
+	if d.Number != sw.number || d.Title != "RFC" || d.Body != "please review" || d.Category != "General" || d.Author != "alice" || d.Resumed.Resumed {
+		t.Errorf("read_discussion = %+v", d)
+	}
+	var people []commentOutput
+	status := ""
+	for _, c := range d.Comments {
+		if !c.ByRecess {
+			people = append(people, c)
+		} else if strings.Contains(c.Body, "An agent is working") {
+			status = c.ID
+			if c.CanReplyTo || strings.Contains(c.Body, "recess:state") {
+				t.Errorf("status comment = %+v, want it shown without its record and not to reply to", c)
+			}
+		}
+	}
+	if status == "" {
+		t.Errorf("read_discussion shows no status comment: %+v", d.Comments)
+	} else if got := refusedField(t, call(t, s, "reply", map[string]any{"body": "x", "reply_to": status})); got != "reply_to" {
+		t.Errorf("reply under the status comment refused as %q, want reply_to", got)
+	}
+	want := []commentOutput{{ID: sw.question, Author: "bob", CreatedAt: sw.w.Now().Format(time.RFC3339), Thread: sw.question,
+		Body: "Which storage backend is this for?", CanReplyTo: true}}
+	if diff := cmp.Diff(want, people, cmpopts.IgnoreFields(commentOutput{}, "URL")); diff != "" {
+		t.Errorf("people's comments (-want +got):\n%s", diff)
+	}
+
+	res := call(t, s, "reply", map[string]any{"body": "Postgres or SQLite?", "reply_to": "DC_nope"})
+	if got := refusedField(t, res); got != "reply_to" || !strings.Contains(resultText(res), sw.question) {
+		t.Errorf("unknown reply_to refused as %q (%s), want reply_to listing %s", got, resultText(res), sw.question)
+	}
+	var r replyOutput
+	structured(t, call(t, s, "reply", map[string]any{"body": "Postgres or SQLite?", "reply_to": sw.question}), &r)
+	if r != (replyOutput{Queued: 1, Max: resume.MaxReplies, ReplyTo: sw.question}) {
+		t.Errorf("reply = %+v", r)
+	}
+	if got := refusedField(t, call(t, s, "recess", map[string]any{"summary": "waiting", "replies_needed": 1, "elapsed": "2 days"})); got != "elapsed" {
+		t.Errorf("bad elapsed refused as %q", got)
+	}
+	mustNotExist(t, sw.verdictFile)
+	var v verdictOutput
+	structured(t, call(t, s, "recess", map[string]any{"summary": "waiting for the storage owners", "replies_needed": 1, "elapsed": "P2D"}), &v)
+	if v.Verdict != resume.VerdictRecessed || v.Replies != 1 {
+		t.Errorf("recess = %+v", v)
+	}
+
+	resumed := sw.applyVerdict(t, "Postgres or SQLite?")
+	s2 := mcpSession(t, []string{"RECESS_NOW=" + sw.w.Now().Format(time.RFC3339)}, sw.args(resumed, filepath.Join(t.TempDir(), "v.json"))...)
+	var d2 discussionOutput
+	structured(t, call(t, s2, "read_discussion", map[string]any{}), &d2)
+	if !d2.Resumed.Resumed || d2.Resumed.FiredBy != wait.KindMissingInput || d2.Resumed.CorrelationID != sw.run.Inputs["correlation_id"] ||
+		len(d2.Resumed.Asked) != 1 || d2.Resumed.Asked[0].Body != "Postgres or SQLite?" || d2.Resumed.Asked[0].Thread != sw.question {
+		t.Errorf("resumed read_discussion = %+v", d2.Resumed)
+	}
+	var c contextOutput
+	structured(t, call(t, s2, "resume_context", nil), &c)
+	if c.FirstRun || !strings.Contains(c.Prompt, "Postgres, please.") {
+		t.Errorf("resume_context = %+v", c)
+	}
+}
+
+// rawServer runs the binary with a bare environment and speaks
+// newline-delimited JSON to it by hand.
+type rawServer struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Scanner
+	stderr *bytes.Buffer
+}
+
+func startRaw(t *testing.T, args ...string) *rawServer {
+	t.Helper()
+	cmd := exec.Command(recessBinary(t), append([]string{"mcp"}, args...)...)
+	cmd.Env = []string{"RECESS_NOW=" + mcpNow}
+	r := &rawServer{cmd: cmd, stderr: &bytes.Buffer{}}
+	cmd.Stderr = r.stderr
+	var err error
+	if r.in, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.out = bufio.NewScanner(stdout)
+	r.out.Buffer(nil, 1<<20)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.in.Close(); cmd.Process.Kill(); cmd.Wait() })
+	return r
+}
+
+// rpcAnswer is a JSON-RPC response as the tests read it.
+type rpcAnswer struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *struct {
+		Code int `json:"code"`
+	} `json:"error,omitempty"`
+}
+
+func (r *rawServer) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(r.in, line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r *rawServer) read(t *testing.T) rpcAnswer {
+	t.Helper()
+	if !r.out.Scan() {
+		t.Fatalf("no answer (stderr %q)", r.stderr.String())
+	}
+	var a rpcAnswer
+	if err := json.Unmarshal(r.out.Bytes(), &a); err != nil {
+		t.Fatalf("answer %q: %v", r.out.Text(), err)
+	}
+	return a
+}
+
+// exit closes stdin and returns the exit status.
+func (r *rawServer) exit(t *testing.T) int {
+	t.Helper()
+	r.in.Close()
+	err := r.cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
+}
+
+const initializeLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
+
+// A line that is not a JSON-RPC message is answered with the JSON-RPC
+// error and the session goes on; the end of input without a verdict is
+// exit status 3 with one line that says so.
+func TestMCPBinaryMalformedLinesAndNoVerdict(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "v.json")
+	r := startRaw(t, flags(path)...)
+	r.send(t, initializeLine)
+	if a := r.read(t); a.Error != nil || string(a.ID) != "1" {
+		t.Fatalf("initialize = %+v", a)
+	}
+	r.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, tt := range []struct {
+		line string
+		code int
+	}{
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/list"`, -32700},
+		{`hello`, -32700},
+		{`[{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`, -32600},
+		{`{"id":4,"method":"tools/list"}`, -32600},
+	} {
+		r.send(t, tt.line)
+		if a := r.read(t); a.Error == nil || a.Error.Code != tt.code {
+			t.Errorf("%s answered %+v, want error %d", tt.line, a, tt.code)
+		}
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)
+	if a := r.read(t); a.Error != nil || string(a.ID) != "5" {
+		t.Errorf("tools/list after the bad lines = %+v", a)
+	}
+	if code := r.exit(t); code != exitNoVerdict {
+		t.Errorf("exit %d, want %d", code, exitNoVerdict)
+	}
+	if got := r.stderr.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "no verdict was given") {
+		t.Errorf("stderr %q, want one line saying no verdict was given", got)
+	}
+}
+
+// A bad start ends the server before it reads anything: status 2, one
+// stderr line naming the flag, nothing on the protocol channel.
+func TestMCPBinaryBadStart(t *testing.T) {
+	t.Parallel()
+	r := startRaw(t, "--verdict-file", filepath.Join(t.TempDir(), "missing", "v.json"), "--correlation-id", "c-1", "--discussion", "7")
+	if r.out.Scan() {
+		t.Errorf("stdout %q, want nothing", r.out.Text())
+	}
+	if code := r.exit(t); code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if got := r.stderr.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "--verdict-file") {
+		t.Errorf("stderr %q, want one line naming --verdict-file", got)
+	}
+}
+
+// After a verdict, the end of input is a clean exit.
+func TestMCPBinaryVerdictThenExit(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "v.json")
+	r := startRaw(t, flags(path)...)
+	r.send(t, initializeLine)
+	r.read(t)
+	r.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"adjourn","arguments":{"summary":"done"}}}`)
+	if a := r.read(t); a.Error != nil {
+		t.Fatalf("adjourn = %+v", a)
+	}
+	if code := r.exit(t); code != 0 {
+		t.Errorf("exit %d, want 0 (stderr %q)", code, r.stderr.String())
+	}
+	readVerdict(t, path, "c-1", 7)
+}
+
+// providerRules are testdata/mcp/provider-rules.json: what each model
+// provider accepts in a tool schema, with the sources.
+type providerRules struct {
+	About     string `json:"about"`
+	Providers []struct {
+		Name                     string         `json:"name"`
+		Sources                  []string       `json:"sources"`
+		Facts                    []string       `json:"facts"`
+		RootType                 string         `json:"root_type"`
+		RootForbidden            []string       `json:"root_forbidden"`
+		Forbidden                []string       `json:"forbidden"`
+		AllowedKeywords          []string       `json:"allowed_keywords"`
+		SingleType               bool           `json:"single_type"`
+		PropertyNeedsDescription bool           `json:"property_needs_description"`
+		ObjectNeedsProperties    bool           `json:"object_needs_properties"`
+		ObjectNeedsNoExtra       bool           `json:"object_needs_additional_properties_false"`
+		StrictConversion         bool           `json:"strict_conversion"`
+		ToolNamePattern          string         `json:"tool_name_pattern"`
+		PropertyNamePattern      string         `json:"property_name_pattern"`
+		NoArgumentsSchema        map[string]any `json:"no_arguments_schema"`
+	} `json:"providers"`
+}
+
+// inMemoryTools lists the tools of a server with the SDK's client over an
+// in-memory transport.
+func inMemoryTools(t *testing.T) []*mcp.Tool {
+	t.Helper()
+	srv, err := newMCPServer(mcpOptions{VerdictFile: filepath.Join(t.TempDir(), "v.json"), CorrelationID: "c-1", Discussion: "7"}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Tools
+}
+
+// Every tool's input and output schema, as a client lists it, passes every
+// provider's rules.
+func TestMCPSchemasArePortable(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "mcp", "provider-rules.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules providerRules
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rules); err != nil {
+		t.Fatalf("provider-rules.json: %v", err)
+	}
+	tools := inMemoryTools(t)
+	if len(tools) != 5 {
+		t.Fatalf("%d tools, want 5", len(tools))
+	}
+	for _, p := range rules.Providers {
+		if len(p.Sources) == 0 {
+			t.Errorf("%s: no sources", p.Name)
+		}
+		for _, tool := range tools {
+			if p.ToolNamePattern != "" && !regexp.MustCompile(p.ToolNamePattern).MatchString(tool.Name) {
+				t.Errorf("%s: tool name %q does not match %s", p.Name, tool.Name, p.ToolNamePattern)
+			}
+			for _, which := range []string{"input", "output"} {
+				raw := tool.InputSchema
+				if which == "output" {
+					raw = tool.OutputSchema
+				}
+				var s map[string]any
+				b, _ := json.Marshal(raw)
+				if err := json.Unmarshal(b, &s); err != nil || s == nil {
+					t.Errorf("%s %s schema %s: not an object", tool.Name, which, b)
+					continue
+				}
+				where := p.Name + ": " + tool.Name + " " + which + " schema"
+				if p.RootType != "" && s["type"] != p.RootType {
+					t.Errorf("%s: root type %v, want %s", where, s["type"], p.RootType)
+				}
+				for _, k := range p.RootForbidden {
+					if _, ok := s[k]; ok {
+						t.Errorf("%s: %q at the root", where, k)
+					}
+				}
+				if p.NoArgumentsSchema != nil && which == "input" && len(s["properties"].(map[string]any)) == 0 {
+					if diff := cmp.Diff(p.NoArgumentsSchema, s); diff != "" {
+						t.Errorf("%s: a tool without arguments (-want +got):\n%s", where, diff)
+					}
+				}
+				if p.StrictConversion {
+					s = strictConversion(s)
+				}
+				checkSchemaNode(t, where, "", s, p.Forbidden, p.AllowedKeywords, p.SingleType, p.PropertyNeedsDescription,
+					p.ObjectNeedsProperties, p.ObjectNeedsNoExtra, p.PropertyNamePattern, 0)
+			}
+		}
+	}
+}
+
+// strictConversion is what a client does to use a schema in OpenAI's
+// strict mode: every property of every object becomes required.
+func strictConversion(s map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range s {
+		out[k] = v
+	}
+	if props, ok := s["properties"].(map[string]any); ok {
+		names := make([]any, 0, len(props))
+		conv := map[string]any{}
+		for name, p := range props {
+			names = append(names, name)
+			if ps, ok := p.(map[string]any); ok {
+				conv[name] = strictConversion(ps)
+			}
+		}
+		out["properties"], out["required"] = conv, names
+	}
+	if items, ok := s["items"].(map[string]any); ok {
+		out["items"] = strictConversion(items)
+	}
+	return out
+}
+
+func checkSchemaNode(t *testing.T, where, path string, s map[string]any, forbidden, allowed []string, singleType, needDesc, needProps, needNoExtra bool, namePattern string, depth int) {
+	t.Helper()
+	if depth > 8 {
+		t.Errorf("%s%s: nested deeper than 8 (recursion?)", where, path)
+		return
+	}
+	for k := range s {
+		if contains(forbidden, k) {
+			t.Errorf("%s%s: keyword %q", where, path, k)
+		}
+		if allowed != nil && !contains(allowed, k) {
+			t.Errorf("%s%s: keyword %q not among %v", where, path, k, allowed)
+		}
+	}
+	typ, ok := s["type"].(string)
+	if singleType && !ok {
+		t.Errorf("%s%s: type %v is not one type", where, path, s["type"])
+	}
+	if needDesc && path != "" && !strings.HasSuffix(path, "[]") {
+		if d, _ := s["description"].(string); d == "" {
+			t.Errorf("%s%s: no description", where, path)
+		}
+	}
+	switch typ {
+	case "object":
+		props, ok := s["properties"].(map[string]any)
+		if needProps && !ok {
+			t.Errorf("%s%s: object without properties", where, path)
+		}
+		if needNoExtra && s["additionalProperties"] != false {
+			t.Errorf("%s%s: additionalProperties %v, want false", where, path, s["additionalProperties"])
+		}
+		req, _ := s["required"].([]any)
+		for _, r := range req {
+			if _, ok := props[r.(string)]; !ok {
+				t.Errorf("%s%s: required %q is no property", where, path, r)
+			}
+		}
+		for name, p := range props {
+			if namePattern != "" && !regexp.MustCompile(namePattern).MatchString(name) {
+				t.Errorf("%s%s: property name %q does not match %s", where, path, name, namePattern)
+			}
+			ps, ok := p.(map[string]any)
+			if !ok {
+				t.Errorf("%s%s.%s: not a schema", where, path, name)
+				continue
+			}
+			checkSchemaNode(t, where, path+"."+name, ps, forbidden, allowed, singleType, needDesc, needProps, needNoExtra, namePattern, depth+1)
+		}
+	case "array":
+		items, ok := s["items"].(map[string]any)
+		if !ok {
+			t.Errorf("%s%s: array without one items schema", where, path)
+			return
+		}
+		checkSchemaNode(t, where, path+"[]", items, forbidden, allowed, singleType, needDesc, needProps, needNoExtra, namePattern, depth+1)
 	}
 }
 
 // FuzzMCPToolCall: whatever arguments a model sends, a tool call never
-// panics; a refusal names a field and writes nothing; an accepted recess or
-// adjourn leaves a verdict the verdict path accepts, for this run's own
-// correlation id and discussion.
+// fails the protocol; a refusal names a field and writes nothing; an
+// accepted recess or adjourn leaves a verdict the verdict path accepts,
+// for this run's own correlation id and discussion.
 func FuzzMCPToolCall(f *testing.F) {
-	f.Add("recess", []byte(`{"summary":"s","trigger":{"kind":"missing_input","replies":2}}`))
-	f.Add("recess", []byte(`{"summary":"s","trigger":{"kind":"any","of":[{"kind":"elapsed","elapsed":"P1DT1.5H"}],"expires":"P2D","on_expire":"cancel"},"replies":[{"body":"q","reply_to":"DC_1"}]}`))
-	f.Add("recess", []byte(`{"summary":"s","trigger":{"kind":"elapsed","elapsed":"P91D"}}`))
+	f.Add("recess", []byte(`{"summary":"s","replies_needed":2}`))
+	f.Add("recess", []byte(`{"summary":"s","elapsed":"P1DT1.5H","expires":"P2D","on_expire":"cancel","replies":[{"body":"q","reply_to":"DC_1"}]}`))
+	f.Add("recess", []byte(`{"summary":"s","replies_needed":1,"from":["a"],"thread_only":true,"signal":"go","combine":"all"}`))
+	f.Add("recess", []byte(`{"summary":"s","elapsed":"P91D"}`))
 	f.Add("adjourn", []byte(`{"summary":"done","replies":[{"body":"answer"}]}`))
 	f.Add("adjourn", []byte(`{"summary":"s","summary":"t"}`))
 	f.Add("adjourn", []byte(`{"summary":"s","replies":{"body":"x"}}`))
@@ -546,9 +1047,11 @@ func FuzzMCPToolCall(f *testing.F) {
 	f.Add("reply", []byte(`[1,2]`))
 	f.Add("resume_context", []byte(`{"x":1}`))
 	f.Fuzz(func(t *testing.T, tool string, args []byte) {
-		dir := t.TempDir()
-		path := filepath.Join(dir, "v.json")
-		s, err := newMCPServer(mcpOptions{VerdictFile: path, CorrelationID: "c-fuzz", Discussion: "9"}, func(k string) string {
+		if !json.Valid(args) {
+			return // the transport answers it with a parse error
+		}
+		path := filepath.Join(t.TempDir(), "v.json")
+		srv, err := newMCPServer(mcpOptions{VerdictFile: path, CorrelationID: "c-fuzz", Discussion: "9"}, func(k string) string {
 			if k == "RECESS_NOW" {
 				return mcpNow
 			}
@@ -557,26 +1060,30 @@ func FuzzMCPToolCall(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var h mcp.ToolHandler
-		switch tool {
-		case "reply":
-			h = s.reply
-		case "recess":
-			h = s.verdictTool(resume.VerdictRecessed)
-		case "adjourn":
-			h = s.verdictTool(resume.VerdictAdjourned)
-		default:
-			h = s.contextTool
-		}
-		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tool, Arguments: args}})
+		ct, st := mcp.NewInMemoryTransports()
+		ctx := context.Background()
+		ss, err := srv.server().Connect(ctx, st, nil)
 		if err != nil {
+			t.Fatal(err)
+		}
+		defer ss.Close()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "fuzz", Version: "v0"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+		if err != nil {
+			if !slices.Contains([]string{"reply", "recess", "adjourn", "resume_context", "read_discussion"}, tool) {
+				return // an unknown tool is a protocol error
+			}
+			if !bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) {
+				return // arguments that are not an object are refused by the protocol
+			}
 			t.Fatalf("protocol error for a bad call (want a tool error): %v", err)
 		}
 		if res.IsError {
-			fields, _ := res.StructuredContent.(map[string]string)
-			if fields["field"] == "" || fields["reason"] == "" {
-				t.Fatalf("refusal without a field: %+v", res)
-			}
+			refusedField(t, res)
 			mustNotExist(t, path)
 			return
 		}
@@ -596,4 +1103,102 @@ func FuzzMCPToolCall(f *testing.F) {
 			t.Fatalf("verdict for %s/#%d", v.CorrelationID, v.DiscussionNumber)
 		}
 	})
+}
+
+// The same session with a client nobody here wrote: the official
+// TypeScript SDK (testdata/mcp-ts, version pinned in its package-lock.json),
+// then the verdict step applies the file it left. It runs where the SDK is
+// installed: .ci/mcp-ts.sh runs npm ci and sets RECESS_MCP_TS.
+func TestMCPTypeScriptClient(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("RECESS_MCP_TS") == "" {
+		t.Skip("RECESS_MCP_TS is not set: run .ci/mcp-ts.sh (npm ci in testdata/mcp-ts)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "mcp-ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := newSessionWorld(t)
+	const question = "Postgres or SQLite?"
+	cfg, err := json.Marshal(map[string]any{"command": recessBinary(t), "args": append([]string{"mcp"}, sw.args(sw.run, sw.verdictFile)...), "comment": sw.question, "question": question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "session.mjs"), string(cfg))
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node session.mjs: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	var got struct {
+		OK    bool     `json:"ok"`
+		SDK   string   `json:"sdk"`
+		Tools []string `json:"tools"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || !got.OK {
+		t.Fatalf("session output %q: %v", stdout.String(), err)
+	}
+	t.Logf("TypeScript SDK %s, tools %v", got.SDK, got.Tools)
+	sw.applyVerdict(t, question)
+}
+
+// A client that writes its requests and closes its end at once (a shell
+// pipe) still gets every answer, and the verdict.
+func TestMCPBinaryAnswersBeforeTheEndOfInput(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "v.json")
+	r := startRaw(t, flags(path)...)
+	r.send(t, initializeLine+"\n"+`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"recess","arguments":{"summary":"s","replies_needed":2,"elapsed":"P3D"}}}`)
+	r.in.Close()
+	var ids []string
+	for range 2 {
+		a := r.read(t)
+		if a.Error != nil {
+			t.Errorf("answer %s is an error", a.ID)
+		}
+		ids = append(ids, string(a.ID))
+	}
+	if diff := cmp.Diff([]string{"1", "2"}, ids); diff != "" {
+		t.Errorf("answered ids (-want +got):\n%s", diff)
+	}
+	if code := r.exit(t); code != 0 {
+		t.Errorf("exit %d, want 0 (stderr %q)", code, r.stderr.String())
+	}
+	readVerdict(t, path, "c-1", 7)
+}
+
+// The README's "try it on a laptop" block works as written: run by bash
+// with the built binary as the recess on PATH, it leaves the verdict.
+func TestReadmeMCPSnippetWorks(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "Try it on a laptop")
+	_, rest, ok2 := strings.Cut(rest, "```sh\n")
+	block, _, ok3 := strings.Cut(rest, "```\n")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README: no sh block after \"Try it on a laptop\"")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", block)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + filepath.Dir(recessBinary(t)) + ":/usr/bin:/bin"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the README block fails: %v\n%s", err, out)
+	}
+	v := readVerdict(t, filepath.Join(dir, "verdict.json"), "c-1", 12)
+	if v.Verdict != resume.VerdictRecessed || len(v.Replies) != 1 {
+		t.Errorf("verdict = %+v", v)
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // The sweep split through the action: command plan outputs the due
@@ -75,7 +77,7 @@ func TestSettings_scope_and_words(t *testing.T) {
 		{map[string]string{"command": "plan-b"}, "input command"},
 	} {
 		_, err := loadSettings(in(tc.inputs), t.TempDir())
-		ie, ok := err.(*inputError)
+		ie, ok := err.(*wait.FieldError)
 		if !ok || ie.Field != tc.field {
 			t.Errorf("loadSettings(%v) = %v, want an error naming %s", tc.inputs, err, tc.field)
 		}

@@ -3,14 +3,12 @@ package action
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
@@ -79,90 +77,39 @@ func readBounded(path string) ([]byte, error) {
 func decodeResumeContext(data []byte) (*resume.Context, error) {
 	const root = "resume_context"
 	if len(data) > maxResumeContext {
-		return nil, &inputError{Field: root, Reason: "longer than " + strconv.Itoa(maxResumeContext) + " bytes"}
+		return nil, &wait.FieldError{Field: root, Reason: "longer than " + strconv.Itoa(maxResumeContext) + " bytes"}
 	}
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return nil, &inputError{Field: root, Reason: "empty"}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &wait.FieldError{Field: root, Reason: "empty"}
 	}
-	if data[0] != '{' {
-		return nil, &inputError{Field: root, Reason: "must be a JSON object"}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var rc resume.Context
-	if err := dec.Decode(&rc); err != nil {
-		return nil, contextDecodeError(root, err)
-	}
-	if dec.More() {
-		return nil, &inputError{Field: root, Reason: "trailing data after the object"}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &inputError{Field: root, Reason: "trailing data after the object"}
+	if err := wait.DecodeJSON(data, root, &rc, wait.JSONLimits{}); err != nil {
+		return nil, err
 	}
 	if rc.FiredBy == "" {
-		return nil, &inputError{Field: root + ".fired_by", Reason: "missing"}
+		return nil, &wait.FieldError{Field: root + ".fired_by", Reason: "missing"}
 	}
 	if rc.Omitted < 0 {
-		return nil, &inputError{Field: root + ".omitted", Reason: "negative"}
+		return nil, &wait.FieldError{Field: root + ".omitted", Reason: "negative"}
 	}
 	if rc.RecessCount < 0 {
-		return nil, &inputError{Field: root + ".recess_count", Reason: "negative"}
+		return nil, &wait.FieldError{Field: root + ".recess_count", Reason: "negative"}
 	}
 	if len(rc.Trigger) > 0 && string(rc.Trigger) != "null" {
 		if _, err := wait.ParseTrigger(rc.Trigger, wait.TriggerLimits{}); err != nil {
 			var fe *wait.FieldError
 			if errors.As(err, &fe) {
-				return nil, &inputError{Field: root + "." + fe.Field, Reason: fe.Reason}
+				return nil, &wait.FieldError{Field: root + "." + fe.Field, Reason: fe.Reason}
 			}
-			return nil, &inputError{Field: root + ".trigger", Reason: err.Error()}
+			return nil, &wait.FieldError{Field: root + ".trigger", Reason: err.Error()}
 		}
 	} else {
 		rc.Trigger = nil
 	}
 	for i, e := range rc.HistorySince {
 		if e.ID == "" {
-			return nil, &inputError{Field: fmt.Sprintf("%s.history_since[%d].id", root, i), Reason: "missing"}
+			return nil, &wait.FieldError{Field: fmt.Sprintf("%s.history_since[%d].id", root, i), Reason: "missing"}
 		}
 	}
 	return &rc, nil
-}
-
-// contextDecodeError names the field encoding/json stumbled on.
-func contextDecodeError(root string, err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field := root
-		if te.Field != "" {
-			field += "." + te.Field
-		}
-		return &inputError{Field: field, Reason: "must be " + jsonKind(te.Type.Kind().String()) + ", not " + te.Value}
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return &inputError{Field: root, Reason: fmt.Sprintf("not valid JSON at byte %d", se.Offset)}
-	}
-	if msg, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return &inputError{Field: root + "[" + clipRunes(msg, 66) + "]", Reason: "unknown field"}
-	}
-	if strings.Contains(err.Error(), "parsing time") {
-		return &inputError{Field: root, Reason: "a time is not RFC 3339: " + clipRunes(err.Error(), 200)}
-	}
-	return &inputError{Field: root, Reason: clipRunes(err.Error(), 200)}
-}
-
-func jsonKind(k string) string {
-	switch k {
-	case "string":
-		return "a string"
-	case "int", "int64":
-		return "a whole number"
-	case "bool":
-		return "true or false"
-	case "slice":
-		return "a list"
-	case "struct", "map":
-		return "an object"
-	}
-	return "a " + k
 }

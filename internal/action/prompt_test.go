@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 )
 
 const sampleContext = `{"correlation_id":"c-original","fired_by":"missing_input","fired_at":"2026-11-21T10:00:00Z",
@@ -64,11 +65,11 @@ func TestPromptCommandRefuses(t *testing.T) {
 		{"both_sources", []string{"--resume-context", sampleContext, "--file", "x"}, "give one"},
 		{"missing_file", []string{"--file", filepath.Join(t.TempDir(), "none.json")}, "none.json"},
 		{"empty", []string{"--resume-context", " "}, "resume_context: empty"},
-		{"not_object", []string{"--resume-context", `["x"]`}, "resume_context: must be a JSON object"},
-		{"unknown_field", []string{"--resume-context", `{"fired_by":"elapsed","fired":"yes"}`}, `resume_context["fired"]: unknown field`},
+		{"not_object", []string{"--resume-context", `["x"]`}, "resume_context: not a JSON object"},
+		{"unknown_field", []string{"--resume-context", `{"fired_by":"elapsed","fired":"yes"}`}, "resume_context.fired: unknown field"},
 		{"no_fired_by", []string{"--resume-context", `{"correlation_id":"c-1"}`}, "resume_context.fired_by: missing"},
-		{"bad_type", []string{"--resume-context", `{"fired_by":"elapsed","recess_count":"1"}`}, "resume_context.recess_count: must be a whole number"},
-		{"bad_entry_type", []string{"--resume-context", `{"fired_by":"elapsed","history_since":[{"id":"DC_1","author":7}]}`}, "resume_context.history_since.author"},
+		{"bad_type", []string{"--resume-context", `{"fired_by":"elapsed","recess_count":"1"}`}, "resume_context.recess_count: must be a number, not a string"},
+		{"bad_entry_type", []string{"--resume-context", `{"fired_by":"elapsed","history_since":[{"id":"DC_1","author":7}]}`}, "resume_context.history_since[0].author: must be a string, not a number"},
 		{"bad_time", []string{"--resume-context", `{"fired_by":"elapsed","fired_at":"noon"}`}, "RFC 3339"},
 		{"entry_without_id", []string{"--resume-context", `{"fired_by":"elapsed","history_since":[{"author":"a"}]}`}, "resume_context.history_since[0].id: missing"},
 		{"bad_trigger", []string{"--resume-context", `{"fired_by":"elapsed","trigger":{"kind":"elapsed","elapsed":"soon"}}`}, "resume_context.trigger.elapsed"},
@@ -107,7 +108,7 @@ func FuzzDecodeResumeContext(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rc, err := decodeResumeContext(data)
 		if err != nil {
-			var ie *inputError
+			var ie *wait.FieldError
 			if !errors.As(err, &ie) || !strings.HasPrefix(ie.Field, "resume_context") {
 				t.Fatalf("refusal %v does not name a resume_context field", err)
 			}
@@ -129,4 +130,32 @@ func FuzzDecodeResumeContext(f *testing.F) {
 			t.Fatalf("prompt changed over a round trip:\n%s\n---\n%s", out, out2)
 		}
 	})
+}
+
+// recess prompt quotes a body whose lines end in CR, NEL, LS, PS, VT or FF
+// line by line: each of its lines is a quoted line of its own.
+func TestPromptCommandQuotesEveryLineBreakForm(t *testing.T) {
+	t.Parallel()
+	body := "one\rtwo\u0085three\u2028four\u2029five\vsix\fseven\r\neight"
+	rc := strings.Replace(sampleContext, `"body":"Postgres."`, `"body":`+jsonString(body), 1)
+	var stdout, stderr bytes.Buffer
+	if code := Run(context.Background(), []string{"prompt", "--resume-context", rc}, func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var quoted []string
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if q, ok := strings.CutPrefix(l, "> "); ok {
+			quoted = append(quoted, q)
+		}
+	}
+	want := []string{"one", "two", "three", "four", "five", "six", "seven", "eight"}
+	if diff := cmp.Diff(want, quoted); diff != "" {
+		t.Errorf("quoted lines (-want +got):\n%s\n%s", diff, stdout.String())
+	}
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -7,9 +7,14 @@ import (
 )
 
 const usage = `usage:
-  recess                        run as the GitHub Action (inputs from the environment)
+  recess                        run as the GitHub Action (inputs from the environment; only
+                                inside GitHub Actions, where GITHUB_ACTIONS=true)
+  recess init [flags]           write the front door and a Claude agent workflow into
+                                .github/workflows (the README's quick start)
+  recess check [DIR]            report, with line and fix, how the repository's workflows
+                                break recess's promises; exit 1 when they do
   recess eval [flags]           evaluate a trigger at a moment; "recess eval -h" for its flags
-  recess mcp [flags]            the lead's MCP server on stdio: reply, recess, adjourn
+  recess mcp [flags]            the lead's MCP server on stdio: read_discussion, reply, recess, adjourn
   recess prompt                 render a resume_context as the resumed agent's prompt
   recess status --repo O/R      what a repository's recesses wait for, and when time alone
                                 fires them (token from GITHUB_TOKEN; --json for machines)
@@ -25,6 +30,10 @@ the example workflows under act, the fake GitHub) is go run ./cmd/recess-lab.
 // 2 refused input or usage.
 func Run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
+		if getenv("GITHUB_ACTIONS") != "true" { // a person at a terminal, not the runner
+			fmt.Fprint(stderr, usage)
+			return exitRefused
+		}
 		return runAction(ctx, getenv, stdout, stderr)
 	}
 	name, rest := args[0], args[1:]
@@ -37,6 +46,10 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runPrompt(ctx, rest, stdin, stdout, stderr)
 	case cmdStatus, cmdSweep:
 		return runRepoCommand(ctx, name, rest, getenv, stdout, stderr)
+	case "init":
+		return runInit(rest, stdout, stderr)
+	case "check":
+		return runCheck(rest, getenv, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/recess-action/recess/resume"
 )
 
 // summary writes the job summary: what the run saw, what it decided and
@@ -22,7 +24,7 @@ func (r *actionReport) summary(out *execution) {
 		if ev.Action != "" {
 			what += " (" + ev.Action + ")"
 		}
-		fmt.Fprintf(&b, "Event: `%s`", mdEscape(what))
+		fmt.Fprintf(&b, "Event: %s", resume.EscapeMarkdown(what))
 		if out.DryRun {
 			b.WriteString(" · ")
 		} else {
@@ -36,15 +38,15 @@ func (r *actionReport) summary(out *execution) {
 	if out.DryRun {
 		fmt.Fprintf(&b, "| would dispatch an agent run | %s |\n| would resume a recess | %s |\n", yesNo(res.Dispatched), yesNo(res.Fired))
 		if res.FiredBy != "" {
-			fmt.Fprintf(&b, "| would be fired by | `%s` |\n", mdEscape(res.FiredBy))
+			fmt.Fprintf(&b, "| would be fired by | %s |\n", resume.EscapeMarkdown(res.FiredBy))
 		}
 	} else {
 		fmt.Fprintf(&b, "| dispatched | %v |\n| fired | %v |\n", res.Dispatched, res.Fired)
 		if res.FiredBy != "" {
-			fmt.Fprintf(&b, "| fired by | `%s` |\n", mdEscape(res.FiredBy))
+			fmt.Fprintf(&b, "| fired by | %s |\n", resume.EscapeMarkdown(res.FiredBy))
 		}
 		if res.CorrelationID != "" {
-			fmt.Fprintf(&b, "| correlation id | `%s` |\n", mdEscape(res.CorrelationID))
+			fmt.Fprintf(&b, "| correlation id | %s |\n", resume.EscapeMarkdown(res.CorrelationID))
 		}
 	}
 	if res.Command == cmdClaim {
@@ -65,7 +67,7 @@ func (r *actionReport) summary(out *execution) {
 			b.WriteString("- nothing\n")
 		}
 		for _, w := range out.Would {
-			fmt.Fprintf(&b, "- %s\n", mdEscape(w.String()))
+			fmt.Fprintf(&b, "- %s\n", resume.EscapeMarkdown(w.String()))
 		}
 		b.WriteString("\n")
 		if len(notes) > 0 {
@@ -73,21 +75,21 @@ func (r *actionReport) summary(out *execution) {
 			// labelled as what a real run would record.
 			b.WriteString("<details><summary>The engine's notes, as a real run would record them</summary>\n\n")
 			for _, n := range notes {
-				fmt.Fprintf(&b, "- %s\n", mdEscape(n))
+				fmt.Fprintf(&b, "- %s\n", resume.EscapeMarkdown(n))
 			}
 			b.WriteString("\n</details>\n\n")
 		}
 	} else if len(notes) > 0 {
 		b.WriteString("**What happened**\n\n")
 		for _, n := range notes {
-			fmt.Fprintf(&b, "- %s\n", mdEscape(n))
+			fmt.Fprintf(&b, "- %s\n", resume.EscapeMarkdown(n))
 		}
 		b.WriteString("\n")
 	}
 	if len(res.Warnings) > 0 {
 		b.WriteString("**Needs attention**\n\n")
 		for _, w := range res.Warnings {
-			fmt.Fprintf(&b, "- ⚠️ %s\n", mdEscape(w))
+			fmt.Fprintf(&b, "- ⚠️ %s\n", resume.EscapeMarkdown(w))
 		}
 		b.WriteString("\n")
 	}
@@ -98,7 +100,9 @@ func (r *actionReport) summary(out *execution) {
 			if v.DueAt != nil {
 				due = v.DueAt.UTC().Format(time.RFC3339)
 			}
-			fmt.Fprintf(&b, "| #%d | `%s` | %s | %s | %d |\n", v.Discussion, mdEscape(v.CorrelationID), mdEscape(v.Waiting), due, v.RecessCount)
+			// What it waits for is recess's own words (resume.Describe over a
+			// checked trigger), with its code spans.
+			fmt.Fprintf(&b, "| #%d | %s | %s | %s | %d |\n", v.Discussion, resume.EscapeMarkdown(v.CorrelationID), v.Waiting, due, v.RecessCount)
 		}
 		b.WriteString("\n")
 	}
@@ -132,9 +136,7 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// mdEscape keeps text from outside (comment excerpts, reasons) from being
-// read as markdown table syntax or HTML.
-func mdEscape(s string) string {
-	r := strings.NewReplacer("|", "\\|", "<", "&lt;", ">", "&gt;", "\n", " ", "\r", " ")
-	return r.Replace(s)
+// summaryFailure is the job summary of a run that failed or refused.
+func summaryFailure(err error) string {
+	return fmt.Sprintf("### recess · failed\n\n%s\n\nA refused input changes nothing: no comment was posted and no state was written.\n", resume.EscapeMarkdown(err.Error()))
 }

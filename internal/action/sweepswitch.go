@@ -10,6 +10,7 @@ import (
 
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // workflowSwitcher is the part of GitHub the sweep switch talks to
@@ -137,7 +138,7 @@ func checkSweepHome(command string, set *settings, workflowRef string) error {
 		return nil
 	}
 	if f := runningWorkflowFile(workflowRef); f != "" && strings.EqualFold(f, set.SweepWorkflow) {
-		return &inputError{Field: inputField(inSweepWorkflow), Reason: fmt.Sprintf(
+		return &wait.FieldError{Field: inputField(inSweepWorkflow), Reason: fmt.Sprintf(
 			"%q is the workflow handling this discussion event: with %s the sweep needs a workflow file of its own (recess disables it while nothing waits, and the events would stop with it)", set.SweepWorkflow, inSweepOnlyWhileWaiting)}
 	}
 	return nil

@@ -7,37 +7,25 @@ import (
 	"io"
 	"reflect"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
-// yamlError is refused YAML from outside (a scenario, the policy file): it
-// names the key by its path in the document and its line, never a Go type.
-type yamlError struct {
-	Line   int    // 1-based; 0 when unknown
-	Path   string // "steps[2].comment.author"; "" for the document
-	Reason string
-}
-
-func (e *yamlError) Error() string {
-	where := e.Path
-	if where == "" {
-		where = "the document"
-	}
-	if e.Line > 0 {
-		return fmt.Sprintf("line %d: %s: %s", e.Line, where, e.Reason)
-	}
-	return where + ": " + e.Reason
-}
-
-// decodeYAML decodes one YAML document into v (a pointer to a struct with
-// yaml tags) strictly: an unknown key, a value of the wrong kind or a second
-// document is a *yamlError naming the key's path and line. An empty
-// document leaves v as it is.
+// decodeYAML decodes one YAML document from outside (a scenario, the
+// policy file) into v, a pointer to a struct with yaml tags. yaml.v3 with
+// KnownFields refuses an unknown key and a key given twice. What it does
+// not do is done here, by a walk of the document along v's type: refuse a
+// second document, an alias, a time that is not RFC 3339, a YAML 1.1
+// boolean (yes, on) and a whole number written as a decimal, say a value of
+// the wrong kind in the file's words, and name every refusal by the key's
+// path ("steps[2].comment.author") and its line, never a Go type, as a
+// *wait.FieldError. An empty document leaves v as it is.
 func decodeYAML(data []byte, v any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -45,171 +33,160 @@ func decodeYAML(data []byte, v any) error {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		return syntaxError(err)
+		line, reason := splitLine(err.Error())
+		return yamlError(line, "", "not valid YAML: "+reason)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return &yamlError{Line: extra.Line, Reason: "a second YAML document; give one"}
+		return yamlError(extra.Line, "", "a second YAML document; give one")
 	}
-	lines := map[int]string{}
-	if err := checkNode(&doc, reflect.TypeOf(v).Elem(), "", lines); err != nil {
+	w := yamlWalk{at: map[int]string{}, keys: map[string]string{}, hints: map[string]string{}}
+	if err := w.node(&doc, reflect.TypeOf(v).Elem(), ""); err != nil {
 		return err
 	}
-	if err := doc.Decode(v); err != nil {
-		// checkNode let through what yaml refuses (a number too large, say):
-		// name the key on that line.
+	strict := yaml.NewDecoder(bytes.NewReader(data))
+	strict.KnownFields(true)
+	if err := strict.Decode(v); err != nil {
+		msg := err.Error()
 		var te *yaml.TypeError
 		if errors.As(err, &te) && len(te.Errors) > 0 {
-			line, reason := splitLine(te.Errors[0])
-			return &yamlError{Line: line, Path: lines[line], Reason: goTypes.ReplaceAllString(reason, "")}
+			msg = te.Errors[0]
 		}
-		return &yamlError{Reason: goTypes.ReplaceAllString(err.Error(), "")}
+		line, reason := splitLine(msg)
+		if m := unknownRE.FindStringSubmatch(reason); m != nil {
+			at := strconv.Itoa(line) + ":" + m[1]
+			return yamlError(line, w.keys[at], "unknown key "+strconv.Quote(m[1])+w.hints[at])
+		}
+		if m := twiceRE.FindStringSubmatch(reason); m != nil {
+			key, _ := strconv.Unquote(m[1])
+			return yamlError(line, w.keys[strconv.Itoa(line)+":"+key], "given twice")
+		}
+		// What the walk let through (a number too large, say), without
+		// the Go type yaml.v3 names.
+		return yamlError(line, w.at[line], goTypes.ReplaceAllString(reason, ""))
 	}
 	return nil
 }
 
-// goTypes are the Go type names yaml puts in its messages; people reading a
-// scenario or a policy file never see them.
-var goTypes = regexp.MustCompile(` into [\w.\[\]*]+`)
-
-var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-
-// splitLine takes yaml's "line N: reason" apart.
-func splitLine(msg string) (int, string) {
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n, m[2]
+// yamlError names the key at path ("" for the document) and its line (0
+// when unknown).
+func yamlError(line int, path, reason string) error {
+	if line > 0 {
+		reason = "line " + strconv.Itoa(line) + ": " + reason
 	}
-	return 0, strings.TrimPrefix(msg, "yaml: ")
+	return &wait.FieldError{Field: path, Reason: reason}
 }
 
-func syntaxError(err error) error {
-	line, reason := splitLine(err.Error())
-	return &yamlError{Line: line, Reason: "not valid YAML: " + reason}
+// yamlWalk follows the document along the Go type it decodes into, to name
+// what yaml.v3's messages give only a line for: at holds the path of the
+// deepest value on each line, keys the path of each key ("line:key"), hints
+// the keys a mapping has where it holds one it has not.
+type yamlWalk struct {
+	at    map[int]string
+	keys  map[string]string
+	hints map[string]string
 }
 
 var (
-	timeType = reflect.TypeOf(time.Time{})
-	anyType  = reflect.TypeOf((*any)(nil)).Elem()
+	timeType = reflect.TypeFor[time.Time]()
+	anyType  = reflect.TypeFor[any]()
 )
 
-// checkNode compares a YAML node with the Go type it will decode into,
-// recording the path of every key by line for later messages.
-func checkNode(n *yaml.Node, t reflect.Type, path string, lines map[int]string) error {
+func (w *yamlWalk) node(n *yaml.Node, t reflect.Type, path string) error {
+	if n.Kind == yaml.AliasNode {
+		return yamlError(n.Line, path, "aliases (*name) are not supported; write the value out")
+	}
 	if n.Kind == yaml.DocumentNode {
 		if len(n.Content) == 0 {
 			return nil
 		}
-		return checkNode(n.Content[0], t, path, lines)
+		return w.node(n.Content[0], t, path)
 	}
-	if n.Kind == yaml.AliasNode {
-		return &yamlError{Line: n.Line, Path: path, Reason: "aliases (*name) are not supported; write the value out"}
-	}
-	if _, ok := lines[n.Line]; !ok || path != "" {
-		lines[n.Line] = path
+	if _, ok := w.at[n.Line]; !ok || path != "" {
+		w.at[n.Line] = path
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return nil // leaves the field unset
-	}
-	if t == anyType {
-		return nil // free-form (a trigger document): its own parser checks it
+	if t == anyType || n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil // free-form (a trigger document, its parser checks it), or unset
 	}
 	want := func(what string) error {
-		return &yamlError{Line: n.Line, Path: path, Reason: fmt.Sprintf("want %s, found %s", what, nodeWords(n))}
-	}
-	switch {
-	case t == timeType:
-		if n.Kind != yaml.ScalarNode {
-			return want("a time (RFC 3339)")
+		found := strconv.Quote(n.Value)
+		switch n.Kind {
+		case yaml.MappingNode:
+			found = "a mapping"
+		case yaml.SequenceNode:
+			found = "a list"
 		}
+		return yamlError(n.Line, path, "want "+what+", found "+found)
+	}
+	switch k := t.Kind(); {
+	case t == timeType:
+		// yaml.v3 says what time.Parse says, without a line.
 		var tm time.Time
-		if err := n.Decode(&tm); err != nil {
+		if n.Kind != yaml.ScalarNode || n.Decode(&tm) != nil {
 			return want("a time (RFC 3339, such as 2026-11-21T10:00:00Z)")
 		}
-		return nil
-	case t.Kind() == reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			return want("a mapping of " + strings.Join(yamlKeys(t), ", "))
-		}
-		fields := map[string]reflect.Type{}
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if name != "" && name != "-" {
-				fields[name] = f.Type
-			}
-		}
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			key := k.Value
-			kp := joinPath(path, key)
-			ft, ok := fields[key]
-			if !ok {
-				return &yamlError{Line: k.Line, Path: kp, Reason: fmt.Sprintf("unknown key %q; %s has %s", key, orDocument(path), strings.Join(yamlKeys(t), ", "))}
-			}
-			if seen[key] {
-				return &yamlError{Line: k.Line, Path: kp, Reason: "given twice"}
-			}
-			seen[key] = true
-			lines[k.Line] = kp
-			if err := checkNode(val, ft, kp, lines); err != nil {
-				return err
-			}
-		}
-		return nil
-	case t.Kind() == reflect.Map:
+	case k == reflect.Struct || k == reflect.Map:
 		if n.Kind != yaml.MappingNode {
 			return want("a mapping")
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			kp := joinPath(path, n.Content[i].Value)
-			lines[n.Content[i].Line] = kp
-			if err := checkNode(n.Content[i+1], t.Elem(), kp, lines); err != nil {
+			key := n.Content[i]
+			kp, at := joinPath(path, key.Value), strconv.Itoa(key.Line)+":"+key.Value
+			w.keys[at], w.at[key.Line] = kp, kp
+			ft, ok := yamlField(t, key.Value)
+			if !ok {
+				w.hints[at] = "; " + orDocument(path) + " has " + strings.Join(yamlKeys(t), ", ")
+				continue // KnownFields refuses it
+			}
+			if err := w.node(n.Content[i+1], ft, kp); err != nil {
 				return err
 			}
 		}
-		return nil
-	case t.Kind() == reflect.Slice:
+	case k == reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			return want("a list")
 		}
 		for i, c := range n.Content {
-			if err := checkNode(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i), lines); err != nil {
+			if err := w.node(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
 		}
-		return nil
-	}
-	if n.Kind != yaml.ScalarNode {
+	case n.Kind != yaml.ScalarNode:
 		return want("a single value")
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		if n.Tag != "!!bool" {
-			return want("true or false")
-		}
-	case reflect.Int, reflect.Int64:
-		if n.Tag != "!!int" {
-			return want("a whole number")
-		}
+	case k == reflect.Bool && n.Tag != "!!bool":
+		return want("true or false") // yaml.v3 reads yes, no, on and off as YAML 1.1 did
+	case (k == reflect.Int || k == reflect.Int64) && n.Tag != "!!int":
+		return want("a whole number") // yaml.v3 reads 1.0 as the whole number 1
 	}
 	return nil
+}
+
+// yamlField returns the type of the value under key in a mapping that
+// decodes into t: a map's element, or the struct field tagged key.
+func yamlField(t reflect.Type, key string) (reflect.Type, bool) {
+	if t.Kind() == reflect.Map {
+		return t.Elem(), true
+	}
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name == key && name != "-" {
+			return t.Field(i).Type, true
+		}
+	}
+	return nil, false
 }
 
 // yamlKeys are the keys a struct type accepts, sorted.
 func yamlKeys(t reflect.Type) []string {
 	var keys []string
 	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-		if name != "" && name != "-" {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
 			keys = append(keys, name)
 		}
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	return keys
 }
 
@@ -227,13 +204,18 @@ func orDocument(path string) string {
 	return path
 }
 
-// nodeWords names what a node holds, for messages.
-func nodeWords(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
+var (
+	lineRE    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownRE = regexp.MustCompile(`^field (.*?) not found in type `)
+	twiceRE   = regexp.MustCompile(`^mapping key (".*") already defined at line \d+$`)
+	goTypes   = regexp.MustCompile(` into [\w.\[\]*]+`)
+)
+
+// splitLine takes yaml's "line N: reason" apart.
+func splitLine(msg string) (int, string) {
+	if m := lineRE.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, m[2]
 	}
-	return strconv.Quote(n.Value)
+	return 0, strings.TrimPrefix(msg, "yaml: ")
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/shurcooL/githubv4"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -48,42 +49,19 @@ const branchSaveAttempts = 32
 // must grant the permission.
 var ErrNeedsContentsWrite = errors.New("github: the branch store needs `contents: write` in the workflow's permissions")
 
-// BranchFileError says which file on the state branch cannot be used and
-// why. It wraps state.ErrCorrupt: the file is left as it is, never
-// overwritten, until someone repairs it.
-type BranchFileError struct {
-	Branch string
-	// Path is the file: discussions/<n>.json or index/<k>.json.
-	Path string
-	// Reason says what is wrong with it, for people.
-	Reason string
-	// Cause is the decoding error, if any.
-	Cause error
-}
-
-// Error names the file and says what is wrong with it.
-func (e *BranchFileError) Error() string {
-	head := "github: branch store: " + e.Path + " on branch " + e.Branch + " (left as it is) " + e.Reason + ": "
-	switch {
-	case e.Cause == nil:
-		return head + state.ErrCorrupt.Error()
-	case errors.Is(e.Cause, state.ErrCorrupt):
-		// A *state.RecordError already says "state: corrupt record".
-		return head + e.Cause.Error()
-	}
-	return head + state.ErrCorrupt.Error() + ": " + e.Cause.Error()
-}
-
-// Unwrap returns state.ErrCorrupt and the cause.
-func (e *BranchFileError) Unwrap() []error {
-	if e.Cause == nil {
-		return []error{state.ErrCorrupt}
-	}
-	return []error{state.ErrCorrupt, e.Cause}
-}
-
+// fileErr says which file on the state branch cannot be used and why: a
+// *wait.FieldError naming it as BRANCH:PATH (discussions/<n>.json or
+// index/<k>.json), wrapped with state.ErrCorrupt. The file is left as it
+// is, never overwritten, until someone repairs it.
 func (s *BranchStore) fileErr(path, reason string, cause error) error {
-	return &BranchFileError{Branch: s.branch, Path: path, Reason: reason, Cause: cause}
+	fe := &wait.FieldError{Field: s.branch + ":" + path, Reason: reason + " (left as it is)", Err: cause}
+	if cause != nil {
+		fe.Reason += ": " + cause.Error()
+	}
+	if errors.Is(cause, state.ErrCorrupt) {
+		return fmt.Errorf("github: branch store: %w", fe)
+	}
+	return fmt.Errorf("github: branch store: %w: %w", state.ErrCorrupt, fe)
 }
 
 // branchReadme is the only file of the branch's first commit, for people who
@@ -1035,14 +1013,9 @@ func (s *BranchStore) parseIndex(path string, k int, obj *gitObjectNode) (branch
 	case obj.Blob.IsTruncated:
 		return nil, corrupt("is too large to read whole", nil)
 	}
-	dec := json.NewDecoder(strings.NewReader(*obj.Blob.Text))
-	dec.DisallowUnknownFields()
 	var raw map[string]*indexFileEntry
-	if err := dec.Decode(&raw); err != nil {
+	if err := wait.DecodeJSON([]byte(*obj.Blob.Text), "", &raw, wait.JSONLimits{}); err != nil {
 		return nil, corrupt("cannot be decoded", err)
-	}
-	if dec.More() {
-		return nil, corrupt("has data after the object", nil)
 	}
 	parse := func(key, field string, v *string) (time.Time, error) {
 		if v == nil {

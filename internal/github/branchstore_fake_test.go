@@ -17,6 +17,7 @@ import (
 
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 	"github.com/recess-action/recess/state/storetest"
 )
@@ -543,9 +544,9 @@ func TestBranchStoreCorruptFiles(t *testing.T) {
 			}
 			f.plantFile(t, tc.path, tc.contents)
 			_, err := s.Load(ctx, 5)
-			var fe *BranchFileError
-			if !errors.Is(err, state.ErrCorrupt) || !errors.As(err, &fe) || fe.Path != "discussions/5.json" || fe.Branch != DefaultStateBranch {
-				t.Fatalf("Load(5) = %v, want a *BranchFileError for discussions/5.json wrapping ErrCorrupt", err)
+			var fe *wait.FieldError
+			if !errors.Is(err, state.ErrCorrupt) || !errors.As(err, &fe) || fe.Field != DefaultStateBranch+":discussions/5.json" {
+				t.Fatalf("Load(5) = %v, want a *wait.FieldError for discussions/5.json wrapping ErrCorrupt", err)
 			}
 			head, _ := f.gh.Ref("o/r", DefaultStateBranch)
 			for _, rev := range []string{"", makeBranchRev(strings.Repeat("a", 40), head)} {
@@ -579,12 +580,12 @@ func TestBranchStoreCorruptIndex(t *testing.T) {
 	}
 	f.plantFile(t, "index/3.json", `{"3": {"next_due": "tomorrow", "checked": null}}`)
 	_, err := s.Pending(ctx)
-	var fe *BranchFileError
-	if !errors.Is(err, state.ErrCorrupt) || !errors.As(err, &fe) || fe.Path != "index/3.json" {
-		t.Errorf("Pending() with a corrupt shard = %v, want a *BranchFileError for index/3.json", err)
+	var fe *wait.FieldError
+	if !errors.Is(err, state.ErrCorrupt) || !errors.As(err, &fe) || fe.Field != DefaultStateBranch+":index/3.json" {
+		t.Errorf("Pending() with a corrupt shard = %v, want a *wait.FieldError for index/3.json", err)
 	}
-	if err := s.Save(ctx, dueRecord(19, epoch)); !errors.As(err, &fe) || fe.Path != "index/3.json" {
-		t.Errorf("Save(19) into the corrupt shard = %v, want a *BranchFileError for index/3.json", err)
+	if err := s.Save(ctx, dueRecord(19, epoch)); !errors.As(err, &fe) || fe.Field != DefaultStateBranch+":index/3.json" {
+		t.Errorf("Save(19) into the corrupt shard = %v, want a *wait.FieldError for index/3.json", err)
 	}
 	if err := s.Save(ctx, dueRecord(4, epoch)); err != nil {
 		t.Errorf("Save(4) into another shard = %v, want nil", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -289,9 +290,9 @@ func TestParseIndexRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := s.parseIndex("index/3.json", 3, tc.obj)
-			var fe *BranchFileError
-			if !errors.Is(err, state.ErrCorrupt) || !errors.As(err, &fe) || fe.Path != "index/3.json" {
-				t.Errorf("parseIndex(%s) = %v, want a *BranchFileError for index/3.json wrapping ErrCorrupt", tc.name, err)
+			var fe *wait.FieldError
+			if !errors.Is(err, state.ErrCorrupt) || !errors.As(err, &fe) || fe.Field != DefaultStateBranch+":index/3.json" {
+				t.Errorf("parseIndex(%s) = %v, want a *wait.FieldError for index/3.json wrapping ErrCorrupt", tc.name, err)
 			}
 		})
 	}

@@ -25,6 +25,9 @@ const pageSize = 100
 
 type actor struct {
 	Login string
+	// Typename is "Bot" for an app's account, whose GraphQL login lacks
+	// the "[bot]" suffix REST needs to name it.
+	Typename string `graphql:"__typename"`
 }
 
 type pageInfo struct {
@@ -79,7 +82,9 @@ type discussionNode struct {
 	Locked          bool
 	ViewerDidAuthor bool
 	Author          *actor
-	Labels          struct {
+	// Category is the discussion's category, for the categories scope.
+	Category struct{ Name, Slug string }
+	Labels   struct {
 		Nodes []struct{ Name string }
 	} `graphql:"labels(first: 100)"`
 	Comments commentConn `graphql:"comments(first: 100)"`
@@ -246,17 +251,19 @@ func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode) 
 	sort.SliceStable(all, func(i, j int) bool { return all[i].CreatedAt.Before(all[j].CreatedAt) })
 
 	disc := &resume.Discussion{
-		ID:        d.ID,
-		Number:    d.Number,
-		Title:     d.Title,
-		Body:      d.Body,
-		Author:    login(d.Author),
-		CreatedAt: d.CreatedAt,
-		URL:       d.URL,
-		Closed:    d.Closed,
-		Locked:    d.Locked,
-		Mine:      d.ViewerDidAuthor,
-		Comments:  make([]resume.Comment, len(all)),
+		ID:           d.ID,
+		Number:       d.Number,
+		Title:        d.Title,
+		Body:         d.Body,
+		Author:       login(d.Author),
+		CreatedAt:    d.CreatedAt,
+		URL:          d.URL,
+		Closed:       d.Closed,
+		Locked:       d.Locked,
+		Mine:         d.ViewerDidAuthor,
+		Category:     d.Category.Name,
+		CategorySlug: d.Category.Slug,
+		Comments:     make([]resume.Comment, len(all)),
 	}
 	for _, l := range d.Labels.Nodes {
 		disc.Labels = append(disc.Labels, l.Name)
@@ -302,6 +309,7 @@ func toStored(n commentNode, parent string) storedComment {
 			ID:          n.ID,
 			ParentID:    parent,
 			Author:      login(n.Author),
+			AuthorBot:   n.Author != nil && n.Author.Typename == "Bot",
 			Association: n.AuthorAssociation,
 			Body:        n.Body,
 			CreatedAt:   n.CreatedAt,

@@ -89,10 +89,10 @@ func TestDiscussionMapsFields(t *testing.T) {
 	url := "https://github.com/o/r/discussions/5"
 	want := &resume.Discussion{
 		ID: d.id, Number: 5, Title: "RFC 5", Body: "body", Author: "alice", CreatedAt: d.created, URL: url,
-		Labels: []string{"rfc"},
+		Labels: []string{"rfc"}, Category: "General", CategorySlug: "general",
 		Comments: []resume.Comment{
 			{ID: top.id, Author: "alice", Association: "MEMBER", Body: "question", CreatedAt: top.created, URL: url + "#" + top.id},
-			{ID: ours.id, ParentID: top.id, Author: "github-actions", Association: "NONE", Body: "answer", CreatedAt: ours.created,
+			{ID: ours.id, ParentID: top.id, Author: "github-actions", AuthorBot: true, Association: "NONE", Body: "answer", CreatedAt: ours.created,
 				URL: url + "#" + ours.id, Mine: true, Minimized: true},
 			{ID: gone.id, Association: "NONE", Body: "deleted", CreatedAt: gone.created, URL: url + "#" + gone.id, Deleted: true},
 		},

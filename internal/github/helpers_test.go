@@ -455,7 +455,10 @@ func page[T any](items []T, args map[string]any, node func(T) any) obj {
 }
 
 func (h *hub) commentObj(c *hubComment) obj {
-	var author any = obj{"login": c.author}
+	var author any = obj{"__typename": "User", "login": c.author}
+	if c.mine {
+		author = obj{"__typename": "Bot", "login": c.author}
+	}
 	if c.author == "" {
 		author = nil
 	}
@@ -500,7 +503,8 @@ func (h *hub) discObj(d *hubDisc) obj {
 		"closed":          d.closed,
 		"locked":          false,
 		"viewerDidAuthor": false,
-		"author":          obj{"login": "alice"},
+		"author":          obj{"__typename": "User", "login": "alice"},
+		"category":        obj{"__typename": "DiscussionCategory", "name": "General", "slug": "general"},
 		"repository":      h.repoFacts(),
 		"labels": resolver(func(args map[string]any) any {
 			var names []string

@@ -19,8 +19,15 @@ type repo struct {
 	nextNumber  int // shared by issues and discussions, as on GitHub
 	discussions []*discussion
 	labels      []*label
-	category    *category
-	assoc       map[string]string // lower-case login -> association
+	// category is the default category (General); categories are all of
+	// them, the default first.
+	category   *category
+	categories []*category
+	assoc      map[string]string // lower-case login -> association
+	// roles are explicit repository permissions (role names as GitHub's
+	// role_name: admin, maintain, write, triage, read, none) by lower-case
+	// login; see role.
+	roles map[string]string
 
 	defaultBranch string
 	git           *gitStore
@@ -78,6 +85,7 @@ type discussion struct {
 	locked    bool
 	deleted   bool
 	labels    []*label
+	category  *category
 	comments  []*comment // top-level, in creation order
 	reactions []*reaction
 }
@@ -123,9 +131,44 @@ func (r *repo) association(a *identity) string {
 	return "NONE"
 }
 
-// canWrite reports whether a may moderate r: OWNER, MEMBER and COLLABORATOR
-// have write access, and a bot stands for a GITHUB_TOKEN or app installation
-// with the repository's write permissions.
+// role is a person's permission on r, as role_name reports it: the one
+// SetPermission gave, or else the one the association stands for in this
+// fake (OWNER admin, MEMBER and COLLABORATOR write, anyone else read: the
+// fake's repositories are public). A MEMBER may hold read only: set it.
+func (r *repo) role(a *identity) string {
+	if a == nil {
+		return "none"
+	}
+	if v, ok := r.roles[strings.ToLower(a.login)]; ok {
+		return v
+	}
+	switch r.association(a) {
+	case "OWNER":
+		return "admin"
+	case "MEMBER", "COLLABORATOR":
+		return "write"
+	}
+	return "read"
+}
+
+// roleGrants lists, per role, GitHub's user.permissions booleans (pull,
+// triage, push, maintain, admin) and the legacy base role of the
+// `permission` field (maintain reads as write, triage as read).
+var roleGrants = map[string]struct {
+	pull, triage, push, maintain, admin bool
+	legacy                              string
+}{
+	"admin":    {true, true, true, true, true, "admin"},
+	"maintain": {true, true, true, true, false, "write"},
+	"write":    {true, true, true, false, false, "write"},
+	"triage":   {true, true, false, false, false, "read"},
+	"read":     {true, false, false, false, false, "read"},
+	"none":     {false, false, false, false, false, "none"},
+}
+
+// canWrite reports whether a may moderate r: a person whose role pushes,
+// and a bot, which stands for a GITHUB_TOKEN or app installation with the
+// repository's write permissions.
 func (r *repo) canWrite(a *identity) bool {
 	if a == nil {
 		return false
@@ -133,11 +176,7 @@ func (r *repo) canWrite(a *identity) bool {
 	if a.kind == KindBot {
 		return true
 	}
-	switch r.association(a) {
-	case "OWNER", "MEMBER", "COLLABORATOR":
-		return true
-	}
-	return false
+	return roleGrants[r.role(a)].push
 }
 
 // AddRepo creates a repository with a default branch "main" holding an
@@ -159,6 +198,7 @@ func (g *GitHub) AddRepo(owner, name string) {
 		createdAt:     now,
 		nextNumber:    1,
 		assoc:         map[string]string{},
+		roles:         map[string]string{},
 		defaultBranch: "main",
 		workflows:     map[string]*workflow{},
 	}
@@ -167,6 +207,7 @@ func (g *GitHub) AddRepo(owner, name string) {
 		desc: "Chat about anything and everything here", at: now}
 	cat.nodeID = nodeID("DIC", uint32(r.dbID), uint32(cat.dbID))
 	r.category = cat
+	r.categories = []*category{cat}
 	g.nodes[cat.nodeID] = cat
 	r.git = newGitStore()
 	r.git.initBranch("main", now, g.authorFor(owner))
@@ -202,6 +243,86 @@ func (g *GitHub) SetAssociation(repoName, login, assoc string) error {
 	g.authorFor(login)
 	r.assoc[strings.ToLower(strings.TrimSuffix(login, "[bot]"))] = assoc
 	return nil
+}
+
+// SetPermission sets login's permission on the repository, by role name:
+// admin, maintain, write, triage, read or none. It is what the REST
+// collaborator-permission endpoint reports and what moderation needs
+// (write and above); without it the association stands for it (see role).
+func (g *GitHub) SetPermission(repoName, login, role string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, err := g.repo(repoName)
+	if err != nil {
+		return err
+	}
+	if _, ok := roleGrants[role]; !ok {
+		return fmt.Errorf("%w: permission %q (admin, maintain, write, triage, read, none)", ErrInvalid, role)
+	}
+	g.authorFor(login)
+	r.roles[strings.ToLower(strings.TrimSuffix(login, "[bot]"))] = role
+	return nil
+}
+
+// AddCategory creates a discussion category. Its slug is GitHub's: the name
+// in lower case, runs of anything but letters and digits as one "-".
+// Names compare case-insensitively; an existing one is an error.
+func (g *GitHub) AddCategory(repoName, name string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, err := g.repo(repoName)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(name) == "" {
+		return fmt.Errorf("%w: empty category name", ErrInvalid)
+	}
+	for _, c := range r.categories {
+		if strings.EqualFold(c.name, name) {
+			return fmt.Errorf("%w: category %q exists", ErrInvalid, name)
+		}
+	}
+	cat := &category{dbID: g.newDB(), name: name, slug: categorySlug(name), at: g.clock()}
+	cat.nodeID = nodeID("DIC", uint32(r.dbID), uint32(cat.dbID))
+	r.categories = append(r.categories, cat)
+	g.nodes[cat.nodeID] = cat
+	return nil
+}
+
+func categorySlug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(name) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(c)
+			dash = false
+			continue
+		}
+		dash = true
+	}
+	return b.String()
+}
+
+// MoveDiscussion puts a discussion in another category, named by its name
+// or slug (case-insensitive).
+func (g *GitHub) MoveDiscussion(discussionID, categoryName string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d, err := g.discussionByID(discussionID)
+	if err != nil {
+		return err
+	}
+	for _, c := range d.repo.categories {
+		if strings.EqualFold(c.name, categoryName) || strings.EqualFold(c.slug, categoryName) {
+			d.category = c
+			d.updatedAt = g.clock()
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: category %q in %s", ErrInvalid, categoryName, d.repo.fullName())
 }
 
 // AddLabel creates a label in the repository and returns its node id. An
@@ -327,7 +448,7 @@ func (g *GitHub) CreateDiscussion(repoName, author, title, body string) (Discuss
 	}
 	now := g.clock()
 	d := &discussion{repo: r, dbID: g.newDB(), number: r.nextNumber, title: title, body: body,
-		author: g.authorFor(author), createdAt: now, updatedAt: now}
+		author: g.authorFor(author), createdAt: now, updatedAt: now, category: r.category}
 	r.nextNumber++
 	d.nodeID = nodeID("D", uint32(r.dbID), uint32(d.dbID))
 	r.discussions = append(r.discussions, d)

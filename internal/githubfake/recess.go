@@ -18,6 +18,9 @@ type RecessSetup struct {
 	// Maintainers get the MEMBER association (write access for slash
 	// commands).
 	Maintainers []string
+	// Members are organisation members who may only read the repository:
+	// association MEMBER, permission read.
+	Members []string
 }
 
 // DefaultWorkflow is the agent workflow InstallRecess declares when the
@@ -55,6 +58,14 @@ func (g *GitHub) InstallRecess(s RecessSetup) error {
 	for _, m := range s.Maintainers {
 		if err := g.SetAssociation(repo, m, "MEMBER"); err != nil {
 			return fmt.Errorf("githubfake: association of %s: %w", m, err)
+		}
+	}
+	for _, m := range s.Members {
+		if err := g.SetAssociation(repo, m, "MEMBER"); err != nil {
+			return fmt.Errorf("githubfake: association of %s: %w", m, err)
+		}
+		if err := g.SetPermission(repo, m, "read"); err != nil {
+			return fmt.Errorf("githubfake: permission of %s: %w", m, err)
 		}
 	}
 	return nil

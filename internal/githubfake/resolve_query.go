@@ -337,7 +337,7 @@ func init() {
 		},
 		"repository": func(x *executor, src any, _ map[string]any) (any, error) { return objRepo(src.(*discussion).repo), nil },
 		"category": func(x *executor, src any, _ map[string]any) (any, error) {
-			return object{typ: "DiscussionCategory", v: src.(*discussion).repo.category}, nil
+			return object{typ: "DiscussionCategory", v: src.(*discussion).category}, nil
 		},
 		"labels": func(x *executor, src any, args map[string]any) (any, error) {
 			d := src.(*discussion)

@@ -45,6 +45,7 @@ func routes() []restRoute {
 			{"POST /repos/{owner}/{repo}/git/trees", (*GitHub).handleCreateTree},
 			{"POST /repos/{owner}/{repo}/git/commits", (*GitHub).handleCreateCommit},
 			{"GET /repos/{owner}/{repo}/git/commits/{sha}", (*GitHub).handleGetCommit},
+			{"GET /repos/{owner}/{repo}/collaborators/{username}/permission", (*GitHub).handlePermission},
 		}
 	})
 	return restRoutes

@@ -21,12 +21,14 @@ import (
 //	  - name: octo/hello       # OWNER/NAME
 //	    labels: [recess:waiting]
 //	    associations: {alice: OWNER}   # authorAssociation per login
+//	    permissions: {mia: read}       # repository permission (role name) per login
+//	    categories: [Ideas]            # discussion categories besides General
 //	    workflows:             # files workflow_dispatch may start
 //	      - file: agent.yml
 //	        run_name: "agent ${{ inputs.correlation_id }}"
 //	        inputs: {correlation_id: {required: true}, resume_context: {default: ""}}
 //	    discussions:           # numbered 1, 2, ... in order
-//	      - {author: alice, title: RFC, body: "...", labels: [], comments: [{author: bob, body: "...", replies: [...]}]}
+//	      - {author: alice, title: RFC, body: "...", category: Ideas, labels: [], comments: [{author: bob, body: "...", replies: [...]}]}
 type Seed struct {
 	Tokens []SeedToken `yaml:"tokens"`
 	Repos  []SeedRepo  `yaml:"repos"`
@@ -46,8 +48,14 @@ type SeedRepo struct {
 	Name         string            `yaml:"name"`
 	Labels       []string          `yaml:"labels"`
 	Associations map[string]string `yaml:"associations"`
-	Workflows    []SeedWorkflow    `yaml:"workflows"`
-	Discussions  []SeedDiscussion  `yaml:"discussions"`
+	// Permissions are repository permissions by login (admin, maintain,
+	// write, triage, read, none); without one a login's association
+	// stands for it (see SetPermission).
+	Permissions map[string]string `yaml:"permissions"`
+	// Categories are discussion categories besides General.
+	Categories  []string         `yaml:"categories"`
+	Workflows   []SeedWorkflow   `yaml:"workflows"`
+	Discussions []SeedDiscussion `yaml:"discussions"`
 }
 
 // SeedWorkflow declares a workflow file that can be dispatched.
@@ -70,9 +78,12 @@ type SeedInputSpec struct {
 
 // SeedDiscussion is a discussion with its comments.
 type SeedDiscussion struct {
-	Author   string        `yaml:"author"`
-	Title    string        `yaml:"title"`
-	Body     string        `yaml:"body"`
+	Author string `yaml:"author"`
+	Title  string `yaml:"title"`
+	Body   string `yaml:"body"`
+	// Category is the discussion's category by name or slug (default
+	// General).
+	Category string        `yaml:"category"`
 	Labels   []string      `yaml:"labels"`
 	Comments []SeedComment `yaml:"comments"`
 	// Recess puts the discussion in recess after its comments, as if the
@@ -153,6 +164,16 @@ func (g *GitHub) seedRepo(r SeedRepo) error {
 			return fmt.Errorf("associations[%s]: %w", login, err)
 		}
 	}
+	for login, role := range r.Permissions {
+		if err := g.SetPermission(r.Name, login, role); err != nil {
+			return fmt.Errorf("permissions[%s]: %w", login, err)
+		}
+	}
+	for i, c := range r.Categories {
+		if err := g.AddCategory(r.Name, c); err != nil {
+			return fmt.Errorf("categories[%d]: %w", i, err)
+		}
+	}
 	for i, w := range r.Workflows {
 		if w.File == "" {
 			return fmt.Errorf("workflows[%d].file: missing", i)
@@ -179,6 +200,11 @@ func (g *GitHub) seedRepo(r SeedRepo) error {
 		disc, err := g.CreateDiscussion(r.Name, d.Author, d.Title, d.Body)
 		if err != nil {
 			return fmt.Errorf("discussions[%d]: %w", i, err)
+		}
+		if d.Category != "" {
+			if err := g.MoveDiscussion(disc.ID, d.Category); err != nil {
+				return fmt.Errorf("discussions[%d].category: %w", i, err)
+			}
 		}
 		for j, l := range d.Labels {
 			if err := g.LabelDiscussion(disc.ID, l); err != nil {

@@ -188,7 +188,7 @@ func (g *GitHub) fillCommon(m map[string]any, d *discussion, author *identity, e
 		disc["state_reason"] = nilIfEmpty(strings.ToLower(d.reason))
 	}
 	if cat, ok := disc["category"].(map[string]any); ok {
-		c := r.category
+		c := d.category
 		cat["id"], cat["node_id"], cat["repository_id"] = c.dbID, c.nodeID, r.dbID
 		cat["name"], cat["slug"], cat["emoji"], cat["description"] = c.name, c.slug, c.emoji, c.desc
 		cat["created_at"], cat["updated_at"] = ghTime(c.at), ghTime(c.at)

@@ -274,6 +274,10 @@ func TestBudgetComment(t *testing.T) {
 		fires     bool
 		// maxReads, maxWrites and maxTotal bound the measured run.
 		maxReads, maxWrites, maxTotal int
+		// author and body are the comment's (default bob's words); a body
+		// holding a slash command costs a permission read per author.
+		author, body string
+		permReads    int
 	}{
 		{name: "not_firing", trigger: `{"kind":"missing_input","replies":2}`,
 			maxReads: maxCommentReads, maxWrites: maxCommentWrites, maxTotal: maxCommentReads + maxCommentWrites},
@@ -287,6 +291,11 @@ func TestBudgetComment(t *testing.T) {
 			maxReads: maxCommentReads, maxWrites: 0, maxTotal: maxCommentReads},
 		{name: "firing", trigger: `{"kind":"missing_input","replies":1}`, fires: true,
 			maxReads: maxFiring, maxWrites: maxFiring, maxTotal: maxFiring},
+		// A slash command from someone who may not use one is an ordinary
+		// reply, plus one REST read of the author's permission.
+		{name: "command_without_write_access", trigger: `{"kind":"missing_input","replies":2}`,
+			author: Member, body: "/recess cancel", permReads: 1,
+			maxReads: maxCommentReads + 1, maxWrites: maxCommentWrites, maxTotal: maxCommentReads + maxCommentWrites + 1},
 	}
 	for _, store := range stores {
 		for _, tt := range tests {
@@ -305,7 +314,11 @@ func TestBudgetComment(t *testing.T) {
 				} else {
 					n, id = recessedDiscussion(t, w, tt.trigger)
 				}
-				w.Say(id, "", "bob", "We use Postgres.")
+				author, body := "bob", "We use Postgres."
+				if tt.body != "" {
+					author, body = tt.author, tt.body
+				}
+				w.Say(id, "", author, body)
 				runs := len(w.Runs())
 				inbound := func() *resume.Result {
 					res, err := w.Engine(nil).Engine.Inbound(ctx, n)
@@ -318,8 +331,12 @@ func TestBudgetComment(t *testing.T) {
 					inbound()
 				}
 				var res *resume.Result
+				w.GH.ResetLog()
 				c := w.Measure(func() { res = inbound() })
 				t.Logf("%s store, %s: %v", store, tt.name, c)
+				if got := len(permissionReads(w)); got != tt.permReads {
+					t.Errorf("permission reads = %d, want %d", got, tt.permReads)
+				}
 				if res.Fired != tt.fires {
 					t.Errorf("Inbound(%d).Fired = %v, want %v", n, res.Fired, tt.fires)
 				}

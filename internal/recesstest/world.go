@@ -35,6 +35,10 @@ const (
 	Bot = "github-actions"
 	// Workflow is the agent workflow's file name.
 	Workflow = gh.DefaultWorkflow
+	// Member is in every World: a member of the organisation (association
+	// MEMBER) whose permission on the repository is read. Membership is no
+	// write access: Member's slash commands are ordinary replies.
+	Member = "mia"
 )
 
 // Options shape a World.
@@ -47,7 +51,8 @@ type Options struct {
 	Start time.Time
 	// Fake are extra options for the fake GitHub.
 	Fake []githubfake.Option
-	// Maintainers get the MEMBER association.
+	// Maintainers get the MEMBER association and, through it, write
+	// permission (see githubfake.GitHub.SetPermission).
 	Maintainers []string
 }
 
@@ -76,7 +81,7 @@ func New(t testing.TB, o Options) *World {
 	opts := append([]githubfake.Option{githubfake.WithClock(w.Now), githubfake.WithContentCreationLimit(0)}, o.Fake...)
 	w.GH = githubfake.New(opts...)
 	err := w.GH.InstallRecess(githubfake.RecessSetup{Owner: Owner, Name: Name, Token: Token, Bot: Bot,
-		Workflow: Workflow, Maintainers: o.Maintainers})
+		Workflow: Workflow, Maintainers: o.Maintainers, Members: []string{Member}})
 	if err != nil {
 		t.Fatalf("recesstest: %v", err)
 	}
@@ -134,7 +139,7 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 	if cfg.NewID == nil {
 		cfg.NewID = w.newID
 	}
-	e := &resume.Engine{Clock: w.clock, Store: store, Discussions: c, Dispatcher: c, Config: cfg}
+	e := &resume.Engine{Clock: w.clock, Store: store, Discussions: c, Dispatcher: c, Permissions: c, Config: cfg}
 	return &Run{Engine: e, Client: c}
 }
 

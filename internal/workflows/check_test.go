@@ -3,167 +3,387 @@ package workflows
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// shipped are the workflow files users copy.
-func shipped(t *testing.T) []string {
+// setup is a repository's workflows by file name.
+type setup map[string]string
+
+func readSetup(t *testing.T, files map[string]string) setup {
 	t.Helper()
-	var files []string
-	for _, pattern := range []string{"../../.github/workflows/*.yml", "../../.github/workflows/*.yaml", "../../.github/examples/*.yml", "../../.github/examples/*.yaml"} {
-		m, err := filepath.Glob(pattern)
+	s := setup{}
+	for name, from := range files {
+		data, err := os.ReadFile(from)
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, m...)
+		s[name] = string(data)
 	}
-	return files
+	return s
 }
 
-func TestShippedWorkflows(t *testing.T) {
+// quickStart is the README's quick start: the reusable workflows called
+// from two short files.
+func quickStart(t *testing.T) setup {
+	return readSetup(t, map[string]string{
+		"recess.yml": "../../testdata/quickstart/recess.yml",
+		"agent.yml":  "../../testdata/quickstart/agent.yml",
+	})
+}
+
+// direct is the project's own front door and agent workflow, which run the
+// action step by step.
+func direct(t *testing.T) setup {
+	return readSetup(t, map[string]string{
+		"recess.yml": "../../.github/workflows/recess.yml",
+		"agent.yml":  "../../.github/workflows/agent.yml",
+	})
+}
+
+func (s setup) fs() fstest.MapFS {
+	m := fstest.MapFS{}
+	for name, text := range s {
+		m[Dir+"/"+name] = &fstest.MapFile{Data: []byte(text)}
+	}
+	return m
+}
+
+var ignoreText = cmpopts.IgnoreFields(Finding{}, "Message", "Fix")
+
+func TestCheckRepo_shipped_setups_are_clean(t *testing.T) {
 	t.Parallel()
-	files := shipped(t)
-	seen := map[string]bool{}
-	for _, f := range files {
-		seen[filepath.Base(f)] = true
-		t.Run(filepath.Base(f), func(t *testing.T) {
+	tests := []struct {
+		name string
+		fs   func(t *testing.T) fstest.MapFS
+	}{
+		{name: "this_repository", fs: func(t *testing.T) fstest.MapFS {
+			// Every file in .github/workflows: the direct front door and agent
+			// workflow, the reusable ones, CI and the release.
+			m := fstest.MapFS{}
+			files, err := filepath.Glob("../../.github/workflows/*.y*ml")
+			if err != nil || len(files) < 5 {
+				t.Fatalf("glob: %v, %d files", err, len(files))
+			}
+			for _, f := range files {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m[Dir+"/"+filepath.Base(f)] = &fstest.MapFile{Data: data}
+			}
+			return m
+		}},
+		{name: "quick_start", fs: func(t *testing.T) fstest.MapFS { return quickStart(t).fs() }},
+		{name: "direct", fs: func(t *testing.T) fstest.MapFS { return direct(t).fs() }},
+		{name: "claude_example", fs: func(t *testing.T) fstest.MapFS {
+			s := direct(t)
+			s["agent.yml"] = readSetup(t, map[string]string{"a": "../../.github/examples/agent-claude.yml"})["a"]
+			return s.fs()
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			data, err := os.ReadFile(f)
+			got, err := CheckRepo(tt.fs(t))
 			if err != nil {
 				t.Fatal(err)
 			}
-			problems, err := Check(data)
-			if err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			for _, p := range problems {
-				t.Errorf("%s: %s", f, p)
+			for _, f := range got {
+				t.Errorf("%s", f)
 			}
 		})
 	}
-	// The rules must have something to judge: the two example workflows.
-	for _, want := range []string{"recess.yml", "agent.yml"} {
-		if !seen[want] {
-			t.Errorf("%s is not among the shipped workflows %v", want, files)
+}
+
+// Every example file under .github/examples keeps the rules a file decides
+// alone.
+func TestCheckFile_examples_are_clean(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("../../.github/examples/*.y*ml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("glob: %v, %d files", err, len(files))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, finding := range CheckFile(filepath.Base(f), data) {
+			t.Errorf("%s", finding)
 		}
 	}
 }
 
-// The shipped agent workflow has the shape the rules assume: a lead job the
-// permission rule judges, and claim and verdict jobs the group rule judges.
-func TestAgentWorkflowShape(t *testing.T) {
-	t.Parallel()
-	data, err := os.ReadFile("../../.github/workflows/agent.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string][2]bool{"claim": {false, true}, "lead": {true, false}, "verdict": {false, true}}
-	for id, roles := range want {
-		j, ok := w.Jobs[id]
-		if !ok {
-			t.Errorf("agent.yml has no %s job", id)
-			continue
-		}
-		lead, writer := classify(id, j)
-		if lead != roles[0] || writer != roles[1] {
-			t.Errorf("agent.yml job %s: lead=%v writer=%v, want lead=%v writer=%v", id, lead, writer, roles[0], roles[1])
+// lineOf is the 1-based line of the only line containing sub.
+func lineOf(t *testing.T, text, sub string) int {
+	t.Helper()
+	line := 0
+	for i, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, sub) {
+			if line != 0 {
+				t.Fatalf("%q is on lines %d and %d", sub, line, i+1)
+			}
+			line = i + 1
 		}
 	}
+	if line == 0 {
+		t.Fatalf("no line contains %q", sub)
+	}
+	return line
 }
 
-// Each rule fails on a workflow that breaks it.
-func TestCheckCatches(t *testing.T) {
+// A broken copy of a clean setup yields exactly its one finding.
+func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 	t.Parallel()
-	const group = "\n    concurrency: {group: 'recess-${{ inputs.discussion_number }}', queue: max, cancel-in-progress: false}"
+	type want struct {
+		file, job string
+		rule      Rule
+		at        string // a text unique in the broken file that ends on the finding's line
+	}
 	tests := []struct {
-		name, yaml, want string
+		name     string
+		base     func(t *testing.T) setup
+		file     string
+		old, new string // old must occur exactly once in file
+		want     []want
 	}{
 		{
-			name: "lead_with_discussions_write",
-			yaml: "jobs:\n  lead:\n    permissions: {contents: read, discussions: write}\n    steps: [{run: recess mcp-script}]",
-			want: "lead job lead: job permission discussions: write",
+			name: "lead_with_a_write_scope", base: quickStart, file: "agent.yml",
+			old: "permissions: {discussions: read}", new: "permissions: {discussions: write}",
+			want: []want{{file: "agent.yml", job: "lead", rule: RuleLeadWrites, at: "runs-on: ubuntu-latest\n    permissions: {discussions: write}"}},
 		},
 		{
-			name: "lead_without_permissions",
-			yaml: "jobs:\n  think:\n    steps: [{uses: anthropics/claude-code-action@v1}]",
-			want: "lead job think sets no permissions",
+			name: "lead_with_write_all", base: direct, file: "agent.yml",
+			old: "      contents: read\n      discussions: read\n", new: "      contents: read\n      discussions: read\n      id-token: write\n",
+			want: []want{{file: "agent.yml", job: "lead", rule: RuleLeadWrites, at: "id-token: write"}},
 		},
 		{
-			name: "lead_inherits_write_all",
-			yaml: "permissions: write-all\njobs:\n  think:\n    steps: [{run: recess mcp --verdict-file v.json}]",
-			want: `workflow permissions "write-all" may write`,
+			name: "lead_without_permissions", base: quickStart, file: "agent.yml",
+			old: "    permissions: {discussions: read}\n", new: "",
+			want: []want{{file: "agent.yml", job: "lead", rule: RuleLeadWrites, at: "  lead:"}},
 		},
 		{
-			name: "lead_with_id_token",
-			yaml: "jobs:\n  lead:\n    permissions: {id-token: write}\n    steps: [{run: echo}]",
-			want: "permission id-token: write",
+			name: "claim_without_permissions", base: quickStart, file: "agent.yml",
+			old: "claim.yml@v1\n    permissions: {discussions: write}\n", new: "claim.yml@v1\n",
+			want: []want{{file: "agent.yml", job: "claim", rule: RuleMissingPermission, at: "  claim:"}},
 		},
 		{
-			name: "agent_beside_a_writer",
-			yaml: "permissions: read-all\njobs:\n  agent:" + group + "\n    steps: [{uses: ./, with: {command: claim}}, {run: recess mcp-script}]",
-			want: "runs the agent and a recess command that writes",
+			name: "verdict_without_actions_write", base: quickStart, file: "agent.yml",
+			old: "permissions: {discussions: write, actions: write}", new: "permissions: {discussions: write}",
+			want: []want{{file: "agent.yml", job: "verdict", rule: RuleMissingPermission, at: "verdict.yml@v1\n    permissions: {discussions: write}"}},
 		},
 		{
-			name: "claim_outside_the_group",
-			yaml: "jobs:\n  claim:\n    steps: [{uses: ./, with: {command: claim}}]",
-			want: "job claim writes a discussion's record outside its concurrency group",
+			name: "front_door_without_actions_write", base: quickStart, file: "recess.yml",
+			old: "actions: write, ", new: "",
+			want: []want{{file: "recess.yml", job: "recess", rule: RuleMissingPermission, at: "permissions:"}},
 		},
 		{
-			name: "verdict_without_queue",
-			yaml: "jobs:\n  verdict:\n    concurrency: {group: 'recess-${{ inputs.discussion_number }}'}\n    steps: [{uses: octo/recess@v1, with: {command: verdict}}]",
-			want: `concurrency queue is "", want max`,
+			name: "branch_store_without_contents_write", base: quickStart, file: "recess.yml",
+			old: "front-door.yml@v1\n", new: "front-door.yml@v1\n    with: {state-store: branch}\n",
+			want: []want{{file: "recess.yml", job: "recess", rule: RuleMissingPermission, at: "permissions:"}},
 		},
 		{
-			name: "front_door_in_a_shared_group",
-			yaml: "concurrency: {group: recess, queue: max}\njobs:\n  recess:\n    steps: [{uses: recess-action/recess@v1}]",
-			want: `in concurrency group "recess"`,
+			name: "front_door_with_a_write_it_does_not_need", base: quickStart, file: "recess.yml",
+			old: "contents: read}", new: "contents: read, pull-requests: write}",
+			want: []want{{file: "recess.yml", rule: RuleExcessPermission, at: "pull-requests: write"}},
 		},
 		{
-			name: "visit_cancelled_in_progress",
-			yaml: "jobs:\n  visit:\n    concurrency: {group: 'recess-${{ matrix.discussion }}', queue: max, cancel-in-progress: true}\n    steps: [{uses: ./, with: {command: visit}}]",
-			want: "cancel-in-progress true",
+			name: "claim_with_actions_write", base: quickStart, file: "agent.yml",
+			old: "claim.yml@v1\n    permissions: {discussions: write}", new: "claim.yml@v1\n    permissions: {discussions: write, actions: write}",
+			want: []want{{file: "agent.yml", job: "claim", rule: RuleExcessPermission, at: "claim.yml@v1\n    permissions: {discussions: write, actions: write}"}},
 		},
 		{
-			name: "event_text_in_a_shell",
-			yaml: "jobs:\n  greet:\n    steps: [{name: hi, run: 'echo ${{ github.event.comment.body }}'}]",
-			want: "job greet step 1 (hi): ${{ }} inside run",
+			name: "front_door_with_write_all", base: quickStart, file: "recess.yml",
+			old: "permissions: {discussions: write, actions: write, issues: write, contents: read}", new: "permissions: write-all",
+			want: []want{{file: "recess.yml", rule: RuleExcessPermission, at: "permissions: write-all"}},
+		},
+		{
+			name: "agent_workflow_without_resume_context", base: quickStart, file: "agent.yml",
+			old: "      resume_context: {type: string, default: \"\"}\n", new: "",
+			want: []want{{file: "agent.yml", rule: RuleAgentInputs, at: "    inputs:"}},
+		},
+		{
+			name: "agent_workflow_not_dispatchable", base: direct, file: "agent.yml",
+			old: "  workflow_dispatch:\n", new: "  workflow_call:\n",
+			want: []want{{file: "agent.yml", rule: RuleAgentInputs, at: "\non:"}},
+		},
+		{
+			name: "agent_run_name_without_the_correlation_id", base: quickStart, file: "agent.yml",
+			old: "run-name: agent ${{ inputs.correlation_id }}", new: "run-name: agent",
+			want: []want{{file: "agent.yml", rule: RuleAgentRunName, at: "run-name: agent"}},
+		},
+		{
+			name: "agent_workflow_without_verdict", base: quickStart, file: "agent.yml",
+			old: "  verdict:\n    needs: [claim, lead]\n    uses: recess-action/recess/.github/workflows/verdict.yml@v1\n    permissions: {discussions: write, actions: write}\n", new: "",
+			want: []want{{file: "agent.yml", rule: RuleAgentJobs, at: "run-name"}},
+		},
+		{
+			name: "workflow_input_naming_no_file", base: quickStart, file: "recess.yml",
+			old: "front-door.yml@v1\n", new: "front-door.yml@v1\n    with: {workflow: lead.yml}\n",
+			want: []want{{file: "recess.yml", rule: RuleWorkflowMissing, at: "lead.yml"}},
+		},
+		{
+			name: "direct_front_door_naming_no_file", base: direct, file: "recess.yml",
+			old: "        uses: ./\n        # Every", new: "        uses: ./\n        with: {workflow: answer.yml}\n        # Every",
+			want: []want{{file: "recess.yml", rule: RuleWorkflowMissing, at: "answer.yml"}},
+		},
+		{
+			name: "verdict_dispatching_another_workflow", base: quickStart, file: "agent.yml",
+			old: "verdict.yml@v1\n", new: "verdict.yml@v1\n    with: {workflow: lead.yml}\n",
+			want: []want{{file: "agent.yml", job: "verdict", rule: RuleVerdictWorkflow, at: "with: {workflow: lead.yml}"}},
+		},
+		{
+			name: "schedule_on_the_top_of_the_hour", base: quickStart, file: "recess.yml",
+			old: `"2-59/5 * * * *"`, new: `"*/5 * * * *"`,
+			want: []want{{file: "recess.yml", rule: RuleTopOfHour, at: "cron:"}},
+		},
+		{
+			name: "no_sweep", base: quickStart, file: "recess.yml",
+			old: "  schedule: [{cron: \"2-59/5 * * * *\"}] # the sweep, off the top of the hour\n", new: "",
+			want: []want{{file: "recess.yml", rule: RuleNoSweep, at: "\non:"}},
+		},
+		{
+			name: "claim_outside_the_group", base: direct, file: "agent.yml",
+			old: "    # One writer per discussion: queue behind any other recess run on it, cancel nothing.\n    concurrency:\n      group: recess-${{ inputs.discussion_number }}\n      cancel-in-progress: false\n      queue: max\n", new: "",
+			want: []want{{file: "agent.yml", job: "claim", rule: RuleWriterGroup, at: "  claim:"}},
+		},
+		{
+			name: "verdict_without_queue_max", base: direct, file: "agent.yml",
+			old: "      queue: max\n    permissions:\n      discussions: write # replies", new: "    permissions:\n      discussions: write # replies",
+			want: []want{{file: "agent.yml", job: "verdict", rule: RuleWriterQueue, at: "timeout-minutes: 10\n    concurrency:\n      group: recess-${{ inputs.discussion_number }}"}},
+		},
+		{
+			name: "event_job_in_a_group_named_by_the_workflow", base: direct, file: "recess.yml",
+			old: "group: recess-${{ github.event.discussion.number }}", new: "group: recess-${{ github.workflow }}",
+			want: []want{{file: "recess.yml", job: "event", rule: RuleWriterGroup, at: "github.workflow"}},
+		},
+		{
+			name: "visit_cancelled_in_progress", base: direct, file: "recess.yml",
+			old: "      group: recess-${{ matrix.discussion }}\n      cancel-in-progress: false", new: "      group: recess-${{ matrix.discussion }}\n      cancel-in-progress: true",
+			want: []want{{file: "recess.yml", job: "visit", rule: RuleWriterCancel, at: "cancel-in-progress: true"}},
+		},
+		{
+			name: "agent_beside_a_writer", base: direct, file: "agent.yml",
+			old: "      - uses: ./\n        with:\n          command: install\n", new: "      - uses: ./\n        with:\n          command: claim\n",
+			want: []want{{file: "agent.yml", job: "lead", rule: RuleLeadBesideWriter, at: "  lead:"},
+				// and, writing, it is outside the discussion's group
+				{file: "agent.yml", job: "lead", rule: RuleWriterGroup, at: "  lead:"}},
+		},
+		{
+			name: "event_text_in_a_shell", base: direct, file: "agent.yml",
+			old: "          go run ./cmd/recess-lab mcp-script\n", new: "          go run ./cmd/recess-lab mcp-script # ${{ inputs.discussion_number }}\n",
+			want: []want{{file: "agent.yml", job: "lead", rule: RuleExpressionInRun, at: "        run: |"}},
+		},
+		{
+			name: "unreadable_agent_workflow", base: quickStart, file: "agent.yml",
+			old: "jobs:\n", new: "jobs: [\n",
+			want: []want{{file: "agent.yml", rule: RuleUnreadable}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			problems, err := Check([]byte(tt.yaml))
+			s := tt.base(t)
+			if n := strings.Count(s[tt.file], tt.old); n != 1 {
+				t.Fatalf("%q occurs %d times in %s, want once", tt.old, n, tt.file)
+			}
+			s[tt.file] = strings.Replace(s[tt.file], tt.old, tt.new, 1)
+			got, err := CheckRepo(s.fs())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(strings.Join(problems, "\n"), tt.want) {
-				t.Errorf("Check() = %q, want a problem containing %q", problems, tt.want)
+			var want []Finding
+			for i, w := range tt.want {
+				line := 0
+				if w.at != "" {
+					text := s[w.file]
+					i := strings.Index(text, w.at)
+					if i < 0 || strings.Contains(text[i+1:], w.at) {
+						t.Fatalf("%q is not unique in the broken %s", w.at, w.file)
+					}
+					line = strings.Count(text[:i+len(w.at)-1], "\n") + 1
+				} else if i < len(got) {
+					line = got[i].Line // a YAML error's line is YAML's
+				}
+				want = append(want, Finding{File: Dir + "/" + w.file, Line: line, Job: w.job, Rule: w.rule})
+			}
+			if diff := cmp.Diff(want, got, ignoreText); diff != "" {
+				t.Errorf("CheckRepo() (-want +got):\n%s\nall: %v", diff, got)
+			}
+			for _, f := range got {
+				if f.Message == "" || f.Fix == "" {
+					t.Errorf("finding %+v has no message or no fix", f)
+				}
 			}
 		})
 	}
-	// And a workflow that keeps every rule passes.
-	ok := "permissions: {}\njobs:\n  claim:" + group + "\n    steps: [{uses: ./, with: {command: claim}}]\n" +
-		"  lead:\n    permissions: {contents: read}\n    steps: [{uses: ./, with: {command: install}}, {run: recess mcp-script, env: {X: '${{ inputs.resume_context }}'}}]\n" +
-		"  verdict:" + group + "\n    steps: [{uses: ./, with: {command: verdict}}]"
-	if problems, err := Check([]byte(ok)); err != nil || len(problems) > 0 {
-		t.Errorf("Check(a good workflow) = %q, %v; want nothing", problems, err)
+}
+
+func TestTopOfHour(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cron string
+		want bool
+	}{
+		{"2-59/5 * * * *", false},
+		{"*/5 * * * *", true},
+		{"* * * * *", true},
+		{"0 * * * *", true},
+		{"0,30 * * * *", true},
+		{"30,0 * * * *", true},
+		{"15,45 * * * *", false},
+		{"0-59/10 * * * *", true},
+		{"7 3 * * 1-5", false},
+		{"", false},
+		{"x * * * *", false},
+	}
+	for _, tt := range tests {
+		if got := TopOfHour(tt.cron); got != tt.want {
+			t.Errorf("TopOfHour(%q) = %v, want %v", tt.cron, got, tt.want)
+		}
 	}
 }
 
-// The README's setup shows the two workflows users copy; they keep the
-// rules too, and say what the shipped files say but for `uses:`.
-func TestREADMEWorkflows(t *testing.T) {
+// A workflow file is outside input: whatever it holds, the rules answer
+// with findings, never a panic, and every finding names a line.
+func FuzzCheckFile(f *testing.F) {
+	for _, p := range []string{"../../testdata/quickstart/agent.yml", "../../testdata/quickstart/recess.yml", "../../.github/workflows/recess.yml", "../../.github/workflows/agent.yml"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("on: push\njobs: {a: {permissions: write-all, steps: [{uses: ./, with: {command: claim}}]}}"))
+	f.Add([]byte("jobs: []"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, finding := range CheckFile("w.yml", data) {
+			if finding.Line < 1 || finding.Rule == "" {
+				t.Errorf("finding without a line or rule: %+v", finding)
+			}
+		}
+	})
+}
+
+// copyTo finds "Copy it to .github/workflows/NAME.yml" in a block's first
+// lines (the comment may wrap).
+var copyTo = regexp.MustCompile(`Copy it to[\s#]*\.github/workflows/([a-z-]+\.yml)`)
+
+// The README's step-by-step workflows (the blocks that say "Copy it to
+// .github/workflows/NAME.yml") are a setup that keeps every rule.
+func TestCheckRepo_README_step_by_step_is_clean(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := 0
+	s := setup{}
 	for _, block := range strings.Split(string(data), "```yaml\n")[1:] {
 		end := strings.Index(block, "```")
 		if end < 0 {
@@ -173,31 +393,25 @@ func TestREADMEWorkflows(t *testing.T) {
 		for _, l := range strings.Split(block[:end], "\n") {
 			lines = append(lines, strings.TrimPrefix(l, "   "))
 		}
-		text := strings.Join(lines, "\n")
-		if !strings.Contains(text, "\njobs:") {
-			continue
-		}
-		blocks++
-		problems, err := Check([]byte(text))
-		if err != nil {
-			t.Errorf("README workflow %d: %v", blocks, err)
-		}
-		for _, p := range problems {
-			t.Errorf("README workflow %d: %s", blocks, p)
-		}
-		if strings.Contains(text, "name: agent\n") {
-			w, err := parse([]byte(text))
-			if err != nil {
-				t.Fatal(err)
+		head := strings.Join(lines[:min(5, len(lines))], "\n")
+		if m := copyTo.FindStringSubmatch(head); m != nil {
+			if _, dup := s[m[1]]; dup {
+				t.Fatalf("README has two blocks for %s", m[1])
 			}
-			for _, id := range []string{"claim", "lead", "verdict"} {
-				if _, ok := w.Jobs[id]; !ok {
-					t.Errorf("README agent workflow has no %s job", id)
-				}
-			}
+			s[m[1]] = strings.Join(lines, "\n")
 		}
 	}
-	if blocks < 2 {
-		t.Errorf("README shows %d workflows, want the front door and the agent workflow", blocks)
+	if _, ok := s["recess.yml"]; !ok {
+		t.Fatal("README has no step-by-step recess.yml")
+	}
+	if _, ok := s["agent.yml"]; !ok {
+		t.Fatal("README has no step-by-step agent.yml")
+	}
+	got, err := CheckRepo(s.fs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range got {
+		t.Errorf("README %s", f)
 	}
 }

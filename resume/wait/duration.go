@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -20,34 +21,44 @@ type Duration struct {
 	text  string
 }
 
-// DurationError is a refused duration.
-type DurationError struct {
-	Input  string
-	Reason string
-}
-
-// Error names the duration as written (quoted, so it stays on one line).
-// Error names the duration as written (quoted, so it stays on one line).
-func (e *DurationError) Error() string { return "duration " + quote(e.Input) + ": " + e.Reason }
-
-// FieldError is refused outside input; Field names it ("trigger.of[1].replies").
+// FieldError is refused outside input, the one error recess gives for it
+// wherever the input comes from: a trigger or a verdict, a record a store
+// hands back, an event payload, a config file, a flag. Field names what was
+// refused, as a path into the document ("trigger.of[1].elapsed",
+// `open_rfcs["c-1"].opened_at`), a file or an input name; Reason says what
+// is wrong with it, in lowercase words for people.
+//
+// A sentinel the caller branches on (state.ErrCorrupt, resume.ErrRefused)
+// wraps the FieldError (fmt.Errorf("%w: %w", sentinel, fe)), so errors.Is
+// finds the sentinel and errors.As the field.
 type FieldError struct {
 	Field  string
 	Reason string
-	Err    error // underlying error (a *DurationError, a json error), may be nil
+	Err    error // underlying error (a refused duration, a JSON error), may be nil
 }
 
 // Error reads "field: reason", the form annotations and the CLI print.
-func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return e.Reason
+	}
+	return e.Field + ": " + e.Reason
+}
 
-// Unwrap exposes the underlying error so callers can errors.As a
-// *DurationError out of a refused trigger.
+// Unwrap exposes the underlying error.
 func (e *FieldError) Unwrap() error { return e.Err }
 
 // quote renders s as a JSON string, so hostile input cannot put a newline or
 // a control character into an error message (and from there into a workflow
-// annotation).
-func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+// annotation). HTML characters stay as written: the text is for people, and
+// whatever renders it as Markdown escapes it there.
+func quote(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
 
 // Bounds on the components of a duration. They keep every arithmetic step
 // far from overflow for any start in years 1970..9999: the date part spans
@@ -87,10 +98,11 @@ var unitNanos = [rankCount]int64{
 // ParseDuration parses an ISO-8601 duration (P[nY][nM][nW][nD][T[nH][nM][nS]]).
 // Only the last component may carry a fraction, written with "." or ",";
 // a fraction of a week or day becomes exact hours in Clock, a fraction of a
-// year or month is refused. Errors are *DurationError.
+// year or month is refused. Errors are *FieldError naming the duration as
+// written (quoted, so it stays on one line): `duration "P1H": ...`.
 func ParseDuration(s string) (Duration, error) {
 	fail := func(reason string) (Duration, error) {
-		return Duration{}, &DurationError{Input: s, Reason: reason}
+		return Duration{}, &FieldError{Field: "duration " + quote(s), Reason: reason}
 	}
 	if s == "" {
 		return fail("empty")

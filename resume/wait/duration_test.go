@@ -110,11 +110,11 @@ func TestParseDurationRefused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := ParseDuration(tt.in)
-			var de *DurationError
+			var de *FieldError
 			if !errors.As(err, &de) {
-				t.Fatalf("ParseDuration(%q) = %v, %v, want a *DurationError", tt.in, got, err)
+				t.Fatalf("ParseDuration(%q) = %v, %v, want a *FieldError", tt.in, got, err)
 			}
-			want := &DurationError{Input: tt.in, Reason: tt.reason}
+			want := &FieldError{Field: "duration " + quote(tt.in), Reason: tt.reason}
 			if diff := cmp.Diff(want, de); diff != "" {
 				t.Errorf("ParseDuration(%q) error mismatch (-want +got):\n%s", tt.in, diff)
 			}
@@ -250,10 +250,10 @@ func TestDurationText(t *testing.T) {
 			t.Parallel()
 			var d Duration
 			err := d.UnmarshalText([]byte(tt.in))
-			var de *DurationError
+			var de *FieldError
 			if tt.wantErr {
 				if !errors.As(err, &de) {
-					t.Fatalf("UnmarshalText(%q) error = %v, want a *DurationError", tt.in, err)
+					t.Fatalf("UnmarshalText(%q) error = %v, want a *FieldError", tt.in, err)
 				}
 				return
 			}

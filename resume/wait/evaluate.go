@@ -242,23 +242,31 @@ func (e *evaluator) counts(t *Trigger, rp *Reply) bool {
 // replyCounts is the one rule for whether a missing_input trigger accepts a
 // reply; the status text counts with it too, so it never says otherwise.
 func replyCounts(t *Trigger, roots []string, rp *Reply) bool {
-	if len(t.From) > 0 {
-		ok := false
-		for _, f := range t.From {
-			if strings.EqualFold(f, rp.Author) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
+	if len(t.From) > 0 && !slices.ContainsFunc(t.From, func(f string) bool { return SameLogin(f, rp.Author) }) {
+		return false
 	}
 	if t.Scope == ScopeThread {
 		return rp.ParentID != "" && slices.Contains(roots, rp.ParentID)
 	}
 	return true
 }
+
+// NormLogin folds a GitHub login for comparison: surrounding space, case,
+// and the "[bot]" suffix that REST and webhooks give an app's login and
+// GraphQL leaves off ("renovate[bot]" and "renovate" are one bot). It is the
+// one rule for comparing logins: a trigger's from, ignore-authors, recess's
+// own identity, command authors.
+func NormLogin(s string) string {
+	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "[bot]")
+}
+
+// SameLogin reports whether two logins name the same account (NormLogin).
+func SameLogin(a, b string) bool { return NormLogin(a) == NormLogin(b) }
+
+// SameSignal reports whether two signal names are the same signal: they
+// compare case-insensitively ("/recess signal Security-Review" delivers
+// "security-review"). It is the one rule for matching signals.
+func SameSignal(a, b string) bool { return strings.EqualFold(a, b) }
 
 // nthReply is the moment the n-th counted reply arrived when the replies
 // are not in time order (the engine gives them oldest first; this keeps the
@@ -295,7 +303,7 @@ func (e *evaluator) escalation(buf []byte, t *Trigger) ([]byte, result) {
 	var at time.Time
 	for i := range e.signals {
 		s := &e.signals[i]
-		if s.Name != t.Signal && s.Name != AnySignal {
+		if !SameSignal(s.Name, t.Signal) && s.Name != AnySignal {
 			continue
 		}
 		if ts := e.known(s.At); found < 0 || ts.Before(at) {

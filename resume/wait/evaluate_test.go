@@ -159,9 +159,16 @@ func TestEvaluate(t *testing.T) {
 			want: Evaluation{Fired: true, FiredBy: KindEscalationNeeded, At: at(2 * time.Minute), Reason: `signal "security-review" received`},
 		},
 		{
-			name:    "escalation_signal_name_is_exact",
+			name:    "escalation_signal_name_ignores_case",
 			trigger: `{"kind":"escalation_needed","signal":"go"}`,
 			obs:     Observed{Signals: []Signal{{Name: "Go", At: at(time.Minute)}}},
+			now:     at(time.Hour),
+			want:    Evaluation{Fired: true, FiredBy: KindEscalationNeeded, At: at(time.Minute), Reason: `signal "Go" received`},
+		},
+		{
+			name:    "escalation_signal_name_is_whole",
+			trigger: `{"kind":"escalation_needed","signal":"go"}`,
+			obs:     Observed{Signals: []Signal{{Name: "go-live", At: at(time.Minute)}}},
 			now:     at(time.Hour),
 			want:    Evaluation{Reason: `waiting for signal "go"`},
 		},

@@ -2,13 +2,13 @@ package wait
 
 import (
 	"bytes"
+	"encoding/json/jsontext"
+	"encoding/json/v2"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"time"
-
-	"github.com/recess-action/recess/resume/wait/strictjson"
 )
 
 // TriggerLimits are the policy bounds a trigger is checked against.
@@ -48,7 +48,7 @@ const (
 
 // ParseTrigger decodes and validates a trigger document strictly. Errors are
 // *FieldError naming the field (prefix "trigger"); a refused duration is
-// available through errors.As as a *DurationError.
+// wrapped as the *FieldError ParseDuration returned.
 //
 // A JSON null counts as the field being absent. Defaults are filled in, so
 // the result is canonical: Scope is ScopeDiscussion unless "thread" was
@@ -58,8 +58,8 @@ func ParseTrigger(data []byte, lim TriggerLimits) (*Trigger, error) {
 	if len(data) > MaxTriggerBytes {
 		return nil, &FieldError{Field: root, Reason: "document is larger than " + strconv.Itoa(MaxTriggerBytes>>10) + " KiB"}
 	}
-	v, err := decodeJSON(data, root)
-	if err != nil {
+	var doc triggerDoc
+	if err := DecodeJSON(data, root, &doc, JSONLimits{MaxDepth: maxJSONDepth, MaxMembers: maxJSONMembers}, json.RejectUnknownMembers(false)); err != nil {
 		return nil, err
 	}
 	p := triggerParser{lim: lim}
@@ -67,7 +67,22 @@ func ParseTrigger(data []byte, lim TriggerLimits) (*Trigger, error) {
 		p.maxAt = lim.MaxRecess.AddTo(lim.At)
 		p.bounded = true
 	}
-	return p.node(v, root, 0)
+	return p.node(&doc, root, 0)
+}
+
+// triggerDoc is one node of a trigger document, each member kept raw to be
+// judged in a fixed order; Unknown collects the members no kind has.
+type triggerDoc struct {
+	Kind     jsontext.Value `json:"kind"`
+	Replies  jsontext.Value `json:"replies"`
+	From     jsontext.Value `json:"from"`
+	Scope    jsontext.Value `json:"scope"`
+	Elapsed  jsontext.Value `json:"elapsed"`
+	Signal   jsontext.Value `json:"signal"`
+	Of       jsontext.Value `json:"of"`
+	Expires  jsontext.Value `json:"expires"`
+	OnExpire jsontext.Value `json:"on_expire"`
+	Unknown  jsontext.Value `json:",embed"`
 }
 
 type triggerParser struct {
@@ -86,26 +101,47 @@ var triggerFields = map[string][]string{
 	KindAll:              {"of"},
 }
 
-func isKnownTriggerField(name string) bool {
-	switch name {
-	case "kind", "replies", "from", "scope", "elapsed", "signal", "of", "expires", "on_expire":
-		return true
+// Present reports whether a member kept raw was given: in every document
+// recess reads, a null counts as the member left out.
+func Present(v jsontext.Value) bool { return len(v) > 0 && v.Kind() != 'n' }
+
+// StringValue returns the value of a JSON string, and false for any other
+// value.
+func StringValue(v jsontext.Value) (string, bool) {
+	if v.Kind() != '"' {
+		return "", false
 	}
-	return false
+	s, err := jsontext.AppendUnquote(nil, v)
+	return string(s), err == nil
 }
 
-func (p *triggerParser) node(v *strictjson.Value, path string, depth int) (*Trigger, error) {
-	if v.Kind != strictjson.Object {
-		return nil, &FieldError{Field: path, Reason: "must be a JSON object"}
+// elems returns the elements of a JSON list, and false for any other value.
+func elems(v jsontext.Value) ([]jsontext.Value, bool) {
+	var out []jsontext.Value
+	if v.Kind() != '[' || json.Unmarshal(v, &out) != nil {
+		return nil, false
 	}
-	kv := v.Get("kind")
-	if kv == nil {
+	return out, true
+}
+
+// firstName returns the name of an object's first member.
+func firstName(obj jsontext.Value) string {
+	d := jsontext.NewDecoder(bytes.NewReader(obj))
+	if _, err := d.ReadToken(); err != nil {
+		return ""
+	}
+	tok, _ := d.ReadToken()
+	return tok.String()
+}
+
+func (p *triggerParser) node(v *triggerDoc, path string, depth int) (*Trigger, error) {
+	if !Present(v.Kind) {
 		return nil, &FieldError{Field: path + ".kind", Reason: "missing"}
 	}
-	if kv.Kind != strictjson.String {
+	kind, ok := StringValue(v.Kind)
+	if !ok {
 		return nil, &FieldError{Field: path + ".kind", Reason: "must be a string"}
 	}
-	kind := kv.Text
 	own, known := triggerFields[kind]
 	if !known {
 		return nil, &FieldError{Field: path + ".kind", Reason: "unknown kind " + quote(kind) +
@@ -118,17 +154,15 @@ func (p *triggerParser) node(v *strictjson.Value, path string, depth int) (*Trig
 	if composite && depth >= 2 {
 		return nil, &FieldError{Field: path + ".kind", Reason: "composites nest one level at most (" + kind + " inside a composite inside a composite)"}
 	}
-	for i := range v.Members {
-		m := &v.Members[i]
-		name := m.Key
-		if !isKnownTriggerField(name) {
-			return nil, &FieldError{Field: strictjson.MemberPath(path, name), Reason: "unknown field"}
-		}
-		if name == "kind" || name == "expires" || name == "on_expire" || slices.Contains(own, name) {
-			continue
-		}
-		if m.Value.Kind != strictjson.Null {
-			return nil, &FieldError{Field: path + "." + name, Reason: "not allowed for kind " + kind}
+	if len(v.Unknown) > 0 {
+		return nil, &FieldError{Field: MemberPath(path, firstName(v.Unknown)), Reason: "unknown field"}
+	}
+	for _, m := range []struct {
+		name string
+		v    jsontext.Value
+	}{{"replies", v.Replies}, {"from", v.From}, {"scope", v.Scope}, {"elapsed", v.Elapsed}, {"signal", v.Signal}, {"of", v.Of}} {
+		if Present(m.v) && !slices.Contains(own, m.name) {
+			return nil, &FieldError{Field: path + "." + m.name, Reason: "not allowed for kind " + kind}
 		}
 	}
 
@@ -136,84 +170,96 @@ func (p *triggerParser) node(v *strictjson.Value, path string, depth int) (*Trig
 	var err error
 	switch kind {
 	case KindMissingInput:
-		if t.Replies, err = parseReplies(v.Get("replies"), path+".replies"); err != nil {
+		if t.Replies, err = parseReplies(v.Replies, path+".replies"); err != nil {
 			return nil, err
 		}
-		if t.From, err = parseFrom(v.Get("from"), path+".from"); err != nil {
+		if t.From, err = parseFrom(v.From, path+".from"); err != nil {
 			return nil, err
 		}
 		t.Scope = ScopeDiscussion
-		if sv := v.Get("scope"); sv != nil {
-			if sv.Kind != strictjson.String || (sv.Text != ScopeDiscussion && sv.Text != ScopeThread) {
+		if Present(v.Scope) {
+			s, _ := StringValue(v.Scope)
+			if s != ScopeDiscussion && s != ScopeThread {
 				return nil, &FieldError{Field: path + ".scope", Reason: `must be "discussion" or "thread"`}
 			}
-			t.Scope = sv.Text
+			t.Scope = s
 		}
 	case KindElapsed:
-		if t.Elapsed, err = p.duration(v.Get("elapsed"), path+".elapsed"); err != nil {
+		if t.Elapsed, err = p.duration(v.Elapsed, path+".elapsed"); err != nil {
 			return nil, err
 		}
 	case KindEscalationNeeded:
-		sv := v.Get("signal")
 		field := path + ".signal"
-		switch {
-		case sv == nil:
+		if !Present(v.Signal) {
 			return nil, &FieldError{Field: field, Reason: "missing"}
-		case sv.Kind != strictjson.String:
+		}
+		s, ok := StringValue(v.Signal)
+		switch {
+		case !ok:
 			return nil, &FieldError{Field: field, Reason: "must be a string"}
-		case !ValidSignalName(sv.Text):
+		case !ValidSignalName(s):
 			return nil, &FieldError{Field: field, Reason: "must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' or '-'"}
 		}
-		t.Signal = sv.Text
+		t.Signal = s
 	case KindAny, KindAll:
-		ov := v.Get("of")
 		field := path + ".of"
-		switch {
-		case ov == nil:
+		if !Present(v.Of) {
 			return nil, &FieldError{Field: field, Reason: "missing"}
-		case ov.Kind != strictjson.Array:
+		}
+		of, ok := elems(v.Of)
+		switch {
+		case !ok:
 			return nil, &FieldError{Field: field, Reason: "must be a list of triggers"}
-		case len(ov.Elems) == 0:
+		case len(of) == 0:
 			return nil, &FieldError{Field: field, Reason: "must list at least one trigger"}
-		case len(ov.Elems) > MaxTriggerChildren:
+		case len(of) > MaxTriggerChildren:
 			return nil, &FieldError{Field: field, Reason: "lists more than " + strconv.Itoa(MaxTriggerChildren) + " triggers"}
 		}
-		t.Of = make([]*Trigger, len(ov.Elems))
-		for i := range ov.Elems {
-			if t.Of[i], err = p.node(&ov.Elems[i], strictjson.IndexPath(field, i), depth+1); err != nil {
+		t.Of = make([]*Trigger, len(of))
+		for i, e := range of {
+			elem := IndexPath(field, i)
+			if e.Kind() != '{' {
+				return nil, &FieldError{Field: elem, Reason: "must be a JSON object"}
+			}
+			var child triggerDoc
+			if err := DecodeJSON(e, elem, &child, JSONLimits{}, json.RejectUnknownMembers(false)); err != nil {
+				return nil, err
+			}
+			if t.Of[i], err = p.node(&child, elem, depth+1); err != nil {
 				return nil, err
 			}
 		}
 	}
 
-	if ev := v.Get("expires"); ev != nil {
-		if t.Expires, err = p.duration(ev, path+".expires"); err != nil {
+	if Present(v.Expires) {
+		if t.Expires, err = p.duration(v.Expires, path+".expires"); err != nil {
 			return nil, err
 		}
 	}
-	if ev := v.Get("on_expire"); ev != nil {
+	if Present(v.OnExpire) {
 		field := path + ".on_expire"
-		if ev.Kind != strictjson.String || (ev.Text != OnExpireResume && ev.Text != OnExpireCancel) {
+		s, _ := StringValue(v.OnExpire)
+		if s != OnExpireResume && s != OnExpireCancel {
 			return nil, &FieldError{Field: field, Reason: `must be "resume" or "cancel"`}
 		}
 		if t.Expires == nil {
 			return nil, &FieldError{Field: field, Reason: "needs expires"}
 		}
-		t.OnExpire = ev.Text
+		t.OnExpire = s
 	} else if t.Expires != nil {
 		t.OnExpire = OnExpireResume
 	}
 	return t, nil
 }
 
-func parseReplies(v *strictjson.Value, field string) (int, error) {
-	if v == nil {
+func parseReplies(v jsontext.Value, field string) (int, error) {
+	if !Present(v) {
 		return 0, &FieldError{Field: field, Reason: "missing"}
 	}
-	if v.Kind != strictjson.Number {
+	if v.Kind() != '0' {
 		return 0, &FieldError{Field: field, Reason: "must be an integer"}
 	}
-	s := v.Text
+	s := string(v)
 	neg := s[0] == '-'
 	digits := s
 	if neg {
@@ -237,39 +283,41 @@ func parseReplies(v *strictjson.Value, field string) (int, error) {
 	return n, nil
 }
 
-func parseFrom(v *strictjson.Value, field string) ([]string, error) {
-	if v == nil {
+func parseFrom(v jsontext.Value, field string) ([]string, error) {
+	if !Present(v) {
 		return nil, nil
 	}
-	if v.Kind != strictjson.Array {
+	list, ok := elems(v)
+	if !ok {
 		return nil, &FieldError{Field: field, Reason: "must be a list of GitHub logins"}
 	}
-	if len(v.Elems) == 0 {
+	if len(list) == 0 {
 		return nil, &FieldError{Field: field, Reason: "must list at least one login (leave it out to count everyone)"}
 	}
-	if len(v.Elems) > MaxFromLogins {
+	if len(list) > MaxFromLogins {
 		return nil, &FieldError{Field: field, Reason: "lists more than " + strconv.Itoa(MaxFromLogins) + " logins"}
 	}
-	out := make([]string, len(v.Elems))
-	for i := range v.Elems {
-		e := &v.Elems[i]
-		if e.Kind != strictjson.String || !ValidLogin(e.Text) {
-			return nil, &FieldError{Field: strictjson.IndexPath(field, i), Reason: "must be a GitHub login"}
+	out := make([]string, len(list))
+	for i, e := range list {
+		s, ok := StringValue(e)
+		if !ok || !ValidLogin(s) {
+			return nil, &FieldError{Field: IndexPath(field, i), Reason: "must be a GitHub login"}
 		}
-		out[i] = e.Text
+		out[i] = s
 	}
 	return out, nil
 }
 
 // duration parses a duration field and checks it against max-recess.
-func (p *triggerParser) duration(v *strictjson.Value, field string) (*Duration, error) {
-	if v == nil {
+func (p *triggerParser) duration(v jsontext.Value, field string) (*Duration, error) {
+	if !Present(v) {
 		return nil, &FieldError{Field: field, Reason: "missing"}
 	}
-	if v.Kind != strictjson.String {
+	s, ok := StringValue(v)
+	if !ok {
 		return nil, &FieldError{Field: field, Reason: "must be an ISO-8601 duration string"}
 	}
-	d, err := ParseDuration(v.Text)
+	d, err := ParseDuration(s)
 	if err != nil {
 		return nil, &FieldError{Field: field, Reason: "invalid " + err.Error(), Err: err}
 	}
@@ -390,25 +438,6 @@ func (t *Trigger) appendJSON(b *bytes.Buffer) error {
 	}
 	b.WriteByte('}')
 	return nil
-}
-
-// decodeJSON decodes a whole document that must be one object, with the
-// trigger's bounds on nesting and members. Errors are *FieldError under
-// root.
-func decodeJSON(data []byte, root string) (*strictjson.Value, error) {
-	v, err := strictjson.Parse(data, root, strictjson.Limits{MaxDepth: maxJSONDepth, MaxMembers: maxJSONMembers})
-	return v, FieldErrorOf(err)
-}
-
-// FieldErrorOf returns a refusal of the strict JSON decoder as the
-// *FieldError naming the same field, so a document's readers report its
-// syntax and its meaning alike. Any other error (nil, or one a decoder's
-// caller returned from a callback) comes back as it is.
-func FieldErrorOf(err error) error {
-	if se, ok := err.(*strictjson.Error); ok {
-		return &FieldError{Field: se.Path, Reason: se.Reason, Err: se.Err}
-	}
-	return err
 }
 
 // UnmarshalJSON reads a trigger with ParseTrigger and no policy limits (no

@@ -2,6 +2,7 @@ package wait
 
 import (
 	"encoding/json"
+	"encoding/json/jsontext"
 	"errors"
 	"fmt"
 	"strings"
@@ -211,7 +212,7 @@ func TestParseTriggerRefused(t *testing.T) {
 		duration bool
 	}{
 		{name: "empty", doc: ``, field: "trigger", reason: "empty document"},
-		{name: "not_json", doc: `kind: elapsed`, field: "trigger", reason: "invalid JSON: invalid character 'k' looking for beginning of value"},
+		{name: "not_json", doc: `kind: elapsed`, field: "trigger", reason: "invalid JSON: invalid character 'k' at start of value"},
 		{name: "not_an_object", doc: `["kind"]`, field: "trigger", reason: "not a JSON object"},
 		{name: "null_document", doc: `null`, field: "trigger", reason: "not a JSON object"},
 		{name: "trailing_data", doc: `{"kind":"elapsed","elapsed":"P1D"} {}`, field: "trigger", reason: "trailing data after the object"},
@@ -340,9 +341,9 @@ func TestParseTriggerRefused(t *testing.T) {
 			if fe.Field != tt.field || fe.Reason != tt.reason {
 				t.Errorf("ParseTrigger(%q) error field, reason = %q, %q, want %q, %q", tt.doc, fe.Field, fe.Reason, tt.field, tt.reason)
 			}
-			var de *DurationError
-			if gotDuration := errors.As(err, &de); gotDuration != tt.duration {
-				t.Errorf("ParseTrigger(%q) error wraps a *DurationError = %v, want %v", tt.doc, gotDuration, tt.duration)
+			var de *FieldError
+			if gotDuration := errors.As(fe.Err, &de) && strings.HasPrefix(de.Field, "duration "); gotDuration != tt.duration {
+				t.Errorf("ParseTrigger(%q) error wraps a refused duration = %v, want %v", tt.doc, gotDuration, tt.duration)
 			}
 		})
 	}
@@ -360,9 +361,9 @@ func TestParseTriggerJSONSyntaxError(t *testing.T) {
 	t.Parallel()
 	doc := `{"kind":"elapsed",,}`
 	_, err := ParseTrigger([]byte(doc), testLimits(t))
-	var se *json.SyntaxError
+	var se *jsontext.SyntacticError
 	if !errors.As(err, &se) {
-		t.Errorf("ParseTrigger(%q) error = %v, want one wrapping a *json.SyntaxError", doc, err)
+		t.Errorf("ParseTrigger(%q) error = %v, want one wrapping a *jsontext.SyntacticError", doc, err)
 	}
 }
 

@@ -1,0 +1,80 @@
+package action
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/recess-action/recess/internal/workflows"
+)
+
+const checkUsage = `usage: recess check [DIR]
+
+check reads the repository's .github/workflows (DIR is the repository's
+root, default the current directory) and reports every way the setup breaks
+recess's promises, one line each with the line to change and the fix: a job
+that writes a discussion's record outside that discussion's concurrency
+group or without queue: max, a lead job with a write scope, a recess job
+without the permissions it needs or with a write scope it does not need, an agent workflow without the dispatch
+inputs correlation_id, discussion_number and resume_context (or without a
+claim or a verdict), a workflow input naming no file, a schedule at the top
+of the hour, no sweep. It exits 1 when it found something, so it can run in
+CI; inside GitHub Actions the findings are ::error annotations.
+`
+
+// runCheck is `recess check`.
+func runCheck(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("recess check", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, checkUsage)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "recess check: %v\n%s", err, checkUsage)
+		return exitRefused
+	}
+	dir := "."
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		dir = fs.Arg(0)
+	default:
+		fmt.Fprintf(stderr, "recess check: one directory, not %d\n%s", fs.NArg(), checkUsage)
+		return exitRefused
+	}
+	findings, err := workflows.CheckRepo(os.DirFS(dir))
+	if err != nil {
+		fmt.Fprintf(stderr, "recess check: %s: %v\n", filepath.Join(dir, workflows.Dir), err)
+		return exitRefused
+	}
+	annotate := getenv("GITHUB_ACTIONS") == "true"
+	for _, f := range findings {
+		if annotate {
+			fmt.Fprintf(stdout, "::error file=%s,line=%d,title=recess check (%s)::%s. Fix: %s\n",
+				escapeProperty(f.File), f.Line, f.Rule, escapeData(f.Message), escapeData(f.Fix))
+			continue
+		}
+		fmt.Fprintf(stdout, "%s:%d: %s\n\tfix: %s\n", filepath.ToSlash(filepath.Join(dir, f.File)), f.Line, f.Message, f.Fix)
+	}
+	if len(findings) > 0 {
+		fmt.Fprintf(stderr, "recess check: %s\n", count(len(findings), "problem", "problems"))
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "recess check: %s keeps every rule\n", filepath.ToSlash(filepath.Join(dir, workflows.Dir)))
+	return exitOK
+}
+
+// escapeData and escapeProperty encode a workflow command's message and
+// property values as the runner reads them.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

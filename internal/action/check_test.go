@@ -1,0 +1,89 @@
+package action
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/recess-action/recess/internal/workflows"
+)
+
+// writeSetup writes files into a temporary repository's .github/workflows.
+func writeSetup(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, workflows.Dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, workflows.Dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func quickStartFiles(t *testing.T) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, name := range []string{"recess.yml", "agent.yml"} {
+		data, err := os.ReadFile(filepath.Join("../../testdata/quickstart", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(data)
+	}
+	return files
+}
+
+// recess check prints each finding with its line and fix (as ::error
+// annotations inside GitHub Actions) and exits 1; a clean setup exits 0.
+func TestCheck_reports_and_exits(t *testing.T) {
+	t.Parallel()
+	broken := quickStartFiles(t)
+	broken["recess.yml"] = strings.Replace(broken["recess.yml"], `"2-59/5 * * * *"`, `"0 * * * *"`, 1)
+	tests := []struct {
+		name       string
+		files      map[string]string
+		env        map[string]string
+		wantCode   int
+		wantStdout []string // lines
+	}{
+		{name: "quick_start_is_clean", files: quickStartFiles(t), wantCode: exitOK,
+			wantStdout: []string{"recess check: DIR/.github/workflows keeps every rule"}},
+		{name: "finding_at_a_terminal", files: broken, wantCode: exitFailed,
+			wantStdout: []string{
+				`DIR/.github/workflows/recess.yml:6: the schedule "0 * * * *" runs at the top of the hour, when GitHub's scheduler is busiest and drops runs`,
+				`	fix: start off the hour, e.g. cron: "2-59/5 * * * *"`,
+			}},
+		{name: "finding_in_github_actions", files: broken, env: map[string]string{"GITHUB_ACTIONS": "true"}, wantCode: exitFailed,
+			wantStdout: []string{
+				`::error file=.github/workflows/recess.yml,line=6,title=recess check (schedule-top-of-hour)::the schedule "0 * * * *" runs at the top of the hour, when GitHub's scheduler is busiest and drops runs. Fix: start off the hour, e.g. cron: "2-59/5 * * * *"`,
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeSetup(t, tt.files)
+			code, stdout, stderr := runCLI(t, tt.env, "check", dir)
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d\n%s", code, tt.wantCode, stderr)
+			}
+			got := strings.Split(strings.TrimSuffix(strings.ReplaceAll(stdout, filepath.ToSlash(dir), "DIR"), "\n"), "\n")
+			if diff := cmp.Diff(tt.wantStdout, got); diff != "" {
+				t.Errorf("stdout (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCheck_refuses_a_repository_without_workflows(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runCLI(t, nil, "check", t.TempDir())
+	if code != exitRefused || stdout != "" || !strings.Contains(stderr, workflows.Dir) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %d and the directory named on stderr", code, stdout, stderr, exitRefused)
+	}
+}

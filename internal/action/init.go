@@ -1,0 +1,260 @@
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/template"
+
+	gh "github.com/recess-action/recess/internal/github"
+	"github.com/recess-action/recess/internal/workflows"
+)
+
+const initUsage = `usage: recess init [flags]
+
+init writes recess's two workflow files into the repository in the current
+directory (or --dir): .github/workflows/recess.yml, the front door, and the
+agent workflow (agent.yml), whose lead is Claude Code with recess mcp as its
+tool. Both call recess's reusable workflows; your choices are the flags. It
+asks nothing and overwrites nothing without --force. Afterwards add the
+repository secret ANTHROPIC_API_KEY, and run "recess check".
+
+Flags:
+`
+
+// initChoices are what a user decides about a setup; everything else lives
+// in recess's reusable workflows.
+type initChoices struct {
+	Workflow       string // the agent workflow's file name
+	Store          string // comment or branch
+	Categories     string
+	Labels         string
+	Schedule       string // the sweep's cron
+	WakeOn         string
+	MentionHandles string
+}
+
+func defaultInitChoices() initChoices {
+	return initChoices{Workflow: gh.DefaultWorkflow, Store: storeComment, Schedule: "2-59/5 * * * *"}
+}
+
+var workflowFileName = regexp.MustCompile(`^[A-Za-z0-9_.-]+\.ya?ml$`)
+
+// check refuses a choice the files could not keep, naming the flag.
+func (c initChoices) check() error {
+	switch {
+	case !workflowFileName.MatchString(c.Workflow):
+		return fmt.Errorf("--workflow %q is not a workflow file name (NAME.yml)", c.Workflow)
+	case c.Workflow == "recess.yml":
+		return fmt.Errorf("--workflow recess.yml is the front door's file; name the agent workflow otherwise")
+	case c.Store != storeComment && c.Store != storeBranch:
+		return fmt.Errorf("--%s %q: want %s or %s", inStateStore, c.Store, storeComment, storeBranch)
+	case len(strings.Fields(c.Schedule)) != 5:
+		return fmt.Errorf("--schedule %q is not a five-field cron expression", c.Schedule)
+	case workflows.TopOfHour(c.Schedule):
+		return fmt.Errorf("--schedule %q runs at the top of the hour, when GitHub's scheduler is busiest: start off the hour, e.g. 2-59/5 * * * *", c.Schedule)
+	}
+	switch c.WakeOn {
+	case "", "comment", "command":
+	case "mention":
+		if c.MentionHandles == "" {
+			return fmt.Errorf("--%s mention needs --%s (e.g. @lead)", inWakeOn, inMentionHandles)
+		}
+	default:
+		return fmt.Errorf("--%s %q: want comment, mention or command", inWakeOn, c.WakeOn)
+	}
+	if c.MentionHandles != "" && c.WakeOn != "mention" {
+		return fmt.Errorf("--%s is only for --%s mention", inMentionHandles, inWakeOn)
+	}
+	return nil
+}
+
+// plainScalar is a value YAML reads as the same string without quotes.
+var plainScalar = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_./-]*$`)
+
+// flow renders inputs as a YAML flow mapping, {k: v, ...}, in the given
+// order, leaving out empty values; "" when all are empty.
+func flow(kv ...string) string {
+	var parts []string
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			continue
+		}
+		v := kv[i+1]
+		if !plainScalar.MatchString(v) {
+			b, _ := json.Marshal(v) // a JSON string is a YAML double-quoted scalar
+			v = string(b)
+		}
+		parts = append(parts, kv[i]+": "+v)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+var initTemplates = template.Must(template.New("").Funcs(template.FuncMap{"flow": flow}).Parse(`
+{{- define "recess.yml" -}}
+# recess front door: watches discussions, starts agent runs and sweeps (recess-action/recess).
+name: recess
+on:
+  discussion: {types: [created, deleted, transferred, locked, unlocked]}
+  discussion_comment: {types: [created, edited, deleted]}
+  schedule: [{cron: "{{.Schedule}}"}] # the sweep, off the top of the hour
+  workflow_dispatch: # a sweep by hand
+permissions: {discussions: write, actions: write, issues: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
+jobs:
+  recess:
+    uses: recess-action/recess/.github/workflows/front-door.yml@v1
+{{- with flow "workflow" .WorkflowInput "state-store" .StoreInput "categories" .Categories "labels" .Labels "wake-on" .WakeOn "mention-handles" .MentionHandles}}
+    with: {{.}}
+{{- end}}
+{{end}}
+{{- define "agent.yml" -}}
+# The agent workflow recess dispatches: claim, lead (Claude, read-only token), verdict.
+run-name: agent ${{"{{"}} inputs.correlation_id {{"}}"}} # recess finds its runs by this name
+on:
+  workflow_dispatch:
+    inputs:
+      correlation_id: {type: string, required: true}
+      discussion_number: {type: string, required: true}
+      resume_context: {type: string, default: ""}
+jobs:
+  claim:
+    uses: recess-action/recess/.github/workflows/claim.yml@v1
+{{- with flow "state-store" .StoreInput}}
+    with: {{.}}
+{{- end}}
+    permissions: {discussions: write{{if eq .Store "branch"}}, contents: write{{end}}}
+  lead:
+    needs: claim
+    if: needs.claim.outputs.stale == 'false'
+    runs-on: ubuntu-latest
+    permissions: {discussions: read}
+    steps:
+      - {uses: recess-action/recess@v1, with: {command: install}} # recess on PATH
+      - uses: anthropics/claude-code-action@v1
+        with:
+          anthropic_api_key: ${{"{{"}} secrets.ANTHROPIC_API_KEY {{"}}"}}
+          github_token: ${{"{{"}} github.token {{"}}"}}
+          allowed_bots: github-actions
+          prompt: "Lead the answer to discussion #${{"{{"}} inputs.discussion_number {{"}}"}}: read it with the recess tools, then reply and adjourn, or ask and recess until people answer. ${{"{{"}} needs.claim.outputs.prompt {{"}}"}}"
+          claude_args: --allowedTools mcp__recess --mcp-config '{"mcpServers":{"recess":{"command":"recess","args":["mcp","--verdict-file","${{"{{"}} runner.temp {{"}}"}}/verdict.json","--correlation-id","${{"{{"}} inputs.correlation_id {{"}}"}}","--discussion","${{"{{"}} inputs.discussion_number {{"}}"}}","--token","${{"{{"}} github.token {{"}}"}}"]}}}'
+      - {uses: actions/upload-artifact@v4, with: {name: recess-verdict, path: "${{"{{"}} runner.temp {{"}}"}}/verdict.json", retention-days: 1}}
+  verdict:
+    needs: [claim, lead]
+    uses: recess-action/recess/.github/workflows/verdict.yml@v1
+{{- with flow "workflow" .WorkflowInput "state-store" .StoreInput}}
+    with: {{.}}
+{{- end}}
+    permissions: {discussions: write, actions: write{{if eq .Store "branch"}}, contents: write{{end}}}
+{{end}}`))
+
+// initFile is one file init writes: its path under the repository and its
+// text.
+type initFile struct {
+	Path string
+	Text string
+}
+
+// render returns the two files for these choices.
+func (c initChoices) render() ([]initFile, error) {
+	data := struct {
+		initChoices
+		WorkflowInput, StoreInput string // the inputs that differ from the defaults
+	}{initChoices: c}
+	if c.Workflow != gh.DefaultWorkflow {
+		data.WorkflowInput = c.Workflow
+	}
+	if c.Store != storeComment {
+		data.StoreInput = c.Store
+	}
+	var files []initFile
+	for _, f := range []struct{ tmpl, name string }{{"recess.yml", "recess.yml"}, {"agent.yml", c.Workflow}} {
+		var b bytes.Buffer
+		if err := initTemplates.ExecuteTemplate(&b, f.tmpl, data); err != nil {
+			return nil, err
+		}
+		files = append(files, initFile{Path: filepath.ToSlash(filepath.Join(workflows.Dir, f.name)), Text: b.String()})
+	}
+	return files, nil
+}
+
+// runInit is `recess init`.
+func runInit(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("recess init", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c := defaultInitChoices()
+	dir := fs.String("dir", ".", "the repository's root")
+	force := fs.Bool("force", false, "overwrite files that exist")
+	fs.StringVar(&c.Workflow, "workflow", c.Workflow, "the agent workflow's file name")
+	fs.StringVar(&c.Store, inStateStore, c.Store, "where recess keeps records: "+storeComment+" or "+storeBranch+" (branch grants contents: write)")
+	fs.StringVar(&c.Categories, inCategories, "", "discussion categories recess serves, by name or slug, comma separated (default all)")
+	fs.StringVar(&c.Labels, inLabels, "", "serve only discussions with one of these labels, comma separated (default no filter)")
+	fs.StringVar(&c.Schedule, "schedule", c.Schedule, "the sweep's cron, off the top of the hour")
+	fs.StringVar(&c.WakeOn, inWakeOn, "", "what starts a fresh run: comment, mention or command (default comment)")
+	fs.StringVar(&c.MentionHandles, inMentionHandles, "", "the handles --wake-on mention listens for, e.g. @lead")
+	usage := func(w io.Writer) {
+		fmt.Fprint(w, initUsage)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	refuse := func(err error) int {
+		fmt.Fprintf(stderr, "recess init: %v\n", err)
+		return exitRefused
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "recess init: %v\n", err)
+		usage(stderr)
+		return exitRefused
+	}
+	if fs.NArg() > 0 {
+		return refuse(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	c.Store = strings.ToLower(c.Store)
+	if err := c.check(); err != nil {
+		return refuse(err)
+	}
+	files, err := c.render()
+	if err != nil {
+		fmt.Fprintf(stderr, "recess init: %v\n", err)
+		return exitFailed
+	}
+	// Refuse before writing anything, so a refusal leaves the repository as it was.
+	if !*force {
+		for _, f := range files {
+			_, err := os.Stat(filepath.Join(*dir, f.Path))
+			if err == nil {
+				return refuse(fmt.Errorf("%s exists; --force overwrites it", f.Path))
+			}
+			if !errors.Is(err, os.ErrNotExist) {
+				return refuse(err)
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(*dir, workflows.Dir), 0o755); err != nil {
+		fmt.Fprintf(stderr, "recess init: %v\n", err)
+		return exitFailed
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(*dir, f.Path), []byte(f.Text), 0o644); err != nil {
+			fmt.Fprintf(stderr, "recess init: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", f.Path)
+	}
+	fmt.Fprintln(stdout, `next: add the repository secret ANTHROPIC_API_KEY, commit both files, and run "recess check"`)
+	return exitOK
+}

@@ -1,0 +1,693 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
+)
+
+// The tools are typed (mcp.AddTool): the SDK validates the arguments
+// against the input schema before the handler and decodes them into the
+// input struct, and checks the output against the output schema. Each
+// schema is written out below rather than inferred, because the inference
+// turns slices into ["null","array"] type lists that Gemini and OpenAI's
+// strict mode refuse; the rules every schema keeps are checked by
+// TestMCPSchemasArePortable against testdata/mcp/provider-rules.json.
+//
+// Under a client's strict-mode conversion every property becomes required,
+// so a model may send every field: a zero value (0, "", false, []) means
+// "not given" throughout.
+
+// replyArg is one reply, as the tools take it and the verdict spells it.
+type replyArg struct {
+	Body    string `json:"body"`
+	ReplyTo string `json:"reply_to,omitempty"`
+}
+
+type replyOutput struct {
+	Queued  int    `json:"queued"`
+	Max     int    `json:"max"`
+	ReplyTo string `json:"reply_to"`
+}
+
+type recessInput struct {
+	Summary       string     `json:"summary"`
+	Replies       []replyArg `json:"replies"`
+	RepliesNeeded int        `json:"replies_needed"`
+	From          []string   `json:"from"`
+	ThreadOnly    bool       `json:"thread_only"`
+	Elapsed       string     `json:"elapsed"`
+	Signal        string     `json:"signal"`
+	Combine       string     `json:"combine"`
+	Expires       string     `json:"expires"`
+	OnExpire      string     `json:"on_expire"`
+}
+
+type adjournInput struct {
+	Summary string     `json:"summary"`
+	Replies []replyArg `json:"replies"`
+}
+
+type verdictOutput struct {
+	Verdict     string `json:"verdict"`
+	Replies     int    `json:"replies"`
+	Trigger     string `json:"trigger"`
+	VerdictFile string `json:"verdict_file"`
+}
+
+type noInput struct{}
+
+type contextOutput struct {
+	FirstRun      bool   `json:"first_run"`
+	Prompt        string `json:"prompt"`
+	ResumeContext string `json:"resume_context"`
+}
+
+type discussionOutput struct {
+	Number    int             `json:"number"`
+	Title     string          `json:"title"`
+	Body      string          `json:"body"`
+	Category  string          `json:"category"`
+	Author    string          `json:"author"`
+	CreatedAt string          `json:"created_at"`
+	URL       string          `json:"url"`
+	Closed    bool            `json:"closed"`
+	Locked    bool            `json:"locked"`
+	Comments  []commentOutput `json:"comments"`
+	Resumed   resumedOutput   `json:"resumed"`
+}
+
+type commentOutput struct {
+	ID         string `json:"id"`
+	Author     string `json:"author"`
+	CreatedAt  string `json:"created_at"`
+	Thread     string `json:"thread"`
+	Body       string `json:"body"`
+	URL        string `json:"url"`
+	ByRecess   bool   `json:"by_recess"`
+	Hidden     bool   `json:"hidden"`
+	CanReplyTo bool   `json:"can_reply_to"`
+}
+
+type resumedOutput struct {
+	Resumed       bool             `json:"resumed"`
+	CorrelationID string           `json:"correlation_id"`
+	FiredBy       string           `json:"fired_by"`
+	FiredAt       string           `json:"fired_at"`
+	Trigger       string           `json:"trigger"`
+	Asked         []questionOutput `json:"asked"`
+}
+
+type questionOutput struct {
+	ID     string `json:"id"`
+	Thread string `json:"thread"`
+	Body   string `json:"body"`
+	URL    string `json:"url"`
+}
+
+// Schema builders: each writes one portable schema node.
+type schema = map[string]any
+
+func object(desc string, props schema, required ...string) schema {
+	s := schema{"type": "object", "properties": props, "additionalProperties": false}
+	if desc != "" {
+		s["description"] = desc
+	}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func str(desc string) schema     { return schema{"type": "string", "description": desc} }
+func integer(desc string) schema { return schema{"type": "integer", "description": desc} }
+func boolean(desc string) schema { return schema{"type": "boolean", "description": desc} }
+func array(desc string, items schema) schema {
+	return schema{"type": "array", "description": desc, "items": items}
+}
+func enum(desc string, values ...string) schema {
+	return schema{"type": "string", "description": desc, "enum": values}
+}
+
+var (
+	replyItemSchema = object("", schema{
+		"body":     str("the reply, GitHub markdown"),
+		"reply_to": str(`id of a comment to answer under (from read_discussion or resume_context); "" or left out: a new top-level comment`),
+	}, "body")
+	repliesSchema = array("replies to post besides the ones queued with reply, in order", replyItemSchema)
+
+	replyInputSchema = object("", schema{
+		"body":     str("the reply, GitHub markdown"),
+		"reply_to": str(`id of a comment to answer under (from read_discussion or resume_context); "" or left out: a new top-level comment`),
+	}, "body")
+	replyOutputSchema = object("", schema{
+		"queued":   integer("replies queued so far in this run"),
+		"max":      integer("the most replies one verdict may post"),
+		"reply_to": str(`the comment this reply answers under; "" for a new top-level comment`),
+	}, "queued", "max", "reply_to")
+
+	recessInputSchema = object("", schema{
+		"summary":        str("one line for the maintainers' log: what you wait for and why (not posted)"),
+		"replies":        repliesSchema,
+		"replies_needed": integer("wake when this many people have replied since you recessed (1 or more); 0 or left out: do not wait for replies"),
+		"from":           array("count only replies by these GitHub logins; empty: anyone", str("a GitHub login")),
+		"thread_only":    boolean("count only replies under your own replies of this verdict"),
+		"elapsed":        str(`wake after this much time, an ISO-8601 duration: "P1D", "PT12H", "P1DT6H", "P2W", "PT90M"; "" or left out: no time limit`),
+		"signal":         str(`wake when a maintainer writes "/recess signal NAME" with this name (or "/recess resume"); "" or left out: no signal`),
+		"combine":        enum(`with two or more of replies_needed, elapsed and signal: wake on the first ("any", the default) or only when all have happened ("all")`, "any", "all"),
+		"expires":        str(`give up waiting after this ISO-8601 duration; "" or left out: never`),
+		"on_expire":      enum(`when expires passes: "resume" (wake you anyway, the default) or "cancel" (stop waiting and post a note)`, "resume", "cancel"),
+	}, "summary")
+	adjournInputSchema = object("", schema{
+		"summary": str("one line for the maintainers' log: what you answered (not posted)"),
+		"replies": repliesSchema,
+	}, "summary")
+	verdictOutputSchema = object("", schema{
+		"verdict":      enum("the verdict written", resume.VerdictRecessed, resume.VerdictAdjourned),
+		"replies":      integer("how many replies the verdict step will post"),
+		"trigger":      str(`what recess waits for, in the verdict's trigger JSON; "" for adjourned`),
+		"verdict_file": str("where the verdict was written"),
+	}, "verdict", "replies", "trigger", "verdict_file")
+
+	emptyInputSchema    = object("", schema{})
+	contextOutputSchema = object("", schema{
+		"first_run":      boolean("true when this run was not resumed (nothing to tell)"),
+		"prompt":         str("what happened since you last ran, as markdown"),
+		"resume_context": str(`the raw resume_context JSON; "" on a first run`),
+	}, "first_run", "prompt", "resume_context")
+
+	commentSchema = object("", schema{
+		"id":           str("the comment's id: use it as reply_to"),
+		"author":       str("the author's GitHub login"),
+		"created_at":   str("when it was written, RFC 3339 UTC"),
+		"thread":       str("the top-level comment it sits under (its own id for a top-level comment)"),
+		"body":         str("the text, GitHub markdown"),
+		"url":          str("its link"),
+		"by_recess":    boolean("true when recess posted it (a reply you gave earlier, or recess's status)"),
+		"hidden":       boolean("true when it was deleted or minimized"),
+		"can_reply_to": boolean("true when it can be given as reply_to"),
+	}, "id", "author", "created_at", "thread", "body", "url", "by_recess", "hidden", "can_reply_to")
+	questionSchema = object("", schema{
+		"id":     str("the question's comment id"),
+		"thread": str("the top-level comment it sits in: answers are replies there"),
+		"body":   str("what you asked"),
+		"url":    str("its link"),
+	}, "id", "thread", "body", "url")
+	discussionOutputSchema = object("", schema{
+		"number":     integer("the discussion number"),
+		"title":      str("the title"),
+		"body":       str("the opening post, GitHub markdown"),
+		"category":   str("the category's name"),
+		"author":     str("who opened it"),
+		"created_at": str("when it was opened, RFC 3339 UTC"),
+		"url":        str("its link"),
+		"closed":     boolean("true when closed"),
+		"locked":     boolean("true when locked"),
+		"comments":   array("every comment and reply, oldest first", commentSchema),
+		"resumed": object("for a resumed run: what you asked and what woke you", schema{
+			"resumed":        boolean("false on a first run (the other fields are then empty)"),
+			"correlation_id": str("the recess being resumed"),
+			"fired_by":       str("what woke you: missing_input, elapsed, escalation_needed, expired, manual, retry or intake"),
+			"fired_at":       str("when, RFC 3339 UTC"),
+			"trigger":        str("what you waited for, the trigger JSON"),
+			"asked":          array("the replies you posted when you recessed, oldest first", questionSchema),
+		}, "resumed", "correlation_id", "fired_by", "fired_at", "trigger", "asked"),
+	}, "number", "title", "body", "category", "author", "created_at", "url", "closed", "locked", "comments", "resumed")
+)
+
+// replyDescription says the verdict's own reply limit.
+var replyDescription = `Queue a reply to post in the discussion. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + strconv.Itoa(resume.MaxReplies) + ` replies in all). Use reply_to (a comment id from read_discussion or resume_context) to answer under a comment; without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it.`
+
+// Tool descriptions teach the model the convention and the trigger; the
+// model reads nothing else about recess.
+const (
+	recessDescription = `Pause: post your queued replies (and "replies" here), then wait for people and be woken later. Call it, then end your turn: do not poll or wait. You will be woken (a new run, given everything said since) when what you wait for happens.
+
+Say what to wait for with one or more of: replies_needed (that many people replied; "from" and "thread_only" narrow who counts), elapsed (an ISO-8601 duration such as P1D, PT12H, P2W: upper case, only the smallest unit may be fractional), signal (a maintainer writes "/recess signal NAME"). With two or more, combine says "any" (the first wakes you; the default) or "all". expires with on_expire ("resume" or "cancel") bounds the wait.
+Typical: replies_needed 1 and elapsed "P3D" — wake on the first answer, or after 3 days at the latest.
+
+An invalid call writes nothing and names the field to fix. One verdict per run: after recess or adjourn succeeded, no other verdict is accepted.`
+
+	adjournDescription = `Finish: post your queued replies (and "replies" here) as your answer, and end this conversation's work until people write again. Call it, then end your turn. An invalid call writes nothing and names the field to fix. One verdict per run: after recess or adjourn succeeded, no other verdict is accepted.`
+
+	contextDescription = `What happened since you last ran: why you were woken (fired_by), the comments since with their ids (use them as reply_to), authors, times and links, as markdown, and the raw resume_context JSON. A first run has none: use read_discussion.`
+
+	readDescription = `Read the discussion this run is about: title, body, category, and every comment and reply with its id (use it as reply_to), author, time, thread, and whether recess posted it. For a resumed run also what you asked and what woke you. Reading posts nothing.`
+)
+
+func (s *mcpServer) server() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "recess", Version: "v1"}, &mcp.ServerOptions{
+		Instructions: "You answer a GitHub discussion. Read it with read_discussion. To ask people something and wait for their answers, queue your question with reply and call recess; to give your final answer, call adjourn. Either way: call it, then end your turn. When answers arrive you are woken in a new run; read_discussion and resume_context tell you what was said since.",
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "read_discussion", Description: readDescription, InputSchema: emptyInputSchema, OutputSchema: discussionOutputSchema,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.readDiscussion)
+	mcp.AddTool(srv, &mcp.Tool{Name: "reply", Description: replyDescription, InputSchema: replyInputSchema, OutputSchema: replyOutputSchema}, s.reply)
+	mcp.AddTool(srv, &mcp.Tool{Name: "recess", Description: recessDescription, InputSchema: recessInputSchema, OutputSchema: verdictOutputSchema}, s.recess)
+	mcp.AddTool(srv, &mcp.Tool{Name: "adjourn", Description: adjournDescription, InputSchema: adjournInputSchema, OutputSchema: verdictOutputSchema}, s.adjourn)
+	mcp.AddTool(srv, &mcp.Tool{Name: "resume_context", Description: contextDescription, InputSchema: emptyInputSchema, OutputSchema: contextOutputSchema,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.contextTool)
+	srv.AddReceivingMiddleware(schemaRefusals)
+	return srv
+}
+
+// schemaRefusals words the SDK's schema-validation errors (arguments
+// refused before any handler runs) as every other refusal: "refused:
+// FIELD: reason", the field as the model spells it ("replies[].body").
+func schemaRefusals(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		r, ok := res.(*mcp.CallToolResult)
+		if err != nil || !ok || !r.IsError || len(r.Content) != 1 {
+			return res, err
+		}
+		t, ok := r.Content[0].(*mcp.TextContent)
+		if !ok {
+			return res, err
+		}
+		msg, ok := strings.CutPrefix(t.Text, `validating "arguments": `)
+		if !ok {
+			return res, err
+		}
+		t.Text = schemaRefusal(msg).Error()
+		return res, err
+	}
+}
+
+// schemaRefusal reads the field and the reason out of a jsonschema-go
+// message such as "validating root: validating /properties/replies:
+// validating /properties/replies/items: validating
+// /properties/body: type: 3 has type "integer", want "string"".
+func schemaRefusal(msg string) refused {
+	field := "arguments"
+	var path []string
+	for {
+		head, rest, ok := strings.Cut(msg, ": ")
+		if !ok || !strings.HasPrefix(head, "validating ") {
+			break
+		}
+		if p := strings.TrimPrefix(head, "validating "); p != "root" {
+			path = append(path, p)
+		}
+		msg = rest
+	}
+	if len(path) > 0 {
+		var b strings.Builder
+		for _, seg := range strings.Split(path[len(path)-1], "/") {
+			switch {
+			case seg == "" || seg == "properties":
+			case seg == "items":
+				b.WriteString("[]")
+			default:
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(seg)
+			}
+		}
+		field = strings.ReplaceAll(b.String(), ".[]", "[]")
+	}
+	// An unknown or missing property is named itself.
+	for _, prefix := range []string{"unexpected additional properties [", "required: missing properties: ["} {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			if name, err := strconv.QuotedPrefix(rest); err == nil {
+				name, _ = strconv.Unquote(name)
+				if field == "arguments" {
+					field = name
+				} else {
+					field += "." + name
+				}
+				if prefix[0] == 'u' {
+					msg = "unknown argument"
+				} else {
+					msg = "missing"
+				}
+			}
+		}
+	}
+	return refused{&wait.FieldError{Field: field, Reason: msg}}
+}
+
+// refused is a tool error the model reads: the field, the reason, and that
+// nothing was written, so it can correct the call. Returned as the
+// handler's error, the SDK makes it an isError result.
+type refused struct{ *wait.FieldError }
+
+func (r refused) Error() string {
+	return "refused: " + r.Field + ": " + r.Reason + ". Nothing was written; correct " + r.Field + " and call again."
+}
+
+func refuse(field, reason string) error {
+	return refused{&wait.FieldError{Field: field, Reason: reason}}
+}
+
+// toolResult is a tool's answer: a sentence for the model, the structured
+// output, and the same JSON as text for clients that read text only.
+func toolResult(sentence string, out any) *mcp.CallToolResult {
+	b, _ := json.Marshal(out)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: sentence}, &mcp.TextContent{Text: string(b)}}}
+}
+
+// reply queues one reply after checking it as the verdict will.
+func (s *mcpServer) reply(ctx context.Context, _ *mcp.CallToolRequest, in replyArg) (*mcp.CallToolResult, replyOutput, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.written != "" {
+		return nil, replyOutput{}, s.alreadyWritten()
+	}
+	if err := s.checkReplyTo(ctx, "reply_to", in.ReplyTo); err != nil {
+		return nil, replyOutput{}, err
+	}
+	doc, err := s.document(resume.VerdictAdjourned, []replyArg{in}, nil, "")
+	if err != nil {
+		return nil, replyOutput{}, err
+	}
+	if _, err := resume.ParseVerdict(doc, s.limits()); err != nil {
+		return nil, replyOutput{}, s.toolField(err, "")
+	}
+	s.queued = append(s.queued, in)
+	out := replyOutput{Queued: len(s.queued), Max: resume.MaxReplies, ReplyTo: in.ReplyTo}
+	where := "as a new top-level comment"
+	if in.ReplyTo != "" {
+		where = "under comment " + in.ReplyTo
+	}
+	return toolResult(fmt.Sprintf("Queued reply %d of at most %d, %s. It is posted when you call recess or adjourn.", out.Queued, out.Max, where), out), out, nil
+}
+
+// checkReplyTo refuses, when the server can read the discussion, a
+// reply_to that names no comment a reply can go under.
+func (s *mcpServer) checkReplyTo(ctx context.Context, field, id string) error {
+	if id == "" || s.reader == nil {
+		return nil
+	}
+	d, err := s.reader.Discussion(ctx, s.discussion)
+	if err != nil {
+		return nil // the verdict step posts such a reply at the top level, saying what it answered
+	}
+	for _, c := range d.Comments {
+		if c.ID != id {
+			continue
+		}
+		switch {
+		case c.Deleted:
+			return refuse(field, "comment "+id+" was deleted; "+validIDs(d))
+		case c.Minimized:
+			return refuse(field, "comment "+id+" is hidden (minimized); "+validIDs(d))
+		case !canReplyTo(c):
+			return refuse(field, "comment "+id+" is recess's status comment; "+validIDs(d))
+		}
+		return nil
+	}
+	if id == d.ID {
+		return refuse(field, id+" is the discussion itself: leave reply_to empty for a top-level comment; "+validIDs(d))
+	}
+	return refuse(field, "no comment "+strconv.Quote(clipRunes(id, 64))+" in discussion #"+strconv.Itoa(s.discussion)+"; "+validIDs(d))
+}
+
+// canReplyTo reports whether a reply may go under c: not deleted, not
+// hidden, and not recess's status comment (rewritten as the record changes).
+func canReplyTo(c resume.Comment) bool {
+	return !c.Deleted && !c.Minimized && !(c.Mine && state.HasMarker(c.Body))
+}
+
+// validIDs lists the newest comments a reply may go under.
+func validIDs(d *resume.Discussion) string {
+	const most = 20
+	var ids []string
+	for i := len(d.Comments) - 1; i >= 0 && len(ids) < most; i-- {
+		if c := d.Comments[i]; canReplyTo(c) {
+			ids = append(ids, c.ID+" (@"+clipRunes(c.Author, 40)+")")
+		}
+	}
+	if len(ids) == 0 {
+		return `the discussion has no comment to answer under: leave reply_to empty`
+	}
+	return "valid ids, newest first: " + strings.Join(ids, ", ")
+}
+
+func (s *mcpServer) recess(ctx context.Context, _ *mcp.CallToolRequest, in recessInput) (*mcp.CallToolResult, verdictOutput, error) {
+	trigger, rename, err := flatTrigger(in)
+	if err != nil {
+		return nil, verdictOutput{}, err
+	}
+	return s.verdict(ctx, resume.VerdictRecessed, in.Summary, in.Replies, trigger, rename)
+}
+
+func (s *mcpServer) adjourn(ctx context.Context, _ *mcp.CallToolRequest, in adjournInput) (*mcp.CallToolResult, verdictOutput, error) {
+	return s.verdict(ctx, resume.VerdictAdjourned, in.Summary, in.Replies, nil, nil)
+}
+
+// flatTrigger maps the recess tool's flat fields to the verdict's trigger
+// JSON. rename maps a field of that trigger ("of[1].elapsed") back to the
+// tool's field ("elapsed"), so a refusal names what the model sent.
+func flatTrigger(in recessInput) (trigger json.RawMessage, rename func(string) string, err error) {
+	type cond struct {
+		field string
+		t     map[string]any
+	}
+	var conds []cond
+	if in.RepliesNeeded != 0 {
+		t := map[string]any{"kind": wait.KindMissingInput, "replies": in.RepliesNeeded}
+		if len(in.From) > 0 {
+			t["from"] = in.From
+		}
+		if in.ThreadOnly {
+			t["scope"] = wait.ScopeThread
+		}
+		conds = append(conds, cond{"replies_needed", t})
+	} else if len(in.From) > 0 || in.ThreadOnly {
+		return nil, nil, refuse("replies_needed", "from and thread_only say whose replies count: give replies_needed (1 or more) too")
+	}
+	if in.Elapsed != "" {
+		conds = append(conds, cond{"elapsed", map[string]any{"kind": wait.KindElapsed, "elapsed": in.Elapsed}})
+	}
+	if in.Signal != "" {
+		conds = append(conds, cond{"signal", map[string]any{"kind": wait.KindEscalationNeeded, "signal": in.Signal}})
+	}
+	if len(conds) == 0 {
+		return nil, nil, refuse("replies_needed", "nothing to wait for: give replies_needed, elapsed or signal (one or more)")
+	}
+	top := conds[0].t
+	if len(conds) > 1 {
+		kind := wait.KindAny
+		if in.Combine == wait.KindAll {
+			kind = wait.KindAll
+		}
+		of := make([]any, len(conds))
+		for i, c := range conds {
+			of[i] = c.t
+		}
+		top = map[string]any{"kind": kind, "of": of}
+	}
+	if in.Expires != "" {
+		top["expires"] = in.Expires
+		if in.OnExpire != "" {
+			top["on_expire"] = in.OnExpire
+		}
+	}
+	names := map[string]string{"replies": "replies_needed", "from": "from", "scope": "thread_only", "elapsed": "elapsed",
+		"signal": "signal", "expires": "expires", "on_expire": "on_expire", "of": "combine"}
+	rename = func(f string) string {
+		c := conds[0]
+		if len(conds) > 1 {
+			c = cond{field: "combine"}
+			if rest, ok := strings.CutPrefix(f, "of["); ok {
+				i := strings.Index(rest, "].")
+				n, err := strconv.Atoi(rest[:max(i, 0)])
+				if i < 0 || err != nil || n >= len(conds) {
+					return "combine"
+				}
+				c, f = conds[n], rest[i+2:]
+			}
+		}
+		key, index := f, ""
+		if i := strings.IndexByte(f, '['); i >= 0 {
+			key, index = f[:i], f[i:]
+		}
+		if key == "kind" {
+			return c.field
+		}
+		if name, ok := names[key]; ok {
+			return name + index
+		}
+		return c.field
+	}
+	b, err := json.Marshal(top)
+	return b, rename, err
+}
+
+// verdict checks the whole verdict, then writes it.
+func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []replyArg, trigger json.RawMessage, rename func(string) string) (*mcp.CallToolResult, verdictOutput, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.written != "" {
+		return nil, verdictOutput{}, s.alreadyWritten()
+	}
+	if _, err := os.Lstat(s.verdictFile); !errors.Is(err, fs.ErrNotExist) {
+		return nil, verdictOutput{}, refuse("verdict", "a verdict file already exists at "+s.verdictFile+": one verdict per run; end your turn")
+	}
+	if strings.TrimSpace(summary) == "" {
+		return nil, verdictOutput{}, refuse("summary", "missing: one line on what you did and why")
+	}
+	for i, r := range items {
+		if err := s.checkReplyTo(ctx, "replies["+strconv.Itoa(i)+"].reply_to", r.ReplyTo); err != nil {
+			return nil, verdictOutput{}, err
+		}
+	}
+	doc, err := s.document(kind, items, trigger, summary)
+	if err != nil {
+		return nil, verdictOutput{}, err
+	}
+	v, err := resume.ParseVerdict(doc, s.limits())
+	if err != nil {
+		fe := s.toolField(err, "replies")
+		if f, ok := strings.CutPrefix(fe.Field, "trigger."); ok && rename != nil {
+			fe.Field = rename(f)
+		} else if fe.Field == "trigger" && rename != nil {
+			fe.Field = rename("kind")
+		}
+		return nil, verdictOutput{}, fe
+	}
+	if err := writeNew(s.verdictFile, doc); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, verdictOutput{}, refuse("verdict", "a verdict file already exists at "+s.verdictFile+": one verdict per run; end your turn")
+		}
+		return nil, verdictOutput{}, fmt.Errorf("write the verdict: %w", err)
+	}
+	s.written = kind
+	out := verdictOutput{Verdict: kind, Replies: len(v.Replies), Trigger: string(v.TriggerJSON), VerdictFile: s.verdictFile}
+	posts := count(len(v.Replies), "reply", "replies") + " will be posted"
+	if kind == resume.VerdictRecessed {
+		return toolResult("Recess recorded: "+posts+", then recess waits for "+out.Trigger+". End your turn now: you will be woken in a new run, with what people said since, when it fires.", out), out, nil
+	}
+	return toolResult("Adjourned: "+posts+". End your turn now.", out), out, nil
+}
+
+func (s *mcpServer) alreadyWritten() error {
+	return refuse("verdict", "this run already "+s.written+" (one verdict per run); nothing more can be posted: end your turn")
+}
+
+// document builds the verdict document from the queued replies, the new
+// reply items, and the run's own correlation id and discussion number.
+func (s *mcpServer) document(kind string, items []replyArg, trigger json.RawMessage, summary string) ([]byte, error) {
+	replies := append(append([]replyArg{}, s.queued...), items...)
+	doc := map[string]any{"verdict": kind, "correlation_id": s.correlationID, "discussion_number": s.discussion}
+	if len(replies) > 0 {
+		doc["replies"] = replies
+	}
+	if trigger != nil {
+		doc["trigger"] = trigger
+	}
+	if summary != "" {
+		doc["summary"] = summary
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("encode the verdict: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// toolField renames a verdict's field to the tool's argument: the model
+// sees "replies[0].body", the name it sent. Queued replies come first in
+// the verdict, so a new reply's index is shifted back; with itemsName ""
+// (the reply tool) it is the call itself.
+func (s *mcpServer) toolField(err error, itemsName string) refused {
+	var fe *wait.FieldError
+	if !errors.As(err, &fe) {
+		return refused{&wait.FieldError{Field: "verdict", Reason: err.Error()}}
+	}
+	out := *fe
+	f := strings.TrimPrefix(fe.Field, "verdict.")
+	if f == "replies" {
+		out.Reason = fmt.Sprintf("%s (%d queued with reply so far)", fe.Reason, len(s.queued))
+	}
+	if rest, ok := strings.CutPrefix(f, "replies["); ok {
+		if i := strings.IndexByte(rest, ']'); i > 0 {
+			if n, err := strconv.Atoi(rest[:i]); err == nil && n >= len(s.queued) {
+				if itemsName == "" {
+					f = strings.TrimPrefix(rest[i+1:], ".")
+				} else {
+					f = itemsName + "[" + strconv.Itoa(n-len(s.queued)) + "]" + rest[i+1:]
+				}
+			}
+		}
+	}
+	out.Field = f
+	return refused{&out}
+}
+
+// contextTool returns the resume context as the prompt renders it, and raw.
+func (s *mcpServer) contextTool(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, contextOutput, error) {
+	if s.rc == nil {
+		out := contextOutput{FirstRun: true, Prompt: "This is a first run: there is no resume_context. Read the discussion with read_discussion."}
+		return toolResult(out.Prompt, out), out, nil
+	}
+	out := contextOutput{Prompt: resume.Prompt(*s.rc, nil), ResumeContext: s.resumeContext}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Prompt + "\n\n```json\n" + s.resumeContext + "\n```\n"}}}, out, nil
+}
+
+// readDiscussion returns the discussion, and for a resumed run what was
+// asked and what fired.
+func (s *mcpServer) readDiscussion(ctx context.Context, _ *mcp.CallToolRequest, _ noInput) (*mcp.CallToolResult, discussionOutput, error) {
+	if s.reader == nil {
+		return nil, discussionOutput{}, refuse("read_discussion", "recess mcp was started without --token, so it cannot read the discussion; use resume_context, or ask the workflow's author to pass a read token")
+	}
+	d, err := s.reader.Discussion(ctx, s.discussion)
+	if err != nil {
+		return nil, discussionOutput{}, fmt.Errorf("read discussion #%d: %w", s.discussion, err)
+	}
+	out := discussionOutput{Number: d.Number, Title: d.Title, Body: d.Body, Category: d.Category, Author: d.Author,
+		CreatedAt: rfc3339(d.CreatedAt), URL: d.URL, Closed: d.Closed, Locked: d.Locked, Comments: []commentOutput{},
+		Resumed: resumedOutput{Asked: []questionOutput{}}}
+	for _, c := range d.Comments {
+		thread := c.ParentID
+		if thread == "" {
+			thread = c.ID
+		}
+		body := c.Body
+		if c.Mine {
+			body = state.Visible(body)
+		}
+		out.Comments = append(out.Comments, commentOutput{ID: c.ID, Author: c.Author, CreatedAt: rfc3339(c.CreatedAt), Thread: thread,
+			Body: body, URL: c.URL, ByRecess: c.Mine, Hidden: c.Deleted || c.Minimized, CanReplyTo: canReplyTo(c)})
+	}
+	if rc := s.rc; rc != nil {
+		out.Resumed = resumedOutput{Resumed: true, CorrelationID: rc.CorrelationID, FiredBy: rc.FiredBy, FiredAt: rfc3339(rc.FiredAt),
+			Trigger: string(rc.Trigger), Asked: []questionOutput{}}
+		for _, q := range resume.Questions(d, rc.CorrelationID) {
+			out.Resumed.Asked = append(out.Resumed.Asked, questionOutput{ID: q.ID, Thread: q.Thread, Body: q.Body, URL: q.URL})
+		}
+	}
+	sentence := fmt.Sprintf("Discussion #%d, %q: %s.", d.Number, clipRunes(d.Title, 120), count(len(d.Comments), "comment or reply", "comments and replies"))
+	return toolResult(sentence, out), out, nil
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+package recesstest
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/recess-action/recess/internal/githubfake"
+)
+
+// permissionReads counts the requests to GitHub's collaborator-permission
+// endpoint since the log was last reset.
+func permissionReads(w *World) []string {
+	var logins []string
+	for _, r := range w.GH.Requests() {
+		if rest, ok := strings.CutPrefix(r.Path, "/repos/"+Repo+"/collaborators/"); ok {
+			logins = append(logins, strings.TrimSuffix(rest, "/permission"))
+		}
+	}
+	return logins
+}
+
+// TestAuthority_slash_commands_need_write_permission: who may use a slash
+// command is what GitHub's collaborator-permission endpoint says (write,
+// maintain or admin), read through the adapter from the fake GitHub; an
+// organisation member who may only read is an ordinary commenter, and a
+// person whose write access shows no association still commands.
+func TestAuthority_slash_commands_need_write_permission(t *testing.T) {
+	t.Parallel()
+	// Ignored: the run said it ignored the command for want of write
+	// access; Warnings: warnings for the maintainer.
+	type outcome struct {
+		OpenRFCs int
+		Ignored  bool
+		Warnings int
+	}
+	tests := []struct {
+		name   string
+		setup  func(t *testing.T, w *World)
+		author string
+		want   outcome
+	}{
+		{"member_with_read_permission_cannot_cancel", nil, Member,
+			outcome{OpenRFCs: 1, Ignored: true}},
+		{"write_permission_without_association_cancels", func(t *testing.T, w *World) {
+			if err := w.GH.SetPermission(Repo, "wes", "write"); err != nil {
+				t.Fatal(err)
+			}
+		}, "wes", outcome{OpenRFCs: 0}},
+		{"maintain_permission_cancels", func(t *testing.T, w *World) {
+			if err := w.GH.SetPermission(Repo, "max", "maintain"); err != nil {
+				t.Fatal(err)
+			}
+		}, "max", outcome{OpenRFCs: 0}},
+		{"triage_permission_cannot_cancel", func(t *testing.T, w *World) {
+			if err := w.GH.SetPermission(Repo, "tri", "triage"); err != nil {
+				t.Fatal(err)
+			}
+		}, "tri", outcome{OpenRFCs: 1, Ignored: true}},
+		{"app_is_not_a_user_and_cannot_cancel", func(t *testing.T, w *World) {
+			w.GH.AddAccount("renovate[bot]", githubfake.KindBot)
+		}, "renovate[bot]", outcome{OpenRFCs: 1, Ignored: true}},
+		{"token_that_may_not_ask_refuses_with_a_warning", func(t *testing.T, w *World) {
+			w.GH.Fail(githubfake.Fault{Path: "/repos/" + Repo + "/collaborators/", Status: http.StatusForbidden,
+				Body: `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`})
+		}, "maya", outcome{OpenRFCs: 1, Warnings: 1}},
+	}
+	for _, store := range bothStores {
+		for _, tt := range tests {
+			t.Run(store+"_"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				w, n, id := recessedWorld(t, store, `{"kind":"missing_input","replies":3}`, Options{Maintainers: []string{"maya"}})
+				if tt.setup != nil {
+					tt.setup(t, w)
+				}
+				w.Say(id, "", tt.author, "/recess cancel")
+				res := must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
+				got := outcome{OpenRFCs: res.OpenRFCs, Warnings: len(res.Warnings)}
+				for _, note := range res.Notes {
+					got.Ignored = got.Ignored || strings.HasPrefix(note, "ignored /recess cancel from @")
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("after @%s's /recess cancel (-want +got):\n%s\nnotes: %q\nwarnings: %q", tt.author, diff, res.Notes, res.Warnings)
+				}
+				if tt.want.Warnings > 0 && !strings.Contains(res.Warnings[0], "may not read @"+tt.author+"'s permission") {
+					t.Errorf("warning = %q, want it to say recess may not read the permission", res.Warnings[0])
+				}
+			})
+		}
+	}
+}
+
+// TestAuthority_permission_asked_once_per_author_only_for_commands: a run
+// over comments without a slash command asks GitHub nothing; with commands
+// it asks once for each of their authors, however many commands each wrote.
+func TestAuthority_permission_asked_once_per_author_only_for_commands(t *testing.T) {
+	t.Parallel()
+	for _, store := range bothStores {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			w, n, id := recessedWorld(t, store, `{"kind":"missing_input","replies":9}`, Options{Maintainers: []string{"maya"}})
+			w.Say(id, "", "bob", "I would use Postgres.")
+			w.GH.ResetLog()
+			must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
+			if got := permissionReads(w); len(got) != 0 {
+				t.Errorf("a run without commands asked for the permissions of %v", got)
+			}
+			w.Say(id, "", "maya", "/recess status")
+			w.Say(id, "", Member, "/recess status")
+			w.Say(id, "", "maya", "/recess extend P1D")
+			w.GH.ResetLog()
+			must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
+			if diff := cmp.Diff([]string{"maya", Member}, permissionReads(w)); diff != "" {
+				t.Errorf("permission reads (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

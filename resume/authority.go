@@ -1,0 +1,121 @@
+package resume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/recess-action/recess/resume/wait"
+	"strings"
+)
+
+// access is what the Permissions port answered for one author: the
+// permission, or why it could not be read (an error wrapping
+// ErrPermissionUnreadable).
+type access struct {
+	perm Permission
+	err  error
+}
+
+// holdsCommand reports whether a comment holds a slash command whose author
+// recess must judge: the comments whose authors' permissions a run reads.
+func holdsCommand(c *Comment) bool {
+	if c.Mine || c.Deleted || c.Minimized {
+		return false
+	}
+	_, ok := parseCommand(c.Body)
+	return ok
+}
+
+// permissions reads, for every author of a comment in d that holds a slash
+// command, the author's permission on the repository: once per author per
+// Engine (a sweep asks once for an author it meets in many discussions),
+// and not at all when no comment holds a command. A token that may not ask
+// gives an answer that says so (the command is refused with a warning);
+// any other error fails the run, which changed nothing yet.
+func (e *Engine) permissions(ctx context.Context, d *Discussion) (map[string]access, error) {
+	var out map[string]access
+	for i := range d.Comments {
+		c := &d.Comments[i]
+		key := authorityKey(c)
+		if key == "" || !holdsCommand(c) {
+			continue
+		}
+		if _, ok := out[key]; ok {
+			continue
+		}
+		a, ok := e.perms[key]
+		if !ok {
+			if e.Permissions == nil {
+				a.err = fmt.Errorf("%w: the engine has no Permissions port", ErrPermissionUnreadable)
+			} else {
+				a.perm, a.err = e.Permissions.Permission(ctx, restLogin(c))
+				if a.err != nil && !errors.Is(a.err, ErrPermissionUnreadable) {
+					return nil, fmt.Errorf("read the permission of @%s: %w", c.Author, a.err)
+				}
+			}
+			if e.perms == nil {
+				e.perms = map[string]access{}
+			}
+			e.perms[key] = a
+		}
+		if out == nil {
+			out = map[string]access{}
+		}
+		out[key] = a
+	}
+	return out, nil
+}
+
+// restLogin is the login that names a comment's author in REST: an app's
+// account carries "[bot]", so that it is never taken for the person whose
+// login is the app's name.
+func restLogin(c *Comment) string {
+	if c.AuthorBot && !strings.HasSuffix(strings.ToLower(c.Author), "[bot]") {
+		return c.Author + "[bot]"
+	}
+	return c.Author
+}
+
+// authorityKey is the key of a comment author's permission: the normalised
+// login, and for an app's account a key no person's login can have.
+func authorityKey(c *Comment) string {
+	k := wait.NormLogin(c.Author)
+	if k != "" && (c.AuthorBot || strings.HasSuffix(strings.ToLower(strings.TrimSpace(c.Author)), "[bot]")) {
+		return k + "[bot]"
+	}
+	return k
+}
+
+// writer reports whether a comment's author may use slash commands: GitHub
+// said the author's permission on the repository is write, maintain or
+// admin. This is the one rule for command authority; author_association is
+// no proof of it.
+func (p *pass) writer(c *Comment) bool {
+	if p.snap == nil {
+		return false
+	}
+	a, ok := p.snap.perms[authorityKey(c)]
+	return ok && a.err == nil && a.perm.Write
+}
+
+// unauthorized records a slash command from an author who may not use
+// one: a log line and a note when GitHub says the author cannot write, a
+// warning for the maintainer when recess could not ask. Either way the
+// comment is an ordinary reply.
+func (p *pass) unauthorized(c *Comment, cmd command) {
+	var a access
+	if p.snap != nil {
+		a = p.snap.perms[authorityKey(c)]
+	}
+	if a.err != nil {
+		p.logf("discussion %d: refused /recess %s from @%s: %v", p.rec.Discussion, cmd.name, c.Author, a.err)
+		p.res.warn("comment %s: /recess %s from @%s refused: recess may not read @%s's permission on the repository (%v); give the token read access to the repository's metadata", c.ID, cmd.name, c.Author, c.Author, a.err)
+		return
+	}
+	role := a.perm.Role
+	if role == "" {
+		role = "none"
+	}
+	p.logf("discussion %d: ignored /recess %s from @%s (%s, permission %s): slash commands need write access; it counts as an ordinary reply", p.rec.Discussion, cmd.name, c.Author, c.Association, role)
+	p.res.note("ignored /recess %s from @%s: no write access", cmd.name, c.Author)
+}

@@ -1,0 +1,87 @@
+package resume
+
+import (
+	"fmt"
+	"strings"
+)
+
+// intakeBodyRunes bounds each body an intake prompt quotes, and
+// intakeComments how many of the newest comments it lists: a step output is
+// no place for a whole long discussion, and the links say where the rest is.
+const (
+	intakeBodyRunes = 4000
+	intakeComments  = 50
+)
+
+// IntakePrompt renders, for a fresh run (nothing resumed: the claim step of
+// an intake), the discussion the agent is to answer: title, link, category
+// and author, the opening post, and the people's comments with their ids,
+// each quoted as Prompt quotes history, long ones shortened with the link.
+// Pure, like Prompt.
+func IntakePrompt(d *Discussion) string {
+	var b strings.Builder
+	p := promptWriter{b: &b}
+	p.line("# A discussion to answer")
+	p.line("")
+	p.linef("Discussion #%d, “%s”, opened by @%s on %s.", d.Number, clipLine(d.Title, 200), clipLine(d.Author, 64), promptTime(d.CreatedAt))
+	meta := ""
+	if d.Category != "" {
+		meta = "Category: " + clipLine(d.Category, 64) + ". "
+	}
+	if d.URL != "" {
+		meta += "Link: " + safeURL(d.URL) + "."
+	}
+	if meta != "" {
+		p.line(meta)
+	}
+	p.line("")
+	p.quote(intakeBody(d.Body))
+	p.line("")
+	var people []Comment
+	for _, c := range d.Comments {
+		if !c.Mine && !c.Deleted && !c.Minimized {
+			people = append(people, c)
+		}
+	}
+	if len(people) == 0 {
+		p.line("No one has commented yet.")
+		p.line("")
+	} else {
+		if len(people) > intakeComments {
+			p.linef("%s not shown here; read them in the discussion (read_discussion).", capital(plural(len(people)-intakeComments, "older comment is", "older comments are")))
+			p.line("")
+			people = people[len(people)-intakeComments:]
+		}
+		p.linef("## %s, oldest first", capital(plural(len(people), "comment", "comments")))
+		p.line("")
+		for i, c := range people {
+			head := "Comment"
+			if c.ParentID != "" {
+				head = "Reply under " + code(c.ParentID)
+			}
+			p.linef("### %d. %s", i+1, head)
+			p.line("")
+			meta := fmt.Sprintf("**@%s** · %s", clipLine(c.Author, 64), promptTime(c.CreatedAt))
+			if c.URL != "" {
+				meta += " · [link](" + safeURL(c.URL) + ")"
+			}
+			p.line(meta + " · id " + code(c.ID))
+			p.line("")
+			p.quote(intakeBody(c.Body))
+			p.line("")
+		}
+	}
+	p.line("## What to do now")
+	p.line("")
+	p.line("Answer with `adjourn`, or ask what you need with `reply` (use a comment's id as `reply_to` to answer under it) and wait for people with `recess`. Call the tool, then end your turn.")
+	return b.String()
+}
+
+// intakeBody cuts a long body with the marker that says the full text is
+// at the link.
+func intakeBody(body string) string {
+	if r := []rune(body); len(r) > intakeBodyRunes {
+		return string(r[:intakeBodyRunes]) + " " + TruncatedMarker
+	}
+	return body
+}
