@@ -226,6 +226,9 @@ type Result struct {
 	Left int
 	// Plan lists the discussions a sweep would visit, in order (Plan).
 	Plan []int
+	// SweepSwitch is what the run asks of the sweep workflow when the sweep
+	// runs only while something waits (see SweepSwitch).
+	SweepSwitch SweepSwitch
 	// Missing is GitHub's "not found" for the discussion this run is about
 	// (a wrong repository, a discussion deleted or transferred), nil when
 	// GitHub knew it. The engine treats such a discussion as nothing to
@@ -519,6 +522,10 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 				break
 			}
 			p.seal()
+			// Decided before acting: a run that fails half way through
+			// writing a pending record still asks for the sweep, which
+			// repairs it.
+			res.SweepSwitch = sweepSwitchFor(p.opts.command, p.rec.Pending(), -1)
 			err = e.act(ctx, p)
 			if err == nil {
 				p.after()

@@ -117,6 +117,7 @@ func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit [
 		chosen = chosen[:c.MaxOperations]
 		res.warn("max-operations %d reached: %s left for the next sweep", c.MaxOperations, plural(res.Left, "discussion", "discussions"))
 	}
+	res.SweepSwitch = sweepSwitchFor(command, false, len(list))
 	visit = make([]int, len(chosen))
 	for i, s := range chosen {
 		visit[i] = s.Discussion

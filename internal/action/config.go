@@ -33,7 +33,12 @@ type settings struct {
 	// empty means the workflow_dispatch event's inputs.resume_context).
 	ResumeContext string
 	DryRun        bool
-	Engine        resume.Config
+	// SweepOnlyWhileWaiting keeps the sweep workflow (SweepWorkflow, a file
+	// name in .github/workflows) enabled only while something is pending
+	// (inputs sweep-only-while-waiting and sweep-workflow).
+	SweepOnlyWhileWaiting bool
+	SweepWorkflow         string
+	Engine                resume.Config
 }
 
 // fileConfig is .github/recess.yml. Unknown keys are errors.
@@ -64,37 +69,39 @@ const defaultConfigPath = ".github/recess.yml"
 // "input <name>". The lab (cmd/recess-lab) passes its token in
 // InputGitHubToken.
 const (
-	InputGitHubToken       = "github-token"
-	inCommand              = "command"
-	inWorkflow             = "workflow"
-	inRef                  = "ref"
-	inStateStore           = "state-store"
-	inStateBranch          = "state-branch"
-	inVerdict              = "verdict"
-	inVerdictFile          = "verdict-file"
-	inCorrelationID        = "correlation-id"
-	inDiscussion           = "discussion"
-	inCategories           = "categories"
-	inLabels               = "labels"
-	inWakeOn               = "wake-on"
-	inMentionHandles       = "mention-handles"
-	inHideSummary          = "hide-summary"
-	inResumeContext        = "resume-context"
-	inDryRun               = "dry-run"
-	inMaxDispatchesPerHour = "max-dispatches-per-hour"
-	inMaxAttempts          = "max-attempts"
-	inMaxOperations        = "max-operations"
-	inMaxRecess            = "max-recess"
-	inEscalateTo           = "escalate-to"
-	inIgnoreAuthors        = "ignore-authors"
-	inConfig               = "config"
+	InputGitHubToken        = "github-token"
+	inCommand               = "command"
+	inWorkflow              = "workflow"
+	inRef                   = "ref"
+	inStateStore            = "state-store"
+	inStateBranch           = "state-branch"
+	inVerdict               = "verdict"
+	inVerdictFile           = "verdict-file"
+	inCorrelationID         = "correlation-id"
+	inDiscussion            = "discussion"
+	inCategories            = "categories"
+	inLabels                = "labels"
+	inWakeOn                = "wake-on"
+	inMentionHandles        = "mention-handles"
+	inHideSummary           = "hide-summary"
+	inResumeContext         = "resume-context"
+	inDryRun                = "dry-run"
+	inMaxDispatchesPerHour  = "max-dispatches-per-hour"
+	inMaxAttempts           = "max-attempts"
+	inMaxOperations         = "max-operations"
+	inMaxRecess             = "max-recess"
+	inEscalateTo            = "escalate-to"
+	inIgnoreAuthors         = "ignore-authors"
+	inConfig                = "config"
+	inSweepOnlyWhileWaiting = "sweep-only-while-waiting"
+	inSweepWorkflow         = "sweep-workflow"
 )
 
 // inputNames are every input recess reads, in action.yml's order.
 var inputNames = []string{InputGitHubToken, inCommand, inWorkflow, inRef, inStateStore, inStateBranch,
 	inVerdict, inVerdictFile, inCorrelationID, inDiscussion, inCategories, inLabels, inWakeOn,
 	inMentionHandles, inHideSummary, inResumeContext, inDryRun, inMaxDispatchesPerHour, inMaxAttempts, inMaxOperations,
-	inMaxRecess, inEscalateTo, inIgnoreAuthors, inConfig}
+	inMaxRecess, inEscalateTo, inIgnoreAuthors, inConfig, inSweepOnlyWhileWaiting, inSweepWorkflow}
 
 // inputField is how a refusal names an input.
 func inputField(name string) string { return "input " + name }
@@ -119,11 +126,12 @@ func checkStore(field, store string) error {
 // SPEC.md's defaults.
 func newSettings() *settings {
 	return &settings{
-		Command:     cmdAuto,
-		Workflow:    gh.DefaultWorkflow,
-		StateStore:  storeComment,
-		StateBranch: gh.DefaultStateBranch,
-		Engine:      resume.Defaults(),
+		Command:       cmdAuto,
+		Workflow:      gh.DefaultWorkflow,
+		StateStore:    storeComment,
+		StateBranch:   gh.DefaultStateBranch,
+		SweepWorkflow: defaultSweepWorkflow,
+		Engine:        resume.Defaults(),
 	}
 }
 
@@ -160,6 +168,10 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 			return nil, &wait.FieldError{Field: inputField(inDryRun), Reason: fmt.Sprintf("%q is not true or false", v)}
 		}
 		s.DryRun = b
+	}
+
+	if err := s.sweepSwitch(input); err != nil {
+		return nil, err
 	}
 
 	path, explicit := input(inConfig), true
@@ -229,6 +241,31 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 		return nil, &wait.FieldError{Field: inputField(inMentionHandles), Reason: "wake-on mention needs at least one handle (for example @lead)"}
 	}
 	return s, nil
+}
+
+// defaultSweepWorkflow is the sweep's own workflow file when the sweep runs
+// only while something waits (.github/examples/recess-sweep.yml).
+const defaultSweepWorkflow = "recess-sweep.yml"
+
+// sweepSwitch reads inputs sweep-only-while-waiting and sweep-workflow. The
+// sweep workflow must be a file name of its own: never the agent workflow,
+// which recess would otherwise switch off with the sweep.
+func (s *settings) sweepSwitch(input func(string) string) error {
+	if v := input(inSweepOnlyWhileWaiting); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return &wait.FieldError{Field: inputField(inSweepOnlyWhileWaiting), Reason: fmt.Sprintf("%q is not true or false", v)}
+		}
+		s.SweepOnlyWhileWaiting = b
+	}
+	s.SweepWorkflow = orDefault(input(inSweepWorkflow), s.SweepWorkflow)
+	if err := gh.CheckWorkflowFile(s.SweepWorkflow); err != nil {
+		return &wait.FieldError{Field: inputField(inSweepWorkflow), Reason: err.Error()}
+	}
+	if strings.EqualFold(s.SweepWorkflow, s.Workflow) {
+		return &wait.FieldError{Field: inputField(inSweepWorkflow), Reason: fmt.Sprintf("%q is the agent workflow (input workflow): the sweep needs a workflow file of its own", s.SweepWorkflow)}
+	}
+	return nil
 }
 
 // names splits a comma- or newline-separated list of names that may hold

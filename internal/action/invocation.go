@@ -173,6 +173,7 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 		return out, &wait.FieldError{Field: inputField(inCommand), Reason: fmt.Sprintf("%q is not a command recess runs", inv.Command)}
 	}
 	out.Result = res
+	switchSweep(ctx, e, client, inv, res)
 	return out, err
 }
 
@@ -272,6 +273,9 @@ func invocationFromEnv(getenv func(string) string, input func(string) string) (*
 		if inv.Command, err = ev.command(); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkSweepHome(inv.Command, set, getenv("GITHUB_WORKFLOW_REF")); err != nil {
+		return nil, err
 	}
 	switch inv.Command {
 	case cmdVisit:

@@ -35,6 +35,10 @@ type workflow struct {
 	name    string
 	inputs  map[string]InputSpec
 	runName func(map[string]string) string
+	// state is GitHub's workflow state (active, disabled_manually, ...);
+	// created and updated are its timestamps (see workflows.go).
+	state            string
+	created, updated time.Time
 }
 
 // Run is a snapshot of a workflow run.
@@ -80,7 +84,7 @@ func (g *GitHub) AddWorkflow(repoName, file string, inputs map[string]InputSpec,
 		return fmt.Errorf("%w: a workflow declares at most %d inputs", ErrInvalid, MaxDispatchInputs)
 	}
 	wf := &workflow{id: g.newDB() + 100_000_000, file: file, name: strings.TrimSuffix(strings.TrimSuffix(file, ".yml"), ".yaml"),
-		inputs: map[string]InputSpec{}, runName: runName}
+		inputs: map[string]InputSpec{}, runName: runName, state: WorkflowActive, created: g.clock(), updated: g.clock()}
 	wf.nodeID = nodeID("W", uint32(r.dbID), uint32(wf.id))
 	for k, v := range inputs {
 		wf.inputs[k] = v

@@ -33,6 +33,9 @@ type repo struct {
 	git           *gitStore
 	workflows     map[string]*workflow // by file name
 	runNumber     int
+	// switchFails is the status every workflow enable and disable answers
+	// (0: they work; see FailWorkflowSwitch).
+	switchFails int
 }
 
 func (r *repo) fullName() string { return r.owner + "/" + r.name }

@@ -65,6 +65,9 @@ type SeedWorkflow struct {
 	// ${{ github.event.inputs.X }} are replaced by the dispatch's inputs.
 	RunName string                   `yaml:"run_name"`
 	Inputs  map[string]SeedInputSpec `yaml:"inputs"`
+	// State is the workflow's state (active when empty; disabled_manually,
+	// disabled_inactivity, ...: a sweep workflow recess switches).
+	State string `yaml:"state"`
 }
 
 // SeedInputSpec is one workflow_dispatch input.
@@ -186,6 +189,11 @@ func (g *GitHub) seedRepo(r SeedRepo) error {
 		}
 		if err := g.AddWorkflow(r.Name, w.File, inputs, runName); err != nil {
 			return fmt.Errorf("workflows[%d]: %w", i, err)
+		}
+		if w.State != "" {
+			if err := g.SetWorkflowState(r.Name, w.File, w.State); err != nil {
+				return fmt.Errorf("workflows[%d].state: %w", i, err)
+			}
 		}
 	}
 	for i, d := range r.Discussions {

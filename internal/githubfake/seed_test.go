@@ -17,6 +17,8 @@ repos:
       - file: agent.yml
         run_name: "agent ${{ inputs.correlation_id }}"
         inputs: {correlation_id: {required: true}}
+      - file: recess-sweep.yml
+        state: disabled_inactivity
     discussions:
       - author: alice
         title: RFC
@@ -29,6 +31,9 @@ repos:
 	g := New()
 	if err := g.ApplySeed(s); err != nil {
 		t.Fatalf("ApplySeed() = %v", err)
+	}
+	if st, err := g.WorkflowState("octo/hello", "recess-sweep.yml"); err != nil || st != WorkflowDisabledInactivity {
+		t.Errorf("WorkflowState(recess-sweep.yml) = %q, %v; want disabled_inactivity", st, err)
 	}
 	d, err := g.Discussion("octo/hello", 1)
 	if err != nil {
@@ -55,6 +60,7 @@ func TestSeedErrorsNameTheField(t *testing.T) {
 		{name: "bad_repo_name", yaml: "repos: [{name: hello}]", want: "repos[0]: name"},
 		{name: "token_without_login", yaml: "tokens: [{token: x}]", want: "tokens[0]"},
 		{name: "workflow_without_file", yaml: "repos: [{name: o/r, workflows: [{run_name: x}]}]", want: "repos[0]: workflows[0].file"},
+		{name: "unknown_workflow_state", yaml: "repos: [{name: o/r, workflows: [{file: s.yml, state: sleeping}]}]", want: "repos[0]: workflows[0].state"},
 		{name: "discussion_without_title", yaml: "repos: [{name: o/r, discussions: [{author: a, body: b}]}]", want: "repos[0]: discussions[0]"},
 	}
 	for _, tt := range tests {

@@ -202,3 +202,72 @@ func TestGitWithGoGitHub(t *testing.T) {
 		t.Errorf("GetRef(recess-state) = %v, %v; want %s", ref, err, oid)
 	}
 }
+
+// The workflow switch as go-github sends it: GET a workflow by file name,
+// PUT enable and disable (204, no body), 404 for a file that is no
+// workflow, and a switch the fake was told to fail.
+func TestWorkflowSwitchWithGoGitHub(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name       string
+		from       string // the state before
+		fail       int    // FailWorkflowSwitch
+		enable     bool   // enable, else disable
+		file       string
+		wantStatus int
+		wantState  string
+	}{
+		{name: "enable_manually_disabled", from: githubfake.WorkflowDisabledManually, enable: true, file: "agent.yml", wantStatus: 204, wantState: "active"},
+		{name: "enable_inactive", from: githubfake.WorkflowDisabledInactivity, enable: true, file: "agent.yml", wantStatus: 204, wantState: "active"},
+		{name: "enable_active", from: githubfake.WorkflowActive, enable: true, file: "agent.yml", wantStatus: 204, wantState: "active"},
+		{name: "disable_active", from: githubfake.WorkflowActive, file: "agent.yml", wantStatus: 204, wantState: "disabled_manually"},
+		{name: "disable_disabled", from: githubfake.WorkflowDisabledManually, file: "agent.yml", wantStatus: 204, wantState: "disabled_manually"},
+		{name: "unknown_workflow", from: githubfake.WorkflowActive, enable: true, file: "nope.yml", wantStatus: 404, wantState: "active"},
+		{name: "forbidden", from: githubfake.WorkflowDisabledManually, fail: 403, enable: true, file: "agent.yml", wantStatus: 403, wantState: "disabled_manually"},
+		{name: "server_error", from: githubfake.WorkflowActive, fail: 502, file: "agent.yml", wantStatus: 502, wantState: "active"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g, c := setup(t)
+			if err := g.SetWorkflowState("octo/hello", "agent.yml", tc.from); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.FailWorkflowSwitch("octo/hello", tc.fail); err != nil {
+				t.Fatal(err)
+			}
+			switchFn := c.Actions.DisableWorkflowByFileName
+			if tc.enable {
+				switchFn = c.Actions.EnableWorkflowByFileName
+			}
+			resp, err := switchFn(ctx, "octo", "hello", tc.file)
+			if resp == nil || resp.StatusCode != tc.wantStatus {
+				t.Fatalf("switch %s = %v, %v; want status %d", tc.file, resp, err, tc.wantStatus)
+			}
+			if (err != nil) != (tc.wantStatus >= 400) {
+				t.Errorf("switch %s: error %v with status %d", tc.file, err, tc.wantStatus)
+			}
+			wf, _, err := c.Actions.GetWorkflowByFileName(ctx, "octo", "hello", "agent.yml")
+			if err != nil {
+				t.Fatalf("GetWorkflowByFileName = %v", err)
+			}
+			if wf.GetState() != tc.wantState || wf.GetPath() != ".github/workflows/agent.yml" || wf.GetID() == 0 || wf.GetNodeID() == "" ||
+				wf.GetName() == "" || wf.GetURL() == "" || wf.GetHTMLURL() == "" || wf.GetBadgeURL() == "" || wf.CreatedAt == nil || wf.UpdatedAt == nil {
+				t.Errorf("workflow after the switch = %+v, want state %s and every required field", wf, tc.wantState)
+			}
+			byID, _, err := c.Actions.GetWorkflowByID(ctx, "octo", "hello", wf.GetID())
+			if err != nil || byID.GetState() != tc.wantState {
+				t.Errorf("GetWorkflowByID(%d) = %v, %v", wf.GetID(), byID, err)
+			}
+		})
+	}
+	t.Run("unknown_workflow_get", func(t *testing.T) {
+		t.Parallel()
+		_, c := setup(t)
+		_, resp, err := c.Actions.GetWorkflowByFileName(ctx, "octo", "hello", "nope.yml")
+		if resp == nil || resp.StatusCode != 404 || err == nil {
+			t.Errorf("GetWorkflowByFileName(nope.yml) = %v, %v; want 404", resp, err)
+		}
+	})
+}
