@@ -149,8 +149,9 @@ func (e *Engine) saveFailed(ctx context.Context, p *pass, err error) error {
 }
 
 // effects runs the decision's effects in order. Reactions and labels are
-// best effort (a warning each); a note that cannot be posted fails the run,
-// and the next run owes it again.
+// best effort (a warning each), but for a label that is missing and may not
+// be created; a note that cannot be posted fails the run, and the next run
+// owes it again.
 func (e *Engine) effects(ctx context.Context, p *pass) error {
 	list := p.effects
 	p.effects = nil
@@ -166,7 +167,12 @@ func (e *Engine) effects(ctx context.Context, p *pass) error {
 				p.res.warn("could not remove the %s reaction: %v", f.Reaction, err)
 			}
 		case EffectLabel:
-			if err = e.Discussions.Label(ctx, p.d.ID, f.Label); err != nil {
+			if err = e.Discussions.Label(ctx, p.d.ID, f.Label); errors.Is(err, ErrLabelUnavailable) {
+				// The label is missing and may not be created: the run
+				// fails, saying which label and the fix.
+				return fmt.Errorf("discussion %d: %w", p.rec.Discussion, err)
+			}
+			if err != nil {
 				p.res.warn("could not add the %s label: %v", f.Label, err)
 			}
 		case EffectUnlabel:

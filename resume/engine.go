@@ -333,6 +333,9 @@ type pass struct {
 	// a status text that reads differently under this run's configuration
 	// is not worth a write then.
 	readOnly bool
+	// findsByLabel: the store finds pending records by the waiting label
+	// (LabelFinder), which the decision then keeps right.
+	findsByLabel bool
 
 	d *Discussion
 
@@ -492,6 +495,7 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 			res := &Result{Command: opts.command, Discussion: number, Missing: s.missing}
 			p := newPass(s, c, now, opts, res)
 			p.logf = e.logf
+			p.findsByLabel = e.findsByLabel()
 			err = decide(p)
 			if errors.Is(err, errNeedRecent) && !s.haveRecent {
 				s.recent, s.recentErr = e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour))
@@ -564,35 +568,58 @@ func fingerprint(rec *state.Record) string {
 // the record is worth writing.
 func (p *pass) seal() {
 	if p.readOnly {
+		p.waitingLabel(p.findsByLabel)
 		return
 	}
 	if p.d != nil {
 		p.rec.Status = p.status()
 	}
 	if fingerprint(p.rec) == p.before && p.plan == nil && !p.behind() {
+		p.waitingLabel(p.findsByLabel)
 		return
 	}
 	if p.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
-		// Nothing worth remembering about a discussion recess never acted on.
-		p.strayLabel()
+		// Nothing worth remembering about a discussion recess never acted
+		// on; a waiting label there is stray (one transferred in with
+		// another repository's label, a record lost and not restorable):
+		// nothing waits, and every sweep would come back.
+		p.waitingLabel(true)
 		return
 	}
 	p.write = true
+	p.waitingLabel(p.findsByLabel)
 }
 
-// strayLabel takes the waiting label off a discussion that has no record
-// (one transferred in with another repository's label, a record lost and
-// not restorable): nothing waits there, and every sweep would come back.
-func (p *pass) strayLabel() {
-	if p.d == nil {
+// waitingLabel asks for the waiting label on the discussion exactly while
+// the record is pending (label names compare case-insensitively), when
+// keep is set; otherwise it leaves the label alone. The effect runs after
+// the record write, so every run that reads a record puts the label right
+// (one removed by hand comes back), and a decision that loses its write
+// leaves no label behind.
+func (p *pass) waitingLabel(keep bool) {
+	if !keep || p.d == nil {
 		return
 	}
+	has := ""
 	for _, l := range p.d.Labels {
 		if strings.EqualFold(l, LabelWaiting) {
-			p.unlabel(l)
-			return
+			has = l
+			break
 		}
 	}
+	switch want := p.rec.Pending(); {
+	case want && has == "":
+		p.label(LabelWaiting)
+	case !want && has != "":
+		p.unlabel(has)
+	}
+}
+
+// findsByLabel reports whether the store finds pending records by the
+// waiting label (LabelFinder).
+func (e *Engine) findsByLabel() bool {
+	f, ok := e.Store.(LabelFinder)
+	return ok && f.FindsPendingByLabel()
 }
 
 // behind reports a pending record whose Checked lags the discussion's

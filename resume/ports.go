@@ -48,8 +48,9 @@ type Discussions interface {
 	// Both are idempotent.
 	React(ctx context.Context, subjectID string, r Reaction) error
 	Unreact(ctx context.Context, subjectID string, r Reaction) error
-	// Label adds a label to the discussion (creating nothing: the label must
-	// exist or the call is a logged no-op); Unlabel removes it.
+	// Label adds a label to the discussion, creating one of recess's labels
+	// when it is missing (an error wrapping ErrLabelUnavailable when the
+	// token may not); Unlabel removes it.
 	Label(ctx context.Context, discussionID, name string) error
 	Unlabel(ctx context.Context, discussionID, name string) error
 }
@@ -111,6 +112,9 @@ var (
 	// ErrPermissionUnreadable: the token may not read an account's
 	// permission on the repository (GitHub answered 401, 403 or 404).
 	ErrPermissionUnreadable = errors.New("permission unreadable")
+	// ErrLabelUnavailable: a label recess needs does not exist and the
+	// token may not create it. The error says which label and the fix.
+	ErrLabelUnavailable = errors.New("label unavailable")
 )
 
 // DispatchRequest is one workflow_dispatch of the agent workflow.
@@ -226,4 +230,15 @@ type DiscussionStore interface {
 // maintainer. A sweep or a plan reports it as a warning.
 type PendingAdvisor interface {
 	PendingAdvice() []string
+}
+
+// LabelFinder is an optional extension of Store, for a store whose Pending
+// finds the waiting discussions by the LabelWaiting label (the comment
+// store). The engine then keeps that label on a discussion exactly while
+// its record is pending, as an effect of every decision that read the
+// discussion, applied after the record write; the store's Load and Save
+// write no labels. A store without it (the branch store keeps an index)
+// gets no waiting label.
+type LabelFinder interface {
+	FindsPendingByLabel() bool
 }

@@ -117,3 +117,26 @@ func TestLabel_created_when_missing(t *testing.T) {
 func fakeWithoutLabelCreation() []githubfake.Option {
 	return []githubfake.Option{githubfake.WithoutLabelCreation()}
 }
+
+// The waiting label serves the store that finds pending records by it (the
+// comment store); the branch store keeps an index and gets none. Either
+// way the store's own writes carry no label: the engine asks for it.
+func TestLabel_waiting_only_where_the_store_finds_records_by_it(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		store string
+		want  bool
+	}{
+		{store: "comment", want: true},
+		{store: "branch", want: false},
+	} {
+		t.Run(tt.store, func(t *testing.T) {
+			t.Parallel()
+			w := New(t, Options{Store: tt.store})
+			n, _ := recessedDiscussion(t, w, `{"kind":"missing_input","replies":2}`)
+			if got := hasLabel(t, w, n, resume.LabelWaiting); got != tt.want {
+				t.Errorf("%s store: waiting label on a waiting discussion = %v, want %v", tt.store, got, tt.want)
+			}
+		})
+	}
+}
