@@ -302,7 +302,7 @@ type snapshot struct {
 	runErr error
 	looked bool
 	// recent counts the repository's agent runs of the last hour, read
-	// only when a decision wants a fresh dispatch (see errNeedRecent).
+	// only when a decision wants a fresh dispatch (see pass.needRecent).
 	recent     int
 	recentErr  error
 	haveRecent bool
@@ -333,6 +333,10 @@ type pass struct {
 	// a status text that reads differently under this run's configuration
 	// is not worth a write then.
 	readOnly bool
+	// needRecent: the decision wants a fresh dispatch and the snapshot
+	// has not counted the repository's recent dispatches. The decision is
+	// incomplete: the runner reads them and decides again.
+	needRecent bool
 	// findsByLabel: the store finds pending records by the waiting label
 	// (LabelFinder), which the decision then keeps right.
 	findsByLabel bool
@@ -364,11 +368,6 @@ type dispatchPlan struct {
 	// input is the resume_context the dispatch carries.
 	input string
 }
-
-// errNeedRecent is returned by a decision that wants a fresh dispatch
-// before the repository's recent dispatches were counted: the runner counts
-// them (one request, spent only then) and decides again.
-var errNeedRecent = errors.New("resume: the repository's recent dispatches are needed")
 
 // read gathers a snapshot: the record, the discussion when the entry point
 // needs it (in one read when the store offers DiscussionStore), and the
@@ -497,7 +496,9 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 			p.logf = e.logf
 			p.findsByLabel = e.findsByLabel()
 			err = decide(p)
-			if errors.Is(err, errNeedRecent) && !s.haveRecent {
+			if p.needRecent && !s.haveRecent {
+				// The decision asked for more than the snapshot holds;
+				// it is thrown away and taken again with it.
 				s.recent, s.recentErr = e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour))
 				s.haveRecent = true
 				continue

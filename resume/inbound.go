@@ -329,7 +329,11 @@ func (p *pass) intake() error {
 		return nil
 	}
 	if !p.snap.haveRecent {
-		return errNeedRecent
+		// The decision needs the repository's recent dispatches: it says
+		// so, and the runner reads them (one request, spent only here)
+		// and decides again.
+		p.needRecent = true
+		return nil
 	}
 	n, err := p.snap.recent, p.snap.recentErr
 	if err != nil {
