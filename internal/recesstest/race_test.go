@@ -591,3 +591,53 @@ func TestRace_claim_lands_before_the_confirmation(t *testing.T) {
 		})
 	}
 }
+
+// TestRace_comment_store_write_during_the_dispatch shows the other moment a
+// concurrent write is lost on the comment store: during the dispatch
+// request, between the intent's write and the confirmation. The
+// confirmation follows the store's own write with no read between, so it
+// is not re-read first (one request less per dispatch); another run's write
+// landing during the dispatch is overwritten there, and kept by the branch
+// store, whose confirmation is a compare-and-swap that re-reads on
+// conflict. The dispatched run's own claim cannot land there: its run
+// starts only once the dispatch has answered. It is a characterisation of a
+// known limit, not a wish.
+func TestRace_comment_store_write_during_the_dispatch(t *testing.T) {
+	t.Parallel()
+	for _, store := range bothStores {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			w, n, id := recessedWorld(t, store, `{"kind":"missing_input","replies":1}`, Options{})
+			w.Say(id, "", "bob", "postgres")
+			dispatch := func(req *http.Request) bool {
+				return req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/dispatches")
+			}
+			e := w.Engine(slipIn(dispatch, func() {
+				other := w.Engine(nil).Engine.Store
+				rec, err := other.Load(ctx, n)
+				if err != nil {
+					t.Errorf("the other run's Load = %v", err)
+					return
+				}
+				rec.Applied = append(rec.Applied, "c-other")
+				if err := other.Save(ctx, rec); err != nil {
+					t.Errorf("the other run's Save = %v", err)
+				}
+			})).Engine
+			res := must(t)(e.Inbound(ctx, n))
+			if !res.Fired {
+				t.Fatalf("the comment did not fire the recess")
+			}
+			rec, err := readRecord(w, store, n, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Active == nil || rec.Active.State != state.RunDispatched {
+				t.Errorf("record after the confirmation: %s; want the run dispatched", activeOf(rec))
+			}
+			if kept, want := contains(rec.Applied, "c-other"), store == "branch"; kept != want {
+				t.Errorf("%s store: the write during the dispatch kept = %v, want %v", store, kept, want)
+			}
+		})
+	}
+}
