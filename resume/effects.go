@@ -22,6 +22,14 @@ const (
 	// EffectNote posts Body (under ReplyTo when set) unless recess already
 	// posted a comment carrying the marker Key.
 	EffectNote
+	// The kinds below appear only in a dry run (Engine.DryRun), beside the
+	// effects above, in the order a real run takes them: EffectReply posts
+	// a verdict's reply Body (under ReplyTo) before the record is written;
+	// EffectWrite writes the record, whose status reads Body; EffectDispatch
+	// starts the agent workflow with Dispatch.
+	EffectReply
+	EffectWrite
+	EffectDispatch
 )
 
 // Effect is one change a decision makes on GitHub besides the record. A
@@ -36,6 +44,7 @@ type Effect struct {
 	Key      string // the note's marker
 	ReplyTo  string // the note's parent comment ("" for top-level)
 	Body     string
+	Dispatch *DispatchRequest // EffectDispatch
 }
 
 func (p *pass) react(subject string, r Reaction) {
@@ -93,6 +102,13 @@ func (e *Engine) post(ctx context.Context, p *pass) error {
 		if r.answered != "" && state.FitsComment(r.answered+"\n\n"+body) {
 			body = r.answered + "\n\n" + body
 		}
+		if e.DryRun {
+			// The reply as the decision would find it posted.
+			p.planned = append(p.planned, Effect{Kind: EffectReply, ReplyTo: r.replyTo, Body: body})
+			id := fmt.Sprintf("plan-reply-%d", len(p.snap.d.Comments))
+			p.snap.d.Comments = append(p.snap.d.Comments, Comment{ID: id, ParentID: r.replyTo, Body: body, CreatedAt: p.now, Mine: true})
+			continue
+		}
 		c, err := e.Discussions.Reply(ctx, p.d.ID, r.replyTo, body)
 		if err != nil {
 			return fmt.Errorf("post reply %d of verdict %s: %w", r.index, r.key, err)
@@ -103,8 +119,13 @@ func (e *Engine) post(ctx context.Context, p *pass) error {
 }
 
 // act carries out a sealed decision: the record write, then the effects,
-// or the dispatch protocol when the decision dispatches.
+// or the dispatch protocol when the decision dispatches. With Engine.DryRun
+// it only lists them (see describe).
 func (e *Engine) act(ctx context.Context, p *pass) error {
+	if e.DryRun {
+		e.describe(p)
+		return nil
+	}
 	if p.plan != nil {
 		return e.dispatch(ctx, p)
 	}
@@ -218,4 +239,32 @@ func (e *Engine) postOnce(ctx context.Context, p *pass, f Effect) error {
 	}
 	p.d.Comments = append(p.d.Comments, *c)
 	return nil
+}
+
+// describe lists what act would do for a sealed decision, in its order, in the
+// result (Result.Planned), and fills the result as a run whose writes all
+// went through would: nothing reaches GitHub.
+func (e *Engine) describe(p *pass) {
+	out := p.planned
+	if p.write || p.plan != nil {
+		out = append(out, Effect{Kind: EffectWrite, Body: p.rec.Status})
+	}
+	out = append(out, p.effects...)
+	if p.plan != nil {
+		a := p.plan.run
+		req := DispatchRequest{CorrelationID: a.CorrelationID, Discussion: p.rec.Discussion, ResumeContext: p.plan.input}
+		out = append(out, Effect{Kind: EffectDispatch, Dispatch: &req})
+		if a.EyesOn != "" {
+			out = append(out, Effect{Kind: EffectReact, Subject: a.EyesOn, Reaction: Eyes})
+		}
+		p.res.Dispatched = true
+		p.res.CorrelationID = a.CorrelationID
+		if a.Resume != nil {
+			p.res.Fired = true
+			p.res.FiredBy = a.Resume.FiredBy
+		}
+		p.res.note("dispatched the agent workflow (correlation id %s, attempt %d)", a.CorrelationID, a.Attempt)
+	}
+	p.effects = nil
+	p.res.Planned = out
 }

@@ -193,6 +193,10 @@ type Engine struct {
 	Config      Config
 	// Logf receives one line per decision; nil discards them.
 	Logf func(format string, args ...any)
+	// DryRun makes every entry point read and decide as usual and write
+	// nothing: the result lists what a real run would write, in order
+	// (Result.Planned).
+	DryRun bool
 
 	// perms caches the Permissions port's answers by normalised login:
 	// asked once per author per run.
@@ -226,6 +230,9 @@ type Result struct {
 	Left int
 	// Plan lists the discussions a sweep would visit, in order (Plan).
 	Plan []int
+	// Planned lists, with Engine.DryRun, what a real run would have written,
+	// in order: verdict replies, the record, the effects, the dispatch.
+	Planned []Effect
 	// Missing is GitHub's "not found" for the discussion this run is about
 	// (a wrong repository, a discussion deleted or transferred), nil when
 	// GitHub knew it. The engine treats such a discussion as nothing to
@@ -353,6 +360,9 @@ type pass struct {
 	// record keeps their ids and timestamps); after posting, the pass is
 	// decided again over the same snapshot.
 	posts []post
+	// planned are the replies a dry run (Engine.DryRun) would have posted, carried
+	// to the pass decided after them.
+	planned []Effect
 	// awaited are the signals the open recesses this run found wait for
 	// (see unawaited).
 	awaited  awaited
@@ -484,6 +494,7 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func(*pass) error) (*Result, error) {
 	c := e.cfg()
 	reread := false
+	var planned []Effect
 	for try := 0; ; try++ {
 		now := e.Clock.Now().UTC()
 		s, err := e.read(ctx, number, opts, now)
@@ -495,6 +506,7 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 			p := newPass(s, c, now, opts, res)
 			p.logf = e.logf
 			p.findsByLabel = e.findsByLabel()
+			p.planned = planned
 			err = decide(p)
 			if p.needRecent && !s.haveRecent {
 				// The decision asked for more than the snapshot holds;
@@ -509,6 +521,7 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 			if len(p.posts) > 0 && posted == 0 {
 				err := e.post(ctx, p)
 				if err == nil {
+					planned = p.planned
 					continue
 				}
 				if reread {
