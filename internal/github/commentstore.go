@@ -56,17 +56,13 @@ const (
 // it stands in the discussion (other workflows may comment first with the
 // same token).
 //
-// GitHub has no compare-and-swap on comments. Right before an update that
-// follows a read, the store re-reads the status comment (one small request)
-// and compares its revision (id, updatedAt and a hash of its body) with the
-// one the caller loaded: a change is state.ErrConflict, and the engine
-// decides again from a fresh read. A save that would change nothing sends
-// nothing. What is left open is the moment between that re-read and the
-// update (about one request): a write by another process there is
-// overwritten. An update that follows this store's own write of the same
-// revision, with no read between (a dispatch's confirmation after its
-// intent), is not re-read: what is left open there is the one request
-// between the two writes (the dispatch). The shipped
+// GitHub has no compare-and-swap on comments. Right before every update the
+// store re-reads the status comment (one small request) and compares its
+// revision (id, updatedAt and a hash of its body) with the one the caller
+// loaded: a change is state.ErrConflict, and the engine decides again from a
+// fresh read. A save that would change nothing sends nothing. What is left
+// open is the moment between that re-read and the update (about one
+// request): a write by another process there is overwritten. The shipped
 // workflows keep one writer per discussion (its concurrency group), so this
 // matters only for setups that do not; the branch store (a real
 // compare-and-swap on a git ref) closes it. Saves within one process are
@@ -92,9 +88,6 @@ type CommentStore struct {
 	mu sync.Mutex
 	// locks serialise saves per discussion.
 	locks map[int]*sync.Mutex
-	// own is the status comment this store last wrote per discussion, as
-	// long as it has not read that discussion since (see Save).
-	own map[int]ownWrite
 	// forged are comments by others that carried a state marker.
 	forged map[string]bool
 	// stray are status comments read where a sweep's scan does not look
@@ -114,7 +107,6 @@ func NewCommentStore(c *Client) *CommentStore {
 		c:      c,
 		label:  WaitingLabel,
 		locks:  map[int]*sync.Mutex{},
-		own:    map[int]ownWrite{},
 		forged: map[string]bool{},
 		stray:  map[string]bool{},
 	}
@@ -141,12 +133,6 @@ func (s *CommentStore) DuplicateStatus() int {
 	return s.duplicates
 }
 
-// ownWrite is a status comment revision this store wrote itself, and the
-// node id of its discussion.
-type ownWrite struct {
-	rev, discID string
-}
-
 // found is a decoded status comment.
 type found struct {
 	id  string
@@ -164,9 +150,6 @@ func (s *CommentStore) Load(ctx context.Context, discussion int) (*state.Record,
 // record is the discussion the engine decides on, so a run pays for one
 // read.
 func (s *CommentStore) LoadWith(ctx context.Context, discussion int) (*state.Record, *resume.Discussion, error) {
-	s.mu.Lock()
-	delete(s.own, discussion) // a read starts a new read-modify-write
-	s.mu.Unlock()
 	snap, err := s.c.fetch(ctx, discussion)
 	if err != nil {
 		return nil, nil, loadErr(discussion, err)
@@ -343,11 +326,9 @@ type statusQuery struct {
 // overwritten). It writes no label: the waiting label is the engine's
 // effect (resume.LabelFinder).
 //
-// Every update that follows a read is preceded by a re-read of the status
-// comment (one small request; for a first save, of the discussion, to see
-// that no status comment appeared meanwhile). An update that follows this
-// store's own write of the same revision, with no read of the discussion
-// between (the dispatch's confirmation after its intent), sends none.
+// Every update is preceded by a re-read of the status comment (one small
+// request; for a first save, of the discussion, to see that no status
+// comment appeared meanwhile).
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment
 func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
@@ -395,23 +376,15 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 		if !ok {
 			return fmt.Errorf("%s: revision %q is not this store's: %w", what, rec.Rev, state.ErrConflict)
 		}
-		s.mu.Lock()
-		own, mine := s.own[n]
-		delete(s.own, n) // set again only by a write that went through
-		stray := s.stray[id]
-		s.mu.Unlock()
-		if mine && own.rev == rec.Rev {
-			// A write that follows this store's own write of the same
-			// revision, with no read between (the dispatch's confirmation
-			// after its intent): the revision is the one this store made,
-			// and the window is the one request between the two writes.
-			discID = own.discID
-		} else if discID, err = s.recheck(ctx, n, id, updatedAt, sum); err != nil {
+		if discID, err = s.recheck(ctx, n, id, updatedAt, sum); err != nil {
 			if errors.Is(err, state.ErrCorrupt) {
 				return err // names the discussion and the comment already
 			}
 			return fmt.Errorf("%s: %w", what, err)
 		}
+		s.mu.Lock()
+		stray := s.stray[id]
+		s.mu.Unlock()
 		if stray {
 			written, err = s.move(ctx, n, discID, id, body)
 		} else {
@@ -426,9 +399,6 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 	}
 	rec.Rev = makeRev(written.ID, written.UpdatedAt, written.Body)
 	rec.UpdatedAt = stamped.UpdatedAt
-	s.mu.Lock()
-	s.own[n] = ownWrite{rev: rec.Rev, discID: discID}
-	s.mu.Unlock()
 	return nil
 }
 

@@ -111,11 +111,8 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 	// The client keeps no discussion for later: Discussion reads.
 	count("Discussion", []string{"query repository"}, func() error { _, err := c.Discussion(ctx, 7); return err })
 
-	// A save that follows this store's own write of the same revision,
-	// with no Load between (a dispatch's confirmation after its intent),
-	// sends no re-read.
 	loaded.OpenRFCs = nil
-	count("Save (after its own write)", []string{"mutation updateDiscussionComment"},
+	count("Save (no longer pending)", []string{"query node", "mutation updateDiscussionComment"},
 		func() error { return store.Save(ctx, loaded) })
 	if !h.hasLabel(d, WaitingLabel) {
 		t.Errorf("Save took the waiting label off; a store writes only the record")
