@@ -22,6 +22,14 @@ const (
 	// EffectNote posts Body (under ReplyTo when set) unless recess already
 	// posted a comment carrying the marker Key.
 	EffectNote
+	// The kinds below appear only in a dry run (Engine.DryRun), beside the
+	// effects above, in the order a real run takes them: EffectReply posts
+	// a verdict's reply Body (under ReplyTo) before the record is written;
+	// EffectWrite writes the record, whose status reads Body; EffectDispatch
+	// starts the agent workflow with Dispatch.
+	EffectReply
+	EffectWrite
+	EffectDispatch
 )
 
 // Effect is one change a decision makes on GitHub besides the record. A
@@ -36,6 +44,7 @@ type Effect struct {
 	Key      string // the note's marker
 	ReplyTo  string // the note's parent comment ("" for top-level)
 	Body     string
+	Dispatch *DispatchRequest // EffectDispatch
 }
 
 func (p *pass) react(subject string, r Reaction) {
@@ -93,6 +102,13 @@ func (e *Engine) post(ctx context.Context, p *pass) error {
 		if r.answered != "" && state.FitsComment(r.answered+"\n\n"+body) {
 			body = r.answered + "\n\n" + body
 		}
+		if e.DryRun {
+			// The reply as the decision would find it posted.
+			p.planned = append(p.planned, Effect{Kind: EffectReply, ReplyTo: r.replyTo, Body: body})
+			id := fmt.Sprintf("plan-reply-%d", len(p.snap.d.Comments))
+			p.snap.d.Comments = append(p.snap.d.Comments, Comment{ID: id, ParentID: r.replyTo, Body: body, CreatedAt: p.now, Mine: true})
+			continue
+		}
 		c, err := e.Discussions.Reply(ctx, p.d.ID, r.replyTo, body)
 		if err != nil {
 			return fmt.Errorf("post reply %d of verdict %s: %w", r.index, r.key, err)
@@ -103,8 +119,18 @@ func (e *Engine) post(ctx context.Context, p *pass) error {
 }
 
 // act carries out a sealed decision: the record write, then the effects,
-// or the dispatch protocol when the decision dispatches.
+// or the dispatch protocol when the decision dispatches. With Engine.DryRun
+// it only lists them (see describe).
 func (e *Engine) act(ctx context.Context, p *pass) error {
+	if e.DryRun {
+		e.describe(p)
+		return nil
+	}
+	if f, ok := p.labelFirst(); ok {
+		if err := e.apply(ctx, p, []Effect{f}); err != nil {
+			return err
+		}
+	}
 	if p.plan != nil {
 		return e.dispatch(ctx, p)
 	}
@@ -112,6 +138,30 @@ func (e *Engine) act(ctx context.Context, p *pass) error {
 		return e.saveFailed(ctx, p, err)
 	}
 	return e.effects(ctx, p)
+}
+
+// labelFirst takes out of the decision's effects the waiting label it asks
+// for when it makes an existing record pending: that label goes on before
+// the record write. A run that dies between the two then leaves a labelled
+// discussion whose record is not pending (a harmless extra look for the
+// sweep, and the next run that reads the record takes the label off), never
+// a pending record no sweep finds by its label. A new record is labelled
+// after its write, as every other effect: a label first would show a sweep
+// a discussion without a record, whose visit takes the label off again.
+// Such a record without its label (a run that died between its write and
+// its label) is found by the comment store's hourly look at the recently
+// updated discussions (see github.CommentStore.Pending).
+func (p *pass) labelFirst() (Effect, bool) {
+	if p.isNew || !(p.write || p.plan != nil) {
+		return Effect{}, false
+	}
+	for i, f := range p.effects {
+		if f.Kind == EffectLabel && f.Label == LabelWaiting {
+			p.effects = append(p.effects[:i:i], p.effects[i+1:]...)
+			return f, true
+		}
+	}
+	return Effect{}, false
 }
 
 // save writes the record when the decision changed it. It returns an error
@@ -149,11 +199,17 @@ func (e *Engine) saveFailed(ctx context.Context, p *pass, err error) error {
 }
 
 // effects runs the decision's effects in order. Reactions and labels are
-// best effort (a warning each); a note that cannot be posted fails the run,
-// and the next run owes it again.
+// best effort (a warning each), but for a label that is missing and may not
+// be created; a note that cannot be posted fails the run, and the next run
+// owes it again.
 func (e *Engine) effects(ctx context.Context, p *pass) error {
 	list := p.effects
 	p.effects = nil
+	return e.apply(ctx, p, list)
+}
+
+// apply runs effects of the decision p in order (see effects).
+func (e *Engine) apply(ctx context.Context, p *pass, list []Effect) error {
 	for _, f := range list {
 		var err error
 		switch f.Kind {
@@ -166,7 +222,12 @@ func (e *Engine) effects(ctx context.Context, p *pass) error {
 				p.res.warn("could not remove the %s reaction: %v", f.Reaction, err)
 			}
 		case EffectLabel:
-			if err = e.Discussions.Label(ctx, p.d.ID, f.Label); err != nil {
+			if err = e.Discussions.Label(ctx, p.d.ID, f.Label); errors.Is(err, ErrLabelUnavailable) {
+				// The label is missing and may not be created: the run
+				// fails, saying which label and the fix.
+				return fmt.Errorf("discussion %d: %w", p.rec.Discussion, err)
+			}
+			if err != nil {
 				p.res.warn("could not add the %s label: %v", f.Label, err)
 			}
 		case EffectUnlabel:
@@ -212,4 +273,35 @@ func (e *Engine) postOnce(ctx context.Context, p *pass, f Effect) error {
 	}
 	p.d.Comments = append(p.d.Comments, *c)
 	return nil
+}
+
+// describe lists what act would do for a sealed decision, in its order, in the
+// result (Result.Planned), and fills the result as a run whose writes all
+// went through would: nothing reaches GitHub.
+func (e *Engine) describe(p *pass) {
+	out := p.planned
+	if f, ok := p.labelFirst(); ok {
+		out = append(out, f)
+	}
+	if p.write || p.plan != nil {
+		out = append(out, Effect{Kind: EffectWrite, Body: p.rec.Status})
+	}
+	out = append(out, p.effects...)
+	if p.plan != nil {
+		a := p.plan.run
+		req := DispatchRequest{CorrelationID: a.CorrelationID, Discussion: p.rec.Discussion, ResumeContext: p.plan.input}
+		out = append(out, Effect{Kind: EffectDispatch, Dispatch: &req})
+		if a.EyesOn != "" {
+			out = append(out, Effect{Kind: EffectReact, Subject: a.EyesOn, Reaction: Eyes})
+		}
+		p.res.Dispatched = true
+		p.res.CorrelationID = a.CorrelationID
+		if a.Resume != nil {
+			p.res.Fired = true
+			p.res.FiredBy = a.Resume.FiredBy
+		}
+		p.res.note("dispatched the agent workflow (correlation id %s, attempt %d)", a.CorrelationID, a.Attempt)
+	}
+	p.effects = nil
+	p.res.Planned = out
 }

@@ -193,6 +193,10 @@ type Engine struct {
 	Config      Config
 	// Logf receives one line per decision; nil discards them.
 	Logf func(format string, args ...any)
+	// DryRun makes every entry point read and decide as usual and write
+	// nothing: the result lists what a real run would write, in order
+	// (Result.Planned).
+	DryRun bool
 
 	// perms caches the Permissions port's answers by normalised login:
 	// asked once per author per run.
@@ -229,6 +233,9 @@ type Result struct {
 	// SweepSwitch is what the run asks of the sweep workflow when the sweep
 	// runs only while something waits (see SweepSwitch).
 	SweepSwitch SweepSwitch
+	// Planned lists, with Engine.DryRun, what a real run would have written,
+	// in order: verdict replies, the record, the effects, the dispatch.
+	Planned []Effect
 	// Missing is GitHub's "not found" for the discussion this run is about
 	// (a wrong repository, a discussion deleted or transferred), nil when
 	// GitHub knew it. The engine treats such a discussion as nothing to
@@ -283,6 +290,19 @@ type passOpts struct {
 	checkRuns bool
 	// sweep: the pass is a sweep's visit, not a run for an event.
 	sweep bool
+	// restore is, in a dry run of a deletion (Engine.Deleted), the record
+	// the deleted comment held, which a real run writes back first.
+	restore *restoring
+}
+
+// restoring is a record a dry run reads as written back: where no record
+// stands in its place, the read finds it (used), and the plan begins with
+// its write.
+type restoring struct {
+	rec *state.Record
+	// used: no record stood in its place, so the read took this one;
+	// stood: a record stood there, and a real run keeps that one.
+	used, stood bool
 }
 
 // snapshot is what one read of a discussion gathered: the record, the
@@ -305,7 +325,7 @@ type snapshot struct {
 	runErr error
 	looked bool
 	// recent counts the repository's agent runs of the last hour, read
-	// only when a decision wants a fresh dispatch (see errNeedRecent).
+	// only when a decision wants a fresh dispatch (see pass.needRecent).
 	recent     int
 	recentErr  error
 	haveRecent bool
@@ -336,6 +356,13 @@ type pass struct {
 	// a status text that reads differently under this run's configuration
 	// is not worth a write then.
 	readOnly bool
+	// needRecent: the decision wants a fresh dispatch and the snapshot
+	// has not counted the repository's recent dispatches. The decision is
+	// incomplete: the runner reads them and decides again.
+	needRecent bool
+	// findsByLabel: the store finds pending records by the waiting label
+	// (LabelFinder), which the decision then keeps right.
+	findsByLabel bool
 
 	d *Discussion
 
@@ -349,6 +376,9 @@ type pass struct {
 	// record keeps their ids and timestamps); after posting, the pass is
 	// decided again over the same snapshot.
 	posts []post
+	// planned are the replies a dry run (Engine.DryRun) would have posted, carried
+	// to the pass decided after them.
+	planned []Effect
 	// awaited are the signals the open recesses this run found wait for
 	// (see unawaited).
 	awaited  awaited
@@ -364,11 +394,6 @@ type dispatchPlan struct {
 	// input is the resume_context the dispatch carries.
 	input string
 }
-
-// errNeedRecent is returned by a decision that wants a fresh dispatch
-// before the repository's recent dispatches were counted: the runner counts
-// them (one request, spent only then) and decides again.
-var errNeedRecent = errors.New("resume: the repository's recent dispatches are needed")
 
 // read gathers a snapshot: the record, the discussion when the entry point
 // needs it (in one read when the store offers DiscussionStore), and the
@@ -386,6 +411,16 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 		// A store that reads the discussion says it is gone alongside
 		// state.ErrNotFound.
 		s.missing = notFound(err)
+	}
+	r := opts.restore
+	switch {
+	case r != nil && err == nil:
+		r.stood = true
+	case r != nil && errors.Is(err, state.ErrNotFound) && s.dErr == nil:
+		// A dry run of a deletion: the record as the real run's write
+		// back leaves it.
+		s.rec, err = r.rec.Clone(), nil
+		r.used = true
 	}
 	switch {
 	case errors.Is(err, state.ErrNotFound):
@@ -485,18 +520,26 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func(*pass) error) (*Result, error) {
 	c := e.cfg()
 	reread := false
+	var planned []Effect
 	for try := 0; ; try++ {
 		now := e.Clock.Now().UTC()
 		s, err := e.read(ctx, number, opts, now)
 		if err != nil {
 			return &Result{Command: opts.command, Discussion: number, Missing: notFound(err)}, err
 		}
+		if r := opts.restore; r != nil && r.used && len(planned) == 0 {
+			planned = []Effect{{Kind: EffectWrite, Body: r.rec.Status}}
+		}
 		for posted := 0; ; posted++ {
 			res := &Result{Command: opts.command, Discussion: number, Missing: s.missing}
 			p := newPass(s, c, now, opts, res)
 			p.logf = e.logf
+			p.findsByLabel = e.findsByLabel()
+			p.planned = planned
 			err = decide(p)
-			if errors.Is(err, errNeedRecent) && !s.haveRecent {
+			if p.needRecent && !s.haveRecent {
+				// The decision asked for more than the snapshot holds;
+				// it is thrown away and taken again with it.
 				s.recent, s.recentErr = e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour))
 				s.haveRecent = true
 				continue
@@ -507,6 +550,7 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 			if len(p.posts) > 0 && posted == 0 {
 				err := e.post(ctx, p)
 				if err == nil {
+					planned = p.planned
 					continue
 				}
 				if reread {
@@ -571,35 +615,60 @@ func fingerprint(rec *state.Record) string {
 // the record is worth writing.
 func (p *pass) seal() {
 	if p.readOnly {
+		p.waitingLabel(p.findsByLabel)
 		return
 	}
 	if p.d != nil {
 		p.rec.Status = p.status()
 	}
 	if fingerprint(p.rec) == p.before && p.plan == nil && !p.behind() {
+		p.waitingLabel(p.findsByLabel)
 		return
 	}
 	if p.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
-		// Nothing worth remembering about a discussion recess never acted on.
-		p.strayLabel()
+		// Nothing worth remembering about a discussion recess never acted
+		// on; a waiting label there is stray (one transferred in with
+		// another repository's label, a record lost and not restorable):
+		// nothing waits, and every sweep would come back.
+		p.waitingLabel(true)
 		return
 	}
 	p.write = true
+	p.waitingLabel(p.findsByLabel)
 }
 
-// strayLabel takes the waiting label off a discussion that has no record
-// (one transferred in with another repository's label, a record lost and
-// not restorable): nothing waits there, and every sweep would come back.
-func (p *pass) strayLabel() {
-	if p.d == nil {
+// waitingLabel asks for the waiting label on the discussion exactly while
+// the record is pending (label names compare case-insensitively), when
+// keep is set; otherwise it leaves the label alone. Every run that reads
+// a record so puts the label right (one removed by hand comes back). The
+// effect runs after the record write, but for the label of an existing
+// record the decision makes pending, which goes on before it (see
+// labelFirst): a run dying between the two never leaves a pending record
+// without its label.
+func (p *pass) waitingLabel(keep bool) {
+	if !keep || p.d == nil {
 		return
 	}
+	has := ""
 	for _, l := range p.d.Labels {
 		if strings.EqualFold(l, LabelWaiting) {
-			p.unlabel(l)
-			return
+			has = l
+			break
 		}
 	}
+	switch want := p.rec.Pending(); {
+	case want && has == "":
+		p.label(LabelWaiting)
+	case !want && has != "":
+		p.unlabel(has)
+	}
+}
+
+// findsByLabel reports whether the store finds pending records by the
+// waiting label (LabelFinder).
+func (e *Engine) findsByLabel() bool {
+	f, ok := e.Store.(LabelFinder)
+	return ok && f.FindsPendingByLabel()
 }
 
 // behind reports a pending record whose Checked lags the discussion's

@@ -35,9 +35,11 @@ func (e *Engine) Inbound(ctx context.Context, number int) (*Result, error) {
 // open recesses, its active run (whose verdict is then accepted) and
 // nothing pending when nothing was. Then the discussion is reconciled as
 // for any comment (Inbound). A record that cannot be read is refused, and
-// nothing is written.
+// nothing is written. A dry run (Engine.DryRun) plans the write back first
+// and decides the rest over the record as written back.
 func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (*Result, error) {
 	var notes, warnings []string
+	opts := passOpts{command: "inbound", discussion: true}
 	if r, ok := e.Store.(Restorer); ok {
 		rec, err := r.Lost(ctx, number, gone)
 		if err != nil {
@@ -46,7 +48,10 @@ func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (
 		if rec != nil && rec.Discussion != number {
 			return &Result{Command: "inbound", Discussion: number}, fmt.Errorf("restore the record of discussion %d: the deleted comment holds the record of discussion %d: %w", number, rec.Discussion, state.ErrCorrupt)
 		}
-		if rec != nil {
+		if rec != nil && e.DryRun {
+			rec.Rev = "dry-run-restored"
+			opts.restore = &restoring{rec: rec}
+		} else if rec != nil {
 			rec.Rev = ""
 			switch err := e.Store.Save(ctx, rec); {
 			case err == nil:
@@ -58,7 +63,15 @@ func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (
 			}
 		}
 	}
-	res, err := e.Inbound(ctx, number)
+	res, err := e.run(ctx, number, opts, (*pass).reconcile)
+	if r := opts.restore; r != nil {
+		switch {
+		case r.used:
+			warnings = append(warnings, fmt.Sprintf("recess's status comment was deleted: would restore the record as it was (%s)", restoredWhat(r.rec)))
+		case r.stood:
+			notes = append(notes, "a deleted comment held recess's record, and a record stands in its place: would keep that one")
+		}
+	}
 	if res != nil {
 		res.Notes = append(notes, res.Notes...)
 		res.Warnings = append(warnings, res.Warnings...)
@@ -384,7 +397,11 @@ func (p *pass) intake() error {
 		return nil
 	}
 	if !p.snap.haveRecent {
-		return errNeedRecent
+		// The decision needs the repository's recent dispatches: it says
+		// so, and the runner reads them (one request, spent only here)
+		// and decides again.
+		p.needRecent = true
+		return nil
 	}
 	n, err := p.snap.recent, p.snap.recentErr
 	if err != nil {

@@ -49,8 +49,9 @@ type Discussions interface {
 	React(ctx context.Context, subjectID string, r Reaction) error
 	Unreact(ctx context.Context, subjectID string, r Reaction) error
 	// Label adds a label to the discussion, creating it in the repository
-	// when it is missing; an error says when the token may not create it.
-	// Unlabel removes it (a label that does not exist is a no-op).
+	// when it is missing (an error wrapping ErrLabelUnavailable when the
+	// token may not create it). Unlabel removes it (a label that does not
+	// exist is a no-op).
 	Label(ctx context.Context, discussionID, name string) error
 	Unlabel(ctx context.Context, discussionID, name string) error
 }
@@ -112,6 +113,9 @@ var (
 	// ErrPermissionUnreadable: the token may not read an account's
 	// permission on the repository (GitHub answered 401, 403 or 404).
 	ErrPermissionUnreadable = errors.New("permission unreadable")
+	// ErrLabelUnavailable: a label recess needs does not exist and the
+	// token may not create it. The error says which label and the fix.
+	ErrLabelUnavailable = errors.New("label unavailable")
 )
 
 // DispatchRequest is one workflow_dispatch of the agent workflow.
@@ -252,4 +256,16 @@ type Restorer interface {
 // maintainer. A sweep or a plan reports it as a warning.
 type PendingAdvisor interface {
 	PendingAdvice() []string
+}
+
+// LabelFinder is an optional extension of Store, for a store whose Pending
+// finds the waiting discussions by the LabelWaiting label (the comment
+// store). The engine then keeps that label on a discussion exactly while
+// its record is pending, as an effect of every decision that read the
+// discussion, applied after the record write (but before the write that
+// makes an existing record pending: see pass.labelFirst); the store's Load
+// and Save write no labels. A store without it (the branch store keeps an index)
+// gets no waiting label.
+type LabelFinder interface {
+	FindsPendingByLabel() bool
 }

@@ -178,7 +178,7 @@ func (c *repoCommand) known(ctx context.Context, st *execution, err error) (int,
 	if err == nil && !missing && (c.inv.Discussion != 0 || len(st.Sweep) > 0) {
 		return 0, nil
 	}
-	_, client, _, werr := wire(c.inv, func(string, ...any) {})
+	_, client, werr := wire(c.inv, func(string, ...any) {})
 	if werr != nil {
 		return 0, errors.Join(err, werr)
 	}

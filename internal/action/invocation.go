@@ -92,14 +92,14 @@ type execution struct {
 func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, error) {
 	out := &execution{DryRun: inv.Set.DryRun}
 	logf := func(format string, args ...any) { fmt.Fprintf(log, "recess: "+format+"\n", args...) }
-	e, client, dry, err := wire(inv, logf)
+	e, client, err := wire(inv, logf)
 	if err != nil {
 		return out, err
 	}
 	defer func() {
 		out.Requests = client.Stats().Requests()
-		if dry != nil {
-			out.Would = dry.lines
+		if out.DryRun {
+			out.Would = would(out.Result)
 		}
 	}()
 	if inv.Event != nil && inv.Discussion != 0 {
@@ -178,15 +178,15 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 }
 
 // wire builds the engine for an invocation: the GitHub client, the chosen
-// store, and, for a dry run, wrappers that read through and only describe
-// writes. It sends no request.
-func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Client, *dryLog, error) {
+// store; for a dry run, an engine that only lists its writes. It sends no
+// request.
+func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Client, error) {
 	owner, name, err := splitRepo("GITHUB_REPOSITORY", inv.Repo)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if inv.Set.Token == "" {
-		return nil, nil, nil, &wait.FieldError{Field: inputField(InputGitHubToken), Reason: "empty (the default is ${{ github.token }})"}
+		return nil, nil, &wait.FieldError{Field: inputField(InputGitHubToken), Reason: "empty (the default is ${{ github.token }})"}
 	}
 	c, err := gh.New(gh.Config{
 		Token:      inv.Set.Token,
@@ -199,7 +199,7 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 		Logf:       logf,
 	})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	var store resume.Store
 	switch inv.Set.StateStore {
@@ -208,21 +208,15 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 	case storeBranch:
 		store = gh.NewBranchStore(c, inv.Set.StateBranch)
 	default:
-		return nil, nil, nil, checkStore(inputField(inStateStore), inv.Set.StateStore)
+		return nil, nil, checkStore(inputField(inStateStore), inv.Set.StateStore)
 	}
 	cfg := inv.Set.Engine
 	if cfg.RepositoryURL == "" {
 		cfg.RepositoryURL = strings.TrimSuffix(orDefault(inv.ServerURL, defaultServerURL), "/") + "/" + inv.Repo
 	}
-	e := &resume.Engine{Clock: inv.Clock, Store: store, Discussions: c, Dispatcher: c, Permissions: c, Config: cfg, Logf: logf}
-	var dry *dryLog
-	if inv.Set.DryRun {
-		dry = &dryLog{clock: inv.Clock, numbers: map[string]int{}}
-		e.Store = dryStore{Store: store, log: dry}
-		e.Discussions = dryDiscussions{Discussions: c, log: dry}
-		e.Dispatcher = dryDispatcher{Dispatcher: c, log: dry}
-	}
-	return e, c, dry, nil
+	e := &resume.Engine{Clock: inv.Clock, Store: store, Discussions: c, Dispatcher: c, Permissions: c, Config: cfg, Logf: logf,
+		DryRun: inv.Set.DryRun}
+	return e, c, nil
 }
 
 // splitRepo takes OWNER/REPO apart; field names where it came from.

@@ -24,12 +24,14 @@ var (
 	_ resume.DiscussionStore = (*CommentStore)(nil)
 	_ resume.PendingAdvisor  = (*CommentStore)(nil)
 	_ resume.Restorer        = (*CommentStore)(nil)
+	_ resume.LabelFinder     = (*CommentStore)(nil)
 )
 
 // WaitingLabel marks the discussions whose record is pending, so that a
-// sweep finds them with a search instead of reading every discussion.
-// recess creates it when it is missing (Client.Label); Pending never lists
-// every open discussion.
+// sweep finds them with a search instead of reading every discussion. The
+// store only reads it: the engine keeps it right as an effect of its
+// decisions (see resume.LabelFinder), creating it when it is missing;
+// Pending never lists every open discussion.
 const WaitingLabel = resume.LabelWaiting
 
 // sweepSlot is the schedule's usual interval: consecutive sweeps fall in
@@ -74,9 +76,9 @@ const (
 // When a hundred more were written after it, the next save moves the
 // record to a new status comment at the end (see move).
 //
-// The store keeps the waiting label right: on every load and save it is on
-// the discussion exactly while the record is pending (compared
-// case-insensitively), created in the repository when missing.
+// Load and Save read and write the record and nothing else. Pending finds
+// the waiting discussions by the waiting label, which the engine keeps on a
+// discussion exactly while its record is pending (see FindsPendingByLabel).
 type CommentStore struct {
 	// Clock is the sweep's moment, which alternates the search's order and
 	// chooses the hour's first slot (Pending); nil: the client's clock. Set
@@ -89,9 +91,6 @@ type CommentStore struct {
 	mu sync.Mutex
 	// locks serialise saves per discussion.
 	locks map[int]*sync.Mutex
-	// labeled is whether the waiting label was on the discussion when it
-	// was last read or written; absent when unknown.
-	labeled map[int]bool
 	// forged are comments by others that carried a state marker.
 	forged map[string]bool
 	// stray are status comments read where a sweep's scan does not look
@@ -108,12 +107,11 @@ type CommentStore struct {
 // NewCommentStore returns the comment store over c.
 func NewCommentStore(c *Client) *CommentStore {
 	return &CommentStore{
-		c:       c,
-		label:   WaitingLabel,
-		locks:   map[int]*sync.Mutex{},
-		labeled: map[int]bool{},
-		forged:  map[string]bool{},
-		stray:   map[string]bool{},
+		c:      c,
+		label:  WaitingLabel,
+		locks:  map[int]*sync.Mutex{},
+		forged: map[string]bool{},
+		stray:  map[string]bool{},
 	}
 }
 
@@ -153,14 +151,12 @@ func (s *CommentStore) Load(ctx context.Context, discussion int) (*state.Record,
 
 // LoadWith is resume.DiscussionStore: the discussion read that finds the
 // record is the discussion the engine decides on, so a run pays for one
-// read. It also puts the waiting label right when it disagrees with the
-// record (a label removed by hand comes back without a write).
+// read.
 func (s *CommentStore) LoadWith(ctx context.Context, discussion int) (*state.Record, *resume.Discussion, error) {
 	snap, err := s.c.fetch(ctx, discussion)
 	if err != nil {
 		return nil, nil, loadErr(discussion, err)
 	}
-	s.observe(discussion, snap)
 	f, err := s.status(discussion, snap.comments)
 	if err != nil {
 		return nil, nil, err
@@ -171,9 +167,6 @@ func (s *CommentStore) LoadWith(ctx context.Context, discussion int) (*state.Rec
 	s.mu.Lock()
 	s.stray[f.id] = outOfScan(snap.comments, f.id)
 	s.mu.Unlock()
-	if err := s.syncLabel(ctx, discussion, f.rec, snap.disc.ID); err != nil {
-		return nil, nil, err
-	}
 	return f.rec, snap.disc, nil
 }
 
@@ -256,20 +249,6 @@ func loadErr(discussion int, err error) error {
 		return fmt.Errorf("github: comment store: discussion %d: %w: %w", discussion, state.ErrNotFound, err)
 	}
 	return fmt.Errorf("github: comment store: %w", err)
-}
-
-// observe remembers whether the waiting label is on the discussion (label
-// names compare case-insensitively, as GitHub treats them).
-func (s *CommentStore) observe(discussion int, snap *snapshot) {
-	has := false
-	for _, l := range snap.disc.Labels {
-		if strings.EqualFold(l, s.label) {
-			has = true
-		}
-	}
-	s.mu.Lock()
-	s.labeled[discussion] = has
-	s.mu.Unlock()
 }
 
 // status finds the newest trusted status comment among comments (oldest
@@ -381,9 +360,7 @@ func bodySum(body string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// statusQuery re-reads a status comment the store has not seen before it is
-// overwritten, with the discussion's labels so that the waiting label is kept
-// right without another request.
+// statusQuery re-reads a status comment before it is overwritten.
 type statusQuery struct {
 	Node *struct {
 		C struct {
@@ -395,9 +372,6 @@ type statusQuery struct {
 			Discussion      *struct {
 				ID     string
 				Number int
-				Labels struct {
-					Nodes []struct{ Name string }
-				} `graphql:"labels(first: 100)"`
 			}
 		} `graphql:"... on DiscussionComment"`
 	} `graphql:"node(id: $id)"`
@@ -408,7 +382,8 @@ type statusQuery struct {
 // and sets rec.Rev. It returns an error wrapping state.ErrConflict when the
 // comment changed, appeared or vanished since it was read, and
 // state.ErrCorrupt when the stored record is corrupt (it is never
-// overwritten). The waiting label follows rec.Pending().
+// overwritten). It writes no label: the waiting label is the engine's
+// effect (resume.LabelFinder).
 //
 // Every update is preceded by a re-read of the status comment (one small
 // request; for a first save, of the discussion, to see that no status
@@ -444,7 +419,6 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		s.observe(n, snap)
 		f, err := s.status(n, snap.comments)
 		if err != nil {
 			return err
@@ -453,8 +427,6 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 			return fmt.Errorf("%s: a status comment (%s) already exists: %w", what, f.id, state.ErrConflict)
 		}
 		discID = snap.disc.ID
-		// A new record is labelled after it is written: a label first would
-		// show a sweep a discussion whose record does not exist yet.
 		if written, err = s.c.addComment(ctx, discID, "", body); err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
@@ -468,9 +440,6 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 				return err // names the discussion and the comment already
 			}
 			return fmt.Errorf("%s: %w", what, err)
-		}
-		if err := s.labelFirst(ctx, n, rec, discID); err != nil {
-			return err
 		}
 		s.mu.Lock()
 		stray := s.stray[id]
@@ -489,7 +458,7 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 	}
 	rec.Rev = makeRev(written.ID, written.UpdatedAt, written.Body)
 	rec.UpdatedAt = stamped.UpdatedAt
-	return s.syncLabel(ctx, n, rec, discID)
+	return nil
 }
 
 // move writes the record of discussion n into a new status comment at the
@@ -536,9 +505,9 @@ func (c *Client) deleteComment(ctx context.Context, id string) error {
 	return nil
 }
 
-// recheck re-reads a status comment the store has not seen and says whether
-// it is still at the revision (id, updatedAt, body hash) the caller read. It
-// returns the discussion's node id, and keeps the waiting label's state.
+// recheck re-reads a status comment and says whether it is still at the
+// revision (id, updatedAt, body hash) the caller read. It returns the
+// discussion's node id.
 func (s *CommentStore) recheck(ctx context.Context, n int, id string, updatedAt time.Time, sum string) (string, error) {
 	var q statusQuery
 	if err := s.c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)}); err != nil {
@@ -558,71 +527,12 @@ func (s *CommentStore) recheck(ctx context.Context, n int, id string, updatedAt 
 		}
 		return "", fmt.Errorf("status comment %s changed since it was read: %w", id, state.ErrConflict)
 	}
-	has := false
-	for _, l := range cur.Discussion.Labels.Nodes {
-		if strings.EqualFold(l.Name, s.label) {
-			has = true
-		}
-	}
-	s.mu.Lock()
-	s.labeled[n] = has
-	s.mu.Unlock()
 	return cur.Discussion.ID, nil
 }
 
-// labelFirst adds the waiting label before the write that makes an
-// existing record pending: a run that dies between the two then leaves a
-// labelled discussion (a harmless extra visit for the sweep), never a
-// pending record no sweep can find. Removing the label waits until after
-// the write.
-func (s *CommentStore) labelFirst(ctx context.Context, n int, rec *state.Record, discID string) error {
-	if rec.Pending() {
-		return s.syncLabel(ctx, n, rec, discID)
-	}
-	return nil
-}
-
-// syncLabel puts the waiting label on a pending record's discussion and
-// takes it off otherwise, only when that changes something. A label that
-// is missing and may not be created is an error (*LabelError: no sweep
-// could find the record); any other failure is logged, not returned, and
-// the next load or save repairs the label.
-func (s *CommentStore) syncLabel(ctx context.Context, n int, rec *state.Record, discID string) error {
-	want := rec.Pending()
-	s.mu.Lock()
-	has, known := s.labeled[n]
-	s.mu.Unlock()
-	if known && has == want {
-		return nil
-	}
-	if discID == "" {
-		discID = rec.DiscussionID
-	}
-	if discID == "" {
-		s.c.logf("github: comment store: discussion %d: node id unknown; waiting label not updated", n)
-		return nil
-	}
-	var err error
-	if want {
-		err = s.c.Label(ctx, discID, s.label)
-	} else {
-		err = s.c.Unlabel(ctx, discID, s.label)
-	}
-	var le *LabelError
-	if errors.As(err, &le) {
-		// The label is missing and cannot be created: a pending record
-		// no sweep can find. Fail loudly, with the fix.
-		return fmt.Errorf("github: comment store: discussion %d: %w", n, err)
-	}
-	if err != nil {
-		s.c.logf("github: comment store: discussion %d: waiting label not updated (the next run that reads the record puts it right): %v", n, err)
-		return nil
-	}
-	s.mu.Lock()
-	s.labeled[n] = want
-	s.mu.Unlock()
-	return nil
-}
+// FindsPendingByLabel is resume.LabelFinder: Pending finds the waiting
+// discussions by the waiting label, so the engine keeps it right.
+func (s *CommentStore) FindsPendingByLabel() bool { return true }
 
 func (s *CommentStore) lock(n int) func() {
 	s.mu.Lock()
@@ -789,6 +699,7 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 		// Once an hour (the sweep in its first slot): the recently
 		// updated open discussions too, which finds a pending record
 		// whose label is missing (removed by hand, a failed labelling, a
+		// run that died between a new record's write and its label, a
 		// record older than the label); its visit puts the label back.
 		// Once a day (the day's first slot) the look reaches further.
 		pages := 1

@@ -472,6 +472,9 @@ func (e *LabelError) Error() string {
 
 func (e *LabelError) Unwrap() error { return e.Err }
 
+// Is makes a LabelError a resume.ErrLabelUnavailable.
+func (e *LabelError) Is(target error) bool { return target == resume.ErrLabelUnavailable }
+
 // createLabel creates a label recess needs in the repository.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#createlabel

@@ -2,6 +2,7 @@ package recesstest
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -116,4 +117,116 @@ func TestLabel_created_when_missing(t *testing.T) {
 
 func fakeWithoutLabelCreation() []githubfake.Option {
 	return []githubfake.Option{githubfake.WithoutLabelCreation()}
+}
+
+// The waiting label serves the store that finds pending records by it (the
+// comment store); the branch store keeps an index and gets none. Either
+// way the store's own writes carry no label: the engine asks for it.
+func TestLabel_waiting_only_where_the_store_finds_records_by_it(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		store string
+		want  bool
+	}{
+		{store: "comment", want: true},
+		{store: "branch", want: false},
+	} {
+		t.Run(tt.store, func(t *testing.T) {
+			t.Parallel()
+			w := New(t, Options{Store: tt.store})
+			n, _ := recessedDiscussion(t, w, `{"kind":"missing_input","replies":2}`)
+			if got := hasLabel(t, w, n, resume.LabelWaiting); got != tt.want {
+				t.Errorf("%s store: waiting label on a waiting discussion = %v, want %v", tt.store, got, tt.want)
+			}
+		})
+	}
+}
+
+// A run may die between its record write and the waiting label. For a
+// record that becomes pending again (a comment on a discussion with
+// nothing pending), the label goes on first, so at every moment the run
+// can die a pending record carries its label. A new record is labelled
+// after its write; one left without its label is found by the sweep in the
+// hour's first slot, whose visit puts the label on. Every request the run
+// sends is tried as the last, reaching GitHub or not.
+func TestLabel_run_dying_around_the_record_write_leaves_no_pending_record_unfound(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pendingUnlabelled := func(t *testing.T, w *World, n int, id string) bool {
+		t.Helper()
+		rec, err := readRecord(w, "comment", n, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec != nil && rec.Pending() && !hasLabel(t, w, n, resume.LabelWaiting)
+	}
+	tests := []struct {
+		name string
+		// prepare brings a world to the moment before the run and returns
+		// the discussion.
+		prepare func(t *testing.T, w *World) (int, string)
+		run     func(e *resume.Engine, n int) (*resume.Result, error)
+		// labelFirst: a pending record is never without its label, even
+		// right after the killed run.
+		labelFirst bool
+	}{
+		{name: "record_made_pending_again", labelFirst: true,
+			prepare: func(t *testing.T, w *World) (int, string) {
+				n, id := w.Open("alice")
+				must(t)(w.Engine(nil).Engine.Intake(ctx, n))
+				if _, err := w.Answer(ctx, w.Waiting()[0], Adjourned("done")); err != nil {
+					t.Fatal(err)
+				}
+				if hasLabel(t, w, n, resume.LabelWaiting) {
+					t.Fatal("the waiting label is still on a discussion with nothing pending")
+				}
+				w.Advance(time.Minute)
+				w.Say(id, "", "bob", "One more thing: add nightly backups.")
+				return n, id
+			},
+			run: func(e *resume.Engine, n int) (*resume.Result, error) { return e.Inbound(ctx, n) }},
+		{name: "new_record",
+			prepare: func(t *testing.T, w *World) (int, string) { return w.Open("alice") },
+			run:     func(e *resume.Engine, n int) (*resume.Result, error) { return e.Intake(ctx, n) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for k := 0; ; k++ {
+				if k > 30 {
+					t.Fatal("the run never finished within 30 requests")
+				}
+				done := false
+				for _, applied := range []bool{false, true} {
+					w := New(t, Options{Store: "comment"})
+					n, id := tt.prepare(t, w)
+					res, err := tt.run(w.Engine(KillAfter(k, applied)).Engine, n)
+					if err == nil {
+						if !res.Dispatched {
+							t.Fatalf("the run that was not killed dispatched nothing (notes %q): not the run this test is about", res.Notes)
+						}
+						if pendingUnlabelled(t, w, n, id) {
+							t.Errorf("a whole run left its pending record without the waiting label")
+						}
+						done = true
+						break
+					}
+					if !errors.Is(err, ErrKilled) {
+						t.Fatalf("run killed after %d requests (applied %v) = %v, want it killed", k, applied, err)
+					}
+					if tt.labelFirst && pendingUnlabelled(t, w, n, id) {
+						t.Errorf("killed after %d requests (applied %v): a pending record without the waiting label, which no sweep's search finds", k, applied)
+					}
+					at(w, 62*time.Minute) // the next hour's first slot
+					must(t)(w.Engine(nil).Engine.Sweep(ctx))
+					if pendingUnlabelled(t, w, n, id) {
+						t.Errorf("killed after %d requests (applied %v): the sweep in the hour's first slot left the pending record without the waiting label", k, applied)
+					}
+				}
+				if done {
+					return
+				}
+			}
+		})
+	}
 }
