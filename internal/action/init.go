@@ -132,7 +132,7 @@ jobs:
 {{- with flow "state-store" .StoreInput}}
     with: {{.}}
 {{- end}}
-    permissions: {discussions: write{{if eq .Store "branch"}}, contents: write{{end}}}
+    permissions: {discussions: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
   lead:
     needs: claim
     if: needs.claim.outputs.stale == 'false'
@@ -146,7 +146,7 @@ jobs:
           github_token: ${{"{{"}} github.token {{"}}"}}
           allowed_bots: github-actions
           prompt: "Lead the answer to discussion #${{"{{"}} inputs.discussion_number {{"}}"}}: read it with the recess tools, then reply and adjourn, or ask and recess until people answer. ${{"{{"}} needs.claim.outputs.prompt {{"}}"}}"
-          claude_args: --allowedTools mcp__recess --mcp-config '{"mcpServers":{"recess":{"command":"recess","args":["mcp","--verdict-file","${{"{{"}} runner.temp {{"}}"}}/verdict.json","--correlation-id","${{"{{"}} inputs.correlation_id {{"}}"}}","--discussion","${{"{{"}} inputs.discussion_number {{"}}"}}","--token","${{"{{"}} github.token {{"}}"}}","--repo","${{"{{"}} github.repository {{"}}"}}"]}}}'
+          claude_args: --allowedTools mcp__recess --mcp-config '{"mcpServers":{"recess":{"command":"recess","args":["mcp","--verdict-file","${{"{{"}} runner.temp {{"}}"}}/verdict.json","--resume-context-file","${{"{{"}} runner.temp {{"}}"}}/recess-resume-context.json","--correlation-id","${{"{{"}} inputs.correlation_id {{"}}"}}","--discussion","${{"{{"}} inputs.discussion_number {{"}}"}}","--token","${{"{{"}} github.token {{"}}"}}","--repo","${{"{{"}} github.repository {{"}}"}}"]}}}'
       - {uses: actions/upload-artifact@v4, with: {name: recess-verdict, path: "${{"{{"}} runner.temp {{"}}"}}/verdict.json", retention-days: 1}}
   verdict:
     needs: [claim, lead]
@@ -154,7 +154,7 @@ jobs:
 {{- with flow "workflow" .WorkflowInput "state-store" .StoreInput}}
     with: {{.}}
 {{- end}}
-    permissions: {discussions: write, actions: write{{if eq .Store "branch"}}, contents: write{{end}}}
+    permissions: {discussions: write, actions: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
 {{end}}`))
 
 // initFile is one file init writes: its path under the repository and its

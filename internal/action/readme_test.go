@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -187,8 +188,13 @@ func TestQuickStart_lead_starts_recess_mcp_by_flags_alone(t *testing.T) {
 		t.Fatal("testdata/quickstart/agent.yml: no --mcp-config '...' in the lead's claude_args")
 	}
 	// The workflow's expressions, as GitHub would fill them in.
+	// The install step wrote the run's resume_context (empty: a first run).
+	temp := t.TempDir()
+	if err := os.WriteFile(filepath.Join(temp, "recess-resume-context.json"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	filled := strings.NewReplacer(
-		"${{ runner.temp }}", t.TempDir(),
+		"${{ runner.temp }}", temp,
 		"${{ inputs.correlation_id }}", "c-0123456789abcdef0123",
 		"${{ inputs.discussion_number }}", "12",
 		"${{ github.token }}", "ghs_read",

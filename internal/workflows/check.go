@@ -218,9 +218,11 @@ func (r role) needs() map[string]level {
 		add("contents", read) // the policy file's checkout
 	case "claim":
 		writes()
+		add("contents", read) // the policy file's checkout
 	case "verdict":
 		writes()
 		add("actions", write)
+		add("contents", read) // the policy file's checkout
 	}
 	for _, c := range r.commands {
 		switch c {

@@ -181,13 +181,19 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 		},
 		{
 			name: "claim_without_permissions", base: quickStart, file: "agent.yml",
-			old: "claim.yml@v1\n    permissions: {discussions: write}\n", new: "claim.yml@v1\n",
+			old: "claim.yml@v1\n    permissions: {discussions: write, contents: read}\n", new: "claim.yml@v1\n",
 			want: []want{{file: "agent.yml", job: "claim", rule: RuleMissingPermission, at: "  claim:"}},
 		},
 		{
+			// Without contents: read the claim cannot read the policy file.
+			name: "claim_without_contents_read", base: quickStart, file: "agent.yml",
+			old: "claim.yml@v1\n    permissions: {discussions: write, contents: read}", new: "claim.yml@v1\n    permissions: {discussions: write}",
+			want: []want{{file: "agent.yml", job: "claim", rule: RuleMissingPermission, at: "claim.yml@v1\n    permissions: {discussions: write}"}},
+		},
+		{
 			name: "verdict_without_actions_write", base: quickStart, file: "agent.yml",
-			old: "permissions: {discussions: write, actions: write}", new: "permissions: {discussions: write}",
-			want: []want{{file: "agent.yml", job: "verdict", rule: RuleMissingPermission, at: "verdict.yml@v1\n    permissions: {discussions: write}"}},
+			old: "permissions: {discussions: write, actions: write, contents: read}", new: "permissions: {discussions: write, contents: read}",
+			want: []want{{file: "agent.yml", job: "verdict", rule: RuleMissingPermission, at: "verdict.yml@v1\n    permissions: {discussions: write, contents: read}"}},
 		},
 		{
 			name: "front_door_without_actions_write", base: quickStart, file: "recess.yml",
@@ -206,8 +212,8 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 		},
 		{
 			name: "claim_with_actions_write", base: quickStart, file: "agent.yml",
-			old: "claim.yml@v1\n    permissions: {discussions: write}", new: "claim.yml@v1\n    permissions: {discussions: write, actions: write}",
-			want: []want{{file: "agent.yml", job: "claim", rule: RuleExcessPermission, at: "claim.yml@v1\n    permissions: {discussions: write, actions: write}"}},
+			old: "claim.yml@v1\n    permissions: {discussions: write, contents: read}", new: "claim.yml@v1\n    permissions: {discussions: write, contents: read, actions: write}",
+			want: []want{{file: "agent.yml", job: "claim", rule: RuleExcessPermission, at: "claim.yml@v1\n    permissions: {discussions: write, contents: read, actions: write}"}},
 		},
 		{
 			name: "front_door_with_write_all", base: quickStart, file: "recess.yml",
@@ -231,7 +237,7 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 		},
 		{
 			name: "agent_workflow_without_verdict", base: quickStart, file: "agent.yml",
-			old: "  verdict:\n    needs: [claim, lead]\n    uses: recess-action/recess/.github/workflows/verdict.yml@v1\n    permissions: {discussions: write, actions: write}\n", new: "",
+			old: "  verdict:\n    needs: [claim, lead]\n    uses: recess-action/recess/.github/workflows/verdict.yml@v1\n    permissions: {discussions: write, actions: write, contents: read}\n", new: "",
 			want: []want{{file: "agent.yml", rule: RuleAgentJobs, at: "run-name"}},
 		},
 		{
