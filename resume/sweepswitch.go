@@ -44,17 +44,19 @@ func (s SweepSwitch) String() string {
 // sweepSwitchFor is the one rule for what a run asks of the sweep
 // workflow. A run for one discussion asks for it on when it leaves that
 // discussion pending, if it is one of the front door's event runs (intake,
-// inbound): they run on every comment of a waiting discussion, so each one
-// heals a sweep switched off meanwhile (by hand, by GitHub after 60 days
-// without activity, by a switch that failed), while the agent workflow's
-// claim and verdict (which cannot start a wait that intake did not) and a
-// sweep's visit (inside the running sweep) ask nothing. A sweep or a plan
+// inbound: they run on every comment of a waiting discussion, so each one
+// heals a sweep switched off meanwhile, by hand, by GitHub after 60 days
+// without activity, by a switch that failed) or a verdict that opens a
+// recess (a plan whose listing lagged behind may have switched the sweep
+// off while the agent worked, and a recess that waits for time alone would
+// then see no event to heal it). The claim and a sweep's visit (inside the
+// running sweep) ask nothing. A sweep or a plan
 // asks for it off when its listing found nothing pending, never when its
 // visits merely resolved the last recess: the next sweep finds the listing
 // empty and switches it off then.
 func sweepSwitchFor(command string, pendingAfter bool, listed int) SweepSwitch {
 	switch command {
-	case "intake", "inbound":
+	case "intake", "inbound", "verdict":
 		if pendingAfter {
 			return SweepEnsureOn
 		}

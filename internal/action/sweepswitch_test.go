@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -474,4 +475,43 @@ func withInputs(inputs map[string]string, k, v string) map[string]string {
 		out[kk] = vv
 	}
 	return out
+}
+
+// A verdict that opens a recess makes sure the sweep is on: a plan whose
+// listing lagged behind may have switched it off while the agent worked,
+// and a recess that waits for time alone sees no event that would heal it.
+func TestSweepSwitch_on_after_a_verdict_that_recesses(t *testing.T) {
+	t.Parallel()
+	for _, store := range []string{"comment", "branch"} {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			r := newSweepRepo(t, store, githubfake.WorkflowActive)
+			_, _, o := r.openWith("alice", sweepOnly)
+			r.ok(o, "intake")
+			// The sweep went off while the agent worked.
+			if err := r.gh.SetWorkflowState(hostileRepo, sweepFile, githubfake.WorkflowDisabledManually); err != nil {
+				t.Fatal(err)
+			}
+			ru := r.newest()
+			if c := r.ok(r.agent(ru, "claim", nil), "claim"); c.outputs["stale"] != "false" {
+				t.Fatalf("claim: stale = %q", c.outputs["stale"])
+			}
+			doc, _ := json.Marshal(map[string]any{"verdict": "recessed", "correlation_id": ru.Inputs["correlation_id"], "discussion_number": 1,
+				"trigger": json.RawMessage(`{"kind":"elapsed","elapsed":"P2D"}`)})
+			payload, _ := json.Marshal(map[string]any{"inputs": ru.Inputs, "ref": "refs/heads/main",
+				"repository": map[string]any{"full_name": hostileRepo}, "workflow": ".github/workflows/agent.yml"})
+			calls := r.switchCalls(func() {
+				o := r.action("workflow_dispatch", payload, withInputs(withInputs(withInputs(sweepOnly, "INPUT_COMMAND", "verdict"), "INPUT_VERDICT", string(doc)), "GITHUB_RUN_ID", strconv.FormatInt(ru.ID, 10)))
+				if o.code != 0 {
+					t.Fatalf("verdict: exit %d\n%s", o.code, o.stdout)
+				}
+			})
+			if d := cmp.Diff([]string{"GET", "PUT enable"}, calls); d != "" {
+				t.Errorf("the verdict's calls to the sweep workflow (-want +got):\n%s", d)
+			}
+			if got := r.sweepState(); got != githubfake.WorkflowActive {
+				t.Errorf("sweep workflow after the verdict = %q, want %q", got, githubfake.WorkflowActive)
+			}
+		})
+	}
 }
