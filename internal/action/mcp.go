@@ -100,11 +100,24 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		fmt.Fprintf(stderr, "recess mcp: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if *rcFile != "" {
-		if o.ResumeContext != "" {
+	// A flag wins over the other one's environment fallback: the lab (or a
+	// host that keeps the environment) may set RECESS_RESUME_CONTEXT beside
+	// an explicit --resume-context-file. Both given the same way is a
+	// mistake.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if *rcFile != "" && o.ResumeContext != "" {
+		switch {
+		case given["resume-context-file"] && !given["resume-context"]:
+			o.ResumeContext = ""
+		case given["resume-context"] && !given["resume-context-file"]:
+			*rcFile = ""
+		default:
 			fmt.Fprintln(stderr, "recess mcp: --resume-context and --resume-context-file: give one, not both")
 			return 2
 		}
+	}
+	if *rcFile != "" {
 		b, err := readBounded(*rcFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "recess mcp: --resume-context-file: %v\n", oneLine(err.Error()))

@@ -475,7 +475,7 @@ func TestMCPSettings(t *testing.T) {
 		{"missing_policy_file", map[string]string{"RECESS_CONFIG": filepath.Join(dir, "nope.yml")}, nil, "nope.yml"},
 		{"bad_resume_context", map[string]string{"RECESS_RESUME_CONTEXT": `{"fired_by":"elapsed","history_since":[{"id":"DC_1","created_at":"yesterday"}]}`}, nil, "--resume-context"},
 		{"bad_now", map[string]string{"RECESS_NOW": "now"}, nil, "RECESS_NOW"},
-		{"both_contexts", map[string]string{"RECESS_RESUME_CONTEXT": `{"fired_by":"elapsed"}`}, []string{"--resume-context-file", policy}, "give one"},
+		{"both_contexts", nil, []string{"--resume-context", `{"fired_by":"elapsed"}`, "--resume-context-file", policy}, "give one"},
 		{"missing_context_file", nil, []string{"--resume-context-file", filepath.Join(dir, "none.json")}, "--resume-context-file"},
 		{"bad_context_file", nil, []string{"--resume-context-file", policy}, "--resume-context"},
 	}
@@ -1200,5 +1200,41 @@ func TestReadmeMCPSnippetWorks(t *testing.T) {
 	v := readVerdict(t, filepath.Join(dir, "verdict.json"), "c-1", 12)
 	if v.Verdict != resume.VerdictRecessed || len(v.Replies) != 1 {
 		t.Errorf("verdict = %+v", v)
+	}
+}
+
+// The resume_context comes from --resume-context or --resume-context-file;
+// a flag wins over the other one's RECESS_* fallback, and both flags at
+// once are refused, naming them.
+func TestMCPResumeContextSources(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "rc.json")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"mcp", "--verdict-file", filepath.Join(dir, "verdict.json"), "--correlation-id", "c-0123456789abcdef0123", "--discussion", "12"}
+	for _, tt := range []struct {
+		name     string
+		env      map[string]string
+		args     []string
+		wantCode int
+	}{
+		{"file_flag_over_env_context", map[string]string{"RECESS_RESUME_CONTEXT": `{"fired_by":"elapsed"}`}, []string{"--resume-context-file", file}, exitNoVerdict},
+		{"context_flag_over_env_file", map[string]string{"RECESS_RESUME_CONTEXT_FILE": filepath.Join(dir, "missing.json")}, []string{"--resume-context", `{"fired_by":"elapsed"}`}, exitNoVerdict},
+		{"both_flags", nil, []string{"--resume-context", `{"fired_by":"elapsed"}`, "--resume-context-file", file}, 2},
+		{"both_from_env", map[string]string{"RECESS_RESUME_CONTEXT": `{"fired_by":"elapsed"}`, "RECESS_RESUME_CONTEXT_FILE": file}, nil, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			code := Run(context.Background(), append(append([]string{}, base...), tt.args...), func(k string) string { return tt.env[k] }, strings.NewReader(""), &stdout, &stderr)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, tt.wantCode, stderr.String())
+			}
+			if tt.wantCode == 2 && !strings.Contains(stderr.String(), "--resume-context-file") {
+				t.Errorf("stderr %q does not name --resume-context-file", stderr.String())
+			}
+		})
 	}
 }
