@@ -267,9 +267,18 @@ func (r *repo) say(discussionID, author, body string) (string, outcome) {
 // the verdict input, or as a verdict-file when large, as a workflow would).
 func (r *repo) agent(ru githubfake.Run, command string, doc []byte) outcome {
 	r.t.Helper()
+	return r.agentWith(ru, command, doc, nil)
+}
+
+// agentWith is agent with more inputs (INPUT_*) for the step.
+func (r *repo) agentWith(ru githubfake.Run, command string, doc []byte, inputs map[string]string) outcome {
+	r.t.Helper()
 	payload, _ := json.Marshal(map[string]any{"inputs": ru.Inputs, "ref": "refs/heads/main",
 		"repository": map[string]any{"full_name": hostileRepo}, "workflow": ".github/workflows/agent.yml"})
 	env := map[string]string{"GITHUB_RUN_ID": strconv.FormatInt(ru.ID, 10), "INPUT_COMMAND": command}
+	for k, v := range inputs {
+		env[k] = v
+	}
 	switch {
 	case doc == nil:
 	case len(doc) > 64<<10:

@@ -3,7 +3,6 @@ package action
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -498,14 +497,7 @@ func TestSweepSwitch_on_after_a_verdict_that_recesses(t *testing.T) {
 			}
 			doc, _ := json.Marshal(map[string]any{"verdict": "recessed", "correlation_id": ru.Inputs["correlation_id"], "discussion_number": 1,
 				"trigger": json.RawMessage(`{"kind":"elapsed","elapsed":"P2D"}`)})
-			payload, _ := json.Marshal(map[string]any{"inputs": ru.Inputs, "ref": "refs/heads/main",
-				"repository": map[string]any{"full_name": hostileRepo}, "workflow": ".github/workflows/agent.yml"})
-			calls := r.switchCalls(func() {
-				o := r.action("workflow_dispatch", payload, withInputs(withInputs(withInputs(sweepOnly, "INPUT_COMMAND", "verdict"), "INPUT_VERDICT", string(doc)), "GITHUB_RUN_ID", strconv.FormatInt(ru.ID, 10)))
-				if o.code != 0 {
-					t.Fatalf("verdict: exit %d\n%s", o.code, o.stdout)
-				}
-			})
+			calls := r.switchCalls(func() { r.ok(r.agentWith(ru, "verdict", doc, sweepOnly), "verdict") })
 			if d := cmp.Diff([]string{"GET", "PUT enable"}, calls); d != "" {
 				t.Errorf("the verdict's calls to the sweep workflow (-want +got):\n%s", d)
 			}
