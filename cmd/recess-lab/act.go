@@ -8,7 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -187,14 +187,7 @@ func (s *actStory) setUp(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", actSeed, err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	s.gh = githubfake.New(githubfake.WithServerURL("http://" + l.Addr().String()))
-	srv, err := s.gh.StartListener(l)
-	if err != nil {
-		l.Close()
+	if s.gh, err = githubfake.Listen("127.0.0.1:0", ""); err != nil {
 		return err
 	}
 	agentData, err := os.ReadFile(s.target.Agent)
@@ -213,15 +206,11 @@ func (s *actStory) setUp(ctx context.Context) error {
 	if err := s.gh.ApplySeed(seed); err != nil {
 		return fmt.Errorf("%s: %w", actSeed, err)
 	}
-	s.urls = map[string]string{
-		"GITHUB_API_URL":     strings.TrimSuffix(s.gh.URL(), "/"),
-		"GITHUB_GRAPHQL_URL": s.gh.GraphQLURL(),
-		"GITHUB_SERVER_URL":  srv.URL,
-	}
+	s.urls = s.gh.Env()
 	if s.discussion, err = s.gh.Discussion(actRepo, 1); err != nil {
 		return fmt.Errorf("%s: %w", actSeed, err)
 	}
-	s.say("fake GitHub at %s, seeded from %s: %s, discussion #1 %q by @%s", srv.URL, actSeed, actRepo, s.discussion.Title, s.discussion.Author)
+	s.say("fake GitHub at %s, seeded from %s: %s, discussion #1 %q by @%s", s.urls["GITHUB_SERVER_URL"], actSeed, actRepo, s.discussion.Title, s.discussion.Author)
 	return nil
 }
 
@@ -297,13 +286,13 @@ func (s *actStory) prepare() error {
 			refs[ref] = true
 		}
 	}
-	s.refs = slices.Sorted(mapKeys(refs))
+	s.refs = slices.Sorted(maps.Keys(refs))
 	var uses []string
 	for _, ref := range s.refs {
 		uses = append(uses, recessRepo+"@"+ref)
 	}
 	s.say("  %s and its reusable workflows are served from this checkout (%s), not cloned from GitHub: act's --local-repository; the reusable workflows less their %s",
-		strings.Join(uses, ", "), s.root, countWords(n, "`queue: max` line", "`queue: max` lines"))
+		strings.Join(uses, ", "), s.root, action.Count(n, "`queue: max` line", "`queue: max` lines"))
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/recess-action/recess/internal/action"
 	"github.com/recess-action/recess/internal/githubfake"
 )
 
@@ -140,6 +142,11 @@ func parseWorkflow(data []byte) (*yaml.Node, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, err
 	}
+	return workflowRoot(&doc)
+}
+
+// workflowRoot is a workflow document's top-level mapping.
+func workflowRoot(doc *yaml.Node) (*yaml.Node, error) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, errors.New("not a workflow: the file is not a YAML mapping")
 	}
@@ -229,17 +236,7 @@ func frontDoorWorkflowInput(data []byte) (string, error) {
 			return n, nil
 		}
 	}
-	return "", fmt.Errorf("the front door names %d agent workflows (%s): recess-lab act runs one", len(names), strings.Join(slices.Sorted(mapKeys(names)), ", "))
-}
-
-func mapKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
+	return "", fmt.Errorf("the front door names %d agent workflows (%s): recess-lab act runs one", len(names), strings.Join(slices.Sorted(maps.Keys(names)), ", "))
 }
 
 // recessRefs are the refs of recess's action and reusable workflows that a
@@ -251,7 +248,7 @@ func recessRefs(data []byte) []string {
 			refs[ref] = true
 		}
 	}
-	return slices.Sorted(mapKeys(refs))
+	return slices.Sorted(maps.Keys(refs))
 }
 
 // servedActions are the actions recess-lab act serves itself (recess's own
@@ -276,7 +273,7 @@ func otherActions(data []byte) []string {
 			found[repo] = true
 		}
 	}
-	return slices.Sorted(mapKeys(found))
+	return slices.Sorted(maps.Keys(found))
 }
 
 // usesLine is a `uses:` value, in block or flow style.
@@ -340,23 +337,18 @@ type leadScript struct {
 // schema older than concurrency queue) and, in lead, with every step of a
 // model action whose key is not set replaced by a step that runs the
 // scripted lead (recess-lab mcp-script) against the same `recess mcp`
-// server the model was given.
+// server the model was given. A copy with a replaced step is the file
+// encoded again from its YAML tree: same values and comments, act's layout.
 func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 	var c actCopy
-	root, err := parseWorkflow(data)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return c, err
+	}
+	root, err := workflowRoot(&doc)
 	if err != nil {
 		return c, err
 	}
-	lines := strings.SplitAfter(string(data), "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	// Replacements by line range, applied last to first.
-	type edit struct {
-		from, to int // 0-based, to exclusive
-		text     []string
-	}
-	var edits []edit
 	claimJob := ""
 	for _, kv := range entries(get(root, "jobs")) {
 		if u := scalar(get(kv[1], "uses")); strings.HasSuffix(strings.SplitN(u, "@", 2)[0], "/claim.yml") {
@@ -371,8 +363,7 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 		}
 	}
 	for _, kv := range entries(get(root, "jobs")) {
-		jobID, job := kv[0].Value, kv[1]
-		steps := seqItems(get(job, "steps"))
+		jobID, steps := kv[0].Value, seqItems(get(kv[1], "steps"))
 		for i, st := range steps {
 			uses := scalar(get(st, "uses"))
 			name, _, _ := strings.Cut(uses, "@")
@@ -389,20 +380,26 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 			if err != nil {
 				return c, fmt.Errorf("job %s, step %s (line %d): %w", jobID, uses, st.Line, err)
 			}
-			from, to, indent := stepLines(lines, steps, i)
-			text := scriptedLeadStep(indent, uses, key, args, claimJob, jobID, lead.Lab)
-			edits = append(edits, edit{from, to, text})
+			if steps[i], err = scriptedLeadStep(uses, key, args, claimJob, jobID, lead.Lab); err != nil {
+				return c, err
+			}
+			steps[i].HeadComment, steps[i].LineComment, steps[i].FootComment = st.HeadComment, st.LineComment, st.FootComment
 			c.Replaced = append(c.Replaced, uses)
 			c.Changes = append(c.Changes, fmt.Sprintf("job %s: the step %s (line %d) is replaced by the scripted lead (recess-lab mcp-script), which starts recess mcp with the flags the step gives it (%s is not set)", jobID, uses, st.Line, key))
 		}
 	}
-	slices.SortFunc(edits, func(a, b edit) int { return b.from - a.from })
-	for _, e := range edits {
-		lines = slices.Concat(lines[:e.from], e.text, lines[e.to:])
+	if len(c.Replaced) > 0 {
+		var b bytes.Buffer
+		enc := yaml.NewEncoder(&b)
+		enc.SetIndent(2)
+		if err := enc.Encode(&doc); err != nil {
+			return c, err
+		}
+		data = b.Bytes()
 	}
-	data, queue := dropQueueLines([]byte(strings.Join(lines, "")))
+	data, queue := dropQueueLines(data)
 	if queue > 0 {
-		c.Changes = append([]string{fmt.Sprintf("%s left out (act v%s cannot parse concurrency queue; it ignores concurrency)", countWords(queue, "`queue: max` line", "`queue: max` lines"), actVersion)}, c.Changes...)
+		c.Changes = append([]string{fmt.Sprintf("%s left out (act v%s cannot parse concurrency queue; it ignores concurrency)", action.Count(queue, "`queue: max` line", "`queue: max` lines"), actVersion)}, c.Changes...)
 	}
 	c.Data = data
 	if _, err := parseWorkflow(c.Data); err != nil {
@@ -411,65 +408,11 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 	return c, nil
 }
 
-func countWords(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
 func seqItems(n *yaml.Node) []*yaml.Node {
 	if n == nil || n.Kind != yaml.SequenceNode {
 		return nil
 	}
 	return n.Content
-}
-
-// stepLines is the 0-based line range [from, to) of steps[i] and the
-// indentation of its "- ": from its dash to the next step's dash, or for
-// the last step to the first line indented no deeper than the dash; trailing
-// blank and comment lines stay outside (they belong to what follows).
-func stepLines(lines []string, steps []*yaml.Node, i int) (from, to int, indent string) {
-	from, dash := dashLine(lines, steps[i])
-	indent = lines[from][:dash]
-	if i+1 < len(steps) {
-		to, _ = dashLine(lines, steps[i+1])
-	} else {
-		to = from + 1
-		for to < len(lines) {
-			l := strings.TrimRight(lines[to], "\r\n")
-			if strings.TrimSpace(l) != "" && len(l)-len(strings.TrimLeft(l, " ")) <= dash {
-				break
-			}
-			to++
-		}
-	}
-	for to > from+1 {
-		t := strings.TrimSpace(lines[to-1])
-		if t != "" && !strings.HasPrefix(t, "#") {
-			break
-		}
-		to--
-	}
-	return from, to, indent
-}
-
-// dashLine is the 0-based line of a sequence item's "-" and its column:
-// on the item's first line before its first key (block style) or brace
-// (flow style), or alone on a line above it.
-func dashLine(lines []string, item *yaml.Node) (line, col int) {
-	line = item.Line - 1
-	for ; line >= 0; line-- {
-		l := lines[line]
-		end := len(l)
-		if line == item.Line-1 {
-			end = min(item.Column-1, len(l))
-		}
-		if d := strings.LastIndex(l[:end], "-"); d >= 0 && strings.TrimSpace(l[:d]) == "" {
-			return line, d
-		}
-	}
-	return item.Line - 1, max(item.Column-3, 0)
 }
 
 // recessMCPArgs are the arguments a model step gives `recess mcp`: the
@@ -508,29 +451,25 @@ func recessMCPArgs(step *yaml.Node) ([]string, error) {
 // mcp-script starts `recess mcp` with the model step's flags (each passed
 // through the environment, never spliced into the script) and makes the
 // calls a model would, scripted.
-func scriptedLeadStep(indent, uses, key string, args []string, claimJob, jobID, lab string) []string {
-	in := indent + "  "
-	out := []string{
-		fmt.Sprintf("%s- name: %s\n", indent, yamlQuote(fmt.Sprintf("scripted lead in place of %s (recess-lab act: %s is not set)", uses, key))),
-		in + "env:\n",
-		in + "  RECESS_LAB: " + yamlQuote(lab) + "\n",
-		in + "  RECESS_RESUME_CONTEXT: ${{ inputs.resume_context }}\n",
-	}
+func scriptedLeadStep(uses, key string, args []string, claimJob, jobID, lab string) (*yaml.Node, error) {
+	env := map[string]string{"RECESS_LAB": lab, "RECESS_RESUME_CONTEXT": "${{ inputs.resume_context }}"}
 	if claimJob != "" && claimJob != jobID {
-		out = append(out, in+"  RECESS_PROMPT: ${{ needs."+claimJob+".outputs.prompt }}\n")
+		env["RECESS_PROMPT"] = "${{ needs." + claimJob + ".outputs.prompt }}"
 	}
 	call := `"$RECESS_LAB" mcp-script --`
 	for i, a := range args {
-		out = append(out, fmt.Sprintf("%s  RECESS_MCP_ARG_%d: %s\n", in, i+1, yamlQuote(a)))
-		call += fmt.Sprintf(` "$RECESS_MCP_ARG_%d"`, i+1)
+		k := fmt.Sprintf("RECESS_MCP_ARG_%d", i+1)
+		env[k] = a
+		call += ` "$` + k + `"`
 	}
-	return append(out, in+"shell: bash\n", in+"run: "+yamlQuote(call)+"\n")
-}
-
-// yamlQuote is s as a double-quoted YAML scalar (JSON's quoting is YAML's).
-func yamlQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	var n yaml.Node
+	err := n.Encode(struct {
+		Name  string            `yaml:"name"`
+		Env   map[string]string `yaml:"env"`
+		Shell string            `yaml:"shell"`
+		Run   string            `yaml:"run"`
+	}{fmt.Sprintf("scripted lead in place of %s (recess-lab act: %s is not set)", uses, key), env, "bash", call})
+	return &n, err
 }
 
 // serveRecess writes the copy of recess (this checkout) that act serves for

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strings"
 
@@ -47,17 +46,8 @@ func runFakeGitHub(ctx context.Context, args []string, out io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	l, err := net.Listen("tcp", *addr)
+	g, err := githubfake.Listen(*addr, *serverURL)
 	if err != nil {
-		return err
-	}
-	if *serverURL == "" {
-		*serverURL = "http://" + l.Addr().String()
-	}
-	g := githubfake.New(githubfake.WithServerURL(*serverURL))
-	srv, err := g.StartListener(l)
-	if err != nil {
-		l.Close()
 		return err
 	}
 	defer g.Close()
@@ -80,9 +70,10 @@ func runFakeGitHub(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(out, "GITHUB_API_URL=%s\n", strings.TrimSuffix(g.URL(), "/"))
-	fmt.Fprintf(out, "GITHUB_GRAPHQL_URL=%s\n", g.GraphQLURL())
-	fmt.Fprintf(out, "GITHUB_SERVER_URL=%s\n", srv.URL)
+	env := g.Env()
+	for _, k := range []string{"GITHUB_API_URL", "GITHUB_GRAPHQL_URL", "GITHUB_SERVER_URL"} {
+		fmt.Fprintf(out, "%s=%s\n", k, env[k])
+	}
 	<-ctx.Done()
 	return nil
 }

@@ -203,6 +203,35 @@ func (g *GitHub) StartListener(l net.Listener) (*httptest.Server, error) {
 	return srv, nil
 }
 
+// Listen serves a new fake on addr (HOST:PORT; port 0 picks one), for a
+// program rather than a test: its html_url fields point at serverURL, or at
+// the fake itself when serverURL is empty.
+func Listen(addr, serverURL string, opts ...Option) (*GitHub, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if serverURL == "" {
+		serverURL = "http://" + l.Addr().String()
+	}
+	g := New(append(opts, WithServerURL(serverURL))...)
+	if _, err := g.StartListener(l); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// Env is what a workflow run against the fake is given: GITHUB_API_URL,
+// GITHUB_GRAPHQL_URL and GITHUB_SERVER_URL (the fake's own address).
+func (g *GitHub) Env() map[string]string {
+	return map[string]string{
+		"GITHUB_API_URL":     g.Start().URL + APIPrefix,
+		"GITHUB_GRAPHQL_URL": g.GraphQLURL(),
+		"GITHUB_SERVER_URL":  g.Start().URL,
+	}
+}
+
 // Server is Start.
 func (g *GitHub) Server() *httptest.Server { return g.Start() }
 
