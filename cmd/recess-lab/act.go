@@ -25,34 +25,13 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-// recess-lab act runs a repository's front door and agent workflow (by
-// default .github/workflows/recess.yml and the agent workflow it dispatches)
-// under act, the tool that runs GitHub Actions workflows on a laptop,
-// against the embedded fake GitHub, and tells the whole story: intake,
-// claim, the lead, a recess, people's replies, the resume with its prompt,
-// the answer. It checks the fake's state after every step and fails loudly.
-//
-// What it does for act, and nothing more:
-//   - act v0.2.89, the newest, validates workflows against a schema older
-//     than concurrency `queue`: it runs copies of the files without their
-//     `queue: max` lines (act ignores concurrency anyway);
-//   - a lead step of a model action (anthropics/claude-code-action) whose
-//     key is not in the environment is replaced, in the copy, by the scripted
-//     lead (recess-lab mcp-script) against the `recess mcp` server the step
-//     configures;
-//   - recess's action and reusable workflows (recess-action/recess@REF and
-//     recess-action/recess/.github/workflows/X.yml@REF) are served from this
-//     checkout with act's --local-repository, the reusable workflows less
-//     their queue lines too;
-//   - GitHub's artifact actions cannot be fetched offline: act's
-//     --local-repository maps them to stand-ins under testdata/act/actions;
-//   - act sets GITHUB_REPOSITORY=nektos/act and its own run ids: recess-lab act
-//     passes the fake's repository, URLs and each dispatch's run id, and
-//     builds each event's payload from the fake's state as GitHub would.
-//
-// Jobs run on this machine (act's -self-hosted platform), with no Docker
-// and no network: `uses: ./` builds the recess binary from this checkout in
-// every job (seconds once Go's build cache is warm).
+// recess-lab act runs a repository's front door and agent workflow under
+// act, against the embedded fake GitHub, and tells the whole story (intake,
+// claim, the lead, a recess, replies, the resume with its prompt, the
+// answer), checking the fake's state after every step. actUsage and
+// testdata/act/README.md say what it changes for act to run them offline.
+// Jobs run on this machine (act's -self-hosted platform), with no Docker:
+// `uses: ./` builds the recess binary from this checkout in every job.
 
 const (
 	actVersion = "0.2.89"
@@ -296,6 +275,14 @@ func (s *actStory) prepare() error {
 	return nil
 }
 
+// quote shows what people see of a comment of recess.
+func (s *actStory) quote(what string, c githubfake.Comment) {
+	s.say("   %s (comment %s):", what, c.ID)
+	for _, l := range strings.Split(state.Visible(c.Body), "\n") {
+		s.say("   | %s", l)
+	}
+}
+
 // rel is a path relative to the working directory when it is under it.
 func (s *actStory) rel(p string) string {
 	if cwd, err := os.Getwd(); err == nil {
@@ -472,10 +459,7 @@ func (s *actStory) tell(ctx context.Context) error {
 			return fmt.Errorf("the answer does not quote %q:\n%s", want, answer.Body)
 		}
 	}
-	s.say("   the answer (comment %s):", answer.ID)
-	for _, l := range strings.Split(strings.TrimSpace(visible(answer.Body)), "\n") {
-		s.say("   | %s", l)
-	}
+	s.quote("the answer", answer)
 	if rec, err = s.record(); err != nil {
 		return err
 	}
@@ -522,12 +506,9 @@ func (s *actStory) modelLead(ctx context.Context, first githubfake.Run) error {
 	if rec.Active != nil {
 		return fmt.Errorf("after the verdict the record still holds active run %v", rec.Active)
 	}
-	s.say("   the lead replied (comment %s):", reply.ID)
-	for _, l := range strings.Split(strings.TrimSpace(visible(reply.Body)), "\n") {
-		s.say("   | %s", l)
-	}
+	s.quote("the lead replied", reply)
 	if rfc := rec.OpenRFCs[cid]; rfc != nil {
-		s.say("   and recessed: waiting %s", resume.Describe(rfc.Trigger, wait.Observed{OpenedAt: rfc.OpenedAt}))
+		s.say("   and recessed: waiting %s", waitWords(rfc))
 	} else {
 		s.say("   and adjourned: nothing pending")
 	}
@@ -736,17 +717,13 @@ func recessRoot() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for {
-		if fileExists(filepath.Join(dir, "action.yml")) && fileExists(filepath.Join(dir, "cmd", "recess", "main.go")) &&
-			fileExists(filepath.Join(dir, actSeed)) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("not inside the recess repository: run recess-lab act from a checkout of it (go run -C ~/recess ./cmd/recess-lab act \"$PWD\")")
-		}
-		dir = parent
+	root, ok := findUp(dir, func(d string) bool {
+		return fileExists(filepath.Join(d, "action.yml")) && fileExists(filepath.Join(d, "cmd", "recess", "main.go")) && fileExists(filepath.Join(d, actSeed))
+	})
+	if !ok {
+		return "", errors.New("not inside the recess repository: run recess-lab act from a checkout of it (go run -C ~/recess ./cmd/recess-lab act \"$PWD\")")
 	}
+	return root, nil
 }
 
 func fileExists(p string) bool {
@@ -811,14 +788,6 @@ func actAnnotations(log string) []string {
 		out = append(out, m[1])
 	}
 	return out
-}
-
-// visible is a comment body without recess's hidden markers.
-func visible(body string) string {
-	if i := strings.Index(body, "<!--"); i >= 0 {
-		return body[:i]
-	}
-	return body
 }
 
 func lastLines(s string, n int) string {

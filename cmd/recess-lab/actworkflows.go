@@ -119,16 +119,19 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 // repositoryAround is the nearest directory from dir up that holds
 // .github/workflows.
 func repositoryAround(dir string) (string, bool) {
-	for {
-		if isDir(filepath.Join(dir, ".github", "workflows")) {
-			return dir, true
-		}
+	return findUp(dir, func(d string) bool { return isDir(filepath.Join(d, ".github", "workflows")) })
+}
+
+// findUp is the nearest directory from dir up for which is holds.
+func findUp(dir string, is func(string) bool) (string, bool) {
+	for !is(dir) {
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			return "", false
 		}
 		dir = parent
 	}
+	return dir, true
 }
 
 func isDir(p string) bool {

@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/resume"
 )
 
 type listFlag []string
@@ -90,7 +93,7 @@ func applySeed(ctx context.Context, g *githubfake.GitHub, path string) error {
 	if err := g.ApplySeed(s); err != nil {
 		return fmt.Errorf("seed %s: %w", path, err)
 	}
-	// Recesses last, through recess's engine, as recess's identity: the
+	// Recesses last, through recess's action, as recess's identity: the
 	// first bot token.
 	token := ""
 	for _, t := range s.Tokens {
@@ -107,11 +110,57 @@ func applySeed(ctx context.Context, g *githubfake.GitHub, path string) error {
 			if token == "" {
 				return fmt.Errorf("%s: no bot token to be recess's identity (tokens[].bot: true)", field)
 			}
-			spec := seedRecess(*d.Recess)
-			if err := playRecess(ctx, g, r.Name, j+1, token, &spec); err != nil {
+			if err := playRecess(ctx, g, r.Name, j+1, token, d.Recess); err != nil {
 				return fmt.Errorf("%s: %w", field, err)
 			}
 		}
 	}
 	return nil
+}
+
+// playRecess puts discussion number of repo in recess, as if the agent had
+// asked its question and recessed: a seed's way to start from a waiting
+// discussion. It is played through recess's action against the fake
+// (intake, the agent run's claim, a recessed verdict) as the account of
+// token, so the status comment and the record are exactly what recess
+// writes. The repository must declare the agent workflow.
+func playRecess(ctx context.Context, g *githubfake.GitHub, repo string, number int, token string, r *githubfake.SeedRecess) error {
+	if r.Trigger == nil {
+		return errors.New("trigger: missing")
+	}
+	a := &agentStep{Verdict: resume.VerdictRecessed, Trigger: r.Trigger, Summary: r.Summary}
+	if r.Question != "" {
+		a.Replies = []agentReply{{Body: r.Question}}
+	}
+	d, err := g.Discussion(repo, number)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "recess-seed-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	st := &story{s: &scenario{}, out: io.Discard, gh: g, repo: repo, discID: d.ID, number: number, token: token,
+		serverURL: g.Env()["GITHUB_SERVER_URL"], dir: dir, handled: map[int64]bool{}, runSeq: 9000}
+	// Refuse a verdict recess would refuse before anything is written; the
+	// error names the field (trigger.kind, verdict.replies[0].body, ...).
+	doc, err := st.verdictDoc(a, resume.NewCorrelationID(), number)
+	if err != nil {
+		return err
+	}
+	if _, err := (&resume.Engine{Clock: resume.ClockFunc(time.Now)}).ParseVerdict(doc); err != nil {
+		return err
+	}
+	payload, err := g.DiscussionPayload(d.ID, githubfake.Event{Action: "created"})
+	if err != nil {
+		return err
+	}
+	if err := st.recess(ctx, storyRun{event: "discussion", payload: payload}); err != nil {
+		return err
+	}
+	if st.last == nil || !st.last.Dispatched {
+		return errors.New("intake dispatched no agent run")
+	}
+	return st.agent(ctx, a)
 }

@@ -15,6 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/state"
 )
 
 // syncBuffer lets the test read what run prints while it serves.
@@ -188,5 +191,87 @@ func TestRunHelp(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "testdata/act/README.md") || !strings.Contains(out.String(), "-seed") {
 		t.Errorf("runFakeGitHub(--help) printed %q, want the usage with the seed format's pointer", out.String())
+	}
+}
+
+// A seeded recess is played through recess itself: the discussion starts
+// with recess's question, its status comment and an open recess, and the
+// agent run that asked is over; a trigger recess would refuse writes nothing.
+func TestSeedPlaysARecess(t *testing.T) {
+	t.Parallel()
+	const seed = `
+tokens: [{token: bot-tok, login: github-actions, bot: true}]
+repos:
+  - name: octo/hello
+    workflows:
+      - file: agent.yml
+        run_name: "agent ${{ inputs.correlation_id }}"
+        inputs: {correlation_id: {required: true}, discussion_number: {required: true}, resume_context: {default: ""}}
+    discussions:
+      - {author: alice, title: RFC, body: "Which backend?"}
+      - author: alice
+        title: Waiting
+        body: Which storage?
+        recess: {trigger: {kind: missing_input, replies: 2}, question: "Who owns storage?", summary: asking}
+`
+	for _, tc := range []struct {
+		name, seed, err string
+	}{
+		{name: "a_recess", seed: seed},
+		{name: "a_trigger_recess_refuses", seed: strings.Replace(seed, "kind: missing_input", "kind: never", 1), err: "repos[0].discussions[1].recess: trigger.kind: unknown kind"},
+		{name: "no_bot_token", seed: strings.Replace(seed, "bot: true", "bot: false", 1), err: "no bot token"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "seed.yml")
+			if err := os.WriteFile(path, []byte(tc.seed), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			g := githubfake.New()
+			defer g.Close()
+			err := applySeed(t.Context(), g, path)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("applySeed() = %v, want an error saying %q", err, tc.err)
+				}
+				if runs, _ := g.Runs("octo/hello"); len(runs) != 0 {
+					t.Errorf("a refused seed dispatched %d agent runs", len(runs))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := g.Discussion("octo/hello", 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := g.Comments(d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec *state.Record
+			var question string
+			for _, c := range cs {
+				if r, found, err := state.DecodeComment(c.Body); err == nil && found {
+					rec = r
+				} else if _, _, ok := state.ParseReplyMarker(c.Body); ok {
+					question = state.Visible(c.Body)
+				}
+			}
+			if rec == nil || len(rec.OpenRFCs) != 1 || rec.Active != nil {
+				t.Fatalf("record = %+v, want one open recess and no active run", rec)
+			}
+			if question != "Who owns storage?" {
+				t.Errorf("recess's reply = %q, want the seeded question", question)
+			}
+			runs, err := g.Runs("octo/hello")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(runs) != 1 || runs[0].Status != "completed" {
+				t.Errorf("agent runs = %+v, want one, completed", runs)
+			}
+		})
 	}
 }

@@ -59,17 +59,7 @@ type step struct {
 	// Agent is the dispatched agent run answering: a verdict (the
 	// correlation id and discussion number are filled in), or fail: a
 	// conclusion (failure, cancelled) for a run that ends without one.
-	Agent *struct {
-		Verdict string         `yaml:"verdict"`
-		Replies []agentReply   `yaml:"replies"`
-		Trigger map[string]any `yaml:"trigger"`
-		Summary string         `yaml:"summary"`
-		Fail    string         `yaml:"fail"`
-		// Refused is the field recess must refuse the verdict for
-		// ("verdict.replies[0].body"); any other refusal fails the
-		// scenario.
-		Refused string `yaml:"refused"`
-	} `yaml:"agent"`
+	Agent *agentStep `yaml:"agent"`
 	// Wait moves the clock (an ISO-8601 duration such as PT1H or P2D).
 	Wait string `yaml:"wait"`
 	// Sweep runs the scheduled sweep.
@@ -78,6 +68,17 @@ type step struct {
 	Close bool `yaml:"close"`
 	// Expect checks the world after the previous steps.
 	Expect *expectation `yaml:"expect"`
+}
+
+type agentStep struct {
+	Verdict string         `yaml:"verdict"`
+	Replies []agentReply   `yaml:"replies"`
+	Trigger map[string]any `yaml:"trigger"`
+	Summary string         `yaml:"summary"`
+	Fail    string         `yaml:"fail"`
+	// Refused is the field recess must refuse the verdict for
+	// ("verdict.replies[0].body"); any other refusal fails the scenario.
+	Refused string `yaml:"refused"`
 }
 
 type agentReply struct {
@@ -157,15 +158,18 @@ type story struct {
 	mu  sync.Mutex
 	now time.Time
 
-	gh      *githubfake.GitHub
-	repo    string
-	discID  string
-	number  int
-	labels  map[string]string // comment label -> id
-	handled map[int64]bool    // agent runs that answered
-	last    *resume.Result    // what the last recess run reported
-	dir     string
-	runSeq  int64
+	gh   *githubfake.GitHub
+	repo string
+	// token is the token recess runs with, bot its login (the workflow
+	// token's), serverURL the web address in links recess writes.
+	token, bot, serverURL string
+	discID                string
+	number                int
+	labels                map[string]string // comment label -> id
+	handled               map[int64]bool    // agent runs that answered
+	last                  *resume.Result    // what the last recess run reported
+	dir                   string
+	runSeq                int64
 }
 
 const (
@@ -176,9 +180,14 @@ const (
 	storyBot = "github-actions"
 )
 
+// clock is the story's time; a story without a start (a seed played on a
+// running fake) runs on the real clock.
 func (st *story) clock() time.Time {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.now.IsZero() {
+		return time.Now()
+	}
 	return st.now
 }
 
@@ -190,10 +199,11 @@ func newStory(s *scenario, out io.Writer, verbose bool) (*story, error) {
 		return nil, err
 	}
 	st := &story{s: s, out: out, verbose: verbose, now: s.Start.UTC(), labels: map[string]string{},
-		handled: map[int64]bool{}, dir: dir, repo: storyOwner + "/" + storyRepo, runSeq: 9000}
+		handled: map[int64]bool{}, dir: dir, repo: storyOwner + "/" + storyRepo, runSeq: 9000,
+		token: storyToken, bot: storyBot, serverURL: storyServerURL}
 	st.gh = githubfake.New(githubfake.WithClock(st.clock))
 	err = st.gh.InstallRecess(githubfake.RecessSetup{Owner: storyOwner, Name: storyRepo,
-		Token: storyToken, Bot: storyBot, Maintainers: s.Maintainers})
+		Token: st.token, Bot: st.bot, Maintainers: s.Maintainers})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -282,7 +292,7 @@ func (st *story) step(ctx context.Context, s step) error {
 		}
 		return st.recess(ctx, storyRun{event: "discussion_comment", payload: payload})
 	case s.Agent != nil:
-		return st.agent(ctx, s)
+		return st.agent(ctx, s.Agent)
 	case s.Wait != "":
 		d, _ := wait.ParseDuration(s.Wait)
 		st.mu.Lock()
@@ -330,7 +340,7 @@ func (st *story) recess(ctx context.Context, r storyRun) error {
 	out, err := action.RunForLab(ctx, action.LabRun{
 		Inputs: func(k string) string {
 			if k == action.InputGitHubToken {
-				return storyToken
+				return st.token
 			}
 			return st.s.Inputs[k]
 		},
@@ -341,7 +351,7 @@ func (st *story) recess(ctx context.Context, r storyRun) error {
 		Repo:       st.repo,
 		APIURL:     strings.TrimSuffix(st.gh.URL(), "/"),
 		GraphQLURL: st.gh.GraphQLURL(),
-		ServerURL:  storyServerURL,
+		ServerURL:  st.serverURL,
 		RunID:      orRunID(r.runID, st.runSeq),
 		Clock:      resume.ClockFunc(st.clock),
 		Verdict:    r.verdict,
@@ -400,7 +410,7 @@ func orRunID(id, seq int64) int64 {
 
 // agent plays the newest dispatched agent run: claim, then the verdict
 // (or a failure without one).
-func (st *story) agent(ctx context.Context, s step) error {
+func (st *story) agent(ctx context.Context, a *agentStep) error {
 	runs, err := st.gh.Runs(st.repo)
 	if err != nil {
 		return err
@@ -425,35 +435,12 @@ func (st *story) agent(ctx context.Context, s step) error {
 		st.say("agent run %d (%s) claims: stale, it skips its work", ru.ID, cid)
 		return st.gh.SetRunStatus(ru.ID, "completed", "success")
 	}
-	a := s.Agent
 	if a.Fail != "" {
 		st.say("agent run %d (%s) ends without a verdict: %s", ru.ID, cid, a.Fail)
 		return st.gh.SetRunStatus(ru.ID, "completed", a.Fail)
 	}
 	n, _ := strconv.Atoi(ru.Inputs["discussion_number"])
-	doc := map[string]any{"verdict": a.Verdict, "correlation_id": cid, "discussion_number": n}
-	var replies []map[string]string
-	for _, r := range a.Replies {
-		m := map[string]string{"body": r.Body}
-		if r.ReplyTo != "" {
-			id, ok := st.labels[r.ReplyTo]
-			if !ok {
-				return fmt.Errorf("agent.replies.reply_to: no comment labelled %q", r.ReplyTo)
-			}
-			m["reply_to"] = id
-		}
-		replies = append(replies, m)
-	}
-	if replies != nil {
-		doc["replies"] = replies
-	}
-	if a.Trigger != nil {
-		doc["trigger"] = a.Trigger
-	}
-	if a.Summary != "" {
-		doc["summary"] = a.Summary
-	}
-	b, err := json.Marshal(doc)
+	b, err := st.verdictDoc(a, cid, n)
 	if err != nil {
 		return err
 	}
@@ -486,6 +473,34 @@ func (st *story) agent(ctx context.Context, s step) error {
 	return st.gh.SetRunStatus(ru.ID, "completed", "success")
 }
 
+// verdictDoc is the verdict document of agent step a for the run with
+// correlation id cid on discussion n.
+func (st *story) verdictDoc(a *agentStep, cid string, n int) ([]byte, error) {
+	doc := map[string]any{"verdict": a.Verdict, "correlation_id": cid, "discussion_number": n}
+	var replies []map[string]string
+	for _, r := range a.Replies {
+		m := map[string]string{"body": r.Body}
+		if r.ReplyTo != "" {
+			id, ok := st.labels[r.ReplyTo]
+			if !ok {
+				return nil, fmt.Errorf("agent.replies.reply_to: no comment labelled %q", r.ReplyTo)
+			}
+			m["reply_to"] = id
+		}
+		replies = append(replies, m)
+	}
+	if replies != nil {
+		doc["replies"] = replies
+	}
+	if a.Trigger != nil {
+		doc["trigger"] = a.Trigger
+	}
+	if a.Summary != "" {
+		doc["summary"] = a.Summary
+	}
+	return json.Marshal(doc)
+}
+
 // statusLine is the first line of recess's status comment, if any.
 func (st *story) statusLine() string {
 	cs, err := st.gh.Comments(st.discID)
@@ -493,7 +508,7 @@ func (st *story) statusLine() string {
 		return ""
 	}
 	for _, c := range cs {
-		if c.Author == storyBot && state.HasMarker(c.Body) {
+		if c.Author == st.bot && state.HasMarker(c.Body) {
 			return action.PlainText(action.FirstLine(c.Body))
 		}
 	}
@@ -542,7 +557,7 @@ func (st *story) expect(x *expectation) error {
 		found := false
 		cs, _ := st.gh.Comments(st.discID)
 		for _, c := range cs {
-			found = found || (c.Author == storyBot && strings.Contains(c.Body, x.Comment))
+			found = found || (c.Author == st.bot && strings.Contains(c.Body, x.Comment))
 		}
 		if !found {
 			problems = append(problems, fmt.Sprintf("no comment by recess contains %q", x.Comment))
