@@ -173,7 +173,7 @@ func (s *actStory) setUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	wf, err := agentSeedWorkflow(s.target.AgentName, agentData)
+	wf, err := githubfake.WorkflowFromFile(s.target.AgentName, agentData)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.target.Agent, err)
 	}
@@ -476,10 +476,8 @@ func (s *actStory) tell(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, l := range d.Labels {
-		if strings.EqualFold(l, "recess:waiting") {
-			return fmt.Errorf("discussion #1 still carries %s with nothing pending", l)
-		}
+	if slices.ContainsFunc(d.Labels, func(l string) bool { return strings.EqualFold(l, resume.LabelWaiting) }) {
+		return fmt.Errorf("discussion #1 still carries %s with nothing pending", resume.LabelWaiting)
 	}
 	s.say("   nothing pending: no open recess, no active run, no label; 2 agent runs in all, never two at once")
 	return nil
@@ -630,10 +628,8 @@ func (s *actStory) runAct(ctx context.Context, name, event, workflow string, pay
 	if err != nil {
 		return text, fmt.Errorf("%w\n--- end of %s.log:\n%s", err, base, lastLines(text, 60))
 	}
-	if w := actAnnotations(text); len(w) > 0 {
-		for _, a := range w {
-			s.say("   %s", a)
-		}
+	for _, a := range actAnnotations(text) {
+		s.say("   %s", a)
 	}
 	s.say("   act %s ok in %s", event, time.Since(t0).Round(time.Second))
 	return text, nil
@@ -699,13 +695,7 @@ func (s *actStory) expectEyes(want bool) error {
 	if err != nil {
 		return err
 	}
-	got := false
-	for _, login := range d.Reactions["EYES"] {
-		if login == actBot {
-			got = true
-		}
-	}
-	if got != want {
+	if got := slices.Contains(d.Reactions["EYES"], actBot); got != want {
 		return fmt.Errorf("EYES of recess on discussion #1: %v, want %v", got, want)
 	}
 	return nil
@@ -734,35 +724,30 @@ func fileExists(p string) bool {
 // findAct returns act v0.2.89: on PATH, in the Go bin directory, or
 // installed there with go install.
 func findAct(ctx context.Context, out io.Writer) (string, error) {
-	var candidates []string
-	if p, err := exec.LookPath("act"); err == nil {
-		candidates = append(candidates, p)
+	install := "go install github.com/nektos/act@v" + actVersion
+	b, err := exec.CommandContext(ctx, "go", "env", "GOBIN", "GOPATH").Output()
+	// One line each; GOBIN's is empty unless set.
+	gobin, gopath, _ := strings.Cut(strings.TrimRight(string(b), "\n"), "\n")
+	if gobin = strings.TrimSpace(gobin); gobin == "" {
+		gobin = filepath.Join(strings.TrimSpace(gopath), "bin")
 	}
-	gobin := ""
-	if b, err := exec.CommandContext(ctx, "go", "env", "GOBIN", "GOPATH").Output(); err == nil {
-		// One line each; GOBIN's is empty unless set, so trim only the end.
-		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-		if len(lines) == 2 {
-			gobin = strings.TrimSpace(lines[0])
-			if gobin == "" {
-				gobin = filepath.Join(strings.TrimSpace(lines[1]), "bin")
-			}
-			candidates = append(candidates, filepath.Join(gobin, "act"))
-		}
+	candidates := []string{filepath.Join(gobin, "act")}
+	if p, err := exec.LookPath("act"); err == nil {
+		candidates = slices.Insert(candidates, 0, p)
 	}
 	for _, c := range candidates {
 		if v, err := exec.CommandContext(ctx, c, "--version").Output(); err == nil && strings.TrimSpace(string(v)) == "act version "+actVersion {
 			return c, nil
 		}
 	}
-	if gobin == "" {
-		return "", fmt.Errorf("act v%s is not installed and go is not on PATH to install it: go install github.com/nektos/act@v%s", actVersion, actVersion)
+	if err != nil {
+		return "", fmt.Errorf("act v%s is not installed and go is not on PATH to install it: %s", actVersion, install)
 	}
-	fmt.Fprintf(out, "installing act v%s: go install github.com/nektos/act@v%s\n", actVersion, actVersion)
+	fmt.Fprintf(out, "installing act v%s: %s\n", actVersion, install)
 	cmd := exec.CommandContext(ctx, "go", "install", "github.com/nektos/act@v"+actVersion)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go install github.com/nektos/act@v%s: %w", actVersion, err)
+		return "", fmt.Errorf("%s: %w", install, err)
 	}
 	return filepath.Join(gobin, "act"), nil
 }

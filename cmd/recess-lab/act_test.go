@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 
-	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
@@ -329,32 +328,6 @@ func TestResolveActTarget(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("resolveActTarget() (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestAgentSeedWorkflow(t *testing.T) {
-	t.Parallel()
-	got, err := agentSeedWorkflow("agent.yml", readFile(t, "../../testdata/quickstart/agent.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := githubfake.SeedWorkflow{File: "agent.yml", RunName: "agent ${{ inputs.correlation_id }}", Inputs: map[string]githubfake.SeedInputSpec{
-		"correlation_id": {Required: true}, "discussion_number": {Required: true}, "resume_context": {},
-	}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("agentSeedWorkflow() (-want +got):\n%s", diff)
-	}
-	for _, tc := range []struct{ name, yaml, err string }{
-		{"no_dispatch", "on: {push: {}}\njobs: {}\n", "no workflow_dispatch"},
-		{"on_as_a_list", "on: [push]\njobs: {}\n", "no workflow_dispatch"},
-		{"required_not_a_bool", "on: {workflow_dispatch: {inputs: {x: {required: maybe}}}}\njobs: {}\n", "on.workflow_dispatch.inputs.x.required"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if _, err := agentSeedWorkflow("a.yml", []byte(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("error = %v, want one saying %q", err, tc.err)
 			}
 		})
 	}

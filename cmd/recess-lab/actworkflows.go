@@ -12,13 +12,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/recess-action/recess/internal/action"
-	"github.com/recess-action/recess/internal/githubfake"
 )
 
 // What recess-lab act runs, and the copies it runs: a repository's front
@@ -281,40 +279,6 @@ func otherActions(data []byte) []string {
 
 // usesLine is a `uses:` value, in block or flow style.
 var usesLine = regexp.MustCompile(`\buses:\s*("[^"]*"|'[^']*'|[^\s,}#]+)`)
-
-// agentSeedWorkflow is the agent workflow as the fake GitHub needs it to
-// accept a dispatch: its file name, run-name and workflow_dispatch inputs.
-func agentSeedWorkflow(name string, data []byte) (githubfake.SeedWorkflow, error) {
-	w := githubfake.SeedWorkflow{File: name, Inputs: map[string]githubfake.SeedInputSpec{}}
-	root, err := parseWorkflow(data)
-	if err != nil {
-		return w, err
-	}
-	w.RunName = scalar(get(root, "run-name"))
-	on := get(root, "on")
-	var dispatch *yaml.Node
-	switch on.Kind {
-	case yaml.MappingNode:
-		dispatch = get(on, "workflow_dispatch")
-		if dispatch == nil {
-			return w, errors.New("on: no workflow_dispatch: recess starts the agent workflow by dispatching it")
-		}
-	default:
-		return w, errors.New("on: no workflow_dispatch with inputs: recess starts the agent workflow by dispatching it")
-	}
-	for _, kv := range entries(get(dispatch, "inputs")) {
-		spec := githubfake.SeedInputSpec{Default: scalar(get(kv[1], "default"))}
-		if r := scalar(get(kv[1], "required")); r != "" {
-			b, err := strconv.ParseBool(r)
-			if err != nil {
-				return w, fmt.Errorf("on.workflow_dispatch.inputs.%s.required: %q is not true or false", kv[0].Value, r)
-			}
-			spec.Required = b
-		}
-		w.Inputs[kv[0].Value] = spec
-	}
-	return w, nil
-}
 
 // actCopy is a workflow file as recess-lab act runs it, and what it changed.
 type actCopy struct {

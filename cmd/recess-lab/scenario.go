@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -352,7 +353,7 @@ func (st *story) recess(ctx context.Context, r storyRun) error {
 		APIURL:     strings.TrimSuffix(st.gh.URL(), "/"),
 		GraphQLURL: st.gh.GraphQLURL(),
 		ServerURL:  st.serverURL,
-		RunID:      orRunID(r.runID, st.runSeq),
+		RunID:      cmp.Or(r.runID, st.runSeq),
 		Clock:      resume.ClockFunc(st.clock),
 		Verdict:    r.verdict,
 	})
@@ -400,13 +401,6 @@ func (st *story) recess(ctx context.Context, r storyRun) error {
 
 // storyServerURL is the fake's web address in links recess writes.
 const storyServerURL = "https://github.test"
-
-func orRunID(id, seq int64) int64 {
-	if id != 0 {
-		return id
-	}
-	return seq
-}
 
 // agent plays the newest dispatched agent run: claim, then the verdict
 // (or a failure without one).

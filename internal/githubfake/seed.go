@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -235,4 +236,46 @@ func RenderRunName(tmpl string, inputs map[string]string) string {
 	return inputExpr.ReplaceAllStringFunc(tmpl, func(m string) string {
 		return inputs[inputExpr.FindStringSubmatch(m)[1]]
 	})
+}
+
+// WorkflowFromFile declares the workflow file data, named file in
+// .github/workflows, as GitHub reads it to dispatch it: its run-name and
+// its workflow_dispatch inputs.
+func WorkflowFromFile(file string, data []byte) (SeedWorkflow, error) {
+	w := SeedWorkflow{File: file, Inputs: map[string]SeedInputSpec{}}
+	var wf struct {
+		RunName string    `yaml:"run-name"`
+		On      yaml.Node `yaml:"on"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		return w, err
+	}
+	w.RunName = wf.RunName
+	var on map[string]yaml.Node
+	_ = wf.On.Decode(&on) // on: NAME or on: [NAMES] has no inputs
+	dispatch, ok := on["workflow_dispatch"]
+	if !ok {
+		return w, errors.New("on: no workflow_dispatch with inputs: recess starts the agent workflow by dispatching it")
+	}
+	var d struct {
+		Inputs map[string]struct {
+			Required string `yaml:"required"`
+			Default  string `yaml:"default"`
+		} `yaml:"inputs"`
+	}
+	if err := dispatch.Decode(&d); err != nil {
+		return w, fmt.Errorf("on.workflow_dispatch: %w", err)
+	}
+	for name, in := range d.Inputs {
+		spec := SeedInputSpec{Default: in.Default}
+		if in.Required != "" {
+			b, err := strconv.ParseBool(in.Required)
+			if err != nil {
+				return w, fmt.Errorf("on.workflow_dispatch.inputs.%s.required: %q is not true or false", name, in.Required)
+			}
+			spec.Required = b
+		}
+		w.Inputs[name] = spec
+	}
+	return w, nil
 }

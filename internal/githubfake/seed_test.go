@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestApplySeedBuildsTheRepository(t *testing.T) {
@@ -90,5 +92,43 @@ func TestActSeedApplies(t *testing.T) {
 	}
 	if err := New().ApplySeed(s); err != nil {
 		t.Fatalf("testdata/act/seed.yml: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// The fake learns a dispatchable workflow's run-name and inputs from its
+// file, as GitHub does.
+func TestWorkflowFromFile(t *testing.T) {
+	t.Parallel()
+	got, err := WorkflowFromFile("agent.yml", mustRead(t, "../../testdata/quickstart/agent.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := SeedWorkflow{File: "agent.yml", RunName: "agent ${{ inputs.correlation_id }}", Inputs: map[string]SeedInputSpec{
+		"correlation_id": {Required: true}, "discussion_number": {Required: true}, "resume_context": {},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("WorkflowFromFile() (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct{ name, yaml, err string }{
+		{"no_dispatch", "on: {push: {}}\njobs: {}\n", "no workflow_dispatch"},
+		{"on_as_a_list", "on: [push]\njobs: {}\n", "no workflow_dispatch"},
+		{"required_not_a_bool", "on: {workflow_dispatch: {inputs: {x: {required: maybe}}}}\njobs: {}\n", "on.workflow_dispatch.inputs.x.required"},
+		{"dispatch_by_name_only", "on: workflow_dispatch\njobs: {}\n", "no workflow_dispatch with inputs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := WorkflowFromFile("a.yml", []byte(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("error = %v, want one saying %q", err, tc.err)
+			}
+		})
 	}
 }
