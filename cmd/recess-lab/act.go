@@ -670,23 +670,15 @@ func (s *actStory) questionOf(cid string) (githubfake.Comment, error) {
 
 // record decodes the discussion's record from recess's status comment.
 func (s *actStory) record() (*state.Record, error) {
-	cs, err := s.gh.Comments(s.discussion.ID)
+	c, err := statusComment(s.gh, s.discussion.ID, actBot)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range cs {
-		if c.Author != actBot || !state.HasMarker(c.Body) {
-			continue
-		}
-		rec, found, err := state.DecodeComment(c.Body)
-		if err != nil {
-			return nil, fmt.Errorf("status comment %s: %w", c.ID, err)
-		}
-		if found {
-			return rec, nil
-		}
+	rec, _, err := state.DecodeComment(c.Body)
+	if err != nil {
+		return nil, fmt.Errorf("status comment %s: %w", c.ID, err)
 	}
-	return nil, errors.New("no status comment of recess in discussion #1")
+	return rec, nil
 }
 
 // expectEyes checks recess's acknowledgement on the discussion.

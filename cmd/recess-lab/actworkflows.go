@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -187,6 +186,18 @@ func scalar(n *yaml.Node) string {
 	return n.Value
 }
 
+// eachUses calls f with each `uses:` of a workflow's jobs, a job's own
+// (jobLevel) then its steps', with the job's id and the step's or job's
+// `with:`.
+func eachUses(root *yaml.Node, f func(job string, jobLevel bool, uses string, with *yaml.Node)) {
+	for _, kv := range entries(get(root, "jobs")) {
+		f(kv[0].Value, true, scalar(get(kv[1], "uses")), get(kv[1], "with"))
+		for _, st := range seqItems(get(kv[1], "steps")) {
+			f(kv[0].Value, false, scalar(get(st, "uses")), get(st, "with"))
+		}
+	}
+}
+
 // isRecessUses tells a `uses:` of recess's action or of one of its
 // reusable workflows, and returns its ref.
 func isRecessUses(uses string) (ref string, ok bool) {
@@ -209,23 +220,13 @@ func frontDoorWorkflowInput(data []byte) (string, error) {
 		return "", err
 	}
 	names := map[string]bool{}
-	look := func(uses string, with *yaml.Node) {
-		if _, ok := isRecessUses(uses); !ok && !strings.HasPrefix(uses, "./") {
-			return
-		}
-		if v := scalar(get(with, "workflow")); v != "" {
-			names[v] = true
-		}
-	}
-	for _, kv := range entries(get(root, "jobs")) {
-		job := kv[1]
-		look(scalar(get(job, "uses")), get(job, "with"))
-		if steps := get(job, "steps"); steps != nil && steps.Kind == yaml.SequenceNode {
-			for _, st := range steps.Content {
-				look(scalar(get(st, "uses")), get(st, "with"))
+	eachUses(root, func(_ string, _ bool, uses string, with *yaml.Node) {
+		if _, ok := isRecessUses(uses); ok || strings.HasPrefix(uses, "./") {
+			if v := scalar(get(with, "workflow")); v != "" {
+				names[v] = true
 			}
 		}
-	}
+	})
 	switch len(names) {
 	case 0:
 		return "agent.yml", nil
@@ -244,8 +245,8 @@ func frontDoorWorkflowInput(data []byte) (string, error) {
 // workflow file uses, sorted.
 func recessRefs(data []byte) []string {
 	refs := map[string]bool{}
-	for _, m := range usesLine.FindAllStringSubmatch(string(data), -1) {
-		if ref, ok := isRecessUses(strings.Trim(m[1], `"'`)); ok {
+	for _, uses := range usesOf(data) {
+		if ref, ok := isRecessUses(uses); ok {
 			refs[ref] = true
 		}
 	}
@@ -263,8 +264,7 @@ var servedActions = map[string]bool{
 // that recess-lab act does not serve: act fetches them from github.com.
 func otherActions(data []byte) []string {
 	found := map[string]bool{}
-	for _, m := range usesLine.FindAllStringSubmatch(string(data), -1) {
-		uses := strings.Trim(m[1], `"'`)
+	for _, uses := range usesOf(data) {
 		name, _, ok := strings.Cut(uses, "@")
 		parts := strings.Split(name, "/")
 		if !ok || strings.HasPrefix(uses, "./") || strings.HasPrefix(uses, "docker://") || len(parts) < 2 || slices.Contains(parts, ".github") {
@@ -277,8 +277,17 @@ func otherActions(data []byte) []string {
 	return slices.Sorted(maps.Keys(found))
 }
 
-// usesLine is a `uses:` value, in block or flow style.
-var usesLine = regexp.MustCompile(`\buses:\s*("[^"]*"|'[^']*'|[^\s,}#]+)`)
+// usesOf are the `uses:` of a workflow's jobs and steps (none when it does
+// not parse).
+func usesOf(data []byte) []string {
+	root, err := parseWorkflow(data)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	eachUses(root, func(_ string, _ bool, uses string, _ *yaml.Node) { out = append(out, uses) })
+	return out
+}
 
 // actCopy is a workflow file as recess-lab act runs it, and what it changed.
 type actCopy struct {
@@ -316,19 +325,14 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 	if err != nil {
 		return c, err
 	}
-	claimJob := ""
-	for _, kv := range entries(get(root, "jobs")) {
-		if u := scalar(get(kv[1], "uses")); strings.HasSuffix(strings.SplitN(u, "@", 2)[0], "/claim.yml") {
-			claimJob = kv[0].Value
+	claimJob := "" // the job whose prompt output the scripted lead prints
+	eachUses(root, func(job string, jobLevel bool, uses string, with *yaml.Node) {
+		_, recess := isRecessUses(uses)
+		if jobLevel && strings.HasSuffix(strings.SplitN(uses, "@", 2)[0], "/claim.yml") ||
+			!jobLevel && (recess || uses == "./") && scalar(get(with, "command")) == "claim" {
+			claimJob = job
 		}
-		for _, st := range seqItems(get(kv[1], "steps")) {
-			if scalar(get(get(st, "with"), "command")) == "claim" {
-				if _, ok := isRecessUses(scalar(get(st, "uses"))); ok || scalar(get(st, "uses")) == "./" {
-					claimJob = kv[0].Value
-				}
-			}
-		}
-	}
+	})
 	for _, kv := range entries(get(root, "jobs")) {
 		jobID, steps := kv[0].Value, seqItems(get(kv[1], "steps"))
 		for i, st := range steps {

@@ -497,16 +497,26 @@ func (st *story) verdictDoc(a *agentStep, cid string, n int) ([]byte, error) {
 
 // statusLine is the first line of recess's status comment, if any.
 func (st *story) statusLine() string {
-	cs, err := st.gh.Comments(st.discID)
+	c, err := statusComment(st.gh, st.discID, st.bot)
 	if err != nil {
 		return ""
 	}
+	return action.PlainText(action.FirstLine(c.Body))
+}
+
+// statusComment is the status comment bot (recess's login) keeps in a
+// discussion.
+func statusComment(g *githubfake.GitHub, discussionID, bot string) (githubfake.Comment, error) {
+	cs, err := g.Comments(discussionID)
+	if err != nil {
+		return githubfake.Comment{}, err
+	}
 	for _, c := range cs {
-		if c.Author == st.bot && state.HasMarker(c.Body) {
-			return action.PlainText(action.FirstLine(c.Body))
+		if c.Author == bot && state.HasMarker(c.Body) {
+			return c, nil
 		}
 	}
-	return ""
+	return githubfake.Comment{}, errors.New("no status comment of recess")
 }
 
 func (st *story) expect(x *expectation) error {
