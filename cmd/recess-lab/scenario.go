@@ -10,7 +10,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -439,8 +438,7 @@ func (st *story) agent(ctx context.Context, a *agentStep) error {
 		return err
 	}
 	if ctxJSON := ru.Inputs["resume_context"]; ctxJSON != "" {
-		var rc resume.Context
-		if json.Unmarshal([]byte(ctxJSON), &rc) == nil {
+		if rc, err := action.DecodeResumeContext([]byte(ctxJSON)); err == nil {
 			st.say("agent run %d is resumed (%s) with %s it has not seen", ru.ID, rc.FiredBy, action.Count(len(rc.HistorySince), "comment", "comments"))
 		}
 	}
@@ -524,7 +522,6 @@ func (st *story) expect(x *expectation) error {
 	if err != nil {
 		return err
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].ID < runs[j].ID })
 	var problems []string
 	if x.Dispatches != nil && len(runs) != *x.Dispatches {
 		problems = append(problems, fmt.Sprintf("dispatches = %d, want %d", len(runs), *x.Dispatches))
@@ -538,9 +535,11 @@ func (st *story) expect(x *expectation) error {
 			problems = append(problems, fmt.Sprintf("open_rfcs = %s, want %d", got, *x.OpenRFCs))
 		}
 	}
-	var rc resume.Context
+	rc := &resume.Context{} // a fresh dispatch has none
 	if len(runs) > 0 {
-		_ = json.Unmarshal([]byte(runs[len(runs)-1].Inputs["resume_context"]), &rc)
+		if c, err := action.DecodeResumeContext([]byte(runs[len(runs)-1].Inputs["resume_context"])); err == nil {
+			rc = c
+		}
 	}
 	if x.FiredBy != nil && rc.FiredBy != *x.FiredBy {
 		problems = append(problems, fmt.Sprintf("the last dispatch's fired_by = %q, want %q", rc.FiredBy, *x.FiredBy))
@@ -550,7 +549,7 @@ func (st *story) expect(x *expectation) error {
 		for _, h := range rc.HistorySince {
 			got = append(got, h.Author)
 		}
-		if strings.Join(got, ",") != strings.Join(x.History, ",") {
+		if !slices.Equal(got, x.History) {
 			problems = append(problems, fmt.Sprintf("the last dispatch's history authors = %v, want %v", got, x.History))
 		}
 	}
