@@ -158,14 +158,6 @@ func (s *actStory) setUp(ctx context.Context) error {
 		return err
 	}
 
-	data, err := os.ReadFile(filepath.Join(root, actSeed))
-	if err != nil {
-		return err
-	}
-	seed, err := githubfake.ParseSeed(data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", actSeed, err)
-	}
 	if s.gh, err = githubfake.Listen("127.0.0.1:0", ""); err != nil {
 		return err
 	}
@@ -177,13 +169,15 @@ func (s *actStory) setUp(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.target.Agent, err)
 	}
-	for i := range seed.Repos {
-		if seed.Repos[i].Name == actRepo {
-			seed.Repos[i].Workflows = []githubfake.SeedWorkflow{wf}
+	err = applySeed(ctx, s.gh, filepath.Join(root, actSeed), func(seed *githubfake.Seed) {
+		for i := range seed.Repos {
+			if seed.Repos[i].Name == actRepo {
+				seed.Repos[i].Workflows = []githubfake.SeedWorkflow{wf}
+			}
 		}
-	}
-	if err := s.gh.ApplySeed(seed); err != nil {
-		return fmt.Errorf("%s: %w", actSeed, err)
+	})
+	if err != nil {
+		return err
 	}
 	s.urls = s.gh.Env()
 	if s.discussion, err = s.gh.Discussion(actRepo, 1); err != nil {

@@ -69,7 +69,7 @@ func runFakeGitHub(ctx context.Context, args []string, out io.Writer) error {
 		g.AddRepo(owner, name)
 	}
 	if *seedFile != "" {
-		if err := applySeed(ctx, g, *seedFile); err != nil {
+		if err := applySeed(ctx, g, *seedFile, nil); err != nil {
 			return err
 		}
 	}
@@ -81,7 +81,9 @@ func runFakeGitHub(ctx context.Context, args []string, out io.Writer) error {
 	return nil
 }
 
-func applySeed(ctx context.Context, g *githubfake.GitHub, path string) error {
+// applySeed gives g the state of the seed file at path, changed first by
+// adjust when it is not nil.
+func applySeed(ctx context.Context, g *githubfake.GitHub, path string, adjust func(*githubfake.Seed)) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -89,6 +91,9 @@ func applySeed(ctx context.Context, g *githubfake.GitHub, path string) error {
 	s, err := githubfake.ParseSeed(data)
 	if err != nil {
 		return fmt.Errorf("seed %s: %w", path, err)
+	}
+	if adjust != nil {
+		adjust(s)
 	}
 	if err := g.ApplySeed(s); err != nil {
 		return fmt.Errorf("seed %s: %w", path, err)

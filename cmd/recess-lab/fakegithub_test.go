@@ -229,7 +229,7 @@ repos:
 			}
 			g := githubfake.New()
 			defer g.Close()
-			err := applySeed(t.Context(), g, path)
+			err := applySeed(t.Context(), g, path, nil)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("applySeed() = %v, want an error saying %q", err, tc.err)
