@@ -738,9 +738,6 @@ func findAct(ctx context.Context, out io.Writer) (string, error) {
 	return filepath.Join(gobin, "act"), nil
 }
 
-// queueLine is the one line act cannot parse: concurrency `queue: max`.
-var queueLine = regexp.MustCompile(`^\s*queue:\s*max\s*$`)
-
 // annotationLine is a workflow command a step printed, as act logs it
 // ("[job/step]   | ::warning title=...::text"); a script's source that act
 // echoes does not start with the job's tag.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -478,6 +479,9 @@ func serveRecess(root, dst string) (queueLines int, err error) {
 	})
 	return queueLines, err
 }
+
+// queueLine is the one line act cannot parse: concurrency `queue: max`.
+var queueLine = regexp.MustCompile(`^\s*queue:\s*max\s*$`)
 
 // dropQueueLines is data without its `queue: max` lines, and how many.
 func dropQueueLines(data []byte) ([]byte, int) {

@@ -90,7 +90,7 @@ type SeedDiscussion struct {
 	// Recess puts the discussion in recess after its comments, as if the
 	// agent had asked and recessed. The fake cannot run recess's engine:
 	// ApplySeed leaves it to its caller (recess-lab fakegithub plays it through
-	// the engine).
+	// the action).
 	Recess *SeedRecess `yaml:"recess"`
 }
 
