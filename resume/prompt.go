@@ -91,26 +91,10 @@ func (p promptWriter) header(rc Context) {
 
 // firedByPrompt says what woke the agent, addressed to it.
 func firedByPrompt(by string) string {
-	switch by {
-	case wait.KindMissingInput:
-		return "the replies you waited for arrived (`missing_input`)"
-	case wait.KindElapsed:
-		return "the time you waited for has passed (`elapsed`)"
-	case wait.KindEscalationNeeded:
-		return "a maintainer sent the signal you waited for (`escalation_needed`)"
-	case wait.FiredByExpired:
-		return "your wait expired before its trigger fired, and you asked to be resumed then (`expired`)"
-	case wait.FiredByManual:
-		return "a maintainer said `/recess resume`: they want an answer now, whatever you waited for (`manual`)"
-	case wait.FiredByRetry:
-		return "the run that was resumed before ended without a verdict (it failed or was cancelled); this run gets the same context again (`retry`)"
-	case FiredByIntake:
-		return "people wrote after your last answer (`intake`)"
-	case "":
-		return "not said"
-	default:
-		return code(clipLine(by, 64))
+	if w, ok := firedBy[by]; ok {
+		return w.agent
 	}
+	return code(clipLine(by, 64))
 }
 
 // waitedFor says a trigger in words, without the moments (the context does
