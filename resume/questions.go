@@ -2,7 +2,6 @@ package resume
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/recess-action/recess/state"
 )
@@ -26,15 +25,11 @@ func Questions(d *Discussion, correlationID string) []Question {
 		if !ok || id != correlationID {
 			continue
 		}
-		body := c.Body
-		if at := strings.LastIndex(body, state.ReplyMarker(id, i)); at >= 0 {
-			body = body[:at]
-		}
 		thread := c.ParentID
 		if thread == "" {
 			thread = c.ID
 		}
-		found = append(found, indexed{i, Question{ID: c.ID, Thread: thread, Body: strings.TrimSpace(body), URL: c.URL}})
+		found = append(found, indexed{i, Question{ID: c.ID, Thread: thread, Body: state.Visible(c.Body), URL: c.URL}})
 	}
 	slices.SortStableFunc(found, func(a, b indexed) int { return a.i - b.i })
 	out := make([]Question, 0, len(found))

@@ -98,7 +98,7 @@ func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 		return nil, &wait.FieldError{Field: "verdict.correlation_id", Reason: "missing"}
 	}
 	v := &Verdict{Verdict: *doc.Verdict, CorrelationID: *doc.CorrelationID}
-	if err := checkID(v.CorrelationID, "verdict.correlation_id", isCorrelationIDByte, "A-Z a-z 0-9 . _ -"); err != nil {
+	if err := checkID(v.CorrelationID, "verdict.correlation_id", correlationIDChars); err != nil {
 		return nil, err
 	}
 	switch n := doc.DiscussionNumber; {
@@ -175,26 +175,34 @@ func decodeReply(raw jsontext.Value, path string) (VerdictReply, error) {
 	}
 	if doc.ReplyTo != nil {
 		r.ReplyTo = *doc.ReplyTo
-		if err := checkID(r.ReplyTo, path+".reply_to", isNodeIDByte, "A-Z a-z 0-9 _ = -"); err != nil {
+		if err := checkID(r.ReplyTo, path+".reply_to", nodeIDChars); err != nil {
 			return r, err
 		}
 	}
 	return r, nil
 }
 
-// checkID bounds an identifier to 1..MaxIDLength bytes of an allowed set, so
-// it can sit in a hidden marker, a run-name or a GraphQL variable unescaped.
-func checkID(s, path string, allowed func(byte) bool, set string) error {
-	if s == "" {
+// The characters an identifier may hold: a correlation id sits in hidden
+// markers and run-names, a node id is what GitHub gives (base64 with its
+// padding).
+const (
+	alnum              = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	correlationIDChars = alnum + "._-"
+	nodeIDChars        = alnum + "_=-"
+)
+
+// checkID bounds an identifier to 1..MaxIDLength of the characters chars
+// (alnum and some punctuation), so it can sit in a hidden marker, a
+// run-name or a GraphQL variable unescaped.
+func checkID(s, path, chars string) error {
+	switch {
+	case s == "":
 		return &wait.FieldError{Field: path, Reason: "empty"}
-	}
-	if len(s) > MaxIDLength {
+	case len(s) > MaxIDLength:
 		return &wait.FieldError{Field: path, Reason: "longer than " + strconv.Itoa(MaxIDLength) + " characters"}
-	}
-	for i := 0; i < len(s); i++ {
-		if !allowed(s[i]) {
-			return &wait.FieldError{Field: path, Reason: "may only hold " + set}
-		}
+	case strings.TrimLeft(s, chars) != "":
+		punct := strings.Split(strings.TrimPrefix(chars, alnum), "")
+		return &wait.FieldError{Field: path, Reason: "may only hold A-Z a-z 0-9 " + strings.Join(punct, " ")}
 	}
 	return nil
 }
@@ -210,16 +218,4 @@ func checkText(s, path string, maxRunes int) error {
 		return &wait.FieldError{Field: path, Reason: "longer than " + strconv.Itoa(maxRunes) + " characters"}
 	}
 	return nil
-}
-
-func isAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
-
-func isCorrelationIDByte(c byte) bool {
-	return isAlnum(c) || c == '.' || c == '_' || c == '-'
-}
-
-func isNodeIDByte(c byte) bool {
-	return isAlnum(c) || c == '_' || c == '=' || c == '-'
 }
