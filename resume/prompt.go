@@ -292,19 +292,23 @@ func normalizeBreaks(s string) string {
 	}, s)
 }
 
-// clipLine keeps text that comes from outside on one line and short, so a
-// hostile login or question cannot reshape the prompt.
-func clipLine(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if lineBreak(r) || unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
+// ClipRunes is s cut to at most n runes, with "…" when it was cut.
+func ClipRunes(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// clipLine keeps text that comes from outside on one line and short, so a
+// hostile login or question cannot reshape the prompt.
+func clipLine(s string, n int) string {
+	return ClipRunes(strings.Map(func(r rune) rune {
+		if lineBreak(r) || unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s), n)
 }
 
 // code renders outside text as inline code on one line; a backtick in it
