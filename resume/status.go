@@ -216,13 +216,10 @@ func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
 		if p.d == nil {
 			return fmt.Errorf("read discussion %d: %w", number, p.snap.dErr)
 		}
+		p.evals, p.observed = map[string]wait.Evaluation{}, map[string]wait.Observed{}
 		for id, rfc := range p.rec.OpenRFCs {
-			t := rfc.Trigger
-			if p.evals == nil {
-				p.evals, p.observed = map[string]wait.Evaluation{}, map[string]wait.Observed{}
-			}
 			o := p.observe(rfc)
-			p.evals[id], p.observed[id] = wait.Evaluate(t, o, p.now), o
+			p.evals[id], p.observed[id] = wait.Evaluate(rfc.Trigger, o, p.now), o
 		}
 		p.res.note("%s", p.statusLine())
 		return nil
