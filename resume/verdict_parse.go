@@ -2,7 +2,6 @@ package resume
 
 import (
 	"encoding/json/jsontext"
-	"encoding/json/v2"
 	"errors"
 	"strconv"
 	"strings"
@@ -139,11 +138,7 @@ func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 			}
 			return nil, &wait.FieldError{Field: "trigger", Reason: "invalid", Err: err}
 		}
-		canonical, err := json.Marshal(t)
-		if err != nil {
-			return nil, &wait.FieldError{Field: "trigger", Reason: "cannot be encoded", Err: err}
-		}
-		v.Trigger, v.TriggerJSON = t, canonical
+		v.Trigger, v.TriggerJSON = t, triggerJSON(t)
 	}
 	return v, nil
 }
