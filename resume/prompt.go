@@ -280,16 +280,12 @@ func lineBreak(r rune) bool {
 
 // normalizeBreaks makes every line break in s a "\n" (CRLF is one break).
 func normalizeBreaks(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r != '\n' && lineBreak(r) }) < 0 {
-		return s
-	}
-	s = strings.ReplaceAll(s, "\r\n", "\n")
 	return strings.Map(func(r rune) rune {
 		if lineBreak(r) {
 			return '\n'
 		}
 		return r
-	}, s)
+	}, strings.ReplaceAll(s, "\r\n", "\n"))
 }
 
 // ClipRunes is s cut to at most n runes, with "…" when it was cut.
