@@ -25,11 +25,7 @@ func Questions(d *Discussion, correlationID string) []Question {
 		if !ok || id != correlationID {
 			continue
 		}
-		thread := c.ParentID
-		if thread == "" {
-			thread = c.ID
-		}
-		found = append(found, indexed{i, Question{ID: c.ID, Thread: thread, Body: state.Visible(c.Body), URL: c.URL}})
+		found = append(found, indexed{i, Question{ID: c.ID, Thread: c.Thread(), Body: state.Visible(c.Body), URL: c.URL}})
 	}
 	slices.SortStableFunc(found, func(a, b indexed) int { return a.i - b.i })
 	out := make([]Question, 0, len(found))
@@ -37,4 +33,13 @@ func Questions(d *Discussion, correlationID string) []Question {
 		out = append(out, f.q)
 	}
 	return out
+}
+
+// Thread is the top-level comment c sits in: its parent, or c itself. An
+// answer under c names it as reply_to.
+func (c Comment) Thread() string {
+	if c.ParentID != "" {
+		return c.ParentID
+	}
+	return c.ID
 }

@@ -656,15 +656,11 @@ func (s *mcpServer) readDiscussion(ctx context.Context, _ *mcp.CallToolRequest, 
 		CreatedAt: rfc3339(d.CreatedAt), URL: d.URL, Closed: d.Closed, Locked: d.Locked, Comments: []commentOutput{},
 		Resumed: resumedOutput{Asked: []questionOutput{}}}
 	for _, c := range d.Comments {
-		thread := c.ParentID
-		if thread == "" {
-			thread = c.ID
-		}
 		body := c.Body
 		if c.Mine {
 			body = state.Visible(body)
 		}
-		out.Comments = append(out.Comments, commentOutput{ID: c.ID, Author: c.Author, CreatedAt: rfc3339(c.CreatedAt), Thread: thread,
+		out.Comments = append(out.Comments, commentOutput{ID: c.ID, Author: c.Author, CreatedAt: rfc3339(c.CreatedAt), Thread: c.Thread(),
 			Body: body, URL: c.URL, ByRecess: c.Mine, Hidden: c.Deleted || c.Minimized, CanReplyTo: canReplyTo(c)})
 	}
 	if rc := s.rc; rc != nil {
