@@ -148,15 +148,11 @@ func describeNode(t *wait.Trigger, o wait.Observed, nested bool) string {
 			}
 		}
 		parts = append(parts, composite...)
-		word := "or"
+		word, lead := "or", "either "
 		if t.Kind == wait.KindAll {
-			word = "and"
+			word, lead = "and", "both "
 		}
 		if nested && len(parts) == 2 {
-			lead := "either "
-			if t.Kind == wait.KindAll {
-				lead = "both "
-			}
 			s = lead + parts[0] + " " + word + " " + parts[1]
 		} else {
 			s = joinWords(parts, word)
