@@ -12,11 +12,8 @@ import (
 // copied into someone else's comment is ignored), and the hidden marker is
 // left out of the body.
 func Questions(d *Discussion, correlationID string) []Question {
-	type indexed struct {
-		i int
-		q Question
-	}
-	var found []indexed
+	var out []Question
+	index := map[string]int{} // by comment id: the reply's place in the verdict
 	for _, c := range d.Comments {
 		if !c.Mine || c.Deleted {
 			continue
@@ -25,13 +22,10 @@ func Questions(d *Discussion, correlationID string) []Question {
 		if !ok || id != correlationID {
 			continue
 		}
-		found = append(found, indexed{i, Question{ID: c.ID, Thread: c.Thread(), Body: state.Visible(c.Body), URL: c.URL}})
+		index[c.ID] = i
+		out = append(out, Question{ID: c.ID, Thread: c.Thread(), Body: state.Visible(c.Body), URL: c.URL})
 	}
-	slices.SortStableFunc(found, func(a, b indexed) int { return a.i - b.i })
-	out := make([]Question, 0, len(found))
-	for _, f := range found {
-		out = append(out, f.q)
-	}
+	slices.SortStableFunc(out, func(a, b Question) int { return index[a.ID] - index[b.ID] })
 	return out
 }
 
