@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -101,16 +100,17 @@ func (rc Context) fit(budget int) ([]byte, error) {
 	entries := rc.HistorySince
 	n := len(entries)
 	// skel is the cost of everything but the entries. Only the number of
-	// digits in omitted changes it, so it is measured once per length.
+	// digits in omitted changes it (0 leaves it out), so it is measured once
+	// per length.
 	type skelKey struct {
 		truncated, trigger bool
-		omitted            int
+		digits             int
 	}
 	skelCosts := map[skelKey]int{}
 	skel := func(truncated bool, omitted int, trigger json.RawMessage) (int, error) {
 		key := skelKey{truncated, trigger != nil, len(strconv.Itoa(omitted))}
 		if omitted == 0 {
-			key.omitted = 0 // left out of the JSON entirely
+			key.digits = 0
 		}
 		if c, ok := skelCosts[key]; ok {
 			return c, nil
@@ -118,11 +118,8 @@ func (rc Context) fit(budget int) ([]byte, error) {
 		s := rc
 		s.Truncated, s.Omitted, s.Trigger, s.HistorySince = truncated, omitted, trigger, []HistoryEntry{}
 		b, err := encodeCompact(s)
-		if err != nil {
-			return 0, err
-		}
 		skelCosts[key] = escapedLen(b)
-		return skelCosts[key], nil
+		return skelCosts[key], err
 	}
 
 	// fixed[i] is entry i with an empty body; a body adds bodyCost on top,
@@ -204,18 +201,15 @@ func (rc Context) fit(budget int) ([]byte, error) {
 		sumMin -= fixed[i] + minBody[i]
 		dropped++
 	}
-	keep := make([]bool, n)
-	for _, i := range order[dropped:] {
-		keep[i] = true
-	}
 
 	// Give what is left back to the newest bodies: they stay whole while
 	// they fit, the next one is cut to fit, older ones keep only the marker.
-	bodies := make([]string, n)
+	bodies, keep := make([]string, n), make([]bool, n)
 	cut := false
 	for k := n - 1; k >= dropped; k-- {
 		i := order[k]
 		body := entries[i].Body
+		keep[i] = true
 		if !shortenable[i] {
 			bodies[i] = body
 			continue
@@ -261,69 +255,29 @@ func encodeCompact(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
-// escapeCosts hold what one character costs on the way into the dispatch.
-// They are measured from encoding/json itself at start-up rather than written
-// down, so the accounting cannot drift from the encoder.
-type escapeCosts struct {
-	// payload: a character of resume_context inside the inputs JSON.
-	payload [utf8.RuneSelf]int
-	// body: a character of a body, escaped into resume_context and then
-	// again into the inputs JSON.
-	body                        [utf8.RuneSelf]int
-	payloadSep, bodySep         int // U+2028 and U+2029, escaped by encoding/json
-	payloadInvalid, bodyInvalid int // a byte that is not UTF-8, becomes \ufffd
-}
-
-var costs = measureEscapeCosts()
-
-func measureEscapeCosts() *escapeCosts {
-	c := &escapeCosts{}
-	payload := func(s string) int {
-		b, _ := json.Marshal(s)
-		return len(b) - 2
-	}
-	inner := func(s string) string {
-		b, _ := encodeCompact(s)
-		return string(b[1 : len(b)-1])
-	}
-	for b := range utf8.RuneSelf {
-		s := string(rune(b))
-		c.payload[b] = payload(s)
-		c.body[b] = payload(inner(s))
-	}
-	c.payloadSep, c.bodySep = payload("\u2028"), payload(inner("\u2028"))
-	c.payloadInvalid, c.bodyInvalid = payload("\xff"), payload(inner("\xff"))
-	return c
-}
-
-// escapedLen is the size of b (text of resume_context) inside the inputs JSON.
+// escapedLen is the size of b (text of resume_context) inside the inputs
+// JSON, as DispatchSize counts it.
 func escapedLen(b []byte) int {
-	n := 0
-	for i := 0; i < len(b); {
-		if c := b[i]; c < utf8.RuneSelf {
-			n += costs.payload[c]
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			n += costs.payloadInvalid
-		case r == '\u2028' || r == '\u2029':
-			n += costs.payloadSep
-		default:
-			n += size
-		}
-		i += size
-	}
-	return n
+	q, _ := json.Marshal(string(b)) // a string always encodes
+	return len(q) - len(`""`)
 }
 
-// bodyCost is what a whole body adds to the dispatch.
+// bodyCost is what a body adds to the dispatch: escaped into
+// resume_context, then again into the inputs JSON.
 func bodyCost(s string) int {
-	_, cost, _ := bodyPrefix(s, math.MaxInt)
-	return cost
+	inner, _ := encodeCompact(s) // a string always encodes
+	return escapedLen(inner[1 : len(inner)-1])
 }
+
+// asciiCost[c] is bodyCost of the ASCII character c, measured once from
+// encoding/json itself so that the accounting cannot drift from the
+// encoder.
+var asciiCost = func() (c [utf8.RuneSelf]int) {
+	for b := range utf8.RuneSelf {
+		c[b] = bodyCost(string(rune(b)))
+	}
+	return c
+}()
 
 // bodyPrefix finds the longest prefix of s, cut where encoding/json steps
 // from character to character, whose cost in the dispatch is at most budget.
@@ -331,21 +285,14 @@ func bodyCost(s string) int {
 // s. It reads no further than the budget reaches.
 func bodyPrefix(s string, budget int) (end, cost int, whole bool) {
 	for end < len(s) {
-		c, size := s[end], 1
-		var n int
-		if c < utf8.RuneSelf {
-			n = costs.body[c]
+		n, size := 0, 1
+		if c := s[end]; c < utf8.RuneSelf {
+			n = asciiCost[c]
+		} else if r, sz := utf8.DecodeRuneInString(s[end:]); r == utf8.RuneError || r == '\u2028' || r == '\u2029' {
+			// Invalid bytes and the two separators encoding/json escapes.
+			n, size = bodyCost(s[end:end+sz]), sz
 		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[end:])
-			switch {
-			case r == utf8.RuneError && size == 1:
-				n = costs.bodyInvalid
-			case r == '\u2028' || r == '\u2029':
-				n = costs.bodySep
-			default:
-				n = size
-			}
+			n, size = sz, sz
 		}
 		if cost+n > budget {
 			return end, cost, false

@@ -48,7 +48,7 @@ func checkVerdictBounds(t *testing.T, data []byte, v *Verdict, lim wait.TriggerL
 	if v.Verdict != VerdictAdjourned && v.Verdict != VerdictRecessed {
 		t.Errorf("ParseVerdict(%.200q).Verdict = %q", data, v.Verdict)
 	}
-	if checkID(v.CorrelationID, "id", isCorrelationIDByte, "") != nil {
+	if checkID(v.CorrelationID, "id", correlationIDChars) != nil {
 		t.Errorf("ParseVerdict(%.200q).CorrelationID = %q, not a valid id", data, v.CorrelationID)
 	}
 	if v.DiscussionNumber < 1 || v.DiscussionNumber > maxDiscussionNumber {
@@ -62,7 +62,7 @@ func checkVerdictBounds(t *testing.T, data []byte, v *Verdict, lim wait.TriggerL
 			utf8.RuneCountInString(r.Body) > MaxReplyBody {
 			t.Errorf("ParseVerdict(%.200q).Replies[%d].Body = %.100q breaks a bound", data, i, r.Body)
 		}
-		if r.ReplyTo != "" && checkID(r.ReplyTo, "id", isNodeIDByte, "") != nil {
+		if r.ReplyTo != "" && checkID(r.ReplyTo, "id", nodeIDChars) != nil {
 			t.Errorf("ParseVerdict(%.200q).Replies[%d].ReplyTo = %q, not a node id", data, i, r.ReplyTo)
 		}
 	}

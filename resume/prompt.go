@@ -34,40 +34,32 @@ type Question struct {
 // Prompt is pure: the same context gives the same text, so it can be
 // rendered again anywhere (the claim step's output, `recess prompt`).
 func Prompt(rc Context, asked []Question) string {
-	var b strings.Builder
-	p := promptWriter{b: &b}
+	p := &promptWriter{}
 	p.header(rc)
 	p.truncation(rc)
 	p.comments(rc, asked)
-	p.line("## What to do now")
-	p.line("")
+	p.para("## What to do now")
 	p.line("Read the comments above (and the discussion itself where a link says there is more), then either answer with `adjourn`, or ask again with `reply` and `recess`. Use a comment's id as `reply_to` to answer under it. Call the tool, then end your turn.")
-	return b.String()
+	return p.String()
 }
 
-type promptWriter struct{ b *strings.Builder }
+type promptWriter struct{ strings.Builder }
 
-// line writes s as it is; linef formats.
-func (p promptWriter) line(s string) {
-	p.b.WriteString(s)
-	p.b.WriteByte('\n')
-}
+// line writes s and a newline; para writes s as a paragraph, with the
+// blank line after it. Their f forms format.
+func (p *promptWriter) line(s string) { p.WriteString(s + "\n") }
+func (p *promptWriter) para(s string) { p.WriteString(s + "\n\n") }
 
-func (p promptWriter) linef(format string, args ...any) {
-	fmt.Fprintf(p.b, format, args...)
-	p.b.WriteByte('\n')
-}
+func (p *promptWriter) linef(format string, args ...any) { p.line(fmt.Sprintf(format, args...)) }
+func (p *promptWriter) paraf(format string, args ...any) { p.para(fmt.Sprintf(format, args...)) }
 
-func (p promptWriter) header(rc Context) {
+func (p *promptWriter) header(rc Context) {
 	if rc.FiredBy == FiredByIntake {
-		p.line("# New comments on the discussion")
-		p.line("")
-		p.linef("You answered this discussion earlier (adjourned). People wrote since; the comments are below, as of %s.", promptTime(rc.FiredAt))
-		p.line("")
+		p.para("# New comments on the discussion")
+		p.paraf("You answered this discussion earlier (adjourned). People wrote since; the comments are below, as of %s.", promptTime(rc.FiredAt))
 		return
 	}
-	p.line("# You are resumed")
-	p.line("")
+	p.para("# You are resumed")
 	what := "You recessed on this discussion"
 	if rc.CorrelationID != "" {
 		what += " (recess " + code(rc.CorrelationID) + ")"
@@ -75,8 +67,7 @@ func (p promptWriter) header(rc Context) {
 	if rc.RecessCount > 1 {
 		what += fmt.Sprintf("; this conversation has recessed %d times so far", rc.RecessCount)
 	}
-	p.line(what + ".")
-	p.line("")
+	p.para(what + ".")
 	p.linef("- **Why you were woken:** %s.", firedByPrompt(rc.FiredBy))
 	p.linef("- **When:** %s.", promptTime(rc.FiredAt))
 	if len(rc.Trigger) > 0 {
@@ -91,26 +82,10 @@ func (p promptWriter) header(rc Context) {
 
 // firedByPrompt says what woke the agent, addressed to it.
 func firedByPrompt(by string) string {
-	switch by {
-	case wait.KindMissingInput:
-		return "the replies you waited for arrived (`missing_input`)"
-	case wait.KindElapsed:
-		return "the time you waited for has passed (`elapsed`)"
-	case wait.KindEscalationNeeded:
-		return "a maintainer sent the signal you waited for (`escalation_needed`)"
-	case wait.FiredByExpired:
-		return "your wait expired before its trigger fired, and you asked to be resumed then (`expired`)"
-	case wait.FiredByManual:
-		return "a maintainer said `/recess resume`: they want an answer now, whatever you waited for (`manual`)"
-	case wait.FiredByRetry:
-		return "the run that was resumed before ended without a verdict (it failed or was cancelled); this run gets the same context again (`retry`)"
-	case FiredByIntake:
-		return "people wrote after your last answer (`intake`)"
-	case "":
-		return "not said"
-	default:
-		return code(clipLine(by, 64))
+	if w, ok := firedBy[by]; ok {
+		return w.agent
 	}
+	return code(clipLine(by, 64))
 }
 
 // waitedFor says a trigger in words, without the moments (the context does
@@ -156,38 +131,38 @@ func waitedFor(t *wait.Trigger) string {
 	return s
 }
 
-func (p promptWriter) comments(rc Context, asked []Question) {
+func (p *promptWriter) comments(rc Context, asked []Question) {
 	n := len(rc.HistorySince)
-	if n == 0 {
-		p.line("## Comments since")
-		p.line("")
-		if rc.Omitted > 0 {
-			p.line("None fit in the context (see above); read the discussion.")
-		} else {
-			p.line("No one wrote since you last ran.")
-		}
-		p.line("")
+	switch {
+	case n == 0 && rc.Omitted > 0:
+		p.para("## Comments since\n\nNone fit in the context (see above); read the discussion.")
+		return
+	case n == 0:
+		p.para("## Comments since\n\nNo one wrote since you last ran.")
 		return
 	}
-	p.linef("## %s since you last ran, oldest first", capital(plural(n, "comment", "comments")))
-	p.line("")
+	p.paraf("## %s since you last ran, oldest first", capital(plural(n, "comment", "comments")))
 	byID := make(map[string]int, n)
 	for i, e := range rc.HistorySince {
 		byID[e.ID] = i
 	}
 	for i, e := range rc.HistorySince {
-		p.linef("### %d. %s", i+1, framing(e, i, rc.HistorySince, byID, asked))
-		p.line("")
-		meta := fmt.Sprintf("**@%s** (%s) · %s", clipLine(e.Author, 64), roleWords(e.Role), promptTime(e.CreatedAt))
-		if e.URL != "" {
-			meta += " · [link](" + safeURL(e.URL) + ")"
-		}
-		meta += " · id " + code(e.ID)
-		p.line(meta)
-		p.line("")
-		p.quote(e.Body)
-		p.line("")
+		by := fmt.Sprintf("**@%s** (%s)", clipLine(e.Author, 64), roleWords(e.Role))
+		p.entry(i, framing(e, i, rc.HistorySince, byID, asked), by, e.CreatedAt, e.URL, e.ID, e.Body)
 	}
+}
+
+// entry renders comment i of a list: its heading, who wrote it when with
+// its link and id, and its body quoted.
+func (p *promptWriter) entry(i int, heading, by string, at time.Time, url, id, body string) {
+	p.paraf("### %d. %s", i+1, heading)
+	meta := by + " · " + promptTime(at)
+	if url != "" {
+		meta += " · [link](" + safeURL(url) + ")"
+	}
+	p.para(meta + " · id " + code(id))
+	p.quote(body)
+	p.line("")
 }
 
 // framing is an entry's heading: what it answers.
@@ -212,7 +187,7 @@ func framing(e HistoryEntry, i int, all []HistoryEntry, byID map[string]int, ask
 	return "Reply under an earlier comment (" + code(e.ReplyTo) + ", not in this list)"
 }
 
-func (p promptWriter) truncation(rc Context) {
+func (p *promptWriter) truncation(rc Context) {
 	var cut []HistoryEntry
 	for _, e := range rc.HistorySince {
 		if strings.HasSuffix(e.Body, TruncatedMarker) {
@@ -222,8 +197,7 @@ func (p promptWriter) truncation(rc Context) {
 	if !rc.Truncated && rc.Omitted == 0 && len(cut) == 0 {
 		return
 	}
-	p.line("## Not everything fit")
-	p.line("")
+	p.para("## Not everything fit")
 	p.line("GitHub limits what a workflow run is given, so recess shortened this context (the oldest comments first).")
 	if rc.Omitted > 0 {
 		p.linef("%s left out entirely: read the discussion for everything before the first comment below.", capital(plural(rc.Omitted, "older comment was", "older comments were")))
@@ -232,8 +206,7 @@ func (p promptWriter) truncation(rc Context) {
 		p.line("What you waited for (the trigger) was left out too.")
 	}
 	if len(cut) > 0 {
-		p.linef("%s shortened; each ends in “%s”. Read the full text at the links:", capital(plural(len(cut), "comment was", "comments were")), TruncatedMarker)
-		p.line("")
+		p.paraf("%s shortened; each ends in “%s”. Read the full text at the links:", capital(plural(len(cut), "comment was", "comments were")), TruncatedMarker)
 		for _, e := range cut {
 			link := safeURL(e.URL)
 			if link == "" {
@@ -249,7 +222,7 @@ func (p promptWriter) truncation(rc Context) {
 // prompt's own structure (a heading, a list of instructions). Every form of
 // line break is made a newline first: a reader that honours a bare CR or a
 // Unicode line separator must not find a line outside the quote.
-func (p promptWriter) quote(body string) {
+func (p *promptWriter) quote(body string) {
 	body = strings.TrimRight(normalizeBreaks(body), "\n")
 	if body == "" {
 		p.line("> (empty)")
@@ -307,31 +280,31 @@ func lineBreak(r rune) bool {
 
 // normalizeBreaks makes every line break in s a "\n" (CRLF is one break).
 func normalizeBreaks(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r != '\n' && lineBreak(r) }) < 0 {
-		return s
-	}
-	s = strings.ReplaceAll(s, "\r\n", "\n")
 	return strings.Map(func(r rune) rune {
 		if lineBreak(r) {
 			return '\n'
 		}
 		return r
-	}, s)
+	}, strings.ReplaceAll(s, "\r\n", "\n"))
+}
+
+// ClipRunes is s cut to at most n runes, with "…" when it was cut.
+func ClipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 // clipLine keeps text that comes from outside on one line and short, so a
 // hostile login or question cannot reshape the prompt.
 func clipLine(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
+	return ClipRunes(strings.Map(func(r rune) rune {
 		if lineBreak(r) || unicode.IsControl(r) {
 			return ' '
 		}
 		return r
-	}, s)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
+	}, s), n)
 }
 
 // code renders outside text as inline code on one line; a backtick in it

@@ -1,10 +1,5 @@
 package resume
 
-import (
-	"fmt"
-	"strings"
-)
-
 // intakeBodyRunes bounds each body an intake prompt quotes, and
 // intakeComments how many of the newest comments it lists: a step output is
 // no place for a whole long discussion, and the links say where the rest is.
@@ -19,10 +14,8 @@ const (
 // each quoted as Prompt quotes history, long ones shortened with the link.
 // Pure, like Prompt.
 func IntakePrompt(d *Discussion) string {
-	var b strings.Builder
-	p := promptWriter{b: &b}
-	p.line("# A discussion to answer")
-	p.line("")
+	p := &promptWriter{}
+	p.para("# A discussion to answer")
 	p.linef("Discussion #%d, “%s”, opened by @%s on %s.", d.Number, clipLine(d.Title, 200), clipLine(d.Author, 64), promptTime(d.CreatedAt))
 	meta := ""
 	if d.Category != "" {
@@ -44,37 +37,24 @@ func IntakePrompt(d *Discussion) string {
 		}
 	}
 	if len(people) == 0 {
-		p.line("No one has commented yet.")
-		p.line("")
+		p.para("No one has commented yet.")
 	} else {
 		if len(people) > intakeComments {
-			p.linef("%s not shown here; read them in the discussion (read_discussion).", capital(plural(len(people)-intakeComments, "older comment is", "older comments are")))
-			p.line("")
+			p.paraf("%s not shown here; read them in the discussion (read_discussion).", capital(plural(len(people)-intakeComments, "older comment is", "older comments are")))
 			people = people[len(people)-intakeComments:]
 		}
-		p.linef("## %s, oldest first", capital(plural(len(people), "comment", "comments")))
-		p.line("")
+		p.paraf("## %s, oldest first", capital(plural(len(people), "comment", "comments")))
 		for i, c := range people {
 			head := "Comment"
 			if c.ParentID != "" {
 				head = "Reply under " + code(c.ParentID)
 			}
-			p.linef("### %d. %s", i+1, head)
-			p.line("")
-			meta := fmt.Sprintf("**@%s** · %s", clipLine(c.Author, 64), promptTime(c.CreatedAt))
-			if c.URL != "" {
-				meta += " · [link](" + safeURL(c.URL) + ")"
-			}
-			p.line(meta + " · id " + code(c.ID))
-			p.line("")
-			p.quote(intakeBody(c.Body))
-			p.line("")
+			p.entry(i, head, "**@"+clipLine(c.Author, 64)+"**", c.CreatedAt, c.URL, c.ID, intakeBody(c.Body))
 		}
 	}
-	p.line("## What to do now")
-	p.line("")
+	p.para("## What to do now")
 	p.line("Answer with `adjourn`, or ask what you need with `reply` (use a comment's id as `reply_to` to answer under it) and wait for people with `recess`. Call the tool, then end your turn.")
-	return b.String()
+	return p.String()
 }
 
 // intakeBody cuts a long body with the marker that says the full text is

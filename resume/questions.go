@@ -2,7 +2,6 @@ package resume
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/recess-action/recess/state"
 )
@@ -13,11 +12,8 @@ import (
 // copied into someone else's comment is ignored), and the hidden marker is
 // left out of the body.
 func Questions(d *Discussion, correlationID string) []Question {
-	type indexed struct {
-		i int
-		q Question
-	}
-	var found []indexed
+	var out []Question
+	index := map[string]int{} // by comment id: the reply's place in the verdict
 	for _, c := range d.Comments {
 		if !c.Mine || c.Deleted {
 			continue
@@ -26,20 +22,18 @@ func Questions(d *Discussion, correlationID string) []Question {
 		if !ok || id != correlationID {
 			continue
 		}
-		body := c.Body
-		if at := strings.LastIndex(body, state.ReplyMarker(id, i)); at >= 0 {
-			body = body[:at]
-		}
-		thread := c.ParentID
-		if thread == "" {
-			thread = c.ID
-		}
-		found = append(found, indexed{i, Question{ID: c.ID, Thread: thread, Body: strings.TrimSpace(body), URL: c.URL}})
+		index[c.ID] = i
+		out = append(out, Question{ID: c.ID, Thread: c.Thread(), Body: state.Visible(c.Body), URL: c.URL})
 	}
-	slices.SortStableFunc(found, func(a, b indexed) int { return a.i - b.i })
-	out := make([]Question, 0, len(found))
-	for _, f := range found {
-		out = append(out, f.q)
-	}
+	slices.SortStableFunc(out, func(a, b Question) int { return index[a.ID] - index[b.ID] })
 	return out
+}
+
+// Thread is the top-level comment c sits in: its parent, or c itself. An
+// answer under c names it as reply_to.
+func (c Comment) Thread() string {
+	if c.ParentID != "" {
+		return c.ParentID
+	}
+	return c.ID
 }

@@ -3,7 +3,8 @@ package resume
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,33 +72,28 @@ func (p *pass) statusLine() string {
 	}
 }
 
-func firedByWords(by string) string {
-	switch by {
-	case wait.KindMissingInput:
-		return "the replies it waited for arrived"
-	case wait.KindElapsed:
-		return "the time it waited for has passed"
-	case wait.KindEscalationNeeded:
-		return "a maintainer's signal arrived"
-	case wait.FiredByExpired:
-		return "the wait ran out"
-	case wait.FiredByManual:
-		return "a maintainer said `/recess resume`"
-	case wait.FiredByRetry:
-		return "the last agent run ended without an answer"
-	default:
-		return EscapeMarkdown(by)
-	}
+// firedBy says what woke a run: for people, in the status comment, and
+// for the agent, in its prompt.
+var firedBy = map[string]struct{ people, agent string }{
+	wait.KindMissingInput:     {"the replies it waited for arrived", "the replies you waited for arrived (`missing_input`)"},
+	wait.KindElapsed:          {"the time it waited for has passed", "the time you waited for has passed (`elapsed`)"},
+	wait.KindEscalationNeeded: {"a maintainer's signal arrived", "a maintainer sent the signal you waited for (`escalation_needed`)"},
+	wait.FiredByExpired:       {"the wait ran out", "your wait expired before its trigger fired, and you asked to be resumed then (`expired`)"},
+	wait.FiredByManual:        {"a maintainer said `/recess resume`", "a maintainer said `/recess resume`: they want an answer now, whatever you waited for (`manual`)"},
+	wait.FiredByRetry:         {"the last agent run ended without an answer", "the run that was resumed before ended without a verdict (it failed or was cancelled); this run gets the same context again (`retry`)"},
+	FiredByIntake:             {"", "people wrote after your last answer (`intake`)"},
+	"":                        {"", "not said"},
 }
 
-func sortedRFCs(r *state.Record) []string {
-	ids := make([]string, 0, len(r.OpenRFCs))
-	for id := range r.OpenRFCs {
-		ids = append(ids, id)
+func firedByWords(by string) string {
+	if w := firedBy[by].people; w != "" {
+		return w
 	}
-	sort.Strings(ids)
-	return ids
+	return EscapeMarkdown(by)
 }
+
+// sortedRFCs are the ids of the record's open recesses, sorted.
+func sortedRFCs(r *state.Record) []string { return slices.Sorted(maps.Keys(r.OpenRFCs)) }
 
 // Describe says in plain words what a trigger still waits for, given what
 // was observed, as it reads after "Waiting": "for 1 more reply (1 of 2 so
@@ -152,15 +148,11 @@ func describeNode(t *wait.Trigger, o wait.Observed, nested bool) string {
 			}
 		}
 		parts = append(parts, composite...)
-		word := "or"
+		word, lead := "or", "either "
 		if t.Kind == wait.KindAll {
-			word = "and"
+			word, lead = "and", "both "
 		}
 		if nested && len(parts) == 2 {
-			lead := "either "
-			if t.Kind == wait.KindAll {
-				lead = "both "
-			}
 			s = lead + parts[0] + " " + word + " " + parts[1]
 		} else {
 			s = joinWords(parts, word)
@@ -207,17 +199,7 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func containsID(list []string, id string) bool {
-	if id == "" {
-		return false
-	}
-	for _, x := range list {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
+func containsID(list []string, id string) bool { return id != "" && slices.Contains(list, id) }
 
 // Status reports the discussion's open recesses without changing anything.
 func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
@@ -230,13 +212,10 @@ func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
 		if p.d == nil {
 			return fmt.Errorf("read discussion %d: %w", number, p.snap.dErr)
 		}
+		p.evals, p.observed = map[string]wait.Evaluation{}, map[string]wait.Observed{}
 		for id, rfc := range p.rec.OpenRFCs {
-			t := rfc.Trigger
-			if p.evals == nil {
-				p.evals, p.observed = map[string]wait.Evaluation{}, map[string]wait.Observed{}
-			}
 			o := p.observe(rfc)
-			p.evals[id], p.observed[id] = wait.Evaluate(t, o, p.now), o
+			p.evals[id], p.observed[id] = wait.Evaluate(rfc.Trigger, o, p.now), o
 		}
 		p.res.note("%s", p.statusLine())
 		return nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -42,90 +41,53 @@ var defaultTexts = map[string]string{
 	"answer.already_active": "An agent run is already under way or a recess is open here: there is nothing to ask for.",
 }
 
-// textPlaceholders are the placeholders each text may use.
-var textPlaceholders = map[string][]string{
-	"status.waiting":        {"what"},
-	"status.why":            {"summary"},
-	"status.working":        {"run"},
-	"status.resumed":        {"why", "run"},
-	"status.attempt":        {"attempt", "attempts"},
-	"status.escalated":      {"reason"},
-	"status.queued":         {"until", "reason"},
-	"status.closed":         {"reason"},
-	"status.idle":           nil,
-	"status.footer":         nil,
-	"note.escalated":        {"reason", "mentions"},
-	"note.cancelled":        {"author"},
-	"note.expired":          {"at", "what"},
-	"reply.answered":        {"what"},
-	"answer.refused":        {"why"},
-	"answer.no_recess":      {"command"},
-	"answer.not_escalated":  nil,
-	"answer.already_active": nil,
-}
-
 // TextKeys lists the keys of the texts a maintainer may override, sorted.
-func TextKeys() []string {
-	keys := make([]string, 0, len(defaultTexts))
-	for k := range defaultTexts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func TextKeys() []string { return slices.Sorted(maps.Keys(defaultTexts)) }
 
-// CheckTexts validates overrides: known keys, known placeholders, and a text
-// that is not empty. The error names the field (texts.KEY).
+// CheckTexts validates overrides: known keys, known placeholders (those of
+// the default text), and a text that is not empty. The error names the
+// field (texts.KEY).
 func CheckTexts(texts map[string]string) error {
 	for _, k := range slices.Sorted(maps.Keys(texts)) {
-		v := texts[k]
-		allowed, ok := textPlaceholders[k]
+		def, ok := defaultTexts[k]
 		if !ok {
 			return &wait.FieldError{Field: "texts." + k, Reason: "unknown text (known: " + strings.Join(TextKeys(), ", ") + ")"}
 		}
-		if strings.TrimSpace(v) == "" {
+		if strings.TrimSpace(texts[k]) == "" {
 			return &wait.FieldError{Field: "texts." + k, Reason: "empty"}
 		}
-		for rest := v; ; {
-			i := strings.IndexByte(rest, '{')
-			if i < 0 {
-				break
+		allowed := placeholders(def)
+		for _, name := range placeholders(texts[k]) {
+			if !slices.Contains(allowed, name) {
+				known := "none"
+				if len(allowed) > 0 {
+					known = "{" + strings.Join(allowed, "}, {") + "}"
+				}
+				return &wait.FieldError{Field: "texts." + k, Reason: fmt.Sprintf("unknown placeholder {%s} (this text knows %s)", name, known)}
 			}
-			j := strings.IndexByte(rest[i:], '}')
-			if j < 0 {
-				break
-			}
-			name := rest[i+1 : i+j]
-			if isPlaceholderName(name) && !slices.Contains(allowed, name) {
-				return &wait.FieldError{Field: "texts." + k, Reason: fmt.Sprintf("unknown placeholder {%s} (this text knows %s)", name, placeholderList(allowed))}
-			}
-			rest = rest[i+j+1:]
 		}
 	}
 	return nil
 }
 
-func isPlaceholderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= 'a' && c <= 'z' || c == '_') {
-			return false
+// placeholders lists the {name} placeholders in s, in order; a brace around
+// anything but lower-case letters and underscores is text.
+func placeholders(s string) []string {
+	var names []string
+	for rest := s; ; {
+		_, after, ok := strings.Cut(rest, "{")
+		if !ok {
+			return names
 		}
+		name, after, ok := strings.Cut(after, "}")
+		if !ok {
+			return names
+		}
+		if name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyz_") == "" {
+			names = append(names, name)
+		}
+		rest = after
 	}
-	return true
-}
-
-func placeholderList(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = "{" + n + "}"
-	}
-	return strings.Join(out, ", ")
 }
 
 // ownMarkdown are the placeholders that carry Markdown recess builds itself

@@ -282,11 +282,7 @@ func (p *pass) keepMarker(v *Verdict, a *state.Run) string {
 func addReply(rfc *state.RFC, c *Comment) {
 	rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, state.Cursor{At: c.CreatedAt.UTC(), IDs: []string{c.ID}})
 	rfc.ReplyIDs = append(rfc.ReplyIDs, c.ID)
-	root := c.ID
-	if c.ParentID != "" {
-		root = c.ParentID
-	}
-	if !containsID(rfc.ThreadRoots, root) {
+	if root := c.Thread(); !containsID(rfc.ThreadRoots, root) {
 		rfc.ThreadRoots = append(rfc.ThreadRoots, root)
 	}
 }

@@ -2,7 +2,6 @@ package resume
 
 import (
 	"encoding/json/jsontext"
-	"encoding/json/v2"
 	"errors"
 	"strconv"
 	"strings"
@@ -68,69 +67,61 @@ func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 	if len(data) > MaxVerdictBytes {
 		return nil, &wait.FieldError{Field: "verdict", Reason: "longer than " + strconv.Itoa(MaxVerdictBytes) + " bytes"}
 	}
-	// A null member counts as absent: agents write "trigger": null for "no
-	// trigger", and it must not read as one.
+	// Pointers tell a missing member from an empty one; a null member
+	// leaves them nil, so agents that write "trigger": null for "no
+	// trigger" are read as they mean. The decoder refuses a member of the
+	// wrong type, text that is not valid UTF-8 and numbers that are not
+	// plain integers. Replies stay raw so that none past MaxReplies is read.
 	var doc struct {
-		Verdict          jsontext.Value `json:"verdict"`
-		CorrelationID    jsontext.Value `json:"correlation_id"`
-		DiscussionNumber jsontext.Value `json:"discussion_number"`
-		Replies          jsontext.Value `json:"replies"`
-		Trigger          jsontext.Value `json:"trigger"`
-		Summary          jsontext.Value `json:"summary"`
+		Verdict          *string          `json:"verdict"`
+		CorrelationID    *string          `json:"correlation_id"`
+		DiscussionNumber *int             `json:"discussion_number"`
+		Replies          []jsontext.Value `json:"replies"`
+		Trigger          jsontext.Value   `json:"trigger"`
+		Summary          *string          `json:"summary"`
 	}
 	if err := wait.DecodeJSON(data, "verdict", &doc, wait.JSONLimits{MaxDepth: maxVerdictDepth}); err != nil {
 		return nil, err
 	}
-	var err error
-	v := &Verdict{}
-
-	if !wait.Present(doc.Verdict) {
-		return nil, &wait.FieldError{Field: "verdict.verdict", Reason: "missing"}
-	}
-	if v.Verdict, err = decodeString(doc.Verdict, "verdict.verdict"); err != nil {
-		return nil, err
-	}
 	hasTrigger := wait.Present(doc.Trigger)
-	switch v.Verdict {
-	case VerdictRecessed:
-		if !hasTrigger {
-			return nil, &wait.FieldError{Field: "verdict.trigger", Reason: "missing: a recessed verdict needs a trigger"}
-		}
-	case VerdictAdjourned:
-		if hasTrigger {
-			return nil, &wait.FieldError{Field: "verdict.trigger", Reason: "not allowed: an adjourned verdict has no trigger"}
-		}
-	default:
+	switch {
+	case doc.Verdict == nil:
+		return nil, &wait.FieldError{Field: "verdict.verdict", Reason: "missing"}
+	case *doc.Verdict == VerdictRecessed && !hasTrigger:
+		return nil, &wait.FieldError{Field: "verdict.trigger", Reason: "missing: a recessed verdict needs a trigger"}
+	case *doc.Verdict == VerdictAdjourned && hasTrigger:
+		return nil, &wait.FieldError{Field: "verdict.trigger", Reason: "not allowed: an adjourned verdict has no trigger"}
+	case *doc.Verdict != VerdictRecessed && *doc.Verdict != VerdictAdjourned:
 		return nil, &wait.FieldError{Field: "verdict.verdict", Reason: "must be " + strconv.Quote(VerdictAdjourned) + " or " + strconv.Quote(VerdictRecessed)}
-	}
-
-	if !wait.Present(doc.CorrelationID) {
+	case doc.CorrelationID == nil:
 		return nil, &wait.FieldError{Field: "verdict.correlation_id", Reason: "missing"}
 	}
-	if v.CorrelationID, err = decodeString(doc.CorrelationID, "verdict.correlation_id"); err != nil {
+	v := &Verdict{Verdict: *doc.Verdict, CorrelationID: *doc.CorrelationID}
+	if err := checkID(v.CorrelationID, "verdict.correlation_id", correlationIDChars); err != nil {
 		return nil, err
 	}
-	if err := checkID(v.CorrelationID, "verdict.correlation_id", isCorrelationIDByte, "A-Z a-z 0-9 . _ -"); err != nil {
-		return nil, err
-	}
-
-	if !wait.Present(doc.DiscussionNumber) {
+	switch n := doc.DiscussionNumber; {
+	case n == nil:
 		return nil, &wait.FieldError{Field: "verdict.discussion_number", Reason: "missing"}
+	case *n < 1:
+		return nil, &wait.FieldError{Field: "verdict.discussion_number", Reason: "must be a positive integer"}
+	case *n > maxDiscussionNumber:
+		return nil, &wait.FieldError{Field: "verdict.discussion_number", Reason: "larger than " + strconv.Itoa(maxDiscussionNumber)}
+	default:
+		v.DiscussionNumber = *n
 	}
-	if v.DiscussionNumber, err = decodePositiveInt(doc.DiscussionNumber, "verdict.discussion_number", maxDiscussionNumber); err != nil {
-		return nil, err
+	if len(doc.Replies) > MaxReplies {
+		return nil, &wait.FieldError{Field: "verdict.replies", Reason: "more than " + strconv.Itoa(MaxReplies) + " replies"}
 	}
-
-	if wait.Present(doc.Replies) {
-		if v.Replies, err = decodeReplies(doc.Replies); err != nil {
+	for i, raw := range doc.Replies {
+		r, err := decodeReply(raw, wait.IndexPath("verdict.replies", i))
+		if err != nil {
 			return nil, err
 		}
+		v.Replies = append(v.Replies, r)
 	}
-
-	if wait.Present(doc.Summary) {
-		if v.Summary, err = decodeString(doc.Summary, "verdict.summary"); err != nil {
-			return nil, err
-		}
+	if doc.Summary != nil {
+		v.Summary = *doc.Summary
 		if err := checkText(v.Summary, "verdict.summary", MaxSummary); err != nil {
 			return nil, err
 		}
@@ -147,58 +138,24 @@ func ParseVerdict(data []byte, lim wait.TriggerLimits) (*Verdict, error) {
 			}
 			return nil, &wait.FieldError{Field: "trigger", Reason: "invalid", Err: err}
 		}
-		canonical, err := json.Marshal(t)
-		if err != nil {
-			return nil, &wait.FieldError{Field: "trigger", Reason: "cannot be encoded", Err: err}
-		}
-		v.Trigger, v.TriggerJSON = t, canonical
+		v.Trigger, v.TriggerJSON = t, triggerJSON(t)
 	}
 	return v, nil
 }
 
-// decodeReplies decodes the replies list, judging no element past
-// MaxReplies.
-func decodeReplies(raw jsontext.Value) ([]VerdictReply, error) {
-	const path = "verdict.replies"
-	var elems []jsontext.Value
-	if raw.Kind() != '[' || json.Unmarshal(raw, &elems) != nil {
-		return nil, &wait.FieldError{Field: path, Reason: "must be a list"}
-	}
-	if len(elems) > MaxReplies {
-		return nil, &wait.FieldError{Field: path, Reason: "more than " + strconv.Itoa(MaxReplies) + " replies"}
-	}
-	var replies []VerdictReply
-	for i, e := range elems {
-		r, err := decodeReply(e, wait.IndexPath(path, i))
-		if err != nil {
-			return nil, err
-		}
-		replies = append(replies, r)
-	}
-	return replies, nil
-}
-
-// decodeReply reads the reply at path; its fields are judged in a fixed
-// order, whatever the order they come in.
+// decodeReply reads the reply at path.
 func decodeReply(raw jsontext.Value, path string) (VerdictReply, error) {
-	var r VerdictReply
-	if raw.Kind() != '{' {
-		return r, &wait.FieldError{Field: path, Reason: "must be a JSON object"}
-	}
 	var doc struct {
-		Body    jsontext.Value `json:"body"`
-		ReplyTo jsontext.Value `json:"reply_to"`
+		Body    *string `json:"body"`
+		ReplyTo *string `json:"reply_to"`
 	}
 	if err := wait.DecodeJSON(raw, path, &doc, wait.JSONLimits{}); err != nil {
-		return r, err
+		return VerdictReply{}, err
 	}
-	var err error
-	if !wait.Present(doc.Body) {
-		return r, &wait.FieldError{Field: path + ".body", Reason: "missing"}
+	if doc.Body == nil {
+		return VerdictReply{}, &wait.FieldError{Field: path + ".body", Reason: "missing"}
 	}
-	if r.Body, err = decodeString(doc.Body, path+".body"); err != nil {
-		return r, err
-	}
+	r := VerdictReply{Body: *doc.Body}
 	if strings.TrimSpace(r.Body) == "" {
 		return r, &wait.FieldError{Field: path + ".body", Reason: "empty"}
 	}
@@ -211,63 +168,36 @@ func decodeReply(raw jsontext.Value, path string) (VerdictReply, error) {
 	if n := utf8.RuneCountInString(state.Neutralize(r.Body)); n > MaxReplyBody {
 		return r, &wait.FieldError{Field: path + ".body", Reason: "longer than " + strconv.Itoa(MaxReplyBody) + " characters once the recess marker words in it are broken (" + strconv.Itoa(n) + ")"}
 	}
-	if wait.Present(doc.ReplyTo) {
-		if r.ReplyTo, err = decodeString(doc.ReplyTo, path+".reply_to"); err != nil {
-			return r, err
-		}
-		if err := checkID(r.ReplyTo, path+".reply_to", isNodeIDByte, "A-Z a-z 0-9 _ = -"); err != nil {
+	if doc.ReplyTo != nil {
+		r.ReplyTo = *doc.ReplyTo
+		if err := checkID(r.ReplyTo, path+".reply_to", nodeIDChars); err != nil {
 			return r, err
 		}
 	}
 	return r, nil
 }
 
-// decodeString decodes a JSON string value; the reader has refused what
-// encoding/json v1 would silently repair (invalid UTF-8, unpaired surrogate
-// escapes), which would post text the agent never wrote.
-func decodeString(raw jsontext.Value, path string) (string, error) {
-	s, ok := wait.StringValue(raw)
-	if !ok {
-		return "", &wait.FieldError{Field: path, Reason: "must be a string"}
-	}
-	return s, nil
-}
+// The characters an identifier may hold: a correlation id sits in hidden
+// markers and run-names, a node id is what GitHub gives (base64 with its
+// padding).
+const (
+	alnum              = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	correlationIDChars = alnum + "._-"
+	nodeIDChars        = alnum + "_=-"
+)
 
-// decodePositiveInt accepts only the plain digits of a positive integer:
-// 12.5, 1e1, "12", 0 and -3 are all refused rather than rounded or coerced.
-func decodePositiveInt(raw jsontext.Value, path string, max int) (int, error) {
-	if len(raw) == 0 || raw[0] == '"' {
-		return 0, &wait.FieldError{Field: path, Reason: "must be a positive integer, not a string"}
-	}
-	s := string(raw)
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, &wait.FieldError{Field: path, Reason: "must be a positive integer"}
-		}
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n > max {
-		return 0, &wait.FieldError{Field: path, Reason: "larger than " + strconv.Itoa(max), Err: err}
-	}
-	if n < 1 {
-		return 0, &wait.FieldError{Field: path, Reason: "must be a positive integer"}
-	}
-	return n, nil
-}
-
-// checkID bounds an identifier to 1..MaxIDLength bytes of an allowed set, so
-// it can sit in a hidden marker, a run-name or a GraphQL variable unescaped.
-func checkID(s, path string, allowed func(byte) bool, set string) error {
-	if s == "" {
+// checkID bounds an identifier to 1..MaxIDLength of the characters chars
+// (alnum and some punctuation), so it can sit in a hidden marker, a
+// run-name or a GraphQL variable unescaped.
+func checkID(s, path, chars string) error {
+	switch {
+	case s == "":
 		return &wait.FieldError{Field: path, Reason: "empty"}
-	}
-	if len(s) > MaxIDLength {
+	case len(s) > MaxIDLength:
 		return &wait.FieldError{Field: path, Reason: "longer than " + strconv.Itoa(MaxIDLength) + " characters"}
-	}
-	for i := 0; i < len(s); i++ {
-		if !allowed(s[i]) {
-			return &wait.FieldError{Field: path, Reason: "may only hold " + set}
-		}
+	case strings.TrimLeft(s, chars) != "":
+		punct := strings.Split(strings.TrimPrefix(chars, alnum), "")
+		return &wait.FieldError{Field: path, Reason: "may only hold A-Z a-z 0-9 " + strings.Join(punct, " ")}
 	}
 	return nil
 }
@@ -283,16 +213,4 @@ func checkText(s, path string, maxRunes int) error {
 		return &wait.FieldError{Field: path, Reason: "longer than " + strconv.Itoa(maxRunes) + " characters"}
 	}
 	return nil
-}
-
-func isAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
-
-func isCorrelationIDByte(c byte) bool {
-	return isAlnum(c) || c == '.' || c == '_' || c == '-'
-}
-
-func isNodeIDByte(c byte) bool {
-	return isAlnum(c) || c == '_' || c == '=' || c == '-'
 }

@@ -105,5 +105,5 @@ func FirstLine(s string) string {
 
 // Excerpt is the first line of s, cut at 100 characters.
 func Excerpt(s string) string {
-	return ClipRunes(FirstLine(s), 100)
+	return resume.ClipRunes(FirstLine(s), 100)
 }

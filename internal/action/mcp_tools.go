@@ -413,7 +413,7 @@ func (s *mcpServer) checkReplyTo(ctx context.Context, field, id string) error {
 	if id == d.ID {
 		return refuse(field, id+" is the discussion itself: leave reply_to empty for a top-level comment; "+validIDs(d))
 	}
-	return refuse(field, "no comment "+strconv.Quote(ClipRunes(id, 64))+" in discussion #"+strconv.Itoa(s.discussion)+"; "+validIDs(d))
+	return refuse(field, "no comment "+strconv.Quote(resume.ClipRunes(id, 64))+" in discussion #"+strconv.Itoa(s.discussion)+"; "+validIDs(d))
 }
 
 // canReplyTo reports whether a reply may go under c: not deleted, not
@@ -428,7 +428,7 @@ func validIDs(d *resume.Discussion) string {
 	var ids []string
 	for i := len(d.Comments) - 1; i >= 0 && len(ids) < most; i-- {
 		if c := d.Comments[i]; canReplyTo(c) {
-			ids = append(ids, c.ID+" (@"+ClipRunes(c.Author, 40)+")")
+			ids = append(ids, c.ID+" (@"+resume.ClipRunes(c.Author, 40)+")")
 		}
 	}
 	if len(ids) == 0 {
@@ -656,15 +656,11 @@ func (s *mcpServer) readDiscussion(ctx context.Context, _ *mcp.CallToolRequest, 
 		CreatedAt: rfc3339(d.CreatedAt), URL: d.URL, Closed: d.Closed, Locked: d.Locked, Comments: []commentOutput{},
 		Resumed: resumedOutput{Asked: []questionOutput{}}}
 	for _, c := range d.Comments {
-		thread := c.ParentID
-		if thread == "" {
-			thread = c.ID
-		}
 		body := c.Body
 		if c.Mine {
 			body = state.Visible(body)
 		}
-		out.Comments = append(out.Comments, commentOutput{ID: c.ID, Author: c.Author, CreatedAt: rfc3339(c.CreatedAt), Thread: thread,
+		out.Comments = append(out.Comments, commentOutput{ID: c.ID, Author: c.Author, CreatedAt: rfc3339(c.CreatedAt), Thread: c.Thread(),
 			Body: body, URL: c.URL, ByRecess: c.Mine, Hidden: c.Deleted || c.Minimized, CanReplyTo: canReplyTo(c)})
 	}
 	if rc := s.rc; rc != nil {
@@ -674,7 +670,7 @@ func (s *mcpServer) readDiscussion(ctx context.Context, _ *mcp.CallToolRequest, 
 			out.Resumed.Asked = append(out.Resumed.Asked, questionOutput{ID: q.ID, Thread: q.Thread, Body: q.Body, URL: q.URL})
 		}
 	}
-	sentence := fmt.Sprintf("Discussion #%d, %q: %s.", d.Number, ClipRunes(d.Title, 120), Count(len(d.Comments), "comment or reply", "comments and replies"))
+	sentence := fmt.Sprintf("Discussion #%d, %q: %s.", d.Number, resume.ClipRunes(d.Title, 120), Count(len(d.Comments), "comment or reply", "comments and replies"))
 	return toolResult(sentence, out), out, nil
 }
 
@@ -683,12 +679,4 @@ func rfc3339(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
-}
-
-// ClipRunes is s cut to at most n runes, with "…" when it was cut.
-func ClipRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
