@@ -246,19 +246,13 @@ type headRead struct {
 	}
 }
 
-// branchReadQuery reads the head, one record file and its index shard.
+// branchReadQuery reads the head, one record file and its index shard, and
+// for a Load the discussion as Discussion reads it, so that the engine's
+// next Discussion call costs nothing.
 type branchReadQuery struct {
 	Repository struct {
-		Ref *headRead `graphql:"ref(qualifiedName: $ref)"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
-
-// branchLoadQuery is branchReadQuery plus the discussion as Discussion reads
-// it, so that the engine's next Discussion call costs nothing.
-type branchLoadQuery struct {
-	Repository struct {
 		Ref        *headRead       `graphql:"ref(qualifiedName: $ref)"`
-		Discussion *discussionNode `graphql:"discussion(number: $number)"`
+		Discussion *discussionNode `graphql:"discussion(number: $number) @include(if: $load)"`
 	} `graphql:"repository(owner: $owner, name: $name)"`
 }
 
@@ -335,17 +329,18 @@ func (s *BranchStore) toRead(n int, ref *headRead) *branchRead {
 	return r
 }
 
-// read reads the head, a discussion's record file and its shard: one
-// request.
-func (s *BranchStore) read(ctx context.Context, n int) (*branchRead, error) {
+// read reads the head, a discussion's record file and its shard, and the
+// discussion when load is set: one request.
+func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, *discussionNode, error) {
 	file, shard, _ := branchPaths(n)
 	vars := s.vars()
 	vars["file"], vars["shard"] = githubv4.String(file), githubv4.String(shard)
+	vars["number"], vars["load"] = githubv4.Int(n), githubv4.Boolean(load)
 	var q branchReadQuery
 	if err := s.c.query(ctx, &q, vars); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.toRead(n, q.Repository.Ref), nil
+	return s.toRead(n, q.Repository.Ref), q.Repository.Discussion, nil
 }
 
 // Load returns the record of a discussion: state.ErrNotFound when the branch
@@ -375,30 +370,21 @@ func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resu
 	if n <= 0 {
 		return nil, nil, s.fail(n, state.ErrInvalid)
 	}
-	file, shard, _ := branchPaths(n)
-	vars := s.vars()
-	vars["file"], vars["shard"], vars["number"] = githubv4.String(file), githubv4.String(shard), githubv4.Int(n)
-	var q branchLoadQuery
-	var r *branchRead
-	var disc *resume.Discussion
-	err := s.c.query(ctx, &q, vars)
-	switch {
-	case err == nil:
-		r = s.toRead(n, q.Repository.Ref)
-		if d := q.Repository.Discussion; d != nil {
-			if snap, err := s.c.snapshotOf(ctx, n, d); err != nil {
-				// The record is read; the engine reads the discussion.
-				s.c.logf("github: branch store: discussion %d: completing the discussion read: %v", n, err)
-			} else {
-				disc = snap.disc
-			}
-		}
-	case discussionGone(err):
-		if r, err = s.read(ctx, n); err != nil {
-			return nil, nil, s.fail(n, err)
-		}
-	default:
+	r, d, err := s.read(ctx, n, true)
+	if discussionGone(err) {
+		r, d, err = s.read(ctx, n, false)
+	}
+	if err != nil {
 		return nil, nil, s.fail(n, err)
+	}
+	var disc *resume.Discussion
+	if d != nil {
+		if snap, err := s.c.snapshotOf(ctx, n, d); err != nil {
+			// The record is read; the engine reads the discussion.
+			s.c.logf("github: branch store: discussion %d: completing the discussion read: %v", n, err)
+		} else {
+			disc = snap.disc
+		}
 	}
 	if r.missing {
 		return nil, disc, s.fail(n, fmt.Errorf("branch %s does not exist yet: %w", s.branch, state.ErrNotFound))
@@ -542,7 +528,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 			b, ok = s.fromView(n, k, revBlob)
 		}
 		if !ok {
-			r, err := s.read(ctx, n)
+			r, _, err := s.read(ctx, n, false)
 			if err != nil {
 				return s.fail(n, err)
 			}
