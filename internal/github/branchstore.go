@@ -304,35 +304,10 @@ type branchRead struct {
 	shardErr error
 }
 
-// toRead takes a read apart and merges it into the view.
-func (s *BranchStore) toRead(n int, ref *headRead) *branchRead {
-	if ref == nil || ref.Target == nil {
-		r := &branchRead{missing: true}
-		s.mu.Lock()
-		s.view.moveTo("", true)
-		s.mu.Unlock()
-		return r
-	}
-	_, path, k := branchPaths(n)
-	r := &branchRead{head: ref.Target.Oid, file: ref.Target.Commit.File.object()}
-	if r.file != nil {
-		r.fileOID = r.file.Oid
-	}
-	r.shard, r.shardErr = s.parseIndex(path, k, ref.Target.Commit.Shard.object())
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.view.moveTo(r.head, false)
-	s.view.files[n] = r.fileOID
-	if r.shardErr == nil {
-		s.view.shards[k] = r.shard
-	}
-	return r
-}
-
 // read reads the head, a discussion's record file and its shard, and the
-// discussion when load is set: one request.
+// discussion when load is set: one request. What it saw goes into the view.
 func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, *discussionNode, error) {
-	file, shard, _ := branchPaths(n)
+	file, shard, k := branchPaths(n)
 	vars := s.vars()
 	vars["file"], vars["shard"] = githubv4.String(file), githubv4.String(shard)
 	vars["number"], vars["load"] = githubv4.Int(n), githubv4.Boolean(load)
@@ -340,7 +315,24 @@ func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, 
 	if err := s.c.query(ctx, &q, vars); err != nil {
 		return nil, nil, err
 	}
-	return s.toRead(n, q.Repository.Ref), q.Repository.Discussion, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ref := q.Repository.Ref
+	if ref == nil || ref.Target == nil {
+		s.view.moveTo("", true)
+		return &branchRead{missing: true}, q.Repository.Discussion, nil
+	}
+	r := &branchRead{head: ref.Target.Oid, file: ref.Target.Commit.File.object()}
+	if r.file != nil {
+		r.fileOID = r.file.Oid
+	}
+	r.shard, r.shardErr = s.parseIndex(shard, k, ref.Target.Commit.Shard.object())
+	s.view.moveTo(r.head, false)
+	s.view.files[n] = r.fileOID
+	if r.shardErr == nil {
+		s.view.shards[k] = r.shard
+	}
+	return r, q.Repository.Discussion, nil
 }
 
 // Load returns the record of a discussion: state.ErrNotFound when the branch
