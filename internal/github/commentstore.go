@@ -72,13 +72,12 @@ const recentDailyPages = 10
 // store re-reads the status comment (one small request) and compares its
 // revision (id, updatedAt and a hash of its body) with the one the caller
 // loaded: a change is state.ErrConflict, and the engine decides again from a
-// fresh read. A save that would change nothing sends nothing. What is left
-// open is the moment between that re-read and the update (about one
-// request): a write by another process there is overwritten. The shipped
-// workflows keep one writer per discussion (its concurrency group), so this
-// matters only for setups that do not; the branch store (a real
-// compare-and-swap on a git ref) closes it. Saves within one process are
-// serialised.
+// fresh read. What is left open is the moment between that re-read and the
+// update (about one request): a write by another process there is
+// overwritten. The shipped workflows keep one writer per discussion (its
+// concurrency group), so this matters only for setups that do not; the
+// branch store (a real compare-and-swap on a git ref) closes it. Saves
+// within one process are serialised.
 //
 // A status comment stays where a sweep's scan finds it without paging
 // (Pending): among a discussion's first or last 100 top-level comments.
