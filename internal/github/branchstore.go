@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -48,21 +49,6 @@ const branchSaveAttempts = 32
 // the state branch ("Resource not accessible by integration"): the workflow
 // must grant the permission.
 var ErrNeedsContentsWrite = errors.New("github: the branch store needs `contents: write` in the workflow's permissions")
-
-// fileErr says which file on the state branch cannot be used and why: a
-// *wait.FieldError naming it as BRANCH:PATH (discussions/<n>.json or
-// index/<k>.json), wrapped with state.ErrCorrupt. The file is left as it
-// is, never overwritten, until someone repairs it.
-func (s *BranchStore) fileErr(path, reason string, cause error) error {
-	fe := &wait.FieldError{Field: s.branch + ":" + path, Reason: reason + " (left as it is)", Err: cause}
-	if cause != nil {
-		fe.Reason += ": " + cause.Error()
-	}
-	if errors.Is(cause, state.ErrCorrupt) {
-		return fmt.Errorf("github: branch store: %w", fe)
-	}
-	return fmt.Errorf("github: branch store: %w: %w", state.ErrCorrupt, fe)
-}
 
 // branchReadme is the only file of the branch's first commit, for people who
 // come across the branch.
@@ -126,8 +112,11 @@ type branchView struct {
 	shards map[int]branchIndex
 }
 
-func (v *branchView) reset(head string, missing bool) {
-	*v = branchView{head: head, missing: missing, files: map[int]string{}, shards: map[int]branchIndex{}}
+// moveTo makes the view describe head, forgetting what it knew of another.
+func (v *branchView) moveTo(head string, missing bool) {
+	if v.files == nil || v.head != head || v.missing != missing {
+		*v = branchView{head: head, missing: missing, files: map[int]string{}, shards: map[int]branchIndex{}}
+	}
 }
 
 // NewBranchStore returns the branch store over c, writing branch (empty:
@@ -139,9 +128,7 @@ func NewBranchStore(c *Client, branch string) *BranchStore {
 	if branch == "" {
 		branch = DefaultStateBranch
 	}
-	s := &BranchStore{c: c, branch: branch, err: checkBranchName(branch)}
-	s.view.reset("", false)
-	return s
+	return &BranchStore{c: c, branch: branch, err: checkBranchName(branch)}
 }
 
 // Branch returns the name of the branch the store writes.
@@ -172,11 +159,40 @@ func checkBranchName(name string) error {
 	return &ConfigError{Field: "StateBranch", Reason: fmt.Sprintf("%q %s", name, reason)}
 }
 
+// fail is every error the store returns: what it was doing (a discussion
+// number, or "pending"), then why, with ErrNeedsContentsWrite added when
+// GitHub refused the token access.
+func (s *BranchStore) fail(what any, err error) error {
+	if n, ok := what.(int); ok {
+		what = fmt.Sprintf("discussion %d", n)
+	}
+	if refusedAccess(err) {
+		return fmt.Errorf("github: branch store: %v: %w: %w", what, ErrNeedsContentsWrite, err)
+	}
+	return fmt.Errorf("github: branch store: %v: %w", what, err)
+}
+
+// fileErr says which file on the state branch cannot be used and why: a
+// *wait.FieldError naming it as BRANCH:PATH, wrapped with state.ErrCorrupt.
+// The file is left as it is, never overwritten, until someone repairs it.
+func (s *BranchStore) fileErr(path, reason string, cause error) error {
+	fe := &wait.FieldError{Field: s.branch + ":" + path, Reason: reason + " (left as it is)", Err: cause}
+	if cause != nil {
+		fe.Reason += ": " + cause.Error()
+	}
+	if errors.Is(cause, state.ErrCorrupt) {
+		return fe
+	}
+	return fmt.Errorf("%w: %w", state.ErrCorrupt, fe)
+}
+
 // branchPaths are the record file and index shard of a discussion.
 func branchPaths(n int) (file, shard string, k int) {
 	k = n % indexShards
-	return "discussions/" + strconv.Itoa(n) + ".json", "index/" + strconv.Itoa(k) + ".json", k
+	return "discussions/" + strconv.Itoa(n) + ".json", shardPath(k), k
 }
+
+func shardPath(k int) string { return "index/" + strconv.Itoa(k) + ".json" }
 
 // gitObjectNode is a file as the decoders read it: its blob oid and text. Text
 // is null for a binary blob and cut short (isTruncated) for a large one.
@@ -189,24 +205,27 @@ type gitObjectNode struct {
 	} `graphql:"... on Blob"`
 }
 
-// treeFileNode is a file of the head commit (Commit.file(path:)).
-type treeFileNode struct {
-	Oid    string
-	Object *struct {
-		Typename string `graphql:"__typename"`
-		Blob     struct {
-			Text        *string
-			IsTruncated bool
-		} `graphql:"... on Blob"`
-	}
-}
+// treeFile is a file of a commit (Commit.file(path:)); nil when absent.
+type treeFile struct{ Object *gitObjectNode }
 
-// node returns the file as the object the decoders read (nil when absent).
-func (f *treeFileNode) node() *gitObjectNode {
-	if f == nil || f.Object == nil {
+func (f *treeFile) object() *gitObjectNode {
+	if f == nil {
 		return nil
 	}
-	return &gitObjectNode{Typename: f.Object.Typename, Oid: f.Oid, Blob: f.Object.Blob}
+	return f.Object
+}
+
+// text is the file's text, or why it cannot be read (a fileErr).
+func (s *BranchStore) text(path string, f *gitObjectNode) (string, error) {
+	switch {
+	case f.Typename != "" && f.Typename != "Blob":
+		return "", s.fileErr(path, "is a "+f.Typename+", not a file", nil)
+	case f.Blob.Text == nil:
+		return "", s.fileErr(path, "is binary", nil)
+	case f.Blob.IsTruncated:
+		return "", s.fileErr(path, "is too large to read whole (GitHub cuts it short)", nil)
+	}
+	return *f.Blob.Text, nil
 }
 
 // The head and the files are read from one commit: the branch's target and,
@@ -221,32 +240,19 @@ type headRead struct {
 	Target *struct {
 		Oid    string
 		Commit struct {
-			File  *treeFileNode `graphql:"file: file(path: $file)"`
-			Shard *treeFileNode `graphql:"shard: file(path: $shard)"`
+			File  *treeFile `graphql:"file: file(path: $file)"`
+			Shard *treeFile `graphql:"shard: file(path: $shard)"`
 		} `graphql:"... on Commit"`
 	}
 }
 
-func (h *headRead) parts() (head string, file, shard *gitObjectNode) {
-	if h == nil || h.Target == nil {
-		return "", nil, nil
-	}
-	return h.Target.Oid, h.Target.Commit.File.node(), h.Target.Commit.Shard.node()
-}
-
-// branchReadQuery reads the head, one record file and its index shard.
+// branchReadQuery reads the head, one record file and its index shard, and
+// for a Load the discussion as Discussion reads it, so that the engine's
+// next Discussion call costs nothing.
 type branchReadQuery struct {
 	Repository struct {
-		Ref *headRead `graphql:"ref(qualifiedName: $ref)"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
-
-// branchLoadQuery is branchReadQuery plus the discussion as Discussion reads
-// it, so that the engine's next Discussion call costs nothing.
-type branchLoadQuery struct {
-	Repository struct {
 		Ref        *headRead       `graphql:"ref(qualifiedName: $ref)"`
-		Discussion *discussionNode `graphql:"discussion(number: $number)"`
+		Discussion *discussionNode `graphql:"discussion(number: $number) @include(if: $load)"`
 	} `graphql:"repository(owner: $owner, name: $name)"`
 }
 
@@ -257,52 +263,35 @@ type branchPendingQuery struct {
 			Target *struct {
 				Oid    string
 				Commit struct {
-					S0  *treeFileNode `graphql:"s0: file(path: $s0)"`
-					S1  *treeFileNode `graphql:"s1: file(path: $s1)"`
-					S2  *treeFileNode `graphql:"s2: file(path: $s2)"`
-					S3  *treeFileNode `graphql:"s3: file(path: $s3)"`
-					S4  *treeFileNode `graphql:"s4: file(path: $s4)"`
-					S5  *treeFileNode `graphql:"s5: file(path: $s5)"`
-					S6  *treeFileNode `graphql:"s6: file(path: $s6)"`
-					S7  *treeFileNode `graphql:"s7: file(path: $s7)"`
-					S8  *treeFileNode `graphql:"s8: file(path: $s8)"`
-					S9  *treeFileNode `graphql:"s9: file(path: $s9)"`
-					S10 *treeFileNode `graphql:"s10: file(path: $s10)"`
-					S11 *treeFileNode `graphql:"s11: file(path: $s11)"`
-					S12 *treeFileNode `graphql:"s12: file(path: $s12)"`
-					S13 *treeFileNode `graphql:"s13: file(path: $s13)"`
-					S14 *treeFileNode `graphql:"s14: file(path: $s14)"`
-					S15 *treeFileNode `graphql:"s15: file(path: $s15)"`
+					S0  *treeFile `graphql:"s0: file(path: $s0)"`
+					S1  *treeFile `graphql:"s1: file(path: $s1)"`
+					S2  *treeFile `graphql:"s2: file(path: $s2)"`
+					S3  *treeFile `graphql:"s3: file(path: $s3)"`
+					S4  *treeFile `graphql:"s4: file(path: $s4)"`
+					S5  *treeFile `graphql:"s5: file(path: $s5)"`
+					S6  *treeFile `graphql:"s6: file(path: $s6)"`
+					S7  *treeFile `graphql:"s7: file(path: $s7)"`
+					S8  *treeFile `graphql:"s8: file(path: $s8)"`
+					S9  *treeFile `graphql:"s9: file(path: $s9)"`
+					S10 *treeFile `graphql:"s10: file(path: $s10)"`
+					S11 *treeFile `graphql:"s11: file(path: $s11)"`
+					S12 *treeFile `graphql:"s12: file(path: $s12)"`
+					S13 *treeFile `graphql:"s13: file(path: $s13)"`
+					S14 *treeFile `graphql:"s14: file(path: $s14)"`
+					S15 *treeFile `graphql:"s15: file(path: $s15)"`
 				} `graphql:"... on Commit"`
 			}
 		} `graphql:"ref(qualifiedName: $ref)"`
 	} `graphql:"repository(owner: $owner, name: $name)"`
 }
 
-func (q *branchPendingQuery) shards() [indexShards]*gitObjectNode {
-	var out [indexShards]*gitObjectNode
-	ref := q.Repository.Ref
-	if ref == nil || ref.Target == nil {
-		return out
-	}
-	c := &ref.Target.Commit
-	for k, f := range []*treeFileNode{c.S0, c.S1, c.S2, c.S3, c.S4, c.S5, c.S6, c.S7,
-		c.S8, c.S9, c.S10, c.S11, c.S12, c.S13, c.S14, c.S15} {
-		out[k] = f.node()
-	}
-	return out
-}
-
-func (s *BranchStore) readVars(n int) map[string]any {
-	file, shard, _ := branchPaths(n)
+func (s *BranchStore) vars() map[string]any {
 	vars := s.c.repoVars()
 	vars["ref"] = githubv4.String("refs/heads/" + s.branch)
-	vars["file"] = githubv4.String(file)
-	vars["shard"] = githubv4.String(shard)
 	return vars
 }
 
-// branchRead is one consistent-enough look at a discussion's files.
+// branchRead is one look at a discussion's files.
 type branchRead struct {
 	// missing is set when the branch does not exist.
 	missing bool
@@ -315,32 +304,35 @@ type branchRead struct {
 	shardErr error
 }
 
-func (s *BranchStore) toRead(n int, ref *headRead) *branchRead {
-	r := &branchRead{}
-	head, file, shard := ref.parts()
-	if head == "" {
-		r.missing = true
-	} else {
-		r.head = head
-		r.file = file
-		if file != nil {
-			r.fileOID = file.Oid
-		}
-		_, shardPath, k := branchPaths(n)
-		r.shard, r.shardErr = s.parseIndex(shardPath, k, shard)
-	}
-	s.observe(n, r)
-	return r
-}
-
-// read reads the head, a discussion's record file and its shard: one
-// request.
-func (s *BranchStore) read(ctx context.Context, n int) (*branchRead, error) {
+// read reads the head, a discussion's record file and its shard, and the
+// discussion when load is set: one request. What it saw goes into the view.
+func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, *discussionNode, error) {
+	file, shard, k := branchPaths(n)
+	vars := s.vars()
+	vars["file"], vars["shard"] = githubv4.String(file), githubv4.String(shard)
+	vars["number"], vars["load"] = githubv4.Int(n), githubv4.Boolean(load)
 	var q branchReadQuery
-	if err := s.c.query(ctx, &q, s.readVars(n)); err != nil {
-		return nil, s.accessErr(fmt.Sprintf("reading branch %s", s.branch), err)
+	if err := s.c.query(ctx, &q, vars); err != nil {
+		return nil, nil, err
 	}
-	return s.toRead(n, q.Repository.Ref), nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ref := q.Repository.Ref
+	if ref == nil || ref.Target == nil {
+		s.view.moveTo("", true)
+		return &branchRead{missing: true}, q.Repository.Discussion, nil
+	}
+	r := &branchRead{head: ref.Target.Oid, file: ref.Target.Commit.File.object()}
+	if r.file != nil {
+		r.fileOID = r.file.Oid
+	}
+	r.shard, r.shardErr = s.parseIndex(shard, k, ref.Target.Commit.Shard.object())
+	s.view.moveTo(r.head, false)
+	s.view.files[n] = r.fileOID
+	if r.shardErr == nil {
+		s.view.shards[k] = r.shard
+	}
+	return r, q.Repository.Discussion, nil
 }
 
 // Load returns the record of a discussion: state.ErrNotFound when the branch
@@ -363,50 +355,38 @@ func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, 
 // discussion costs a second request for the record.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#repository
-func (s *BranchStore) LoadWith(ctx context.Context, discussion int) (*state.Record, *resume.Discussion, error) {
+func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resume.Discussion, error) {
 	if s.err != nil {
 		return nil, nil, s.err
 	}
-	if discussion <= 0 {
-		return nil, nil, fmt.Errorf("github: branch store: discussion number %d: %w", discussion, state.ErrInvalid)
+	if n <= 0 {
+		return nil, nil, s.fail(n, state.ErrInvalid)
 	}
-	what := fmt.Sprintf("github: branch store: discussion %d", discussion)
-	vars := s.readVars(discussion)
-	vars["number"] = githubv4.Int(discussion)
-	var q branchLoadQuery
-	var r *branchRead
+	r, d, err := s.read(ctx, n, true)
+	if discussionGone(err) {
+		r, d, err = s.read(ctx, n, false)
+	}
+	if err != nil {
+		return nil, nil, s.fail(n, err)
+	}
 	var disc *resume.Discussion
-	err := s.c.query(ctx, &q, vars)
-	switch {
-	case err == nil:
-		rq := &q.Repository
-		r = s.toRead(discussion, rq.Ref)
-		if rq.Discussion != nil {
-			snap, err := s.c.snapshotOf(ctx, discussion, rq.Discussion)
-			if err != nil {
-				// The record is read; the engine reads the discussion.
-				s.c.logf("%s: completing the discussion read: %v", what, err)
-			} else {
-				disc = snap.disc
-			}
+	if d != nil {
+		if snap, err := s.c.snapshotOf(ctx, n, d); err != nil {
+			// The record is read; the engine reads the discussion.
+			s.c.logf("github: branch store: discussion %d: completing the discussion read: %v", n, err)
+		} else {
+			disc = snap.disc
 		}
-	case discussionGone(err):
-		if r, err = s.read(ctx, discussion); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", what, err)
-		}
-	default:
-		return nil, nil, fmt.Errorf("%s: %w", what, s.accessErr("reading branch "+s.branch, err))
 	}
 	if r.missing {
-		return nil, disc, fmt.Errorf("%s: branch %s does not exist yet: %w", what, s.branch, state.ErrNotFound)
+		return nil, disc, s.fail(n, fmt.Errorf("branch %s does not exist yet: %w", s.branch, state.ErrNotFound))
 	}
 	if r.file == nil {
-		return nil, disc, fmt.Errorf("%s: %w", what, state.ErrNotFound)
+		return nil, disc, s.fail(n, state.ErrNotFound)
 	}
-	filePath, _, _ := branchPaths(discussion)
-	rec, err := s.decodeFile(discussion, filePath, r.file)
+	rec, err := s.decodeFile(n, r.file)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, s.fail(n, err)
 	}
 	rec.Rev = makeBranchRev(r.fileOID, r.head)
 	return rec, disc, nil
@@ -428,44 +408,22 @@ func discussionGone(err error) bool {
 	return true
 }
 
-// decodeFile decodes a record file, or says why it cannot be used.
-func (s *BranchStore) decodeFile(n int, path string, f *gitObjectNode) (*state.Record, error) {
-	corrupt := func(reason string, err error) error {
-		return s.fileErr(path, reason, err)
-	}
-	switch {
-	case f.Typename != "" && f.Typename != "Blob":
-		return nil, corrupt("is a "+f.Typename+", not a file", nil)
-	case f.Blob.Text == nil:
-		return nil, corrupt("is binary", nil)
-	case f.Blob.IsTruncated:
-		return nil, corrupt(fmt.Sprintf("is too large to read (more than GitHub returns whole; a record is at most %d bytes)", state.MaxEncoded), nil)
-	}
-	rec, err := state.Decode([]byte(*f.Blob.Text))
+// decodeFile decodes discussion n's record file, or says why it cannot be
+// used.
+func (s *BranchStore) decodeFile(n int, f *gitObjectNode) (*state.Record, error) {
+	path, _, _ := branchPaths(n)
+	text, err := s.text(path, f)
 	if err != nil {
-		return nil, corrupt("cannot be decoded", err)
+		return nil, err
+	}
+	rec, err := state.Decode([]byte(text))
+	if err != nil {
+		return nil, s.fileErr(path, "cannot be decoded", err)
 	}
 	if rec.Discussion != n {
-		return nil, corrupt(fmt.Sprintf("holds the record of discussion %d", rec.Discussion), nil)
+		return nil, s.fileErr(path, fmt.Sprintf("holds the record of discussion %d", rec.Discussion), nil)
 	}
 	return rec, nil
-}
-
-// observe merges a read into the view. A read at another head replaces it.
-func (s *BranchStore) observe(n int, r *branchRead) {
-	_, _, k := branchPaths(n)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r.missing != s.view.missing || r.head != s.view.head {
-		s.view.reset(r.head, r.missing)
-	}
-	if r.missing {
-		return
-	}
-	s.view.files[n] = r.fileOID
-	if r.shardErr == nil {
-		s.view.shards[k] = r.shard
-	}
 }
 
 // branchBase is the state a commit is built on.
@@ -485,41 +443,15 @@ func (s *BranchStore) fromView(n, k int, revBlob string) (branchBase, bool) {
 	if v.missing {
 		return branchBase{missing: true}, revBlob == ""
 	}
-	if v.head == "" {
-		return branchBase{}, false
-	}
 	file, fok := v.files[n]
 	shard, sok := v.shards[k]
 	if v.complete {
-		if !fok {
-			file, fok = "", true
-		}
-		if !sok {
-			shard, sok = branchIndex{}, true
-		}
+		fok, sok = true, true
 	}
-	if !fok || !sok || file != revBlob {
+	if v.head == "" || !fok || !sok || file != revBlob {
 		return branchBase{}, false
 	}
 	return branchBase{head: v.head, shard: shard}, true
-}
-
-// committed records a commit of this store in the view.
-func (s *BranchStore) committed(prev, head string, n int, blob string, k int, shard branchIndex) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.view.missing || s.view.head != prev {
-		s.view.reset(head, false)
-	}
-	s.view.head = head
-	s.view.files[n] = blob
-	s.view.shards[k] = shard
-}
-
-func (s *BranchStore) forget() {
-	s.mu.Lock()
-	s.view.reset("", false)
-	s.mu.Unlock()
 }
 
 // Save writes rec as discussions/<n>.json and its entry in the index, in one
@@ -544,13 +476,12 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		return s.err
 	}
 	if rec == nil {
-		return fmt.Errorf("github: branch store: nil record: %w", state.ErrInvalid)
+		return s.fail("nil record", state.ErrInvalid)
 	}
 	n := rec.Discussion
 	if n <= 0 {
-		return fmt.Errorf("github: branch store: discussion number %d: %w", n, state.ErrInvalid)
+		return s.fail(n, state.ErrInvalid)
 	}
-	what := fmt.Sprintf("github: branch store: discussion %d", n)
 	// Like every store, stamp UpdatedAt only when the caller did not (the
 	// engine's clock wins).
 	stamped := *rec
@@ -559,15 +490,15 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 	}
 	data, err := state.Encode(&stamped)
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return s.fail(n, err)
 	}
 	want := gitBlobOID(data)
-	entry, pending := indexEntryOf(&stamped)
+	entry := indexEntryOf(&stamped)
 	revBlob := ""
 	if rec.Rev != "" {
 		b, _, ok := parseBranchRev(rec.Rev)
 		if !ok {
-			return fmt.Errorf("%s: revision %q is not this store's: %w", what, rec.Rev, state.ErrConflict)
+			return s.fail(n, fmt.Errorf("revision %q is not this store's: %w", rec.Rev, state.ErrConflict))
 		}
 		revBlob = b
 	}
@@ -583,15 +514,15 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		staleAt    string // the head a commit of this call failed on
 		lagRetries int
 	)
-	for attempt := 0; attempt < branchSaveAttempts; attempt++ {
+	for range branchSaveAttempts {
 		b, ok := branchBase{}, false
 		if !mustRead {
 			b, ok = s.fromView(n, k, revBlob)
 		}
 		if !ok {
-			r, err := s.read(ctx, n)
+			r, _, err := s.read(ctx, n, false)
 			if err != nil {
-				return fmt.Errorf("%s: %w", what, err)
+				return s.fail(n, err)
 			}
 			mustRead = false
 			if !r.missing && r.head == staleAt && lagRetries < 3 {
@@ -599,13 +530,13 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 				// GitHub a moment rather than fail on it again.
 				lagRetries++
 				if err := s.c.tr.wait(ctx, s.c.tr.backoff<<(lagRetries-1)); err != nil {
-					return fmt.Errorf("%s: %w", what, err)
+					return s.fail(n, err)
 				}
 				mustRead = true
 				continue
 			}
-			if b, err = s.judge(n, filePath, r, revBlob, want, applied); err != nil {
-				return fmt.Errorf("%s: %w", what, err)
+			if b, err = s.judge(n, r, revBlob, want, applied); err != nil {
+				return s.fail(n, err)
 			}
 			if applied && r.fileOID == want {
 				revBlob = want
@@ -615,7 +546,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		if b.missing {
 			head, created, err := s.createBranch(ctx)
 			if err != nil {
-				return fmt.Errorf("%s: %w", what, err)
+				return s.fail(n, err)
 			}
 			if !created {
 				// Another run created it first: use theirs.
@@ -626,7 +557,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		}
 
 		old, had := b.shard[n]
-		entryChanged := had != pending || (pending && !old.equal(entry))
+		entryChanged := had != (entry != nil) || entry != nil && !old.equal(*entry)
 		fileChanged := want != revBlob
 		if !fileChanged && !entryChanged {
 			if !verified {
@@ -636,11 +567,10 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 				mustRead = true
 				continue
 			}
-			rec.Rev = makeBranchRev(want, b.head)
-			rec.UpdatedAt = stamped.UpdatedAt
+			rec.Rev, rec.UpdatedAt = makeBranchRev(want, b.head), stamped.UpdatedAt
 			return nil
 		}
-		shard := b.shard.with(n, entry, pending)
+		shard := b.shard.with(n, entry)
 		var adds []githubv4.FileAddition
 		if fileChanged {
 			adds = append(adds, fileAddition(filePath, data))
@@ -651,54 +581,58 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		head, err := s.commit(ctx, b.head, fmt.Sprintf("recess: discussion #%d", n), adds)
 		switch commitOutcomeOf(err) {
 		case commitDone:
-			s.committed(b.head, head, n, want, k, shard)
-			rec.Rev = makeBranchRev(want, head)
-			rec.UpdatedAt = stamped.UpdatedAt
+			s.mu.Lock()
+			s.view.moveTo(b.head, false)
+			s.view.head, s.view.files[n], s.view.shards[k] = head, want, shard
+			s.mu.Unlock()
+			rec.Rev, rec.UpdatedAt = makeBranchRev(want, head), stamped.UpdatedAt
 			return nil
 		case commitStale:
 			staleAt = b.head
 		case commitNoBranch:
 			staleAt = ""
 		case commitUnknown:
-			s.c.logf("%s: the commit may not have gone through (%v); reading the branch again", what, err)
+			s.c.logf("github: branch store: discussion %d: the commit may not have gone through (%v); reading the branch again", n, err)
 			applied = true
 		default:
-			return fmt.Errorf("%s: %w", what, s.accessErr("committing to branch "+s.branch, err))
+			return s.fail(n, err)
 		}
-		s.forget()
+		s.mu.Lock()
+		s.view = branchView{}
+		s.mu.Unlock()
 		mustRead = true
 	}
-	return fmt.Errorf("%s: branch %s kept moving for %d attempts: %w", what, s.branch, branchSaveAttempts, state.ErrConflict)
+	return s.fail(n, fmt.Errorf("branch %s kept moving for %d attempts: %w", s.branch, branchSaveAttempts, state.ErrConflict))
 }
 
 // judge decides from a fresh read whether a save may go on, and on what.
-func (s *BranchStore) judge(n int, path string, r *branchRead, revBlob, want string, applied bool) (branchBase, error) {
+func (s *BranchStore) judge(n int, r *branchRead, revBlob, want string, applied bool) (branchBase, error) {
 	if r.missing {
 		if revBlob != "" {
 			return branchBase{}, fmt.Errorf("the record is gone (branch %s does not exist): %w", s.branch, state.ErrConflict)
 		}
 		return branchBase{missing: true}, nil
 	}
-	cur := r.fileOID
-	if cur != revBlob && !(applied && cur == want) {
-		if r.file != nil {
-			// Corrupt wins over conflict: the engine must stop, not retry.
-			if _, err := s.decodeFile(n, path, r.file); err != nil {
-				return branchBase{}, err
-			}
+	path, _, _ := branchPaths(n)
+	switch cur := r.fileOID; {
+	case cur == revBlob || applied && cur == want:
+		if r.shardErr != nil {
+			return branchBase{}, r.shardErr
 		}
-		switch {
-		case cur == "":
-			return branchBase{}, fmt.Errorf("%s was removed since it was read: %w", path, state.ErrConflict)
-		case revBlob == "":
-			return branchBase{}, fmt.Errorf("%s already exists: %w", path, state.ErrConflict)
+		return branchBase{head: r.head, shard: r.shard}, nil
+	case r.file != nil:
+		// Corrupt wins over conflict: the engine must stop, not retry.
+		if _, err := s.decodeFile(n, r.file); err != nil {
+			return branchBase{}, err
 		}
-		return branchBase{}, fmt.Errorf("%s changed since it was read: %w", path, state.ErrConflict)
 	}
-	if r.shardErr != nil {
-		return branchBase{}, r.shardErr
+	switch {
+	case r.fileOID == "":
+		return branchBase{}, fmt.Errorf("%s was removed since it was read: %w", path, state.ErrConflict)
+	case revBlob == "":
+		return branchBase{}, fmt.Errorf("%s already exists: %w", path, state.ErrConflict)
 	}
-	return branchBase{head: r.head, shard: r.shard}, nil
+	return branchBase{}, fmt.Errorf("%s changed since it was read: %w", path, state.ErrConflict)
 }
 
 func fileAddition(path string, data []byte) githubv4.FileAddition {
@@ -727,7 +661,7 @@ func (s *BranchStore) commit(ctx context.Context, expected, headline string, add
 	if err := s.c.mutate(ctx, &m, input); err != nil {
 		return "", err
 	}
-	if c := m.CreateCommitOnBranch.Commit; c != nil && c.Oid != "" {
+	if c := m.CreateCommitOnBranch.Commit; c != nil {
 		return c.Oid, nil
 	}
 	// Applied, but GitHub did not say where the branch is now: the next
@@ -753,11 +687,15 @@ const (
 )
 
 func commitOutcomeOf(err error) commitOutcome {
-	if err == nil {
+	var (
+		ge *GraphQLError
+		se *StatusError
+		rl *RateLimitError
+	)
+	switch {
+	case err == nil:
 		return commitDone
-	}
-	var ge *GraphQLError
-	if errors.As(err, &ge) {
+	case errors.As(err, &ge):
 		for _, it := range ge.Errors {
 			if it.Type == "STALE_DATA" || strings.HasPrefix(it.Message, "Expected branch to point to") {
 				return commitStale
@@ -767,16 +705,12 @@ func commitOutcomeOf(err error) commitOutcome {
 			return commitNoBranch
 		}
 		return commitFailed
-	}
-	var se *StatusError
-	if errors.As(err, &se) {
+	case errors.As(err, &se):
 		if se.StatusCode >= 500 {
 			return commitUnknown
 		}
 		return commitFailed
-	}
-	var rl *RateLimitError
-	if errors.As(err, &rl) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	case errors.As(err, &rl), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return commitFailed
 	}
 	return commitUnknown
@@ -792,17 +726,16 @@ func commitOutcomeOf(err error) commitOutcome {
 // https://docs.github.com/rest/git/commits#create-a-commit,
 // https://docs.github.com/rest/git/refs#create-a-reference
 func (s *BranchStore) createBranch(ctx context.Context) (head string, created bool, err error) {
-	what := "creating branch " + s.branch
-	ctree := gogithub.TreeEntry{
+	readme := gogithub.TreeEntry{
 		Path:    gogithub.Ptr("README.md"),
 		Mode:    gogithub.Ptr("100644"),
 		Type:    gogithub.Ptr("blob"),
 		Content: gogithub.Ptr(branchReadme),
 	}
 	// No base tree: the tree holds the README and nothing of the project.
-	tree, resp, err := s.c.rest.Git.CreateTree(ctx, s.c.owner, s.c.repo, "", []*gogithub.TreeEntry{&ctree})
+	tree, resp, err := s.c.rest.Git.CreateTree(ctx, s.c.owner, s.c.repo, "", []*gogithub.TreeEntry{&readme})
 	if err != nil {
-		return "", false, s.accessErr(what, restErr("create tree", resp, err))
+		return "", false, restErr("create tree", resp, err)
 	}
 	// No parents: a root commit, sharing no history with the project.
 	commit, resp, err := s.c.rest.Git.CreateCommit(ctx, s.c.owner, s.c.repo, gogithub.Commit{
@@ -810,60 +743,52 @@ func (s *BranchStore) createBranch(ctx context.Context) (head string, created bo
 		Tree:    &gogithub.Tree{SHA: tree.SHA},
 	}, nil)
 	if err != nil {
-		return "", false, s.accessErr(what, restErr("create commit", resp, err))
+		return "", false, restErr("create commit", resp, err)
 	}
 	_, resp, err = s.c.rest.Git.CreateRef(ctx, s.c.owner, s.c.repo, gogithub.CreateRef{
 		Ref: "refs/heads/" + s.branch,
 		SHA: commit.GetSHA(),
 	})
-	if err != nil {
-		var er *gogithub.ErrorResponse
-		if restStatus(resp, err) == http.StatusUnprocessableEntity && errors.As(err, &er) &&
-			strings.Contains(strings.ToLower(er.Message), "already exists") {
-			s.c.logf("github: branch store: branch %s was created by another run meanwhile; using it", s.branch)
-			return "", false, nil
-		}
-		return "", false, s.accessErr(what, restErr("create ref", resp, err))
+	var er *gogithub.ErrorResponse
+	switch {
+	case restStatus(resp, err) == http.StatusUnprocessableEntity && errors.As(err, &er) &&
+		strings.Contains(strings.ToLower(er.Message), "already exists"):
+		s.c.logf("github: branch store: branch %s was created by another run meanwhile; using it", s.branch)
+		return "", false, nil
+	case err != nil:
+		return "", false, restErr("create ref", resp, err)
 	}
 	s.mu.Lock()
-	s.view.reset(commit.GetSHA(), false)
+	s.view = branchView{}
+	s.view.moveTo(commit.GetSHA(), false)
 	s.view.complete = true
 	s.mu.Unlock()
 	return commit.GetSHA(), true, nil
-}
-
-// accessErr wraps err with what was being done, adding
-// ErrNeedsContentsWrite when GitHub refused the token access.
-func (s *BranchStore) accessErr(what string, err error) error {
-	if refusedAccess(err) {
-		return fmt.Errorf("%s: %w: %w", what, ErrNeedsContentsWrite, err)
-	}
-	return fmt.Errorf("%s: %w", what, err)
 }
 
 // refusedAccess reports GitHub's "you may not": a GraphQL FORBIDDEN error
 // or a REST 403 (rate limits never get here: the transport turns them into
 // waits or a *RateLimitError).
 func refusedAccess(err error) bool {
-	var ge *GraphQLError
-	if errors.As(err, &ge) {
+	var (
+		ge *GraphQLError
+		se *StatusError
+		er *gogithub.ErrorResponse
+	)
+	switch {
+	case errors.As(err, &ge):
 		for _, it := range ge.Errors {
-			if slices.Contains(it.Path, any("discussion")) {
-				// Load also reads the discussion: refusing that is
-				// about discussions: read, not the branch.
-				continue
-			}
-			if it.Type == "FORBIDDEN" || strings.Contains(it.Message, "Resource not accessible by integration") {
+			// Load also reads the discussion: refusing that is about
+			// discussions: read, not the branch.
+			if !slices.Contains(it.Path, any("discussion")) &&
+				(it.Type == "FORBIDDEN" || strings.Contains(it.Message, "Resource not accessible by integration")) {
 				return true
 			}
 		}
 		return false
-	}
-	var se *StatusError
-	if errors.As(err, &se) {
+	case errors.As(err, &se):
 		return se.StatusCode == http.StatusForbidden
 	}
-	var er *gogithub.ErrorResponse
 	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden
 }
 
@@ -879,26 +804,26 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	vars := s.c.repoVars()
-	vars["ref"] = githubv4.String("refs/heads/" + s.branch)
+	vars := s.vars()
 	for k := range indexShards {
-		vars["s"+strconv.Itoa(k)] = githubv4.String("index/" + strconv.Itoa(k) + ".json")
+		vars["s"+strconv.Itoa(k)] = githubv4.String(shardPath(k))
 	}
 	var q branchPendingQuery
 	if err := s.c.query(ctx, &q, vars); err != nil {
-		return nil, fmt.Errorf("github: branch store: pending: %w", s.accessErr("reading branch "+s.branch, err))
+		return nil, s.fail("pending", err)
 	}
 	ref := q.Repository.Ref
 	if ref == nil || ref.Target == nil || ref.Target.Oid == "" {
 		return nil, nil
 	}
-	head := ref.Target.Oid
-	var out []state.Summary
+	c := &ref.Target.Commit
+	files := []*treeFile{c.S0, c.S1, c.S2, c.S3, c.S4, c.S5, c.S6, c.S7, c.S8, c.S9, c.S10, c.S11, c.S12, c.S13, c.S14, c.S15}
 	parsed := map[int]branchIndex{}
-	for k, obj := range q.shards() {
-		ix, err := s.parseIndex("index/"+strconv.Itoa(k)+".json", k, obj)
+	var out []state.Summary
+	for k, f := range files {
+		ix, err := s.parseIndex(shardPath(k), k, f.object())
 		if err != nil {
-			return nil, fmt.Errorf("github: branch store: pending: %w", err)
+			return nil, s.fail("pending", err)
 		}
 		parsed[k] = ix
 		for n, e := range ix {
@@ -906,12 +831,8 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 		}
 	}
 	s.mu.Lock()
-	if s.view.missing || s.view.head != head {
-		s.view.reset(head, false)
-	}
-	for k, ix := range parsed {
-		s.view.shards[k] = ix
-	}
+	s.view.moveTo(ref.Target.Oid, false)
+	maps.Copy(s.view.shards, parsed)
 	s.mu.Unlock()
 	state.SortSummaries(out)
 	return out, nil
@@ -927,23 +848,26 @@ func (e indexEntry) equal(o indexEntry) bool {
 	return e.NextDue.Equal(o.NextDue) && e.Checked.Equal(o.Checked)
 }
 
-// indexEntryOf is rec's index entry; pending is false when rec does not
-// belong in the index.
-func indexEntryOf(rec *state.Record) (indexEntry, bool) {
-	return indexEntry{NextDue: rec.NextDue(), Checked: rec.Checked}, rec.Pending()
+// indexEntryOf is rec's index entry; nil when rec does not belong in the
+// index (nothing pending).
+func indexEntryOf(rec *state.Record) *indexEntry {
+	if !rec.Pending() {
+		return nil
+	}
+	return &indexEntry{NextDue: rec.NextDue(), Checked: rec.Checked}
 }
 
 // branchIndex is one index shard: discussion number -> entry.
 type branchIndex map[int]indexEntry
 
-// with returns a copy with n's entry set (pending) or removed.
-func (ix branchIndex) with(n int, e indexEntry, pending bool) branchIndex {
-	out := make(branchIndex, len(ix)+1)
-	for k, v := range ix {
-		out[k] = v
+// with returns a copy with n's entry set, or removed when e is nil.
+func (ix branchIndex) with(n int, e *indexEntry) branchIndex {
+	out := maps.Clone(ix)
+	if out == nil {
+		out = branchIndex{}
 	}
-	if pending {
-		out[n] = e
+	if e != nil {
+		out[n] = *e
 	} else {
 		delete(out, n)
 	}
@@ -953,40 +877,34 @@ func (ix branchIndex) with(n int, e indexEntry, pending bool) branchIndex {
 // indexFileEntry is an entry's wire form: RFC 3339 times in UTC (with
 // nanoseconds when they have them), null for none.
 type indexFileEntry struct {
-	NextDue *string `json:"next_due"`
-	Checked *string `json:"checked"`
+	NextDue *time.Time `json:"next_due"`
+	Checked *time.Time `json:"checked"`
 }
 
-func wireTime(t time.Time) *string {
+func wireTime(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
 	}
-	s := t.UTC().Format(time.RFC3339Nano)
-	return &s
+	t = t.UTC()
+	return &t
 }
 
 // encode renders the shard with one entry per line in number order, so that
 // the branch's history shows each change as a one-line diff.
 func (ix branchIndex) encode() []byte {
-	nums := make([]int, 0, len(ix))
-	for n := range ix {
-		nums = append(nums, n)
-	}
-	slices.Sort(nums)
 	var b bytes.Buffer
 	b.WriteString("{")
-	for i, n := range nums {
+	for i, n := range slices.Sorted(maps.Keys(ix)) {
 		if i > 0 {
 			b.WriteString(",")
 		}
-		e := ix[n]
-		line, err := json.Marshal(indexFileEntry{NextDue: wireTime(e.NextDue), Checked: wireTime(e.Checked)})
+		line, err := json.Marshal(indexFileEntry{NextDue: wireTime(ix[n].NextDue), Checked: wireTime(ix[n].Checked)})
 		if err != nil {
 			panic(fmt.Sprintf("github: branch store: encoding an index entry: %v", err))
 		}
 		fmt.Fprintf(&b, "\n  %q: %s", strconv.Itoa(n), line)
 	}
-	if len(nums) > 0 {
+	if len(ix) > 0 {
 		b.WriteString("\n")
 	}
 	b.WriteString("}\n")
@@ -998,52 +916,34 @@ func (ix branchIndex) encode() []byte {
 // exactly next_due and checked (RFC 3339 or null), is an error wrapping
 // state.ErrCorrupt that names the file.
 func (s *BranchStore) parseIndex(path string, k int, obj *gitObjectNode) (branchIndex, error) {
-	ix := branchIndex{}
 	if obj == nil {
-		return ix, nil
+		return branchIndex{}, nil
 	}
-	corrupt := func(reason string, err error) error {
-		return s.fileErr(path, reason, err)
-	}
-	switch {
-	case obj.Typename != "" && obj.Typename != "Blob":
-		return nil, corrupt("is a "+obj.Typename+", not a file", nil)
-	case obj.Blob.Text == nil:
-		return nil, corrupt("is binary", nil)
-	case obj.Blob.IsTruncated:
-		return nil, corrupt("is too large to read whole", nil)
+	text, err := s.text(path, obj)
+	if err != nil {
+		return nil, err
 	}
 	var raw map[string]*indexFileEntry
-	if err := wait.DecodeJSON([]byte(*obj.Blob.Text), "", &raw, wait.JSONLimits{}); err != nil {
-		return nil, corrupt("cannot be decoded", err)
+	if err := wait.DecodeJSON([]byte(text), "", &raw, wait.JSONLimits{}); err != nil {
+		return nil, s.fileErr(path, "cannot be decoded", err)
 	}
-	parse := func(key, field string, v *string) (time.Time, error) {
-		if v == nil {
-			return time.Time{}, nil
-		}
-		t, err := time.Parse(time.RFC3339Nano, *v)
-		if err != nil {
-			return time.Time{}, corrupt(fmt.Sprintf("entry %q: %s", key, field), err)
-		}
-		return t, nil
-	}
+	ix := branchIndex{}
 	for key, e := range raw {
 		n, err := strconv.Atoi(key)
-		if err != nil || n <= 0 || strconv.Itoa(n) != key {
-			return nil, corrupt(fmt.Sprintf("entry %q is not a discussion number", key), nil)
-		}
-		if n%indexShards != k {
-			return nil, corrupt(fmt.Sprintf("entry %q belongs in index/%d.json", key, n%indexShards), nil)
-		}
-		if e == nil {
-			return nil, corrupt(fmt.Sprintf("entry %q is null", key), nil)
+		switch {
+		case err != nil || n <= 0 || strconv.Itoa(n) != key:
+			return nil, s.fileErr(path, fmt.Sprintf("entry %q is not a discussion number", key), nil)
+		case n%indexShards != k:
+			return nil, s.fileErr(path, fmt.Sprintf("entry %q belongs in %s", key, shardPath(n%indexShards)), nil)
+		case e == nil:
+			return nil, s.fileErr(path, fmt.Sprintf("entry %q is null", key), nil)
 		}
 		var ie indexEntry
-		if ie.NextDue, err = parse(key, "next_due", e.NextDue); err != nil {
-			return nil, err
+		if e.NextDue != nil {
+			ie.NextDue = *e.NextDue
 		}
-		if ie.Checked, err = parse(key, "checked", e.Checked); err != nil {
-			return nil, err
+		if e.Checked != nil {
+			ie.Checked = *e.Checked
 		}
 		ix[n] = ie
 	}
@@ -1062,13 +962,12 @@ func makeBranchRev(blob, head string) string {
 // parseBranchRev splits a revision; blob is "" for "absent".
 func parseBranchRev(rev string) (blob, head string, ok bool) {
 	blob, head, found := strings.Cut(rev, "@")
-	if !found || !isOID(head) && head != "" {
+	switch {
+	case !found || !isOID(head) && head != "":
 		return "", "", false
-	}
-	if blob == "absent" {
+	case blob == "absent":
 		return "", head, true
-	}
-	if !isOID(blob) {
+	case !isOID(blob):
 		return "", "", false
 	}
 	return blob, head, true

@@ -6,8 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -52,6 +52,15 @@ const (
 	scanPages = 10
 )
 
+// recentDailyPages is how many pages of recently updated open discussions
+// the day's first sweep reads (the other hours read one): a pending record
+// without the label is found within the hour when its discussion is among
+// the 100 most recently updated open ones (a failed labelling, a label
+// removed by hand: both just moved it there), and within the day when it
+// is among the 1,000. Cost: a request (2 points) per page, and a batched
+// read of recess's own candidate comments there (see Pending).
+const recentDailyPages = 10
+
 // CommentStore keeps each discussion's record in recess's own status comment
 // in that discussion (state-store: comment): visible text for people plus the
 // record in a hidden marker, as state.EncodeComment writes it. Only a
@@ -63,13 +72,12 @@ const (
 // store re-reads the status comment (one small request) and compares its
 // revision (id, updatedAt and a hash of its body) with the one the caller
 // loaded: a change is state.ErrConflict, and the engine decides again from a
-// fresh read. A save that would change nothing sends nothing. What is left
-// open is the moment between that re-read and the update (about one
-// request): a write by another process there is overwritten. The shipped
-// workflows keep one writer per discussion (its concurrency group), so this
-// matters only for setups that do not; the branch store (a real
-// compare-and-swap on a git ref) closes it. Saves within one process are
-// serialised per discussion.
+// fresh read. What is left open is the moment between that re-read and the
+// update (about one request): a write by another process there is
+// overwritten. The shipped workflows keep one writer per discussion (its
+// concurrency group), so this matters only for setups that do not; the
+// branch store (a real compare-and-swap on a git ref) closes it. Saves
+// within one process are serialised.
 //
 // A status comment stays where a sweep's scan finds it without paging
 // (Pending): among a discussion's first or last 100 top-level comments.
@@ -85,12 +93,12 @@ type CommentStore struct {
 	// it to the engine's clock, so that a pinned RECESS_NOW pins it too.
 	Clock resume.Clock
 
-	c     *Client
-	label string
+	c *Client
+	// saveMu serialises saves: a re-read and its update must not interleave
+	// with another save of the same record.
+	saveMu sync.Mutex
 
 	mu sync.Mutex
-	// locks serialise saves per discussion.
-	locks map[int]*sync.Mutex
 	// forged are comments by others that carried a state marker.
 	forged map[string]bool
 	// stray are status comments read where a sweep's scan does not look
@@ -106,13 +114,7 @@ type CommentStore struct {
 
 // NewCommentStore returns the comment store over c.
 func NewCommentStore(c *Client) *CommentStore {
-	return &CommentStore{
-		c:      c,
-		label:  WaitingLabel,
-		locks:  map[int]*sync.Mutex{},
-		forged: map[string]bool{},
-		stray:  map[string]bool{},
-	}
+	return &CommentStore{c: c, forged: map[string]bool{}, stray: map[string]bool{}}
 }
 
 // ForgedMarkers returns the ids of comments not authored by recess that
@@ -120,12 +122,7 @@ func NewCommentStore(c *Client) *CommentStore {
 func (s *CommentStore) ForgedMarkers() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.forged))
-	for id := range s.forged {
-		out = append(out, id)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(s.forged))
 }
 
 // DuplicateStatus counts reads that found several trusted status comments in
@@ -136,10 +133,33 @@ func (s *CommentStore) DuplicateStatus() int {
 	return s.duplicates
 }
 
-// found is a decoded status comment.
-type found struct {
-	id  string
-	rec *state.Record
+// PendingAdvice says what the last Pending could not do, for the
+// maintainer (resume.PendingAdvisor).
+func (s *CommentStore) PendingAdvice() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.advice)
+}
+
+// FindsPendingByLabel is resume.LabelFinder: Pending finds the waiting
+// discussions by the waiting label, so the engine keeps it right.
+func (s *CommentStore) FindsPendingByLabel() bool { return true }
+
+func (s *CommentStore) now() time.Time {
+	if s.Clock != nil {
+		return s.Clock.Now()
+	}
+	return s.c.tr.clock.Now()
+}
+
+// fail is every error about a discussion the store returns.
+func (s *CommentStore) fail(n int, err error) error {
+	return fmt.Errorf("github: comment store: discussion %d: %w", n, err)
+}
+
+// logf logs about discussion n.
+func (s *CommentStore) logf(n int, format string, args ...any) {
+	s.c.logf("github: comment store: discussion %d: "+format, append([]any{n}, args...)...)
 }
 
 // Load reads the discussion (one request for most discussions) and returns
@@ -152,78 +172,26 @@ func (s *CommentStore) Load(ctx context.Context, discussion int) (*state.Record,
 // LoadWith is resume.DiscussionStore: the discussion read that finds the
 // record is the discussion the engine decides on, so a run pays for one
 // read.
-func (s *CommentStore) LoadWith(ctx context.Context, discussion int) (*state.Record, *resume.Discussion, error) {
-	snap, err := s.c.fetch(ctx, discussion)
-	if err != nil {
-		return nil, nil, loadErr(discussion, err)
+func (s *CommentStore) LoadWith(ctx context.Context, n int) (*state.Record, *resume.Discussion, error) {
+	snap, err := s.c.fetch(ctx, n)
+	if errors.Is(err, resume.ErrNotFound) {
+		// A deleted discussion took its status comment with it.
+		return nil, nil, s.fail(n, fmt.Errorf("%w: %w", state.ErrNotFound, err))
 	}
-	f, err := s.status(discussion, snap.comments)
+	if err != nil {
+		return nil, nil, fmt.Errorf("github: comment store: %w", err)
+	}
+	id, rec, err := s.status(n, snap.comments)
 	if err != nil {
 		return nil, nil, err
 	}
-	if f == nil {
-		return nil, snap.disc, fmt.Errorf("github: comment store: discussion %d: %w", discussion, state.ErrNotFound)
+	if rec == nil {
+		return nil, snap.disc, s.fail(n, state.ErrNotFound)
 	}
 	s.mu.Lock()
-	s.stray[f.id] = outOfScan(snap.comments, f.id)
+	s.stray[id] = outOfScan(snap.comments, id)
 	s.mu.Unlock()
-	return f.rec, snap.disc, nil
-}
-
-// Lost is resume.Restorer: the record a deleted comment held, when the
-// comment was recess's status comment of the discussion. A body without a
-// record marker costs nothing; one with a marker costs one request, to
-// learn recess's own login (GraphQL viewer), which the author's login must
-// match (wait.SameLogin, the one login rule): a marker in anyone else's
-// deleted comment is ignored and reported, as in a live one. The record is decoded as Load decodes it
-// (decodeStatus): a record that does not decode is an error wrapping
-// state.ErrCorrupt, and a record of another discussion (one transferred
-// from another repository) is logged and not restored. Whether a status
-// comment still stands is for Save to say: the engine writes the record
-// back with an empty Rev.
-func (s *CommentStore) Lost(ctx context.Context, discussion int, gone resume.DeletedComment) (*state.Record, error) {
-	if !state.HasMarker(gone.Body) {
-		return nil, nil
-	}
-	me, err := s.c.viewerLogin(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("github: comment store: discussion %d: %w", discussion, err)
-	}
-	if !wait.SameLogin(gone.Author, me) {
-		s.c.logf("github: comment store: discussion %d: ignoring a state marker in a deleted comment by %q (not authored by recess, %q): nothing restored", discussion, gone.Author, me)
-		return nil, nil
-	}
-	rec, ok, err := decodeStatus(discussion, "(deleted)", gone.Body)
-	var fe *foreignError
-	switch {
-	case errors.As(err, &fe):
-		s.c.logf("github: comment store: discussion %d: the deleted %v; nothing restored", discussion, fe)
-		return nil, nil
-	case err != nil:
-		// decodeStatus names a comment that stands; this one is gone.
-		if inner := errors.Unwrap(err); inner != nil {
-			err = inner
-		}
-		return nil, fmt.Errorf("github: comment store: discussion %d: recess's deleted status comment holds a record that cannot be read, so it is not restored: %w", discussion, err)
-	case !ok:
-		return nil, nil
-	}
-	rec.Rev = ""
-	return rec, nil
-}
-
-// viewerLogin is the login of the token's own identity.
-//
-// GitHub docs: https://docs.github.com/graphql/reference/queries#viewer
-func (c *Client) viewerLogin(ctx context.Context) (string, error) {
-	var q struct{ Viewer struct{ Login string } }
-	if err := c.query(ctx, &q, nil); err != nil {
-		return "", fmt.Errorf("viewer login: %w", err)
-	}
-	if q.Viewer.Login == "" {
-		return "", errors.New("viewer login: GitHub answered an empty login")
-	}
-	return q.Viewer.Login, nil
+	return rec, snap.disc, nil
 }
 
 // outOfScan reports whether the top-level comment id stands where a
@@ -243,20 +211,17 @@ func outOfScan(comments []storedComment, id string) bool {
 	return at >= scanFirst && top-at > scanLast
 }
 
-func loadErr(discussion int, err error) error {
-	if errors.Is(err, resume.ErrNotFound) {
-		// A deleted discussion took its status comment with it.
-		return fmt.Errorf("github: comment store: discussion %d: %w: %w", discussion, state.ErrNotFound, err)
-	}
-	return fmt.Errorf("github: comment store: %w", err)
-}
-
 // status finds the newest trusted status comment among comments (oldest
-// first). Markers in comments recess did not author are ignored and
-// reported; a corrupt marker in recess's own comment is ErrCorrupt.
-func (s *CommentStore) status(discussion int, comments []storedComment) (*found, error) {
-	var trusted []storedComment
-	for _, cm := range comments {
+// first) and returns its id and record, Rev set. Markers in comments recess
+// did not author are ignored and reported; a corrupt marker in recess's own
+// comment is ErrCorrupt.
+func (s *CommentStore) status(n int, comments []storedComment) (string, *state.Record, error) {
+	var (
+		id    string
+		found *state.Record
+		count int
+	)
+	for _, cm := range slices.Backward(comments) {
 		if cm.Deleted || !state.HasMarker(cm.Body) {
 			continue
 		}
@@ -266,74 +231,115 @@ func (s *CommentStore) status(discussion int, comments []storedComment) (*found,
 			s.forged[cm.ID] = true
 			s.mu.Unlock()
 			if first {
-				s.c.logf("github: comment store: discussion %d: ignoring a state marker in comment %s by %q (not authored by recess)", discussion, cm.ID, cm.Author)
+				s.logf(n, "ignoring a state marker in comment %s by %q (not authored by recess)", cm.ID, cm.Author)
 			}
 			continue
 		}
-		trusted = append(trusted, cm)
-	}
-	var out *found
-	count := 0
-	for i := len(trusted) - 1; i >= 0; i-- {
-		cm := trusted[i]
-		rec, ok, err := decodeStatus(discussion, cm.ID, cm.Body)
+		rec, err := decodeStatus(n, cm.Body)
 		var fe *foreignError
-		if errors.As(err, &fe) {
-			s.c.logf("github: comment store: discussion %d: %v", discussion, fe)
+		switch {
+		case errors.As(err, &fe):
+			s.logf(n, "status comment %s %v", cm.ID, fe)
+			continue
+		case rec == nil && err == nil:
 			continue
 		}
-		if !ok {
-			continue
-		}
-		count++
-		if out != nil {
+		if count++; found != nil {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return "", nil, s.fail(n, fmt.Errorf("status comment %s (left as it is): %w", cm.ID, err))
 		}
 		rec.Rev = makeRev(cm.ID, cm.UpdatedAt, cm.Body)
-		out = &found{id: cm.ID, rec: rec}
+		id, found = cm.ID, rec
 	}
 	if count > 1 {
 		s.mu.Lock()
 		s.duplicates++
 		s.mu.Unlock()
-		s.c.logf("github: comment store: discussion %d: %d status comments by recess; using the newest, %s", discussion, count, out.id)
+		s.logf(n, "%d status comments by recess; using the newest, %s", count, id)
 	}
-	return out, nil
+	return id, found, nil
 }
 
-// decodeStatus decodes a status comment body. ok is false when the body
-// holds no marker after all.
-func decodeStatus(discussion int, commentID, body string) (*state.Record, bool, error) {
+// decodeStatus decodes a status comment body of discussion n: nil and no
+// error when it holds no marker after all; an error wrapping
+// state.ErrCorrupt when its record cannot be read; a *foreignError when it
+// holds another discussion's record.
+func decodeStatus(n int, body string) (*state.Record, error) {
 	rec, ok, err := state.DecodeComment(body)
-	if !ok {
-		return nil, false, nil
+	switch {
+	case !ok:
+		return nil, nil
+	case err != nil && !errors.Is(err, state.ErrCorrupt):
+		return nil, fmt.Errorf("%w: %w", state.ErrCorrupt, err)
+	case err != nil:
+		return nil, err
+	case rec.Discussion != n:
+		return nil, &foreignError{discussion: rec.Discussion}
 	}
-	if err != nil {
-		if !errors.Is(err, state.ErrCorrupt) {
-			err = fmt.Errorf("%w: %w", state.ErrCorrupt, err)
-		}
-		return nil, true, fmt.Errorf("github: comment store: discussion %d: status comment %s (left as it is): %w", discussion, commentID, err)
-	}
-	if rec.Discussion != discussion {
-		// A status comment that came with a discussion transferred from
-		// another repository (or another number): foreign, not corrupt.
-		return nil, false, &foreignError{comment: commentID, discussion: rec.Discussion}
-	}
-	return rec, true, nil
+	return rec, nil
 }
 
-// foreignError is a status comment that holds another discussion's record:
-// it is left as it is and this discussion starts a fresh record.
-type foreignError struct {
-	comment    string
-	discussion int
-}
+// foreignError is a status comment that holds another discussion's record
+// (one that came with a discussion transferred from another repository, or
+// another number): foreign, not corrupt. It is left as it is and this
+// discussion starts a fresh record.
+type foreignError struct{ discussion int }
 
 func (e *foreignError) Error() string {
-	return fmt.Sprintf("status comment %s holds the record of discussion %d (a discussion transferred from another repository?): left as it is", e.comment, e.discussion)
+	return fmt.Sprintf("holds the record of discussion %d (a discussion transferred from another repository?): left as it is", e.discussion)
+}
+
+// Lost is resume.Restorer: the record a deleted comment held, when the
+// comment was recess's status comment of the discussion. A body without a
+// record marker costs nothing; one with a marker costs one request, to
+// learn recess's own login (GraphQL viewer), which the author's login must
+// match (wait.SameLogin, the one login rule): a marker in anyone else's
+// deleted comment is ignored and reported, as in a live one. The record is
+// decoded as Load decodes it (decodeStatus): a record that does not decode
+// is an error wrapping state.ErrCorrupt, and a record of another discussion
+// (one transferred from another repository) is logged and not restored.
+// Whether a status comment still stands is for Save to say: the engine
+// writes the record back with an empty Rev.
+func (s *CommentStore) Lost(ctx context.Context, n int, gone resume.DeletedComment) (*state.Record, error) {
+	if !state.HasMarker(gone.Body) {
+		return nil, nil
+	}
+	me, err := s.c.viewerLogin(ctx)
+	if err != nil {
+		return nil, s.fail(n, err)
+	}
+	if !wait.SameLogin(gone.Author, me) {
+		s.logf(n, "ignoring a state marker in a deleted comment by %q (not authored by recess, %q): nothing restored", gone.Author, me)
+		return nil, nil
+	}
+	rec, err := decodeStatus(n, gone.Body)
+	var fe *foreignError
+	switch {
+	case errors.As(err, &fe):
+		s.logf(n, "the deleted status comment %v; nothing restored", fe)
+		return nil, nil
+	case err != nil:
+		return nil, s.fail(n, fmt.Errorf("recess's deleted status comment holds a record that cannot be read, so it is not restored: %w", err))
+	case rec != nil:
+		rec.Rev = ""
+	}
+	return rec, nil
+}
+
+// viewerLogin is the login of the token's own identity.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/queries#viewer
+func (c *Client) viewerLogin(ctx context.Context) (string, error) {
+	var q struct{ Viewer struct{ Login string } }
+	if err := c.query(ctx, &q, nil); err != nil {
+		return "", fmt.Errorf("viewer login: %w", err)
+	}
+	if q.Viewer.Login == "" {
+		return "", errors.New("viewer login: GitHub answered an empty login")
+	}
+	return q.Viewer.Login, nil
 }
 
 // makeRev is a status comment's version: its id, GitHub's updatedAt and a
@@ -343,38 +349,9 @@ func makeRev(id string, updatedAt time.Time, body string) string {
 	return id + "@" + updatedAt.UTC().Format(time.RFC3339Nano) + "@" + bodySum(body)
 }
 
-func parseRev(rev string) (id string, updatedAt time.Time, sum string, ok bool) {
-	parts := strings.Split(rev, "@")
-	if len(parts) != 3 || parts[0] == "" || parts[2] == "" {
-		return "", time.Time{}, "", false
-	}
-	t, err := time.Parse(time.RFC3339Nano, parts[1])
-	if err != nil {
-		return "", time.Time{}, "", false
-	}
-	return parts[0], t, parts[2], true
-}
-
 func bodySum(body string) string {
 	h := sha256.Sum256([]byte(body))
 	return hex.EncodeToString(h[:16])
-}
-
-// statusQuery re-reads a status comment before it is overwritten.
-type statusQuery struct {
-	Node *struct {
-		C struct {
-			ID              string
-			Body            string
-			UpdatedAt       time.Time
-			ViewerDidAuthor bool
-			DeletedAt       *time.Time
-			Discussion      *struct {
-				ID     string
-				Number int
-			}
-		} `graphql:"... on DiscussionComment"`
-	} `graphql:"node(id: $id)"`
 }
 
 // Save writes rec into its discussion's status comment if the comment is
@@ -395,7 +372,6 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 		return errors.New("github: comment store: nil record")
 	}
 	n := rec.Discussion
-	what := fmt.Sprintf("github: comment store: discussion %d", n)
 	// Like every store, stamp UpdatedAt only when the caller did not (the
 	// engine's clock wins).
 	stamped := *rec
@@ -404,61 +380,105 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 	}
 	body, err := state.EncodeComment(rec.Status, &stamped)
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return s.fail(n, err)
 	}
 
-	unlock := s.lock(n)
-	defer unlock()
-
-	var (
-		written commentNode
-		discID  string
-	)
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+	var written commentNode
 	if rec.Rev == "" {
-		snap, err := s.c.fetch(ctx, n)
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		f, err := s.status(n, snap.comments)
-		if err != nil {
-			return err
-		}
-		if f != nil {
-			return fmt.Errorf("%s: a status comment (%s) already exists: %w", what, f.id, state.ErrConflict)
-		}
-		discID = snap.disc.ID
-		if written, err = s.c.addComment(ctx, discID, "", body); err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
+		written, err = s.create(ctx, n, body)
 	} else {
-		id, updatedAt, sum, ok := parseRev(rec.Rev)
-		if !ok {
-			return fmt.Errorf("%s: revision %q is not this store's: %w", what, rec.Rev, state.ErrConflict)
-		}
-		if discID, err = s.recheck(ctx, n, id, updatedAt, sum); err != nil {
-			if errors.Is(err, state.ErrCorrupt) {
-				return err // names the discussion and the comment already
-			}
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		s.mu.Lock()
-		stray := s.stray[id]
-		s.mu.Unlock()
-		if stray {
-			written, err = s.move(ctx, n, discID, id, body)
-		} else {
-			written, err = s.c.updateComment(ctx, id, body)
-		}
-		if err != nil {
-			if errors.Is(err, resume.ErrNotFound) {
-				return fmt.Errorf("%s: status comment %s is gone: %w: %w", what, id, state.ErrConflict, err)
-			}
-			return fmt.Errorf("%s: %w", what, err)
-		}
+		written, err = s.update(ctx, n, rec.Rev, body)
+	}
+	if err != nil {
+		return err
 	}
 	rec.Rev = makeRev(written.ID, written.UpdatedAt, written.Body)
 	rec.UpdatedAt = stamped.UpdatedAt
 	return nil
+}
+
+// create posts the first status comment of discussion n, unless one
+// appeared since the caller's read.
+func (s *CommentStore) create(ctx context.Context, n int, body string) (commentNode, error) {
+	snap, err := s.c.fetch(ctx, n)
+	if err != nil {
+		return commentNode{}, s.fail(n, err)
+	}
+	id, rec, err := s.status(n, snap.comments)
+	if err != nil {
+		return commentNode{}, err
+	}
+	if rec != nil {
+		return commentNode{}, s.fail(n, fmt.Errorf("a status comment (%s) already exists: %w", id, state.ErrConflict))
+	}
+	written, err := s.c.addComment(ctx, snap.disc.ID, "", body)
+	if err != nil {
+		return commentNode{}, s.fail(n, err)
+	}
+	return written, nil
+}
+
+// statusQuery re-reads a status comment before it is overwritten.
+type statusQuery struct {
+	Node *struct {
+		C struct {
+			ID              string
+			Body            string
+			UpdatedAt       time.Time
+			ViewerDidAuthor bool
+			DeletedAt       *time.Time
+			Discussion      *struct {
+				ID     string
+				Number int
+			}
+		} `graphql:"... on DiscussionComment"`
+	} `graphql:"node(id: $id)"`
+}
+
+// update re-reads the status comment rev names and, if it is still at rev,
+// writes body into it (or into a new one at the end: see move).
+func (s *CommentStore) update(ctx context.Context, n int, rev, body string) (commentNode, error) {
+	id, _, _ := strings.Cut(rev, "@")
+	if !strings.Contains(rev, "@") || id == "" {
+		return commentNode{}, s.fail(n, fmt.Errorf("revision %q is not this store's: %w", rev, state.ErrConflict))
+	}
+	gone := s.fail(n, fmt.Errorf("status comment %s is gone: %w", id, state.ErrConflict))
+	var q statusQuery
+	err := s.c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)})
+	if errors.Is(err, resume.ErrNotFound) {
+		return commentNode{}, gone
+	}
+	if err != nil {
+		return commentNode{}, s.fail(n, err)
+	}
+	cur := q.Node
+	if cur == nil || cur.C.ID == "" || cur.C.DeletedAt != nil || !cur.C.ViewerDidAuthor || cur.C.Discussion == nil || cur.C.Discussion.Number != n {
+		return commentNode{}, gone
+	}
+	if makeRev(id, cur.C.UpdatedAt, cur.C.Body) != rev {
+		if _, err := decodeStatus(n, cur.C.Body); errors.Is(err, state.ErrCorrupt) {
+			return commentNode{}, s.fail(n, fmt.Errorf("status comment %s (left as it is): %w", id, err))
+		}
+		return commentNode{}, s.fail(n, fmt.Errorf("status comment %s changed since it was read: %w", id, state.ErrConflict))
+	}
+	s.mu.Lock()
+	stray := s.stray[id]
+	s.mu.Unlock()
+	var written commentNode
+	if stray {
+		written, err = s.move(ctx, n, cur.C.Discussion.ID, id, body)
+	} else {
+		written, err = s.c.updateComment(ctx, id, body)
+	}
+	if errors.Is(err, resume.ErrNotFound) {
+		return commentNode{}, s.fail(n, fmt.Errorf("status comment %s is gone: %w: %w", id, state.ErrConflict, err))
+	}
+	if err != nil {
+		return commentNode{}, s.fail(n, err)
+	}
+	return written, nil
 }
 
 // move writes the record of discussion n into a new status comment at the
@@ -484,69 +504,20 @@ func (s *CommentStore) move(ctx context.Context, n int, discID, id, body string)
 	s.mu.Lock()
 	delete(s.stray, id)
 	s.mu.Unlock()
-	if err := s.c.deleteComment(ctx, id); err != nil && !errors.Is(err, resume.ErrNotFound) {
-		s.c.logf("github: comment store: discussion %d: moved the status comment to %s; the old one, %s, is left (the newer wins): %v", n, written.ID, id, err)
-	}
-	return written, nil
-}
-
-// deleteComment deletes a comment.
-//
-// GitHub docs: https://docs.github.com/graphql/reference/mutations#deletediscussioncomment
-func (c *Client) deleteComment(ctx context.Context, id string) error {
 	var m struct {
 		DeleteDiscussionComment struct {
 			Comment struct{ ID string }
 		} `graphql:"deleteDiscussionComment(input: $input)"`
 	}
-	if err := c.mutate(ctx, &m, githubv4.DeleteDiscussionCommentInput{ID: githubv4.ID(id)}); err != nil {
-		return fmt.Errorf("delete comment %s: %w", id, err)
+	if err := s.c.mutate(ctx, &m, githubv4.DeleteDiscussionCommentInput{ID: githubv4.ID(id)}); err != nil && !errors.Is(err, resume.ErrNotFound) {
+		s.logf(n, "moved the status comment to %s; the old one, %s, is left (the newer wins): %v", written.ID, id, err)
 	}
-	return nil
-}
-
-// recheck re-reads a status comment and says whether it is still at the
-// revision (id, updatedAt, body hash) the caller read. It returns the
-// discussion's node id.
-func (s *CommentStore) recheck(ctx context.Context, n int, id string, updatedAt time.Time, sum string) (string, error) {
-	var q statusQuery
-	if err := s.c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)}); err != nil {
-		if errors.Is(err, resume.ErrNotFound) {
-			return "", fmt.Errorf("status comment %s is gone: %w", id, state.ErrConflict)
-		}
-		return "", err
-	}
-	if q.Node == nil || q.Node.C.ID == "" || q.Node.C.DeletedAt != nil || !q.Node.C.ViewerDidAuthor ||
-		q.Node.C.Discussion == nil || q.Node.C.Discussion.Number != n {
-		return "", fmt.Errorf("status comment %s is gone: %w", id, state.ErrConflict)
-	}
-	cur := q.Node.C
-	if !cur.UpdatedAt.Equal(updatedAt) || bodySum(cur.Body) != sum {
-		if _, ok, derr := decodeStatus(n, id, cur.Body); ok && derr != nil {
-			return "", derr
-		}
-		return "", fmt.Errorf("status comment %s changed since it was read: %w", id, state.ErrConflict)
-	}
-	return cur.Discussion.ID, nil
-}
-
-// FindsPendingByLabel is resume.LabelFinder: Pending finds the waiting
-// discussions by the waiting label, so the engine keeps it right.
-func (s *CommentStore) FindsPendingByLabel() bool { return true }
-
-func (s *CommentStore) lock(n int) func() {
-	s.mu.Lock()
-	l := s.locks[n]
-	if l == nil {
-		l = &sync.Mutex{}
-		s.locks[n] = l
-	}
-	s.mu.Unlock()
-	l.Lock()
-	return l.Unlock
+	return written, nil
 }
 
 // addComment posts a comment and returns it as GitHub stored it.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#adddiscussioncomment
 func (c *Client) addComment(ctx context.Context, discussionID, replyTo, body string) (commentNode, error) {
 	input := githubv4.AddDiscussionCommentInput{
 		DiscussionID: githubv4.ID(discussionID),
@@ -618,18 +589,13 @@ type backInfo struct {
 	StartCursor     *string
 }
 
-// candidates are the comments of d that may be recess's status comment.
-func (d scanNode) candidates() []string {
-	return candidates(append(slices.Clone(d.First.Nodes), d.Last.Nodes...))
-}
-
 // candidates are the comments that may be recess's status comment: recess's
 // own that were ever edited (every save after the first edits it), else all
 // of recess's own.
-func candidates(comments []scanComment) []string {
+func candidates(comments ...[]scanComment) []string {
 	var edited, mine []string
 	seen := map[string]bool{}
-	for _, cm := range comments {
+	for _, cm := range slices.Concat(comments...) {
 		if !cm.ViewerDidAuthor || seen[cm.ID] {
 			continue
 		}
@@ -645,70 +611,59 @@ func candidates(comments []scanComment) []string {
 	return mine
 }
 
-type searchQuery struct {
-	Search struct {
-		DiscussionCount int
-		PageInfo        pageInfo
-		Nodes           []struct {
-			D scanNode `graphql:"... on Discussion"`
-		}
-	} `graphql:"search(query: $query, type: DISCUSSION, first: 100, after: $after)"`
-}
-
-type bodiesQuery struct {
-	Nodes []*struct {
-		C struct {
-			ID              string
-			Body            string
-			ViewerDidAuthor bool
-		} `graphql:"... on DiscussionComment"`
-	} `graphql:"nodes(ids: $ids)"`
-}
+func (d scanNode) candidates() []string { return candidates(d.First.Nodes, d.Last.Nodes) }
 
 // Pending lists the discussions a sweep must consider, soonest due first,
 // without reading any discussion whole. Discussions carrying the waiting
 // label are found with a search (one request per 100); for each, recess's
 // own comments among its first 100 and last 100 top-level comments are the
-// candidates for its status comment (see scanNode.candidates), whose bodies
-// are read in one batched request per 100. A discussion whose status
-// comment stands between those is paged through further (scanDeeper: a
-// request per further 100 top-level comments, only for such discussions).
-// Where the status comment is found, the summary carries the record's
-// NextDue and Checked (Known); elsewhere Known is false and the sweep must
-// visit. Other workflows commenting first with the same token change
-// nothing of this.
+// candidates for its status comment (see candidates), whose bodies are read
+// in one batched request per 100. A discussion whose status comment stands
+// between those is paged through further (scanDeeper: a request per
+// further 100 top-level comments, only for such discussions). Where the
+// status comment is found, the summary carries the record's NextDue and
+// Checked (Known); elsewhere Known is false and the sweep must visit.
+// Other workflows commenting first with the same token change nothing of
+// this.
 //
-// The waiting label is created when it is missing (see Client.Label): a
-// sweep never falls back to listing every open discussion. GitHub search
-// reaches 1,000 results at most: past that, sweeps alternate the search's
-// order (oldest first, newest first), so that 2,000 waiting discussions are
-// all seen every other sweep, and PendingAdvice recommends the branch store.
-// GitHub's search index trails writes by seconds to minutes, so a label
-// added moments ago may be missed until the next sweep.
+// Once an hour (the sweep in its first slot) Pending also looks at the
+// recently updated open discussions, which finds a pending record whose
+// label is missing (removed by hand, a failed labelling, a run that died
+// between a new record's write and its label, a record older than the
+// label); its visit puts the label back. Once a day (the day's first slot)
+// the look reaches further (recentDailyPages).
+//
+// GitHub search reaches 1,000 results at most: past that, sweeps alternate
+// the search's order (oldest first, newest first), so that 2,000 waiting
+// discussions are all seen every other sweep, and PendingAdvice recommends
+// the branch store. GitHub's search index trails writes by seconds to
+// minutes, so a label added moments ago may be missed until the next sweep.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/queries#search
 func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
-	scanned, err := s.searchWaiting(ctx)
+	out, err := s.pending(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("github: comment store: pending: %w", err)
 	}
-	// unlabelled are found by the hourly look at recent discussions, not
-	// by the label's search.
+	state.SortSummaries(out)
+	return out, nil
+}
+
+func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
+	scanned, err := s.searchWaiting(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// unlabelled are found by the hourly look, not by the label's search.
 	unlabelled := map[int]bool{}
 	if now := s.now().UTC(); now.Minute() < int(sweepSlot/time.Minute) {
-		// Once an hour (the sweep in its first slot): the recently
-		// updated open discussions too, which finds a pending record
-		// whose label is missing (removed by hand, a failed labelling, a
-		// run that died between a new record's write and its label, a
-		// record older than the label); its visit puts the label back.
-		// Once a day (the day's first slot) the look reaches further.
 		pages := 1
 		if now.Hour() == 0 {
 			pages = recentDailyPages
 		}
 		recent, err := s.recentlyUpdated(ctx, pages)
 		if err != nil {
-			return nil, fmt.Errorf("github: comment store: pending: %w", err)
+			return nil, err
 		}
 		labelled := map[int]bool{}
 		for _, d := range scanned {
@@ -727,7 +682,7 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	}
 	bodies, err := s.c.bodies(ctx, ids)
 	if err != nil {
-		return nil, fmt.Errorf("github: comment store: pending: %w", err)
+		return nil, err
 	}
 
 	seen := map[int]bool{}
@@ -737,57 +692,129 @@ func (s *CommentStore) Pending(ctx context.Context) ([]state.Summary, error) {
 			continue
 		}
 		seen[d.Number] = true
-		sum := state.Summary{Discussion: d.Number}
 		rec := statusAmong(d.Number, d.candidates(), bodies)
 		if rec == nil && !unlabelled[d.Number] && d.First.PageInfo.HasNextPage && d.Last.PageInfo.HasPreviousPage && !overlaps(d) {
 			// A long discussion whose status comment stands between
 			// the first and the last comments scanned.
 			if rec, err = s.scanDeeper(ctx, d); err != nil {
-				return nil, fmt.Errorf("github: comment store: pending: %w", err)
+				return nil, err
 			}
 		}
-		// A record with nothing pending under the label: a stale label,
-		// which the visit of any run puts right.
-		idle := rec != nil && !rec.Pending()
-		if rec != nil && !idle {
-			sum.NextDue, sum.Known, sum.Checked = rec.NextDue(), true, rec.Checked
-		}
-		if !idle && (sum.Known || !unlabelled[d.Number]) {
+		switch {
+		case rec != nil && !rec.Pending():
+			// Nothing pending under the label: a stale label, which the
+			// visit of any run puts right.
+		case rec != nil:
+			out = append(out, state.Summary{Discussion: d.Number, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked})
+		case !unlabelled[d.Number]:
 			// A discussion found without the label counts only when its
 			// pending record was read.
-			out = append(out, sum)
+			out = append(out, state.Summary{Discussion: d.Number})
 		}
 	}
-	state.SortSummaries(out)
 	return out, nil
 }
 
 // overlaps reports whether d's first and last comments scanned meet, so
 // that none lies between them.
 func overlaps(d scanNode) bool {
-	for _, l := range d.Last.Nodes {
-		for _, f := range d.First.Nodes {
-			if f.ID == l.ID {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(d.Last.Nodes, func(l scanComment) bool {
+		return slices.ContainsFunc(d.First.Nodes, func(f scanComment) bool { return f.ID == l.ID })
+	})
 }
 
 // statusAmong returns the record of the first of ids whose body (from
 // bodies) is a status comment of discussion n; nil when none is.
 func statusAmong(n int, ids []string, bodies map[string]string) *state.Record {
 	for _, id := range ids {
-		body, ok := bodies[id]
-		if !ok {
-			continue
-		}
-		if rec, found, err := decodeStatus(n, id, body); found && err == nil {
-			return rec
+		if body, ok := bodies[id]; ok {
+			if rec, err := decodeStatus(n, body); rec != nil && err == nil {
+				return rec
+			}
 		}
 	}
 	return nil
+}
+
+// searchQuery finds the discussions that carry the waiting label.
+type searchQuery struct {
+	Search struct {
+		DiscussionCount int
+		PageInfo        pageInfo
+		Nodes           []struct {
+			D scanNode `graphql:"... on Discussion"`
+		}
+	} `graphql:"search(query: $query, type: DISCUSSION, first: 100, after: $after)"`
+}
+
+func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
+	// Sweeps keep no memory: the order alternates with the sweep's moment.
+	order := "created-asc"
+	if s.now().Unix()/int64(sweepSlot/time.Second)%2 == 1 {
+		order = "created-desc"
+	}
+	query := fmt.Sprintf("repo:%s/%s label:%q sort:%s", s.c.owner, s.c.repo, WaitingLabel, order)
+	s.mu.Lock()
+	s.advice = nil
+	s.mu.Unlock()
+	var out []scanNode
+	var after *githubv4.String
+	for {
+		var q searchQuery
+		if err := s.c.query(ctx, &q, map[string]any{"query": githubv4.String(query), "after": after}); err != nil {
+			return nil, fmt.Errorf("search %s: %w", query, err)
+		}
+		for _, n := range q.Search.Nodes {
+			out = append(out, n.D)
+		}
+		pi := q.Search.PageInfo
+		if pi.HasNextPage && pi.EndCursor != nil {
+			after = githubv4.NewString(githubv4.String(*pi.EndCursor))
+			continue
+		}
+		if total := q.Search.DiscussionCount; total > len(out) {
+			// GitHub search reaches 1,000 results at most: the other
+			// order comes next sweep.
+			advice := fmt.Sprintf("%d discussions wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, len(out), 2*len(out))
+			s.c.logf("github: comment store: %s", advice)
+			s.mu.Lock()
+			s.advice = []string{advice}
+			s.mu.Unlock()
+		}
+		return out, nil
+	}
+}
+
+// recentQuery lists the most recently updated open discussions.
+type recentQuery struct {
+	Repository struct {
+		Discussions struct {
+			PageInfo pageInfo
+			Nodes    []scanNode
+		} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
+	} `graphql:"repository(owner: $owner, name: $name)"`
+}
+
+// recentlyUpdated reads up to pages pages of the most recently updated open
+// discussions, as the search reads the labelled ones.
+func (s *CommentStore) recentlyUpdated(ctx context.Context, pages int) ([]scanNode, error) {
+	var out []scanNode
+	var after *githubv4.String
+	for range pages {
+		var q recentQuery
+		vars := s.c.repoVars()
+		vars["after"] = after
+		if err := s.c.query(ctx, &q, vars); err != nil {
+			return nil, fmt.Errorf("recently updated discussions: %w", err)
+		}
+		conn := q.Repository.Discussions
+		out = append(out, conn.Nodes...)
+		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
+			break
+		}
+		after = githubv4.NewString(githubv4.String(*conn.PageInfo.EndCursor))
+	}
+	return out, nil
 }
 
 // deeperQuery reads an earlier page of a discussion's top-level comments,
@@ -823,24 +850,21 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Recor
 		vars := s.c.repoVars()
 		vars["number"] = githubv4.Int(d.Number)
 		vars["before"] = githubv4.String(*before)
-		if err := s.c.query(ctx, &q, vars); err != nil {
-			if errors.Is(err, resume.ErrNotFound) {
-				return nil, nil // deleted meanwhile: the visit will tell
-			}
-			return nil, fmt.Errorf("comments of discussion %d before %s: %w", d.Number, *before, err)
+		err := s.c.query(ctx, &q, vars)
+		if errors.Is(err, resume.ErrNotFound) || err == nil && q.Repository.Discussion == nil {
+			return nil, nil // deleted meanwhile: the visit will tell
 		}
-		if q.Repository.Discussion == nil {
-			return nil, nil
+		if err != nil {
+			return nil, fmt.Errorf("comments of discussion %d before %s: %w", d.Number, *before, err)
 		}
 		conn := q.Repository.Discussion.Comments
 		met := false
 		var fresh []scanComment
 		for _, c := range conn.Nodes {
-			if first[c.ID] {
-				met = true
-				continue
+			met = met || first[c.ID]
+			if !first[c.ID] {
+				fresh = append(fresh, c)
 			}
-			fresh = append(fresh, c)
 		}
 		if ids := candidates(fresh); len(ids) > 0 {
 			bodies, err := s.c.bodies(ctx, ids)
@@ -856,113 +880,25 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Recor
 		}
 		before = conn.PageInfo.StartCursor
 	}
-	s.c.logf("github: comment store: discussion %d: no status comment among its first %d top-level comments and its last %d; the sweep visits it", d.Number, scanFirst, scanLast*(scanPages+1))
+	s.logf(d.Number, "no status comment among its first %d top-level comments and its last %d; the sweep visits it", scanFirst, scanLast*(scanPages+1))
 	return nil, nil
 }
 
-// recentDailyPages is how many pages of recently updated open discussions
-// the day's first sweep reads (the other hours read one): a pending record
-// without the label is found within the hour when its discussion is among
-// the 100 most recently updated open ones (a failed labelling, a label
-// removed by hand: both just moved it there), and within the day when it
-// is among the 1,000. Cost: a request (2 points) per page, and a batched
-// read of recess's own candidate comments there (see Pending).
-const recentDailyPages = 10
-
-// recentQuery lists the most recently updated open discussions.
-type recentQuery struct {
-	Repository struct {
-		Discussions struct {
-			PageInfo pageInfo
-			Nodes    []scanNode
-		} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
-
-// recentlyUpdated reads up to pages pages of the most recently updated open
-// discussions, as the search reads the labelled ones.
-func (s *CommentStore) recentlyUpdated(ctx context.Context, pages int) ([]scanNode, error) {
-	var out []scanNode
-	var after *githubv4.String
-	for range pages {
-		var q recentQuery
-		vars := s.c.repoVars()
-		vars["after"] = after
-		if err := s.c.query(ctx, &q, vars); err != nil {
-			return nil, fmt.Errorf("recently updated discussions: %w", err)
-		}
-		conn := q.Repository.Discussions
-		out = append(out, conn.Nodes...)
-		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
-			break
-		}
-		after = githubv4.NewString(githubv4.String(*conn.PageInfo.EndCursor))
-	}
-	return out, nil
-}
-
-func (s *CommentStore) now() time.Time {
-	if s.Clock != nil {
-		return s.Clock.Now()
-	}
-	return s.c.tr.clock.Now()
-}
-
-// PendingAdvice says what the last Pending could not do, for the
-// maintainer (resume.PendingAdvisor).
-func (s *CommentStore) PendingAdvice() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.advice)
-}
-
-func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
-	// Sweeps keep no memory: the order alternates with the sweep's moment.
-	order := "created-asc"
-	if s.now().Unix()/int64(sweepSlot/time.Second)%2 == 1 {
-		order = "created-desc"
-	}
-	query := fmt.Sprintf("repo:%s/%s label:%q sort:%s", s.c.owner, s.c.repo, s.label, order)
-	s.mu.Lock()
-	s.advice = nil
-	s.mu.Unlock()
-	var out []scanNode
-	var after *githubv4.String
-	for {
-		var q searchQuery
-		vars := map[string]any{
-			"query": githubv4.String(query),
-			"after": after,
-		}
-		if err := s.c.query(ctx, &q, vars); err != nil {
-			return nil, fmt.Errorf("search %s: %w", query, err)
-		}
-		for _, n := range q.Search.Nodes {
-			out = append(out, n.D)
-		}
-		pi := q.Search.PageInfo
-		if !pi.HasNextPage || pi.EndCursor == nil {
-			if total := q.Search.DiscussionCount; total > len(out) {
-				// GitHub search reaches 1,000 results at most: the other
-				// order comes next sweep.
-				advice := fmt.Sprintf("%d discussions wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, len(out), 2*len(out))
-				s.c.logf("github: comment store: %s", advice)
-				s.mu.Lock()
-				s.advice = []string{advice}
-				s.mu.Unlock()
-			}
-			return out, nil
-		}
-		after = githubv4.NewString(githubv4.String(*pi.EndCursor))
-	}
+// bodiesQuery reads comments by id.
+type bodiesQuery struct {
+	Nodes []*struct {
+		C struct {
+			ID              string
+			Body            string
+			ViewerDidAuthor bool
+		} `graphql:"... on DiscussionComment"`
+	} `graphql:"nodes(ids: $ids)"`
 }
 
 // bodies reads the bodies of recess's own comments by id, 100 per request.
 func (c *Client) bodies(ctx context.Context, ids []string) (map[string]string, error) {
 	out := map[string]string{}
-	for len(ids) > 0 {
-		chunk := ids[:min(len(ids), pageSize)]
-		ids = ids[len(chunk):]
+	for chunk := range slices.Chunk(ids, pageSize) {
 		gids := make([]githubv4.ID, len(chunk))
 		for i, id := range chunk {
 			gids[i] = githubv4.ID(id)

@@ -32,6 +32,11 @@ const (
 	// comment store, plus a re-read before each of its two writes: see
 	// checkCost).
 	maxFiring = 5
+	// maxIntake bounds a new discussion's fresh dispatch: load, the count
+	// of the repository's agent runs of the hour, intent, dispatch,
+	// confirmation, EYES (on the comment store, plus a check before each
+	// of its two writes and the waiting label: see intakeCost).
+	maxIntake = 6
 	// pageSize is how many records one batched request covers.
 	pageSize = 100
 )
@@ -52,6 +57,15 @@ func checkCost(store string) int {
 // firingCost bounds a comment that fires on store: load, intent, dispatch,
 // confirmation, EYES, and the checks before the two writes.
 func firingCost(store string) int { return maxFiring + 2*checkCost(store) }
+
+// intakeCost bounds a new discussion's intake on store: the comment store
+// also puts the waiting label on (Pending finds records by it).
+func intakeCost(store string) int {
+	if store == "comment" {
+		return maxIntake + 2*checkCost(store) + 1
+	}
+	return maxIntake
+}
 
 func pages(n int) int { return (n + pageSize - 1) / pageSize }
 
@@ -352,6 +366,35 @@ func TestBudgetComment(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestBudgetIntake: a new discussion that recess takes in costs the
+// record's read, the count of the repository's recent agent runs, the
+// dispatch with its intent and confirmation, and EYES; a write each but the
+// reads.
+func TestBudgetIntake(t *testing.T) {
+	t.Parallel()
+	for _, store := range stores {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			w := New(t, Options{Store: store})
+			intake := func() {
+				n, _ := w.Open("alice")
+				if _, err := w.Engine(nil).Engine.Intake(ctx, n); err != nil {
+					t.Fatalf("Intake(%d) = %v", n, err)
+				}
+			}
+			// A first intake creates what every later one finds (the
+			// state branch, the waiting label).
+			intake()
+			c := w.Measure(intake)
+			t.Logf("%s store, intake: %v", store, c)
+			if max, maxReads := intakeCost(store), 2+checkCost(store)*2; c.Total() > max || reads(c) > maxReads {
+				t.Errorf("Intake = %v; want at most %d requests, %d of them reads", c, max, maxReads)
+			}
+		})
 	}
 }
 
