@@ -64,31 +64,31 @@ func CheckRepo(fsys fs.FS) ([]Finding, error) {
 		return nil, err
 	}
 	var files []*file
-	var out []Finding
-	names := map[string]bool{}
+	var r report
+	byName := map[string]*file{}
 	for _, e := range entries {
 		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".yml") || strings.HasSuffix(e.Name(), ".yaml")) {
 			continue
 		}
-		names[e.Name()] = true
 		name := path.Join(Dir, e.Name())
 		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
 		}
 		f, bad := parseFile(name, data)
+		byName[e.Name()] = f
 		if bad != nil {
-			out = append(out, *bad)
+			r = append(r, *bad)
 			continue
 		}
 		files = append(files, f)
-		out = append(out, f.check()...)
+		r.check(f)
 	}
-	out = append(out, checkSetup(files, names)...)
-	slices.SortStableFunc(out, func(a, b Finding) int {
+	r.setup(files, byName)
+	slices.SortStableFunc(r, func(a, b Finding) int {
 		return cmp.Or(strings.Compare(a.File, b.File), a.Line-b.Line)
 	})
-	return out, nil
+	return r, nil
 }
 
 // agentActions are actions that run a model. A job using one is a lead.
@@ -202,44 +202,48 @@ func (r role) needs() map[string]level {
 	return need
 }
 
+// report collects findings. add's fix comes before the message's format so
+// that the format's arguments can follow it.
+type report []Finding
+
+func (r *report) add(f *file, line int, job string, rule Rule, fix, format string, args ...any) {
+	*r = append(*r, Finding{File: f.name, Line: line, Job: job, Rule: rule, Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
 // check applies the rules that one file decides alone.
-func (f *file) check() []Finding {
-	var out []Finding
+func (r *report) check(f *file) {
 	// A called workflow's jobs get the caller's grant; the caller's file is judged.
 	called := len(f.events) > 0 && !slices.ContainsFunc(f.events, func(e entry[yaml.Node]) bool { return e.key != "workflow_call" })
 	anyRecess := false
 	for _, j := range f.jobs {
-		r := j.role
-		if !r.recess() {
+		if !j.role.recess() {
 			continue
 		}
 		anyRecess = true
-		if r.lead && r.writes() {
-			out = append(out, Finding{File: f.name, Line: j.line, Job: j.id, Rule: RuleLeadBesideWriter,
-				Message: fmt.Sprintf("job %s runs the agent and a recess command that writes", j.id),
-				Fix:     "split it into three jobs: claim, a read-only lead, verdict"})
+		if j.role.lead && j.role.writes() {
+			r.add(f, j.line, j.id, RuleLeadBesideWriter, "split it into three jobs: claim, a read-only lead, verdict",
+				"job %s runs the agent and a recess command that writes", j.id)
 		}
-		if r.lead {
-			out = append(out, leadPermissions(f, j)...)
+		if j.role.lead {
+			r.leadPermissions(f, j)
 		} else if !called {
-			out = append(out, missingPermissions(f, j)...)
+			r.missingPermissions(f, j)
 		}
-		if r.writes() {
-			out = append(out, writerGroup(f, j)...)
+		if j.role.writes() {
+			r.writerGroup(f, j)
 		}
 	}
 	if !anyRecess {
-		return out
+		return
 	}
 	if !called {
-		out = append(out, excessPermissions(f)...)
+		r.excessPermissions(f)
 	}
 	for _, j := range f.jobs {
 		for i, s := range j.Steps {
 			if strings.Contains(s.Run.Value, "${{") {
-				out = append(out, Finding{File: f.name, Line: s.Run.Line, Job: j.id, Rule: RuleExpressionInRun,
-					Message: fmt.Sprintf("job %s step %d (%s) splices ${{ }} into a shell script", j.id, i+1, cmp.Or(s.Name, strings.TrimSpace(s.Uses), "run")),
-					Fix:     "pass the value through the step's env: and use \"$NAME\" in the script"})
+				r.add(f, s.Run.Line, j.id, RuleExpressionInRun, `pass the value through the step's env: and use "$NAME" in the script`,
+					"job %s step %d (%s) splices ${{ }} into a shell script", j.id, i+1, cmp.Or(s.Name, strings.TrimSpace(s.Uses), "run"))
 			}
 		}
 	}
@@ -249,12 +253,10 @@ func (f *file) check() []Finding {
 	}
 	for _, s := range schedule {
 		if TopOfHour(value(s.Cron)) {
-			out = append(out, Finding{File: f.name, Line: s.Cron.Line, Rule: RuleTopOfHour,
-				Message: fmt.Sprintf("the schedule %q runs at the top of the hour, when GitHub's scheduler is busiest and drops runs", value(s.Cron)),
-				Fix:     `start off the hour, e.g. cron: "2-59/5 * * * *"`})
+			r.add(f, s.Cron.Line, "", RuleTopOfHour, `start off the hour, e.g. cron: "2-59/5 * * * *"`,
+				"the schedule %q runs at the top of the hour, when GitHub's scheduler is busiest and drops runs", value(s.Cron))
 		}
 	}
-	return out
 }
 
 // TopOfHour says whether a cron expression's minute field includes 0, when
@@ -332,30 +334,25 @@ func (g grant) writesBeyond(need map[string]level) []entry[string] {
 }
 
 // leadPermissions: a lead's token may write nothing.
-func leadPermissions(f *file, j *job) []Finding {
+func (r *report) leadPermissions(f *file, j *job) {
 	g := grantOf(f, j)
-	if g.node == nil {
-		return []Finding{{File: f.name, Line: j.line, Job: j.id, Rule: RuleLeadWrites,
-			Message: fmt.Sprintf("lead job %s sets no permissions: the repository's default token may write", j.id),
-			Fix:     "give the job permissions: {discussions: read} (and contents: read if it checks out code)"}}
+	switch {
+	case g.node == nil:
+		r.add(f, j.line, j.id, RuleLeadWrites, "give the job permissions: {discussions: read} (and contents: read if it checks out code)",
+			"lead job %s sets no permissions: the repository's default token may write", j.id)
+	case g.all == write:
+		r.add(f, g.node.Line, j.id, RuleLeadWrites, "give the job permissions: {discussions: read}",
+			"lead job %s: %s permissions write-all let the model write", j.id, g.where)
 	}
-	if g.all == write {
-		return []Finding{{File: f.name, Line: g.node.Line, Job: j.id, Rule: RuleLeadWrites,
-			Message: fmt.Sprintf("lead job %s: %s permissions write-all let the model write", j.id, g.where),
-			Fix:     "give the job permissions: {discussions: read}"}}
-	}
-	var out []Finding
 	for _, s := range g.writesBeyond(nil) {
-		out = append(out, Finding{File: f.name, Line: s.line, Job: j.id, Rule: RuleLeadWrites,
-			Message: fmt.Sprintf("lead job %s: %s permission %s: write lets the model write", j.id, g.where, s.key),
-			Fix:     fmt.Sprintf("lower %s to read or none; a lead only reads (claim and verdict write)", s.key)})
+		r.add(f, s.line, j.id, RuleLeadWrites, fmt.Sprintf("lower %s to read or none; a lead only reads (claim and verdict write)", s.key),
+			"lead job %s: %s permission %s: write lets the model write", j.id, g.where, s.key)
 	}
-	return out
 }
 
 // missingPermissions: the job's token holds every scope its recess work
 // needs.
-func missingPermissions(f *file, j *job) []Finding {
+func (r *report) missingPermissions(f *file, j *job) {
 	need := j.role.needs()
 	g := grantOf(f, j)
 	var want, missing []string
@@ -367,15 +364,13 @@ func missingPermissions(f *file, j *job) []Finding {
 	}
 	switch {
 	case len(missing) == 0:
-		return nil
 	case g.node == nil:
-		return []Finding{{File: f.name, Line: j.line, Job: j.id, Rule: RuleMissingPermission,
-			Message: fmt.Sprintf("job %s sets no permissions: the repository's default token may be read-only", j.id),
-			Fix:     fmt.Sprintf("give the job (or the workflow) permissions: {%s}", strings.Join(want, ", "))}}
+		r.add(f, j.line, j.id, RuleMissingPermission, fmt.Sprintf("give the job (or the workflow) permissions: {%s}", strings.Join(want, ", ")),
+			"job %s sets no permissions: the repository's default token may be read-only", j.id)
+	default:
+		r.add(f, g.node.Line, j.id, RuleMissingPermission, fmt.Sprintf("add %s to the %s's permissions", strings.Join(missing, ", "), g.where),
+			"job %s lacks %s (%s permissions)", j.id, strings.Join(missing, ", "), g.where)
 	}
-	return []Finding{{File: f.name, Line: g.node.Line, Job: j.id, Rule: RuleMissingPermission,
-		Message: fmt.Sprintf("job %s lacks %s (%s permissions)", j.id, strings.Join(missing, ", "), g.where),
-		Fix:     fmt.Sprintf("add %s to the %s's permissions", strings.Join(missing, ", "), g.where)}}
 }
 
 // excessPermissions: a grant (a job's own, or the workflow's for the jobs
@@ -383,119 +378,93 @@ func missingPermissions(f *file, j *job) []Finding {
 // issues: write is allowed beside any writer: recess creates its labels with
 // it. A grant a lead or a job recess does not run shares is not judged here
 // (the lead has its own rule; the other job's needs are unknown).
-func excessPermissions(f *file) []Finding {
-	type use struct {
-		g     grant
-		jobs  []string
-		need  map[string]level
-		judge bool
-	}
-	uses := map[*yaml.Node]*use{}
-	var order []*use
-	for _, j := range f.jobs {
-		g := grantOf(f, j)
-		if g.node == nil {
+func (r *report) excessPermissions(f *file) {
+	judged := map[*yaml.Node]bool{}
+grants:
+	for _, first := range f.jobs {
+		g := grantOf(f, first)
+		if g.node == nil || judged[g.node] {
 			continue
 		}
-		u := uses[g.node]
-		if u == nil {
-			u = &use{g: g, need: map[string]level{}, judge: true}
-			uses[g.node] = u
-			order = append(order, u)
+		judged[g.node] = true
+		var jobs []string
+		need := map[string]level{}
+		for _, j := range f.jobs {
+			if grantOf(f, j).node != g.node {
+				continue
+			}
+			if !j.role.recess() || j.role.lead {
+				continue grants
+			}
+			jobs = append(jobs, j.id)
+			for scope, l := range j.role.needs() {
+				need[scope] = max(need[scope], l)
+			}
+			if j.role.writes() || j.role.call != "" {
+				need["issues"] = write
+			}
 		}
-		if !j.role.recess() || j.role.lead {
-			u.judge = false
-			continue
+		job := ""
+		if g.where == "job" { // a workflow's grant has no one job
+			job = first.id
 		}
-		u.jobs = append(u.jobs, j.id)
-		for scope, l := range j.role.needs() {
-			u.need[scope] = max(u.need[scope], l)
+		if g.all == write {
+			r.add(f, g.node.Line, job, RuleExcessPermission, "grant only what recess needs (see the README's Permissions)",
+				"%s permissions write-all give %s every write scope", g.where, strings.Join(jobs, ", "))
 		}
-		if j.role.writes() || j.role.call != "" {
-			u.need["issues"] = write
-		}
-	}
-	var out []Finding
-	for _, u := range order {
-		if !u.judge {
-			continue
-		}
-		job, jobs := "", strings.Join(u.jobs, ", ")
-		if u.g.where == "job" { // a workflow's grant has no one job
-			job = u.jobs[0]
-		}
-		if u.g.all == write {
-			out = append(out, Finding{File: f.name, Line: u.g.node.Line, Job: job, Rule: RuleExcessPermission,
-				Message: fmt.Sprintf("%s permissions write-all give %s every write scope", u.g.where, jobs),
-				Fix:     "grant only what recess needs (see the README's Permissions)"})
-			continue
-		}
-		for _, s := range u.g.writesBeyond(u.need) {
-			out = append(out, Finding{File: f.name, Line: s.line, Job: job, Rule: RuleExcessPermission,
-				Message: fmt.Sprintf("%s permission %s: write is more than %s needs", u.g.where, s.key, jobs),
-				Fix:     fmt.Sprintf("lower %s to read or drop it", s.key)})
+		for _, s := range g.writesBeyond(need) {
+			r.add(f, s.line, job, RuleExcessPermission, fmt.Sprintf("lower %s to read or drop it", s.key),
+				"%s permission %s: write is more than %s needs", g.where, s.key, strings.Join(jobs, ", "))
 		}
 	}
-	return out
 }
 
 // writerGroup: a job that writes a record runs in recess-<number> with
 // queue: max and is never cancelled in progress.
-func writerGroup(f *file, j *job) []Finding {
+func (r *report) writerGroup(f *file, j *job) {
 	c := &j.Concurrency
 	if c.Kind == 0 {
 		c = &f.concurrency
 	}
 	if c.Kind != yaml.MappingNode {
-		return []Finding{{File: f.name, Line: j.line, Job: j.id, Rule: RuleWriterGroup,
-			Message: fmt.Sprintf("job %s writes a discussion's record outside the discussion's concurrency group", j.id),
-			Fix:     "give the job concurrency: {group: recess-${{ <the discussion's number> }}, cancel-in-progress: false, queue: max}"}}
+		r.add(f, j.line, j.id, RuleWriterGroup, "give the job concurrency: {group: recess-${{ <the discussion's number> }}, cancel-in-progress: false, queue: max}",
+			"job %s writes a discussion's record outside the discussion's concurrency group", j.id)
+		return
 	}
 	var keys keyed[string]
 	_ = c.Decode(&keys)
-	var out []Finding
 	for _, k := range []struct {
 		key      string
 		ok       func(string) bool
 		rule     Rule
-		msg, fix string
+		fix, msg string
 	}{
 		{"group", recessGroup.MatchString, RuleWriterGroup,
-			"job %s writes a discussion's record in concurrency group %q",
-			"group: recess-${{ <the discussion's number> }} (never github.workflow: in a called workflow it is the caller's)"},
+			"group: recess-${{ <the discussion's number> }} (never github.workflow: in a called workflow it is the caller's)",
+			"job %s writes a discussion's record in concurrency group %q"},
 		{"queue", func(v string) bool { return v == "max" }, RuleWriterQueue,
-			"job %s: concurrency queue is %q: GitHub keeps one pending run per group and cancels the rest",
-			"queue: max"},
+			"queue: max", "job %s: concurrency queue is %q: GitHub keeps one pending run per group and cancels the rest"},
 		{"cancel-in-progress", func(v string) bool { return v == "" || v == "false" }, RuleWriterCancel,
-			"job %s: cancel-in-progress %s would cut a write short",
-			"cancel-in-progress: false"},
+			"cancel-in-progress: false", "job %s: cancel-in-progress %s would cut a write short"},
 	} {
 		e, _ := keys.get(k.key)
 		if v := strings.TrimSpace(e.val); !k.ok(v) {
-			out = append(out, Finding{File: f.name, Line: max(e.line, c.Line), Job: j.id, Rule: k.rule,
-				Message: fmt.Sprintf(k.msg, j.id, v), Fix: k.fix})
+			r.add(f, max(e.line, c.Line), j.id, k.rule, k.fix, k.msg, j.id, v)
 		}
 	}
-	return out
 }
 
-// checkSetup applies the rules that need every file: the front door names
-// an agent workflow that exists and takes recess's three inputs, and
-// something sweeps.
-func checkSetup(files []*file, names map[string]bool) []Finding {
-	var out []Finding
+// setup applies the rules that need every file: the front door names an
+// agent workflow that exists and takes recess's three inputs, and something
+// sweeps. byName holds every workflow file by base name, nil when unreadable.
+func (r *report) setup(files []*file, byName map[string]*file) {
 	var door *file // the first file with a job that dispatches on a discussion's events
 	sweeps := false
-	byName := map[string]*file{}
-	for _, f := range files {
-		byName[path.Base(f.name)] = f
-	}
 	seen := map[string]bool{}
 	for _, f := range files {
 		for _, j := range f.jobs {
-			r := j.role
-			dispatches, sweep := r.call == "front-door", r.call == "front-door"
-			for _, c := range r.commands {
+			dispatches, sweep := j.role.call == "front-door", j.role.call == "front-door"
+			for _, c := range j.role.commands {
 				dispatches = dispatches || slices.Contains([]string{"auto", "intake", "inbound", "sweep", "visit"}, c)
 				sweep = sweep || c == "auto" || c == "sweep" || c == "visit"
 			}
@@ -507,40 +476,38 @@ func checkSetup(files []*file, names map[string]bool) []Finding {
 				door = f
 			}
 			name, line := "agent.yml", cmp.Or(j.Uses.Line, j.line)
-			if r.workflow.Kind != 0 {
-				name, line = value(r.workflow), r.workflow.Line
+			if w := j.role.workflow; w.Kind != 0 {
+				name, line = value(w), w.Line
 			}
 			if strings.Contains(name, "${{") || seen[f.name+"\x00"+name] {
 				continue
 			}
 			seen[f.name+"\x00"+name] = true
-			if agent, ok := byName[name]; ok {
-				out = append(out, checkAgent(agent)...)
-			} else if !names[name] { // an unreadable file is reported as such
-				out = append(out, Finding{File: f.name, Line: line, Rule: RuleWorkflowMissing,
-					Message: fmt.Sprintf("the agent workflow %s does not exist in %s", name, Dir),
-					Fix:     fmt.Sprintf("add %s/%s (recess init writes one) or set workflow: to the agent workflow's file name", Dir, name)})
+			agent, ok := byName[name]
+			switch {
+			case agent != nil:
+				r.agent(agent)
+			case !ok: // an unreadable file is reported as such
+				r.add(f, line, "", RuleWorkflowMissing, fmt.Sprintf("add %s/%s (recess init writes one) or set workflow: to the agent workflow's file name", Dir, name),
+					"the agent workflow %s does not exist in %s", name, Dir)
 			}
 		}
 	}
 	if door != nil && !sweeps {
-		out = append(out, Finding{File: door.name, Line: max(door.onLine, 1), Rule: RuleNoSweep,
-			Message: "nothing sweeps: elapsed triggers never fire and lost events are never caught up",
-			Fix:     `add schedule: [{cron: "2-59/5 * * * *"}] to the front door (its plan and visit jobs sweep)`})
+		r.add(door, max(door.onLine, 1), "", RuleNoSweep, `add schedule: [{cron: "2-59/5 * * * *"}] to the front door (its plan and visit jobs sweep)`,
+			"nothing sweeps: elapsed triggers never fire and lost events are never caught up")
 	}
-	return out
 }
 
-// checkAgent: the agent workflow takes recess's dispatch inputs, names its
-// runs by the correlation id, and has a claim and a verdict.
-func checkAgent(f *file) []Finding {
+// agent: the agent workflow takes recess's dispatch inputs, names its runs
+// by the correlation id, and has a claim and a verdict.
+func (r *report) agent(f *file) {
 	dispatch, ok := f.events.get("workflow_dispatch")
 	if !ok {
-		return []Finding{{File: f.name, Line: max(f.onLine, 1), Rule: RuleAgentInputs,
-			Message: "the agent workflow has no workflow_dispatch trigger: recess cannot start it",
-			Fix:     "on: workflow_dispatch with inputs correlation_id, discussion_number, resume_context"}}
+		r.add(f, max(f.onLine, 1), "", RuleAgentInputs, "on: workflow_dispatch with inputs correlation_id, discussion_number, resume_context",
+			"the agent workflow has no workflow_dispatch trigger: recess cannot start it")
+		return
 	}
-	var out []Finding
 	var settings keyed[keyed[yaml.Node]]
 	_ = dispatch.val.Decode(&settings)
 	inputs, ok := settings.get("inputs")
@@ -555,40 +522,34 @@ func checkAgent(f *file) []Finding {
 		}
 	}
 	if len(missing) > 0 {
-		out = append(out, Finding{File: f.name, Line: line, Rule: RuleAgentInputs,
-			Message: fmt.Sprintf("the agent workflow lacks the input %s: GitHub refuses recess's dispatch", strings.Join(missing, ", ")),
-			Fix:     "declare workflow_dispatch inputs correlation_id and discussion_number (required) and resume_context (default \"\")"})
+		r.add(f, line, "", RuleAgentInputs, `declare workflow_dispatch inputs correlation_id and discussion_number (required) and resume_context (default "")`,
+			"the agent workflow lacks the input %s: GitHub refuses recess's dispatch", strings.Join(missing, ", "))
 	}
 	if !strings.Contains(value(f.runName), "inputs.correlation_id") {
-		out = append(out, Finding{File: f.name, Line: cmp.Or(f.runName.Line, f.line), Rule: RuleAgentRunName,
-			Message: "the agent workflow's run-name does not carry the correlation id: recess cannot find its runs",
-			Fix:     "run-name: agent ${{ inputs.correlation_id }}"})
+		r.add(f, cmp.Or(f.runName.Line, f.line), "", RuleAgentRunName, "run-name: agent ${{ inputs.correlation_id }}",
+			"the agent workflow's run-name does not carry the correlation id: recess cannot find its runs")
 	}
 	var lack []string
 	if !slices.ContainsFunc(f.jobs, func(j *job) bool { return j.role.does("claim") }) {
 		lack = append(lack, "claim")
 	}
-	verdicts := slices.DeleteFunc(slices.Clone(f.jobs), func(j *job) bool { return !j.role.does("verdict") })
-	if len(verdicts) == 0 {
+	if !slices.ContainsFunc(f.jobs, func(j *job) bool { return j.role.does("verdict") }) {
 		lack = append(lack, "verdict")
 	}
-	for _, j := range verdicts {
+	for _, j := range f.jobs {
 		// An adjourned verdict dispatches again for comments written meanwhile:
 		// its workflow input must name this file.
 		name, got, line := path.Base(f.name), "agent.yml", j.line
-		if j.role.workflow.Kind != 0 {
-			got, line = value(j.role.workflow), j.role.workflow.Line
+		if w := j.role.workflow; w.Kind != 0 {
+			got, line = value(w), w.Line
 		}
-		if got != name && !strings.Contains(got, "${{") {
-			out = append(out, Finding{File: f.name, Line: line, Job: j.id, Rule: RuleVerdictWorkflow,
-				Message: fmt.Sprintf("job %s would dispatch follow-up runs to %s, not to this workflow", j.id, got),
-				Fix:     fmt.Sprintf("give the verdict workflow: %s", name)})
+		if j.role.does("verdict") && got != name && !strings.Contains(got, "${{") {
+			r.add(f, line, j.id, RuleVerdictWorkflow, fmt.Sprintf("give the verdict workflow: %s", name),
+				"job %s would dispatch follow-up runs to %s, not to this workflow", j.id, got)
 		}
 	}
 	if len(lack) > 0 {
-		out = append(out, Finding{File: f.name, Line: f.line, Rule: RuleAgentJobs,
-			Message: fmt.Sprintf("the agent workflow has no %s job", strings.Join(lack, " and no ")),
-			Fix:     "call recess's claim.yml first and verdict.yml last (or run the action with command: claim / verdict)"})
+		r.add(f, f.line, "", RuleAgentJobs, "call recess's claim.yml first and verdict.yml last (or run the action with command: claim / verdict)",
+			"the agent workflow has no %s job", strings.Join(lack, " and no "))
 	}
-	return out
 }

@@ -121,7 +121,9 @@ func TestCheck_examples_are_clean(t *testing.T) {
 		if bad != nil {
 			t.Fatalf("%s", bad)
 		}
-		for _, finding := range parsed.check() {
+		var r report
+		r.check(parsed)
+		for _, finding := range r {
 			t.Errorf("%s", finding)
 		}
 		agent := strings.HasPrefix(filepath.Base(f), "agent-")
