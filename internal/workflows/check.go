@@ -145,6 +145,15 @@ func roleOf(j *job) role {
 	return r
 }
 
+// target is the agent workflow a job's recess work dispatches: the file its
+// workflow input names, at that input's line, else agent.yml (line 0).
+func (r role) target() (string, int) {
+	if r.workflow.Kind != 0 {
+		return value(r.workflow), r.workflow.Line
+	}
+	return "agent.yml", 0
+}
+
 func (r role) recess() bool { return r.call != "" || len(r.commands) > 0 || r.lead }
 
 // writes says whether a direct recess step writes a discussion's record:
@@ -475,10 +484,8 @@ func (r *report) setup(files []*file, byName map[string]*file) {
 			if door == nil && (f.has("discussion") || f.has("discussion_comment")) {
 				door = f
 			}
-			name, line := "agent.yml", cmp.Or(j.Uses.Line, j.line)
-			if w := j.role.workflow; w.Kind != 0 {
-				name, line = value(w), w.Line
-			}
+			name, line := j.role.target()
+			line = cmp.Or(line, j.Uses.Line, j.line)
 			if strings.Contains(name, "${{") || seen[f.name+"\x00"+name] {
 				continue
 			}
@@ -539,12 +546,10 @@ func (r *report) agent(f *file) {
 	for _, j := range f.jobs {
 		// An adjourned verdict dispatches again for comments written meanwhile:
 		// its workflow input must name this file.
-		name, got, line := path.Base(f.name), "agent.yml", j.line
-		if w := j.role.workflow; w.Kind != 0 {
-			got, line = value(w), w.Line
-		}
+		name := path.Base(f.name)
+		got, line := j.role.target()
 		if j.role.does("verdict") && got != name && !strings.Contains(got, "${{") {
-			r.add(f, line, j.id, RuleVerdictWorkflow, fmt.Sprintf("give the verdict workflow: %s", name),
+			r.add(f, cmp.Or(line, j.line), j.id, RuleVerdictWorkflow, fmt.Sprintf("give the verdict workflow: %s", name),
 				"job %s would dispatch follow-up runs to %s, not to this workflow", j.id, got)
 		}
 	}

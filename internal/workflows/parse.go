@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,24 +56,21 @@ type entry[T any] struct {
 type keyed[T any] []entry[T]
 
 func (m *keyed[T]) UnmarshalYAML(n *yaml.Node) error {
-	var out keyed[T]
 	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
 		e := entry[T]{key: n.Content[i].Value, line: n.Content[i].Line}
 		_ = n.Content[i+1].Decode(&e.val)
-		out = append(out, e)
+		*m = append(*m, e)
 	}
-	*m = out
 	return nil
 }
 
-// get is the last entry named key.
+// get is the entry named key (parseFile refuses a key given twice).
 func (m keyed[T]) get(key string) (entry[T], bool) {
-	for i := len(m) - 1; i >= 0; i-- {
-		if m[i].key == key {
-			return m[i], true
-		}
+	i := slices.IndexFunc(m, func(e entry[T]) bool { return e.key == key })
+	if i < 0 {
+		return entry[T]{}, false
 	}
-	return entry[T]{}, false
+	return m[i], true
 }
 
 // parseFile reads one workflow file. Text that is not YAML, or not a mapping
