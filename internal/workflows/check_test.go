@@ -300,6 +300,11 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 			want: []want{{file: "agent.yml", job: "lead", rule: RuleExpressionInRun, at: "        run: |"}},
 		},
 		{
+			name: "key_given_twice", base: quickStart, file: "agent.yml",
+			old: "permissions: {discussions: read}", new: "permissions: {discussions: read, discussions: write}",
+			want: []want{{file: "agent.yml", rule: RuleUnreadable, at: "discussions: read, discussions: write}"}},
+		},
+		{
 			name: "unreadable_agent_workflow", base: quickStart, file: "agent.yml",
 			old: "jobs:\n", new: "jobs: [\n",
 			want: []want{{file: "agent.yml", rule: RuleUnreadable}},
@@ -341,6 +346,26 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An alias reads as the node its anchor names: a verdict given the claim's
+// grant lacks only what the claim does not need.
+func TestCheckRepo_follows_aliases(t *testing.T) {
+	t.Parallel()
+	s := quickStart(t)
+	s["agent.yml"] = strings.NewReplacer(
+		"claim.yml@v1\n    permissions: {discussions: write, contents: read}", "claim.yml@v1\n    permissions: &claim {discussions: write, contents: read}",
+		"permissions: {discussions: write, actions: write, contents: read}", "permissions: *claim",
+	).Replace(s["agent.yml"])
+	got, err := CheckRepo(s.fs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Finding{{File: Dir + "/agent.yml", Line: lineOf(t, s["agent.yml"], "&claim"), Job: "verdict", Rule: RuleMissingPermission,
+		Message: "job verdict lacks actions: write (job permissions)", Fix: "add actions: write to the job's permissions"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CheckRepo() (-want +got):\n%s", diff)
 	}
 }
 

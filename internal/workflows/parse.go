@@ -103,6 +103,7 @@ func parseFile(name string, data []byte) (*file, *Finding) {
 	if root.Kind != yaml.MappingNode {
 		return unreadable(root.Line, "a workflow is a mapping (name, on, jobs)")
 	}
+	expand(root, map[*yaml.Node]bool{})
 	f := &file{name: name, line: root.Line}
 	var top keyed[yaml.Node]
 	var jobs keyed[job]
@@ -131,6 +132,22 @@ func parseFile(name string, data []byte) (*file, *Finding) {
 		f.jobs = append(f.jobs, &j)
 	}
 	return f, nil
+}
+
+// expand puts in place of every alias the node it names, so that the rules
+// read what a YAML reader does. Decoding has refused excessive aliasing.
+func expand(n *yaml.Node, seen map[*yaml.Node]bool) {
+	if seen[n] {
+		return
+	}
+	seen[n] = true
+	for i, c := range n.Content {
+		for c.Kind == yaml.AliasNode {
+			c = c.Alias
+		}
+		n.Content[i] = c
+		expand(c, seen)
+	}
 }
 
 // events reads `on`: an event's name, a list of names, or a mapping from
