@@ -2,9 +2,8 @@ package workflows
 
 import (
 	"errors"
-	"regexp"
+	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -91,7 +90,9 @@ func parseFile(name string, data []byte) (*file, *Finding) {
 		err = errors.New("yaml: " + strings.Join(typeErr.Errors, "; "))
 	}
 	if err != nil {
-		return unreadable(yamlErrorLine(err), err.Error())
+		var line int
+		_, _ = fmt.Sscanf(err.Error(), "yaml: line %d:", &line)
+		return unreadable(line, err.Error())
 	}
 	if doc.Kind == 0 {
 		return unreadable(0, "the file is empty")
@@ -178,14 +179,4 @@ func value(n yaml.Node) string {
 		return ""
 	}
 	return strings.TrimSpace(n.Value)
-}
-
-var yamlLine = regexp.MustCompile(`line (\d+)`)
-
-func yamlErrorLine(err error) int {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n
-	}
-	return 0
 }
