@@ -177,6 +177,9 @@ var levels = []string{"none", "read", "write"}
 
 func (l level) String() string { return levels[l] }
 
+// levelOf reads a permission's level; anything but read and write is none.
+func levelOf(s string) level { return level(max(slices.Index(levels, s), 0)) }
+
 // needs is the token a job's recess work needs: scope to level. A reusable
 // workflow needs what the command of the same name does (auto for the front
 // door) and contents: read for the policy file's checkout.
@@ -313,11 +316,8 @@ func grantOf(f *file, j *job) grant {
 	if g.node.Kind == 0 {
 		return grant{}
 	}
-	switch g.node.Value {
-	case "read-all":
-		g.all = read
-	case "write-all":
-		g.all = write
+	if all, ok := strings.CutSuffix(g.node.Value, "-all"); ok {
+		g.all = levelOf(all)
 	}
 	_ = g.node.Decode(&g.scopes)
 	return g
@@ -325,7 +325,7 @@ func grantOf(f *file, j *job) grant {
 
 func (g grant) level(scope string) level {
 	if s, ok := g.scopes.get(scope); ok {
-		return level(max(slices.Index(levels, s.val), 0))
+		return levelOf(s.val)
 	}
 	return g.all
 }
@@ -334,7 +334,7 @@ func (g grant) level(scope string) level {
 func (g grant) writesBeyond(need map[string]level) []entry[string] {
 	var out []entry[string]
 	for _, s := range g.scopes {
-		if s.val == "write" && need[s.key] < write {
+		if levelOf(s.val) == write && need[s.key] < write {
 			out = append(out, s)
 		}
 	}
