@@ -1,12 +1,13 @@
 package workflows
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -63,57 +64,31 @@ func CheckRepo(fsys fs.FS) ([]Finding, error) {
 		return nil, err
 	}
 	var files []*file
-	var out []Finding
-	names := map[string]bool{}
+	var r report
+	byName := map[string]*file{}
 	for _, e := range entries {
 		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".yml") || strings.HasSuffix(e.Name(), ".yaml")) {
 			continue
 		}
-		names[e.Name()] = true
 		name := path.Join(Dir, e.Name())
 		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
 		}
-		f, err := parseFile(name, data)
-		if err != nil {
-			out = append(out, unreadable(err))
+		f, bad := parseFile(name, data)
+		byName[e.Name()] = f
+		if bad != nil {
+			r = append(r, *bad)
 			continue
 		}
 		files = append(files, f)
-		out = append(out, checkFile(f)...)
+		r.check(f)
 	}
-	out = append(out, checkSetup(files, names)...)
-	sortFindings(out)
-	return out, nil
-}
-
-// CheckFile returns what one workflow file breaks on its own (the rules
-// that need the other files, such as the agent workflow's inputs, are
-// CheckRepo's).
-func CheckFile(name string, data []byte) []Finding {
-	f, err := parseFile(name, data)
-	if err != nil {
-		return []Finding{unreadable(err)}
-	}
-	out := checkFile(f)
-	sortFindings(out)
-	return out
-}
-
-func unreadable(err error) Finding {
-	pe := err.(*ParseError)
-	return Finding{File: pe.File, Line: max(pe.Line, 1), Rule: RuleUnreadable, Message: pe.Reason,
-		Fix: "make it a workflow GitHub accepts (actionlint says more)"}
-}
-
-func sortFindings(out []Finding) {
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].File != out[j].File {
-			return out[i].File < out[j].File
-		}
-		return out[i].Line < out[j].Line
+	r.setup(files, byName)
+	slices.SortStableFunc(r, func(a, b Finding) int {
+		return cmp.Or(strings.Compare(a.File, b.File), a.Line-b.Line)
 	})
+	return r, nil
 }
 
 // agentActions are actions that run a model. A job using one is a lead.
@@ -143,61 +118,71 @@ type role struct {
 	call     string   // front-door, claim or verdict: the reusable workflow it calls
 	commands []string // the recess commands its steps run
 	branch   bool     // state-store: branch
-	workflow *yaml.Node
+	workflow yaml.Node
 }
-
-// writes says whether a direct recess step writes a discussion's record.
-func (r role) writes() bool {
-	for _, c := range r.commands {
-		if !readOnly[c] {
-			return true
-		}
-	}
-	return false
-}
-
-func (r role) recess() bool { return r.call != "" || len(r.commands) > 0 || r.lead }
-
-// readOnly are recess commands that write no record.
-var readOnly = map[string]bool{"install": true, "status": true, "plan": true}
 
 func roleOf(j *job) role {
-	var r role
-	if j.id == "lead" {
-		r.lead = true
-	}
-	if m := recessCall.FindStringSubmatch(j.uses); m != nil {
+	r := role{lead: j.id == "lead"}
+	if m := recessCall.FindStringSubmatch(value(j.Uses)); m != nil {
 		r.call = m[1]
-		r.branch = strings.EqualFold(value(j.with["state-store"]), "branch")
-		r.workflow = j.with["workflow"]
+		r.branch = strings.EqualFold(value(j.With["state-store"]), "branch")
+		r.workflow = j.With["workflow"]
 	}
-	for _, s := range j.steps {
-		if strings.Contains(s.run, "recess mcp") {
-			r.lead = true
+	for _, s := range j.Steps {
+		uses := strings.TrimSpace(s.Uses)
+		r.lead = r.lead || strings.Contains(s.Run.Value, "recess mcp") ||
+			slices.ContainsFunc(agentActions, func(a string) bool { return strings.HasPrefix(uses, a+"@") })
+		if !recessAction.MatchString(uses) {
+			continue
 		}
-		for _, a := range agentActions {
-			if strings.HasPrefix(s.uses, a+"@") {
-				r.lead = true
-			}
-		}
-		if recessAction.MatchString(s.uses) {
-			cmd := strings.ToLower(value(s.with["command"]))
-			if cmd == "" {
-				cmd = "auto"
-			}
-			r.commands = append(r.commands, cmd)
-			if strings.EqualFold(value(s.with["state-store"]), "branch") {
-				r.branch = true
-			}
-			if w := s.with["workflow"]; w != nil && cmd != "install" {
-				r.workflow = w
-			}
+		cmd := cmp.Or(strings.ToLower(value(s.With["command"])), "auto")
+		r.commands = append(r.commands, cmd)
+		r.branch = r.branch || strings.EqualFold(value(s.With["state-store"]), "branch")
+		if w := s.With["workflow"]; w.Kind != 0 && cmd != "install" {
+			r.workflow = w
 		}
 	}
 	return r
 }
 
-// needs is the token a job's recess work needs: scope to level.
+// target is the agent workflow a job's recess work dispatches: the file its
+// workflow input names, at that input's line, else agent.yml (line 0).
+func (r role) target() (string, int) {
+	if r.workflow.Kind != 0 {
+		return value(r.workflow), r.workflow.Line
+	}
+	return "agent.yml", 0
+}
+
+func (r role) recess() bool { return r.call != "" || len(r.commands) > 0 || r.lead }
+
+// writes says whether a direct recess step writes a discussion's record:
+// every command but install, status and plan does.
+func (r role) writes() bool {
+	return slices.ContainsFunc(r.commands, func(c string) bool { return c != "install" && c != "status" && c != "plan" })
+}
+
+// does says whether the job calls the reusable workflow or runs the command c.
+func (r role) does(c string) bool { return r.call == c || slices.Contains(r.commands, c) }
+
+type level int
+
+const (
+	none level = iota
+	read
+	write
+)
+
+var levels = []string{"none", "read", "write"}
+
+func (l level) String() string { return levels[l] }
+
+// levelOf reads a permission's level; anything but read and write is none.
+func levelOf(s string) level { return level(max(slices.Index(levels, s), 0)) }
+
+// needs is the token a job's recess work needs: scope to level. A reusable
+// workflow needs what the command of the same name does (auto for the front
+// door) and contents: read for the policy file's checkout.
 func (r role) needs() map[string]level {
 	need := map[string]level{}
 	add := func(scope string, l level) {
@@ -205,107 +190,85 @@ func (r role) needs() map[string]level {
 			need[scope] = l
 		}
 	}
-	writes := func() {
-		add("discussions", write)
-		if r.branch {
-			add("contents", write)
-		}
+	work := r.commands
+	if r.call != "" {
+		add("contents", read)
+		work = append([]string{r.call}, work...)
 	}
-	switch r.call {
-	case "front-door":
-		writes()
-		add("actions", write)
-		add("contents", read) // the policy file's checkout
-	case "claim":
-		writes()
-		add("contents", read) // the policy file's checkout
-	case "verdict":
-		writes()
-		add("actions", write)
-		add("contents", read) // the policy file's checkout
-	}
-	for _, c := range r.commands {
+	for _, c := range work {
+		record, actions := write, write // the record's store, dispatches
 		switch c {
 		case "install":
+			continue
 		case "plan", "status":
-			add("discussions", read)
-			if r.branch {
-				add("contents", read)
-			}
+			record, actions = read, none
 		case "claim":
-			writes()
-		default: // auto, intake, inbound, sweep, visit, verdict
-			writes()
-			add("actions", write)
+			actions = none
 		}
+		add("discussions", record)
+		if r.branch {
+			add("contents", record)
+		}
+		add("actions", actions)
 	}
 	return need
 }
 
-// checkFile applies the rules that one file decides alone.
-func checkFile(f *file) []Finding {
-	var out []Finding
-	called := f.has("workflow_call") && len(f.triggers()) == 1
+// report collects findings. add's fix comes before the message's format so
+// that the format's arguments can follow it.
+type report []Finding
+
+func (r *report) add(f *file, line int, job string, rule Rule, fix, format string, args ...any) {
+	*r = append(*r, Finding{File: f.name, Line: line, Job: job, Rule: rule, Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+// check applies the rules that one file decides alone.
+func (r *report) check(f *file) {
+	// A called workflow's jobs get the caller's grant; the caller's file is judged.
+	called := len(f.events) > 0 && !slices.ContainsFunc(f.events, func(e entry[yaml.Node]) bool { return e.key != "workflow_call" })
 	anyRecess := false
 	for _, j := range f.jobs {
-		r := roleOf(j)
-		if !r.recess() {
+		if !j.role.recess() {
 			continue
 		}
 		anyRecess = true
-		if r.lead && r.writes() {
-			out = append(out, Finding{File: f.name, Line: j.line, Job: j.id, Rule: RuleLeadBesideWriter,
-				Message: fmt.Sprintf("job %s runs the agent and a recess command that writes", j.id),
-				Fix:     "split it into three jobs: claim, a read-only lead, verdict"})
+		if j.role.lead && j.role.writes() {
+			r.add(f, j.line, j.id, RuleLeadBesideWriter, "split it into three jobs: claim, a read-only lead, verdict",
+				"job %s runs the agent and a recess command that writes", j.id)
 		}
-		if r.lead {
-			out = append(out, leadPermissions(f, j)...)
+		if j.role.lead {
+			r.leadPermissions(f, j)
 		} else if !called {
-			// A called workflow's jobs get the caller's grant; the caller's file is judged.
-			out = append(out, missingPermissions(f, j, r)...)
+			r.missingPermissions(f, j)
 		}
-		if r.writes() {
-			out = append(out, writerGroup(f, j)...)
+		if j.role.writes() {
+			r.writerGroup(f, j)
 		}
 	}
 	if !anyRecess {
-		return out
+		return
 	}
 	if !called {
-		out = append(out, excessPermissions(f)...)
+		r.excessPermissions(f)
 	}
 	for _, j := range f.jobs {
-		for i, s := range j.steps {
-			if strings.Contains(s.run, "${{") {
-				out = append(out, Finding{File: f.name, Line: s.runLine, Job: j.id, Rule: RuleExpressionInRun,
-					Message: fmt.Sprintf("job %s step %d (%s) splices ${{ }} into a shell script", j.id, i+1, stepName(s)),
-					Fix:     "pass the value through the step's env: and use \"$NAME\" in the script"})
+		for i, s := range j.Steps {
+			if strings.Contains(s.Run.Value, "${{") {
+				r.add(f, s.Run.Line, j.id, RuleExpressionInRun, `pass the value through the step's env: and use "$NAME" in the script`,
+					"job %s step %d (%s) splices ${{ }} into a shell script", j.id, i+1, cmp.Or(s.Name, strings.TrimSpace(s.Uses), "run"))
 			}
 		}
 	}
-	for _, c := range crons(f) {
-		if TopOfHour(value(c)) {
-			out = append(out, Finding{File: f.name, Line: c.Line, Rule: RuleTopOfHour,
-				Message: fmt.Sprintf("the schedule %q runs at the top of the hour, when GitHub's scheduler is busiest and drops runs", value(c)),
-				Fix:     `start off the hour, e.g. cron: "2-59/5 * * * *"`})
+	var schedule []struct{ Cron yaml.Node }
+	if e, ok := f.events.get("schedule"); ok {
+		_ = e.val.Decode(&schedule)
+	}
+	for _, s := range schedule {
+		if TopOfHour(value(s.Cron)) {
+			r.add(f, s.Cron.Line, "", RuleTopOfHour, `start off the hour, e.g. cron: "2-59/5 * * * *"`,
+				"the schedule %q runs at the top of the hour, when GitHub's scheduler is busiest and drops runs", value(s.Cron))
 		}
 	}
-	return out
-}
-
-// crons are the cron nodes of a file's schedule.
-func crons(f *file) []*yaml.Node {
-	s := f.triggers()["schedule"]
-	if s == nil || s.Kind != yaml.SequenceNode {
-		return nil
-	}
-	var out []*yaml.Node
-	for _, e := range s.Content {
-		if c := lookup(e, "cron"); c != nil {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // TopOfHour says whether a cron expression's minute field includes 0, when
@@ -316,11 +279,9 @@ func TopOfHour(cron string) bool {
 		return false
 	}
 	for _, item := range strings.Split(fields[0], ",") {
-		rng, stepText, stepped := strings.Cut(item, "/")
-		if stepped {
-			if _, err := strconv.Atoi(stepText); err != nil {
-				return false
-			}
+		rng, step, stepped := strings.Cut(item, "/")
+		if _, err := strconv.Atoi(step); stepped && err != nil {
+			return false
 		}
 		if rng == "*" {
 			return true
@@ -337,128 +298,88 @@ func TopOfHour(cron string) bool {
 	return false
 }
 
-type level int
-
-const (
-	none level = iota
-	read
-	write
-)
-
-func (l level) String() string { return [...]string{"none", "read", "write"}[l] }
-
 // grant is the permissions a job's token gets: the job's own, else the
-// workflow's; set is false when neither says (the repository's default,
-// which may be read-only or write-all).
+// workflow's. node is nil when neither says: the token is then the
+// repository's default, which may be read-only or write-all.
 type grant struct {
 	node   *yaml.Node
 	where  string // "job" or "workflow"
-	line   int
-	set    bool
-	all    level // read-all, write-all
-	scopes map[string]level
-	lines  map[string]int
+	all    level  // read-all, write-all
+	scopes keyed[string]
 }
 
 func grantOf(f *file, j *job) grant {
-	g := grant{node: j.permissions, where: "job"}
-	if g.node == nil {
-		g.node, g.where = f.permissions, "workflow"
+	g := grant{node: &j.Permissions, where: "job"}
+	if g.node.Kind == 0 {
+		g.node, g.where = &f.permissions, "workflow"
 	}
-	if g.node == nil {
-		g.line = j.line
-		return g
+	if g.node.Kind == 0 {
+		return grant{}
 	}
-	g.set, g.line = true, g.node.Line
-	g.scopes, g.lines = map[string]level{}, map[string]int{}
-	switch g.node.Kind {
-	case yaml.ScalarNode:
-		switch g.node.Value {
-		case "read-all":
-			g.all = read
-		case "write-all":
-			g.all = write
-		}
-	case yaml.MappingNode:
-		for k, v := range pairs(g.node) {
-			switch v.Value {
-			case "read":
-				g.scopes[k.Value] = read
-			case "write":
-				g.scopes[k.Value] = write
-			}
-			g.lines[k.Value] = k.Line
-		}
+	if all, ok := strings.CutSuffix(g.node.Value, "-all"); ok {
+		g.all = levelOf(all)
 	}
+	_ = g.node.Decode(&g.scopes)
 	return g
 }
 
 func (g grant) level(scope string) level {
-	if l, ok := g.scopes[scope]; ok {
-		return l
+	if s, ok := g.scopes.get(scope); ok {
+		return levelOf(s.val)
 	}
 	return g.all
 }
 
-// leadPermissions: a lead's token may write nothing.
-func leadPermissions(f *file, j *job) []Finding {
-	g := grantOf(f, j)
-	if !g.set {
-		return []Finding{{File: f.name, Line: j.line, Job: j.id, Rule: RuleLeadWrites,
-			Message: fmt.Sprintf("lead job %s sets no permissions: the repository's default token may write", j.id),
-			Fix:     "give the job permissions: {discussions: read} (and contents: read if it checks out code)"}}
-	}
-	if g.all == write {
-		return []Finding{{File: f.name, Line: g.line, Job: j.id, Rule: RuleLeadWrites,
-			Message: fmt.Sprintf("lead job %s: %s permissions write-all let the model write", j.id, g.where),
-			Fix:     "give the job permissions: {discussions: read}"}}
-	}
-	var out []Finding
-	for scope, l := range g.scopes {
-		if l == write {
-			out = append(out, Finding{File: f.name, Line: g.lines[scope], Job: j.id, Rule: RuleLeadWrites,
-				Message: fmt.Sprintf("lead job %s: %s permission %s: write lets the model write", j.id, g.where, scope),
-				Fix:     fmt.Sprintf("lower %s to read or none; a lead only reads (claim and verdict write)", scope)})
+// writesBeyond are the scopes g lets write that need does not, by name.
+func (g grant) writesBeyond(need map[string]level) []entry[string] {
+	var out []entry[string]
+	for _, s := range g.scopes {
+		if levelOf(s.val) == write && need[s.key] < write {
+			out = append(out, s)
 		}
 	}
-	sortFindings(out)
+	slices.SortFunc(out, func(a, b entry[string]) int { return strings.Compare(a.key, b.key) })
 	return out
+}
+
+// leadPermissions: a lead's token may write nothing.
+func (r *report) leadPermissions(f *file, j *job) {
+	g := grantOf(f, j)
+	switch {
+	case g.node == nil:
+		r.add(f, j.line, j.id, RuleLeadWrites, "give the job permissions: {discussions: read} (and contents: read if it checks out code)",
+			"lead job %s sets no permissions: the repository's default token may write", j.id)
+	case g.all == write:
+		r.add(f, g.node.Line, j.id, RuleLeadWrites, "give the job permissions: {discussions: read}",
+			"lead job %s: %s permissions write-all let the model write", j.id, g.where)
+	}
+	for _, s := range g.writesBeyond(nil) {
+		r.add(f, s.line, j.id, RuleLeadWrites, fmt.Sprintf("lower %s to read or none; a lead only reads (claim and verdict write)", s.key),
+			"lead job %s: %s permission %s: write lets the model write", j.id, g.where, s.key)
+	}
 }
 
 // missingPermissions: the job's token holds every scope its recess work
 // needs.
-func missingPermissions(f *file, j *job, r role) []Finding {
-	need := r.needs()
-	if len(need) == 0 {
-		return nil
-	}
-	scopes := make([]string, 0, len(need))
-	for s := range need {
-		scopes = append(scopes, s)
-	}
-	sort.Strings(scopes)
-	want := make([]string, 0, len(scopes))
-	for _, s := range scopes {
-		want = append(want, s+": "+need[s].String())
-	}
+func (r *report) missingPermissions(f *file, j *job) {
+	need := j.role.needs()
 	g := grantOf(f, j)
-	if !g.set {
-		return []Finding{{File: f.name, Line: j.line, Job: j.id, Rule: RuleMissingPermission,
-			Message: fmt.Sprintf("job %s sets no permissions: the repository's default token may be read-only", j.id),
-			Fix:     fmt.Sprintf("give the job (or the workflow) permissions: {%s}", strings.Join(want, ", "))}}
-	}
-	var missing []string
-	for _, s := range scopes {
+	var want, missing []string
+	for _, s := range slices.Sorted(maps.Keys(need)) {
+		want = append(want, s+": "+need[s].String())
 		if g.level(s) < need[s] {
-			missing = append(missing, s+": "+need[s].String())
+			missing = append(missing, want[len(want)-1])
 		}
 	}
-	if len(missing) == 0 {
-		return nil
+	switch {
+	case len(missing) == 0:
+	case g.node == nil:
+		r.add(f, j.line, j.id, RuleMissingPermission, fmt.Sprintf("give the job (or the workflow) permissions: {%s}", strings.Join(want, ", ")),
+			"job %s sets no permissions: the repository's default token may be read-only", j.id)
+	default:
+		r.add(f, g.node.Line, j.id, RuleMissingPermission, fmt.Sprintf("add %s to the %s's permissions", strings.Join(missing, ", "), g.where),
+			"job %s lacks %s (%s permissions)", j.id, strings.Join(missing, ", "), g.where)
 	}
-	return []Finding{{File: f.name, Line: g.line, Job: j.id, Rule: RuleMissingPermission,
-		Message: fmt.Sprintf("job %s lacks %s (%s permissions)", j.id, strings.Join(missing, ", "), g.where),
-		Fix:     fmt.Sprintf("add %s to the %s's permissions", strings.Join(missing, ", "), g.where)}}
 }
 
 // excessPermissions: a grant (a job's own, or the workflow's for the jobs
@@ -466,267 +387,174 @@ func missingPermissions(f *file, j *job, r role) []Finding {
 // issues: write is allowed beside any writer: recess creates its labels with
 // it. A grant a lead or a job recess does not run shares is not judged here
 // (the lead has its own rule; the other job's needs are unknown).
-func excessPermissions(f *file) []Finding {
-	type use struct {
-		g     grant
-		jobs  []string
-		need  map[string]level
-		judge bool
-	}
-	uses := map[*yaml.Node]*use{}
-	var order []*yaml.Node
-	for _, j := range f.jobs {
-		g := grantOf(f, j)
-		if !g.set {
+func (r *report) excessPermissions(f *file) {
+	judged := map[*yaml.Node]bool{}
+grants:
+	for _, first := range f.jobs {
+		g := grantOf(f, first)
+		if g.node == nil || judged[g.node] {
 			continue
 		}
-		u, ok := uses[g.node]
-		if !ok {
-			u = &use{g: g, need: map[string]level{}, judge: true}
-			uses[g.node] = u
-			order = append(order, g.node)
-		}
-		r := roleOf(j)
-		if !r.recess() || r.lead {
-			u.judge = false
-			continue
-		}
-		u.jobs = append(u.jobs, j.id)
-		for scope, l := range r.needs() {
-			u.need[scope] = max(u.need[scope], l)
-		}
-		if r.writes() || r.call != "" {
-			u.need["issues"] = write
-		}
-	}
-	// The job of a job's own grant; a workflow's grant has none.
-	jobOf := func(u *use) string {
-		if u.g.where == "job" && len(u.jobs) == 1 {
-			return u.jobs[0]
-		}
-		return ""
-	}
-	var out []Finding
-	for _, n := range order {
-		u := uses[n]
-		if !u.judge {
-			continue
-		}
-		if u.g.all == write {
-			out = append(out, Finding{File: f.name, Line: u.g.line, Job: jobOf(u), Rule: RuleExcessPermission,
-				Message: fmt.Sprintf("%s permissions write-all give %s every write scope", u.g.where, strings.Join(u.jobs, ", ")),
-				Fix:     "grant only what recess needs (see the README's Permissions)"})
-			continue
-		}
-		var excess []string
-		for scope, l := range u.g.scopes {
-			if l == write && u.need[scope] < write {
-				excess = append(excess, scope)
+		judged[g.node] = true
+		var jobs []string
+		need := map[string]level{}
+		for _, j := range f.jobs {
+			if grantOf(f, j).node != g.node {
+				continue
+			}
+			if !j.role.recess() || j.role.lead {
+				continue grants
+			}
+			jobs = append(jobs, j.id)
+			for scope, l := range j.role.needs() {
+				need[scope] = max(need[scope], l)
+			}
+			if j.role.writes() || j.role.call != "" {
+				need["issues"] = write
 			}
 		}
-		sort.Strings(excess)
-		for _, scope := range excess {
-			out = append(out, Finding{File: f.name, Line: u.g.lines[scope], Job: jobOf(u), Rule: RuleExcessPermission,
-				Message: fmt.Sprintf("%s permission %s: write is more than %s needs", u.g.where, scope, strings.Join(u.jobs, ", ")),
-				Fix:     fmt.Sprintf("lower %s to read or drop it", scope)})
+		job := ""
+		if g.where == "job" { // a workflow's grant has no one job
+			job = first.id
+		}
+		if g.all == write {
+			r.add(f, g.node.Line, job, RuleExcessPermission, "grant only what recess needs (see the README's Permissions)",
+				"%s permissions write-all give %s every write scope", g.where, strings.Join(jobs, ", "))
+		}
+		for _, s := range g.writesBeyond(need) {
+			r.add(f, s.line, job, RuleExcessPermission, fmt.Sprintf("lower %s to read or drop it", s.key),
+				"%s permission %s: write is more than %s needs", g.where, s.key, strings.Join(jobs, ", "))
 		}
 	}
-	return out
 }
 
 // writerGroup: a job that writes a record runs in recess-<number> with
 // queue: max and is never cancelled in progress.
-func writerGroup(f *file, j *job) []Finding {
-	c := j.concurrency
-	if c == nil {
-		c = f.concurrency
+func (r *report) writerGroup(f *file, j *job) {
+	c := &j.Concurrency
+	if c.Kind == 0 {
+		c = &f.concurrency
 	}
-	const fix = "give the job concurrency: {group: recess-${{ <the discussion's number> }}, cancel-in-progress: false, queue: max}"
-	if c == nil || c.Kind != yaml.MappingNode {
-		return []Finding{{File: f.name, Line: j.line, Job: j.id, Rule: RuleWriterGroup,
-			Message: fmt.Sprintf("job %s writes a discussion's record outside the discussion's concurrency group", j.id),
-			Fix:     fix}}
+	if c.Kind != yaml.MappingNode {
+		r.add(f, j.line, j.id, RuleWriterGroup, "give the job concurrency: {group: recess-${{ <the discussion's number> }}, cancel-in-progress: false, queue: max}",
+			"job %s writes a discussion's record outside the discussion's concurrency group", j.id)
+		return
 	}
-	line := c.Line
-	var out []Finding
-	if g := value(lookup(c, "group")); !recessGroup.MatchString(g) {
-		out = append(out, Finding{File: f.name, Line: max(keyLine(c, "group"), line), Job: j.id, Rule: RuleWriterGroup,
-			Message: fmt.Sprintf("job %s writes a discussion's record in concurrency group %q", j.id, g),
-			Fix:     "group: recess-${{ <the discussion's number> }} (never github.workflow: in a called workflow it is the caller's)"})
+	var keys keyed[string]
+	_ = c.Decode(&keys)
+	for _, k := range []struct {
+		key      string
+		ok       func(string) bool
+		rule     Rule
+		fix, msg string
+	}{
+		{"group", recessGroup.MatchString, RuleWriterGroup,
+			"group: recess-${{ <the discussion's number> }} (never github.workflow: in a called workflow it is the caller's)",
+			"job %s writes a discussion's record in concurrency group %q"},
+		{"queue", func(v string) bool { return v == "max" }, RuleWriterQueue,
+			"queue: max", "job %s: concurrency queue is %q: GitHub keeps one pending run per group and cancels the rest"},
+		{"cancel-in-progress", func(v string) bool { return v == "" || v == "false" }, RuleWriterCancel,
+			"cancel-in-progress: false", "job %s: cancel-in-progress %s would cut a write short"},
+	} {
+		e, _ := keys.get(k.key)
+		if v := strings.TrimSpace(e.val); !k.ok(v) {
+			r.add(f, max(e.line, c.Line), j.id, k.rule, k.fix, k.msg, j.id, v)
+		}
 	}
-	if q := value(lookup(c, "queue")); q != "max" {
-		out = append(out, Finding{File: f.name, Line: max(keyLine(c, "queue"), line), Job: j.id, Rule: RuleWriterQueue,
-			Message: fmt.Sprintf("job %s: concurrency queue is %q: GitHub keeps one pending run per group and cancels the rest", j.id, q),
-			Fix:     "queue: max"})
-	}
-	if v := value(lookup(c, "cancel-in-progress")); v != "" && v != "false" {
-		out = append(out, Finding{File: f.name, Line: keyLine(c, "cancel-in-progress"), Job: j.id, Rule: RuleWriterCancel,
-			Message: fmt.Sprintf("job %s: cancel-in-progress %s would cut a write short", j.id, v),
-			Fix:     "cancel-in-progress: false"})
-	}
-	return out
 }
 
-// checkSetup applies the rules that need every file: the front door names
-// an agent workflow that exists and takes recess's three inputs, and
-// something sweeps.
-func checkSetup(files []*file, names map[string]bool) []Finding {
-	var out []Finding
-	var doors []*file
+// setup applies the rules that need every file: the front door names an
+// agent workflow that exists and takes recess's three inputs, and something
+// sweeps. byName holds every workflow file by base name, nil when unreadable.
+func (r *report) setup(files []*file, byName map[string]*file) {
+	var door *file // the first file with a job that dispatches on a discussion's events
 	sweeps := false
-	byName := map[string]*file{}
+	seen := map[string]bool{}
 	for _, f := range files {
-		byName[path.Base(f.name)] = f
-	}
-	type target struct {
-		door *file
-		line int
-		name string
-	}
-	var targets []target
-	for _, f := range files {
-		door := false
 		for _, j := range f.jobs {
-			r := roleOf(j)
-			dispatches := r.call == "front-door"
-			for _, c := range r.commands {
-				switch c {
-				case "auto", "intake", "inbound":
-					dispatches = true
-					if f.has("schedule") {
-						sweeps = sweeps || c == "auto"
-					}
-				case "sweep", "visit":
-					dispatches = true
-					sweeps = sweeps || f.has("schedule")
-				}
-			}
-			if r.call == "front-door" && f.has("schedule") {
-				sweeps = true
+			dispatches, sweep := j.role.call == "front-door", j.role.call == "front-door"
+			for _, c := range j.role.commands {
+				dispatches = dispatches || slices.Contains([]string{"auto", "intake", "inbound", "sweep", "visit"}, c)
+				sweep = sweep || c == "auto" || c == "sweep" || c == "visit"
 			}
 			if !dispatches {
 				continue
 			}
-			if f.has("discussion") || f.has("discussion_comment") {
-				door = true
+			sweeps = sweeps || sweep && f.has("schedule")
+			if door == nil && (f.has("discussion") || f.has("discussion_comment")) {
+				door = f
 			}
-			name, line := "agent.yml", j.usesLine
-			if r.workflow != nil {
-				name, line = value(r.workflow), r.workflow.Line
-			} else if line == 0 {
-				line = j.line
+			name, line := j.role.target()
+			line = cmp.Or(line, j.Uses.Line, j.line)
+			if strings.Contains(name, "${{") || seen[f.name+"\x00"+name] {
+				continue
 			}
-			if !strings.Contains(name, "${{") {
-				targets = append(targets, target{door: f, line: line, name: name})
+			seen[f.name+"\x00"+name] = true
+			agent, ok := byName[name]
+			switch {
+			case agent != nil:
+				r.agent(agent)
+			case !ok: // an unreadable file is reported as such
+				r.add(f, line, "", RuleWorkflowMissing, fmt.Sprintf("add %s/%s (recess init writes one) or set workflow: to the agent workflow's file name", Dir, name),
+					"the agent workflow %s does not exist in %s", name, Dir)
 			}
-		}
-		if door {
-			doors = append(doors, f)
 		}
 	}
-	seen := map[string]bool{}
-	for _, t := range targets {
-		key := t.door.name + "\x00" + t.name
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		if agent, ok := byName[t.name]; ok {
-			out = append(out, checkAgent(agent)...)
-		} else if !names[t.name] { // an unreadable file is reported as such
-			out = append(out, Finding{File: t.door.name, Line: t.line, Rule: RuleWorkflowMissing,
-				Message: fmt.Sprintf("the agent workflow %s does not exist in %s", t.name, Dir),
-				Fix:     fmt.Sprintf("add %s/%s (recess init writes one) or set workflow: to the agent workflow's file name", Dir, t.name)})
-		}
+	if door != nil && !sweeps {
+		r.add(door, max(door.onLine, 1), "", RuleNoSweep, `add schedule: [{cron: "2-59/5 * * * *"}] to the front door (its plan and visit jobs sweep)`,
+			"nothing sweeps: elapsed triggers never fire and lost events are never caught up")
 	}
-	if len(doors) > 0 && !sweeps {
-		d := doors[0]
-		out = append(out, Finding{File: d.name, Line: max(d.onLine, 1), Rule: RuleNoSweep,
-			Message: "nothing sweeps: elapsed triggers never fire and lost events are never caught up",
-			Fix:     `add schedule: [{cron: "2-59/5 * * * *"}] to the front door (its plan and visit jobs sweep)`})
-	}
-	return out
 }
 
-// agentInputs are the workflow_dispatch inputs recess sends.
-var agentInputs = []string{"correlation_id", "discussion_number", "resume_context"}
-
-// checkAgent: the agent workflow takes recess's dispatch inputs, names its
-// runs by the correlation id, and has a claim and a verdict.
-func checkAgent(f *file) []Finding {
-	var out []Finding
-	wd, ok := f.triggers()["workflow_dispatch"]
+// agent: the agent workflow takes recess's dispatch inputs, names its runs
+// by the correlation id, and has a claim and a verdict.
+func (r *report) agent(f *file) {
+	dispatch, ok := f.events.get("workflow_dispatch")
 	if !ok {
-		return []Finding{{File: f.name, Line: max(f.onLine, 1), Rule: RuleAgentInputs,
-			Message: "the agent workflow has no workflow_dispatch trigger: recess cannot start it",
-			Fix:     "on: workflow_dispatch with inputs correlation_id, discussion_number, resume_context"}}
+		r.add(f, max(f.onLine, 1), "", RuleAgentInputs, "on: workflow_dispatch with inputs correlation_id, discussion_number, resume_context",
+			"the agent workflow has no workflow_dispatch trigger: recess cannot start it")
+		return
 	}
-	inputs := lookup(wd, "inputs")
-	line := max(keyLine(f.on, "workflow_dispatch"), f.onLine)
-	if inputs != nil {
-		line = keyLine(wd, "inputs")
+	var settings keyed[keyed[yaml.Node]]
+	_ = dispatch.val.Decode(&settings)
+	inputs, ok := settings.get("inputs")
+	line := max(dispatch.line, f.onLine)
+	if ok {
+		line = inputs.line
 	}
 	var missing []string
-	for _, in := range agentInputs {
-		if lookup(inputs, in) == nil {
+	for _, in := range []string{"correlation_id", "discussion_number", "resume_context"} {
+		if _, ok := inputs.val.get(in); !ok {
 			missing = append(missing, in)
 		}
 	}
 	if len(missing) > 0 {
-		out = append(out, Finding{File: f.name, Line: line, Rule: RuleAgentInputs,
-			Message: fmt.Sprintf("the agent workflow lacks the input %s: GitHub refuses recess's dispatch", strings.Join(missing, ", ")),
-			Fix:     "declare workflow_dispatch inputs correlation_id and discussion_number (required) and resume_context (default \"\")"})
+		r.add(f, line, "", RuleAgentInputs, `declare workflow_dispatch inputs correlation_id and discussion_number (required) and resume_context (default "")`,
+			"the agent workflow lacks the input %s: GitHub refuses recess's dispatch", strings.Join(missing, ", "))
 	}
-	if rn := value(f.runName); !strings.Contains(rn, "inputs.correlation_id") {
-		line := f.line
-		if f.runName != nil {
-			line = f.runName.Line
-		}
-		out = append(out, Finding{File: f.name, Line: max(line, 1), Rule: RuleAgentRunName,
-			Message: "the agent workflow's run-name does not carry the correlation id: recess cannot find its runs",
-			Fix:     "run-name: agent ${{ inputs.correlation_id }}"})
+	if !strings.Contains(value(f.runName), "inputs.correlation_id") {
+		r.add(f, cmp.Or(f.runName.Line, f.line), "", RuleAgentRunName, "run-name: agent ${{ inputs.correlation_id }}",
+			"the agent workflow's run-name does not carry the correlation id: recess cannot find its runs")
 	}
-	claim, verdict := false, false
+	var lack []string
+	if !slices.ContainsFunc(f.jobs, func(j *job) bool { return j.role.does("claim") }) {
+		lack = append(lack, "claim")
+	}
+	if !slices.ContainsFunc(f.jobs, func(j *job) bool { return j.role.does("verdict") }) {
+		lack = append(lack, "verdict")
+	}
 	for _, j := range f.jobs {
-		r := roleOf(j)
-		claim = claim || r.call == "claim" || slices.Contains(r.commands, "claim")
-		v := r.call == "verdict" || slices.Contains(r.commands, "verdict")
-		verdict = verdict || v
-		// An adjourned verdict dispatches again for comments written meanwhile: its
-		// workflow input must name this file.
-		if v {
-			name, got, line := path.Base(f.name), "agent.yml", j.line
-			if r.workflow != nil {
-				got, line = value(r.workflow), r.workflow.Line
-			}
-			if got != name && !strings.Contains(got, "${{") {
-				out = append(out, Finding{File: f.name, Line: line, Job: j.id, Rule: RuleVerdictWorkflow,
-					Message: fmt.Sprintf("job %s would dispatch follow-up runs to %s, not to this workflow", j.id, got),
-					Fix:     fmt.Sprintf("give the verdict workflow: %s", name)})
-			}
+		// An adjourned verdict dispatches again for comments written meanwhile:
+		// its workflow input must name this file.
+		name := path.Base(f.name)
+		got, line := j.role.target()
+		if j.role.does("verdict") && got != name && !strings.Contains(got, "${{") {
+			r.add(f, cmp.Or(line, j.line), j.id, RuleVerdictWorkflow, fmt.Sprintf("give the verdict workflow: %s", name),
+				"job %s would dispatch follow-up runs to %s, not to this workflow", j.id, got)
 		}
 	}
-	if !claim || !verdict {
-		var lack []string
-		if !claim {
-			lack = append(lack, "claim")
-		}
-		if !verdict {
-			lack = append(lack, "verdict")
-		}
-		out = append(out, Finding{File: f.name, Line: max(f.line, 1), Rule: RuleAgentJobs,
-			Message: fmt.Sprintf("the agent workflow has no %s job", strings.Join(lack, " and no ")),
-			Fix:     "call recess's claim.yml first and verdict.yml last (or run the action with command: claim / verdict)"})
+	if len(lack) > 0 {
+		r.add(f, f.line, "", RuleAgentJobs, "call recess's claim.yml first and verdict.yml last (or run the action with command: claim / verdict)",
+			"the agent workflow has no %s job", strings.Join(lack, " and no "))
 	}
-	return out
-}
-
-func stepName(s step) string {
-	switch {
-	case s.name != "":
-		return s.name
-	case s.uses != "":
-		return s.uses
-	}
-	return "run"
 }

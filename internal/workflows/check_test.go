@@ -106,7 +106,7 @@ func TestCheckRepo_shipped_setups_are_clean(t *testing.T) {
 // alone (among them: the model never runs beside a token that can write,
 // and a job that writes a record runs in the discussion's concurrency
 // group), and each agent example (agent-*.yml) has a lead job.
-func TestCheckFile_examples_are_clean(t *testing.T) {
+func TestCheck_examples_are_clean(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("../../.github/examples/*.y*ml")
 	if err != nil || len(files) == 0 {
@@ -117,15 +117,17 @@ func TestCheckFile_examples_are_clean(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, finding := range CheckFile(filepath.Base(f), data) {
+		parsed, bad := parseFile(filepath.Base(f), data)
+		if bad != nil {
+			t.Fatalf("%s", bad)
+		}
+		var r report
+		r.check(parsed)
+		for _, finding := range r {
 			t.Errorf("%s", finding)
 		}
-		parsed, err := parseFile(filepath.Base(f), data)
-		if err != nil {
-			t.Fatal(err)
-		}
 		agent := strings.HasPrefix(filepath.Base(f), "agent-")
-		if agent && !slices.ContainsFunc(parsed.jobs, func(j *job) bool { return roleOf(j).lead }) {
+		if agent && !slices.ContainsFunc(parsed.jobs, func(j *job) bool { return j.role.lead }) {
 			t.Errorf("%s: no lead job (one that runs the agent)", filepath.Base(f))
 		}
 	}
@@ -298,6 +300,11 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 			want: []want{{file: "agent.yml", job: "lead", rule: RuleExpressionInRun, at: "        run: |"}},
 		},
 		{
+			name: "key_given_twice", base: quickStart, file: "agent.yml",
+			old: "permissions: {discussions: read}", new: "permissions: {discussions: read, discussions: write}",
+			want: []want{{file: "agent.yml", rule: RuleUnreadable, at: "discussions: read, discussions: write}"}},
+		},
+		{
 			name: "unreadable_agent_workflow", base: quickStart, file: "agent.yml",
 			old: "jobs:\n", new: "jobs: [\n",
 			want: []want{{file: "agent.yml", rule: RuleUnreadable}},
@@ -342,6 +349,26 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 	}
 }
 
+// An alias reads as the node its anchor names: a verdict given the claim's
+// grant lacks only what the claim does not need.
+func TestCheckRepo_follows_aliases(t *testing.T) {
+	t.Parallel()
+	s := quickStart(t)
+	s["agent.yml"] = strings.NewReplacer(
+		"claim.yml@v1\n    permissions: {discussions: write, contents: read}", "claim.yml@v1\n    permissions: &claim {discussions: write, contents: read}",
+		"permissions: {discussions: write, actions: write, contents: read}", "permissions: *claim",
+	).Replace(s["agent.yml"])
+	got, err := CheckRepo(s.fs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Finding{{File: Dir + "/agent.yml", Line: lineOf(t, s["agent.yml"], "&claim"), Job: "verdict", Rule: RuleMissingPermission,
+		Message: "job verdict lacks actions: write (job permissions)", Fix: "add actions: write to the job's permissions"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CheckRepo() (-want +got):\n%s", diff)
+	}
+}
+
 func TestTopOfHour(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -368,8 +395,10 @@ func TestTopOfHour(t *testing.T) {
 }
 
 // A workflow file is outside input: whatever it holds, the rules answer
-// with findings, never a panic, and every finding names a line.
-func FuzzCheckFile(f *testing.F) {
+// with findings, never a panic, and every finding names a line. The file
+// is the repository's only workflow, under the name a front door
+// dispatches by default, so the setup's rules read it too.
+func FuzzCheckRepo(f *testing.F) {
 	for _, p := range []string{"../../testdata/quickstart/agent.yml", "../../testdata/quickstart/recess.yml", "../../.github/workflows/recess.yml", "../../.github/workflows/agent.yml"} {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -380,7 +409,11 @@ func FuzzCheckFile(f *testing.F) {
 	f.Add([]byte("on: push\njobs: {a: {permissions: write-all, steps: [{uses: ./, with: {command: claim}}]}}"))
 	f.Add([]byte("jobs: []"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, finding := range CheckFile("w.yml", data) {
+		got, err := CheckRepo(fstest.MapFS{Dir + "/agent.yml": &fstest.MapFile{Data: data}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, finding := range got {
 			if finding.Line < 1 || finding.Rule == "" {
 				t.Errorf("finding without a line or rule: %+v", finding)
 			}

@@ -1,221 +1,182 @@
 package workflows
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
-// file is the part of one workflow file the rules read, with the nodes kept
-// for their line numbers.
+// file is the part of one workflow file the rules read. Values whose line or
+// shape a rule reports stay YAML nodes; a mapping whose keys a finding points
+// at is keyed.
 type file struct {
-	name        string     // the path findings name, e.g. .github/workflows/agent.yml
-	line        int        // the document's first line
-	on          *yaml.Node // the `on` value; nil when absent
+	name        string // the path findings name, e.g. .github/workflows/agent.yml
+	line        int    // the document's first line
 	onLine      int
-	runName     *yaml.Node
-	permissions *yaml.Node
-	concurrency *yaml.Node
+	events      keyed[yaml.Node] // `on`: each event with its settings
+	runName     yaml.Node
+	permissions yaml.Node
+	concurrency yaml.Node
 	jobs        []*job
 }
 
 type job struct {
-	id          string
-	line        int
-	uses        string // a called workflow, for a job that calls one
-	usesLine    int
-	with        map[string]*yaml.Node // a called workflow's inputs
-	permissions *yaml.Node
-	concurrency *yaml.Node
-	steps       []step
+	id   string
+	line int
+	role role
+
+	Uses        yaml.Node // a called workflow, for a job that calls one
+	With        map[string]yaml.Node
+	Permissions yaml.Node
+	Concurrency yaml.Node
+	Steps       []step
 }
 
 type step struct {
-	line    int
-	name    string
-	uses    string
-	run     string
-	runLine int
-	with    map[string]*yaml.Node
+	Name string
+	Uses string
+	Run  yaml.Node
+	With map[string]yaml.Node
 }
 
-// parseFile reads one workflow file. Text that is not YAML, or not a
-// mapping with jobs, is an error that names the line when YAML says it.
-func parseFile(name string, data []byte) (*file, error) {
+// entry is one key of a mapping, with the key's line.
+type entry[T any] struct {
+	key  string
+	line int
+	val  T
+}
+
+// keyed is a mapping in document order. It reads anything else as empty,
+// and a value of another shape than T as far as it fits: the rules judge
+// what GitHub would run, and say nothing about the rest (actionlint does).
+type keyed[T any] []entry[T]
+
+func (m *keyed[T]) UnmarshalYAML(n *yaml.Node) error {
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		e := entry[T]{key: n.Content[i].Value, line: n.Content[i].Line}
+		_ = n.Content[i+1].Decode(&e.val)
+		*m = append(*m, e)
+	}
+	return nil
+}
+
+// get is the entry named key (parseFile refuses a key given twice).
+func (m keyed[T]) get(key string) (entry[T], bool) {
+	i := slices.IndexFunc(m, func(e entry[T]) bool { return e.key == key })
+	if i < 0 {
+		return entry[T]{}, false
+	}
+	return m[i], true
+}
+
+// parseFile reads one workflow file. Text that is not YAML, or not a mapping
+// with jobs, is an unreadable finding that names the line when YAML says it.
+func parseFile(name string, data []byte) (*file, *Finding) {
+	unreadable := func(line int, reason string) (*file, *Finding) {
+		return nil, &Finding{File: name, Line: max(line, 1), Rule: RuleUnreadable, Message: reason,
+			Fix: "make it a workflow GitHub accepts (actionlint says more)"}
+	}
 	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &ParseError{File: name, Reason: "the file is empty"}
-		}
-		return nil, &ParseError{File: name, Line: yamlErrorLine(err), Reason: err.Error()}
+	err := yaml.Unmarshal(data, &doc)
+	if err == nil {
+		// Decoding refuses a key given twice in one mapping, as GitHub does.
+		err = doc.Decode(new(any))
+	}
+	var typeErr *yaml.TypeError
+	if errors.As(err, &typeErr) {
+		err = errors.New("yaml: " + strings.Join(typeErr.Errors, "; "))
+	}
+	if err != nil {
+		var line int
+		_, _ = fmt.Sscanf(err.Error(), "yaml: line %d:", &line)
+		return unreadable(line, err.Error())
+	}
+	if doc.Kind == 0 {
+		return unreadable(0, "the file is empty")
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, &ParseError{File: name, Line: root.Line, Reason: "a workflow is a mapping (name, on, jobs)"}
+		return unreadable(root.Line, "a workflow is a mapping (name, on, jobs)")
 	}
+	expand(root, map[*yaml.Node]bool{})
 	f := &file{name: name, line: root.Line}
-	var jobs *yaml.Node
-	for k, v := range pairs(root) {
-		switch k.Value {
+	var top keyed[yaml.Node]
+	var jobs keyed[job]
+	_ = root.Decode(&top)
+	for _, e := range top {
+		switch e.key {
 		case "on", "true": // YAML 1.1 readers take a bare on for true
-			f.on, f.onLine = v, k.Line
+			f.onLine, f.events = e.line, events(e.val)
 		case "run-name":
-			f.runName = v
+			f.runName = e.val
 		case "permissions":
-			f.permissions = v
+			f.permissions = e.val
 		case "concurrency":
-			f.concurrency = v
+			f.concurrency = e.val
 		case "jobs":
-			jobs = v
+			_ = e.val.Decode(&jobs)
 		}
 	}
-	if jobs == nil || jobs.Kind != yaml.MappingNode || len(jobs.Content) == 0 {
-		return nil, &ParseError{File: name, Line: root.Line, Reason: "the workflow has no jobs"}
+	if len(jobs) == 0 {
+		return unreadable(root.Line, "the workflow has no jobs")
 	}
-	for k, v := range pairs(jobs) {
-		j := &job{id: k.Value, line: k.Line}
-		for jk, jv := range pairs(v) {
-			switch jk.Value {
-			case "uses":
-				j.uses, j.usesLine = strings.TrimSpace(jv.Value), jv.Line
-			case "with":
-				j.with = mapping(jv)
-			case "permissions":
-				j.permissions = jv
-			case "concurrency":
-				j.concurrency = jv
-			case "steps":
-				if jv.Kind != yaml.SequenceNode {
-					continue
-				}
-				for _, sv := range jv.Content {
-					s := step{line: sv.Line}
-					for sk, sval := range pairs(sv) {
-						switch sk.Value {
-						case "name":
-							s.name = sval.Value
-						case "uses":
-							s.uses = strings.TrimSpace(sval.Value)
-						case "run":
-							s.run, s.runLine = sval.Value, sval.Line
-						case "with":
-							s.with = mapping(sval)
-						}
-					}
-					j.steps = append(j.steps, s)
-				}
-			}
-		}
-		f.jobs = append(f.jobs, j)
+	for _, e := range jobs {
+		j := e.val
+		j.id, j.line = e.key, e.line
+		j.role = roleOf(&j)
+		f.jobs = append(f.jobs, &j)
 	}
 	return f, nil
 }
 
-// pairs yields the keys and values of a mapping node (nothing for any
-// other node).
-func pairs(n *yaml.Node) func(yield func(k, v *yaml.Node) bool) {
-	return func(yield func(k, v *yaml.Node) bool) {
-		if n == nil || n.Kind != yaml.MappingNode {
-			return
+// expand puts in place of every alias the node it names, so that the rules
+// read what a YAML reader does. Decoding has refused excessive aliasing.
+func expand(n *yaml.Node, seen map[*yaml.Node]bool) {
+	if seen[n] {
+		return
+	}
+	seen[n] = true
+	for i, c := range n.Content {
+		for c.Kind == yaml.AliasNode {
+			c = c.Alias
 		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if !yield(n.Content[i], n.Content[i+1]) {
-				return
-			}
-		}
+		n.Content[i] = c
+		expand(c, seen)
 	}
 }
 
-// lookup is the value of key in a mapping node, or nil.
-func lookup(n *yaml.Node, key string) *yaml.Node {
-	for k, v := range pairs(n) {
-		if k.Value == key {
-			return v
-		}
-	}
-	return nil
-}
-
-// keyLine is the line of key in a mapping node, or 0.
-func keyLine(n *yaml.Node, key string) int {
-	for k := range pairs(n) {
-		if k.Value == key {
-			return k.Line
-		}
-	}
-	return 0
-}
-
-func mapping(n *yaml.Node) map[string]*yaml.Node {
-	m := map[string]*yaml.Node{}
-	for k, v := range pairs(n) {
-		m[k.Value] = v
-	}
-	return m
-}
-
-// value is a scalar's text, or "" for nil or any other node.
-func value(n *yaml.Node) string {
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return ""
-	}
-	return strings.TrimSpace(n.Value)
-}
-
-var yamlLine = regexp.MustCompile(`line (\d+)`)
-
-func yamlErrorLine(err error) int {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n
-	}
-	return 0
-}
-
-// ParseError is a workflow file the rules cannot read.
-type ParseError struct {
-	File   string
-	Line   int // 0 when unknown
-	Reason string
-}
-
-func (e *ParseError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason)
-	}
-	return e.File + ": " + e.Reason
-}
-
-// triggers lists the events in `on` (a name, a list of names or a
-// mapping), each with its node (nil for the first two forms) and line.
-func (f *file) triggers() map[string]*yaml.Node {
-	out := map[string]*yaml.Node{}
-	switch {
-	case f.on == nil:
-	case f.on.Kind == yaml.ScalarNode:
-		out[f.on.Value] = nil
-	case f.on.Kind == yaml.SequenceNode:
-		for _, n := range f.on.Content {
-			out[n.Value] = nil
+// events reads `on`: an event's name, a list of names, or a mapping from
+// name to settings (only this form gives each event a line).
+func events(on yaml.Node) keyed[yaml.Node] {
+	var out keyed[yaml.Node]
+	switch on.Kind {
+	case yaml.ScalarNode:
+		out = keyed[yaml.Node]{{key: on.Value}}
+	case yaml.SequenceNode:
+		for _, n := range on.Content {
+			out = append(out, entry[yaml.Node]{key: n.Value})
 		}
 	default:
-		for k, v := range pairs(f.on) {
-			out[k.Value] = v
-		}
+		_ = on.Decode(&out)
 	}
 	return out
 }
 
 func (f *file) has(event string) bool {
-	_, ok := f.triggers()[event]
+	_, ok := f.events.get(event)
 	return ok
+}
+
+// value is a scalar's text, or "" for any other node.
+func value(n yaml.Node) string {
+	if n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return strings.TrimSpace(n.Value)
 }

@@ -32,25 +32,29 @@ func TestReusableWorkflows_inputs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := parseFile(name, text)
-			if err != nil {
-				t.Fatal(err)
+			f, bad := parseFile(name, text)
+			if bad != nil {
+				t.Fatalf("%s", bad)
 			}
-			if !f.has("workflow_call") || len(f.triggers()) != 1 {
+			if len(f.events) != 1 || !f.has("workflow_call") {
 				t.Fatalf("%s is not only on: workflow_call", name)
 			}
+			var call struct{ Inputs map[string]any }
+			if err := f.events[0].val.Decode(&call); err != nil {
+				t.Fatal(err)
+			}
 			declared := map[string]bool{}
-			for k := range pairs(lookup(f.triggers()["workflow_call"], "inputs")) {
-				declared[k.Value] = true
+			for in := range call.Inputs {
+				declared[in] = true
 			}
 			steps := 0
 			for _, j := range f.jobs {
-				for _, s := range j.steps {
-					if s.uses != "recess-action/recess@v1" {
+				for _, s := range j.Steps {
+					if s.Uses != "recess-action/recess@v1" {
 						continue
 					}
 					steps++
-					for in := range s.with {
+					for in := range s.With {
 						if _, ok := action.Inputs[in]; !ok {
 							t.Errorf("job %s passes %s, which action.yml does not declare", j.id, in)
 						}
