@@ -231,6 +231,21 @@ func splitRepo(field, repo string) (owner, name string, err error) {
 // defaultServerURL is GitHub's web address when GITHUB_SERVER_URL is unset.
 const defaultServerURL = "https://github.com"
 
+// actionEnv is what GitHub Actions hands one run: where it runs, the
+// inputs and the event. invocationFromEnv reads it from the environment;
+// the lab fills it for each event of a story (RunForLab).
+type actionEnv struct {
+	// Input reads an input by name (INPUT_<NAME>).
+	Input func(name string) string
+	// Workspace is GITHUB_WORKSPACE; WorkflowRef is GITHUB_WORKFLOW_REF.
+	Workspace, WorkflowRef              string
+	Repo, APIURL, GraphQLURL, ServerURL string
+	RunID                               int64
+	Clock                               resume.Clock
+	// Event reads the run's event and its payload.
+	Event func() (*event, error)
+}
+
 // invocationFromEnv reads an action run's environment, once: the GITHUB_*
 // variables GitHub Actions sets, the inputs (through gha, which reads
 // INPUT_<NAME> with the same getenv), the policy file, the event payload
@@ -241,34 +256,53 @@ func invocationFromEnv(getenv func(string) string, input func(string) string) (*
 	if err != nil {
 		return nil, err
 	}
-	set, err := loadSettings(input, getenv("GITHUB_WORKSPACE"))
+	// A run id that is not a number is no run of GitHub's: claim and
+	// verdict then record none.
+	runID, _ := strconv.ParseInt(getenv("GITHUB_RUN_ID"), 10, 64)
+	return newInvocation(actionEnv{
+		Input:       input,
+		Workspace:   getenv("GITHUB_WORKSPACE"),
+		WorkflowRef: getenv("GITHUB_WORKFLOW_REF"),
+		Repo:        getenv("GITHUB_REPOSITORY"),
+		APIURL:      getenv("GITHUB_API_URL"),
+		GraphQLURL:  getenv("GITHUB_GRAPHQL_URL"),
+		ServerURL:   getenv("GITHUB_SERVER_URL"),
+		RunID:       runID,
+		Clock:       clock,
+		Event:       func() (*event, error) { return readEvent(getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH")) },
+	})
+}
+
+// newInvocation reads the inputs, the policy file, the event and what the
+// command needs (a claim's resume_context, a verdict), and resolves command
+// auto from the event.
+func newInvocation(env actionEnv) (*invocation, error) {
+	set, err := loadSettings(env.Input, env.Workspace)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := readEvent(getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH"))
+	ev, err := env.Event()
 	if err != nil {
 		return nil, err
 	}
 	inv := &invocation{
 		Command:    set.Command,
-		Repo:       getenv("GITHUB_REPOSITORY"),
-		APIURL:     getenv("GITHUB_API_URL"),
-		GraphQLURL: getenv("GITHUB_GRAPHQL_URL"),
-		ServerURL:  getenv("GITHUB_SERVER_URL"),
-		Clock:      clock,
+		Repo:       env.Repo,
+		APIURL:     env.APIURL,
+		GraphQLURL: env.GraphQLURL,
+		ServerURL:  env.ServerURL,
+		RunID:      env.RunID,
+		Clock:      env.Clock,
 		Set:        set,
 		Event:      ev,
 		Discussion: ev.Discussion,
 	}
-	// A run id that is not a number is no run of GitHub's: claim and
-	// verdict then record none, as before.
-	inv.RunID, _ = strconv.ParseInt(getenv("GITHUB_RUN_ID"), 10, 64)
 	if inv.Command == cmdAuto {
 		if inv.Command, err = ev.command(); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkSweepHome(inv.Command, set, getenv("GITHUB_WORKFLOW_REF")); err != nil {
+	if err := checkSweepHome(inv.Command, set, env.WorkflowRef); err != nil {
 		return nil, err
 	}
 	switch inv.Command {

@@ -55,36 +55,29 @@ type LabOutcome struct {
 // The outcome is never nil; RefusedField names the field of a refusal.
 func RunForLab(ctx context.Context, r LabRun) (*LabOutcome, error) {
 	lo := &LabOutcome{Command: r.Command}
-	set, err := loadSettings(r.Inputs, r.Workspace)
-	if err != nil {
-		return lo, fmt.Errorf("inputs: %w", err)
-	}
-	ev, err := decodeEvent(r.Event, bytes.NewReader(r.Payload))
-	if err != nil {
-		return lo, err
-	}
-	inv := &invocation{
-		Command:    r.Command,
+	inv, err := newInvocation(actionEnv{
+		Input: func(name string) string {
+			switch name {
+			case inCommand:
+				return r.Command
+			case inVerdict:
+				return string(r.Verdict)
+			}
+			return r.Inputs(name)
+		},
+		Workspace:  r.Workspace,
 		Repo:       r.Repo,
 		APIURL:     r.APIURL,
 		GraphQLURL: r.GraphQLURL,
 		ServerURL:  r.ServerURL,
 		RunID:      r.RunID,
 		Clock:      r.Clock,
-		Set:        set,
-		Event:      ev,
-		Discussion: ev.Discussion,
-		Verdict:    r.Verdict,
-	}
-	if inv.Command == "" {
-		if inv.Command, err = ev.command(); err != nil {
-			return lo, err
-		}
+		Event:      func() (*event, error) { return decodeEvent(r.Event, bytes.NewReader(r.Payload)) },
+	})
+	if err != nil {
+		return lo, err
 	}
 	lo.Command = inv.Command
-	if inv.Command == CommandClaim {
-		inv.CorrelationID = ev.Inputs["correlation_id"]
-	}
 	var log bytes.Buffer
 	lo.Ran = true
 	out, err := execute(ctx, inv, &log)
