@@ -1,7 +1,6 @@
 package action
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,14 +28,8 @@ CI; inside GitHub Actions the findings are ::error annotations.
 // runCheck is `recess check`.
 func runCheck(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess check", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, checkUsage)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "recess check: %v\n%s", err, checkUsage)
-		return ExitRefused
+	if code, ok := ParseFlags(fs, args, checkUsage, stdout, stderr); !ok {
+		return code
 	}
 	dir := "."
 	switch fs.NArg() {

@@ -42,7 +42,6 @@ type repoCommand struct {
 // command, once, into an invocation.
 func parseRepoCommand(name string, args []string, getenv func(string) string, stdout, stderr io.Writer) (*repoCommand, int, bool) {
 	fs := flag.NewFlagSet("recess "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	set := newSettings()
 	set.Command = name
 	repo := fs.String("repo", getenv("GITHUB_REPOSITORY"), "the repository, OWNER/REPO (default $GITHUB_REPOSITORY)")
@@ -52,23 +51,13 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 	config := fs.String(inConfig, defaultConfigPath, "the repository's policy file (a missing default is fine)")
 	dry := fs.Bool(inDryRun, false, "describe what a sweep would do without doing it (required for sweep)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	usage := func(w io.Writer) {
-		fmt.Fprint(w, repoUsage)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
 	refuse := func(format string, args ...any) (*repoCommand, int, bool) {
 		fmt.Fprintf(stderr, "recess %s: %s\n", name, fmt.Sprintf(format, args...))
-		usage(stderr)
+		printUsage(fs, repoUsage, stderr)
 		return nil, ExitRefused, false
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(stdout)
-			return nil, exitOK, false
-		}
-		return refuse("%v", err)
+	if code, ok := ParseFlags(fs, args, repoUsage, stdout, stderr); !ok {
+		return nil, code, false
 	}
 	explicit := false
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == inConfig })

@@ -190,7 +190,6 @@ func (c initChoices) render() ([]initFile, error) {
 // runInit is `recess init`.
 func runInit(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess init", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	c := defaultInitChoices()
 	dir := fs.String("dir", ".", "the repository's root")
 	force := fs.Bool("force", false, "overwrite files that exist")
@@ -201,24 +200,12 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.Schedule, "schedule", c.Schedule, "the sweep's cron, off the top of the hour")
 	fs.StringVar(&c.WakeOn, inWakeOn, "", "what starts a fresh run: comment, mention or command (default comment)")
 	fs.StringVar(&c.MentionHandles, inMentionHandles, "", "the handles --wake-on mention listens for, e.g. @lead")
-	usage := func(w io.Writer) {
-		fmt.Fprint(w, initUsage)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
 	refuse := func(err error) int {
 		fmt.Fprintf(stderr, "recess init: %v\n", err)
 		return ExitRefused
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(stdout)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "recess init: %v\n", err)
-		usage(stderr)
-		return ExitRefused
+	if code, ok := ParseFlags(fs, args, initUsage, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		return refuse(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
