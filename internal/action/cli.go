@@ -195,8 +195,8 @@ type cliReport struct {
 	// DryRun is true for sweep --dry-run: nothing was written.
 	DryRun bool `json:"dry_run"`
 	// OpenRFCs and RFCs are every open recess (status).
-	OpenRFCs int       `json:"open_rfcs"`
-	RFCs     []rfcJSON `json:"rfcs"`
+	OpenRFCs int              `json:"open_rfcs"`
+	RFCs     []resume.RFCView `json:"rfcs"`
 	// Discussions are the pending discussions, one row each.
 	Discussions []discussionRow `json:"discussions"`
 	// Would lists what a real sweep would write now, in order (sweep).
@@ -205,23 +205,6 @@ type cliReport struct {
 	Warnings []string `json:"warnings"`
 	// Requests counts the GitHub API requests this command sent.
 	Requests int `json:"requests"`
-}
-
-// rfcJSON is one open recess.
-type rfcJSON struct {
-	Discussion    int             `json:"discussion"`
-	CorrelationID string          `json:"correlation_id"`
-	Trigger       json.RawMessage `json:"trigger"`
-	OpenedAt      time.Time       `json:"opened_at"`
-	Waiting       string          `json:"waiting_for"`
-	Reason        string          `json:"reason"`
-	DueAt         *time.Time      `json:"due_at"`
-	RecessCount   int             `json:"recess_count"`
-	Summary       string          `json:"summary,omitempty"`
-}
-
-func newRFCJSON(v resume.RFCView) rfcJSON {
-	return rfcJSON{v.Discussion, v.CorrelationID, v.Trigger, v.OpenedAt, v.Waiting, v.Reason, v.DueAt, v.RecessCount, v.Summary}
 }
 
 // discussionRow is one pending discussion in words.
@@ -239,12 +222,11 @@ type discussionRow struct {
 
 func newCLIReport(inv *invocation, st *execution) *cliReport {
 	rep := &cliReport{Command: inv.Command, Repo: inv.Repo, Now: inv.Clock.Now().UTC(), DryRun: inv.Command == cmdSweep,
-		OpenRFCs: st.OpenRFCs, RFCs: []rfcJSON{}, Discussions: []discussionRow{}, Notes: plainTexts(st.Notes),
+		OpenRFCs: st.OpenRFCs, RFCs: []resume.RFCView{}, Discussions: []discussionRow{}, Notes: plainTexts(st.Notes),
 		Warnings: plainTexts(st.Warnings), Requests: st.Requests}
 	for _, v := range st.RFCs {
-		r := newRFCJSON(v)
-		r.Waiting = PlainText(r.Waiting)
-		rep.RFCs = append(rep.RFCs, r)
+		v.Waiting = PlainText(v.Waiting)
+		rep.RFCs = append(rep.RFCs, v)
 	}
 	// Status of one discussion answers for it; status of all holds one
 	// result per pending discussion.
