@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
+
+	"github.com/sethvargo/go-githubactions"
 
 	"github.com/recess-action/recess/internal/workflows"
 )
@@ -46,10 +48,11 @@ func runCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 		return ExitRefused
 	}
 	annotate := getenv("GITHUB_ACTIONS") == "true"
+	gha := githubactions.New(githubactions.WithGetenv(githubactions.GetenvFunc(getenv)), githubactions.WithWriter(stdout))
 	for _, f := range findings {
 		if annotate {
-			fmt.Fprintf(stdout, "::error file=%s,line=%d,title=recess check (%s)::%s. Fix: %s\n",
-				escapeProperty(f.File), f.Line, f.Rule, escapeData(f.Message), escapeData(f.Fix))
+			gha.WithFieldsMap(map[string]string{"file": f.File, "line": strconv.Itoa(f.Line), "title": "recess check (" + string(f.Rule) + ")"}).
+				Errorf("%s. Fix: %s", f.Message, f.Fix)
 			continue
 		}
 		fmt.Fprintf(stdout, "%s:%d: %s\n\tfix: %s\n", filepath.ToSlash(filepath.Join(dir, f.File)), f.Line, f.Message, f.Fix)
@@ -60,14 +63,4 @@ func runCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 	}
 	fmt.Fprintf(stdout, "recess check: %s keeps every rule\n", filepath.ToSlash(filepath.Join(dir, workflows.Dir)))
 	return exitOK
-}
-
-// escapeData and escapeProperty encode a workflow command's message and
-// property values as the runner reads them.
-func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
