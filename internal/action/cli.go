@@ -85,23 +85,14 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 	if err := set.applyFile(*config, explicit); err != nil {
 		return refuse("%v", err)
 	}
-	clock, err := clockFrom(getenv)
+	w, err := whereFromEnv(getenv)
 	if err != nil {
 		return refuse("%v", err)
 	}
+	w.Repo = *repo
 	set.Token = getenv("GITHUB_TOKEN")
 	set.DryRun = true // the command line only ever reads
-	return &repoCommand{json: *asJSON, inv: &invocation{
-		Command:    name,
-		Repo:       *repo,
-		APIURL:     getenv("GITHUB_API_URL"),
-		GraphQLURL: getenv("GITHUB_GRAPHQL_URL"),
-		ServerURL:  getenv("GITHUB_SERVER_URL"),
-		Clock:      clock,
-		Set:        set,
-		Event:      &event{},
-		Discussion: *discussion,
-	}}, exitOK, true
+	return &repoCommand{json: *asJSON, inv: &invocation{Command: name, where: w, Set: set, Event: &event{}, Discussion: *discussion}}, exitOK, true
 }
 
 // runRepoCommand is `recess status` and `recess sweep --dry-run`: the

@@ -41,16 +41,7 @@ var actionCommands = []string{cmdAuto, cmdIntake, cmdInbound, CommandVerdict, cm
 type invocation struct {
 	// Command is what to do, never "auto" (resolved from the event).
 	Command string
-	// Repo is OWNER/REPO.
-	Repo string
-	// APIURL and GraphQLURL are where GitHub is (GraphQLURL may be empty:
-	// derived from APIURL); ServerURL is its web address, for links.
-	APIURL, GraphQLURL, ServerURL string
-	// RunID is this workflow run's id (the agent run's, for claim and
-	// verdict).
-	RunID int64
-	// Clock is the engine's clock: the wall clock, or RECESS_NOW.
-	Clock resume.Clock
+	where
 	// Set is the inputs and the repository's policy.
 	Set *settings
 	// Event is the run's event (empty on the command line).
@@ -65,6 +56,20 @@ type invocation struct {
 	// ResumeContext is the resume_context a claim renders into its prompt
 	// (nil for a fresh run), checked before the claim writes anything.
 	ResumeContext *resume.Context
+}
+
+// where is where a run runs: the repository, GitHub, the run and its clock.
+type where struct {
+	// Repo is OWNER/REPO.
+	Repo string
+	// APIURL and GraphQLURL are where GitHub is (GraphQLURL may be empty:
+	// derived from APIURL); ServerURL is its web address, for links.
+	APIURL, GraphQLURL, ServerURL string
+	// RunID is this workflow run's id (the agent run's, for claim and
+	// verdict).
+	RunID int64
+	// Clock is the engine's clock: the wall clock, or RECESS_NOW.
+	Clock resume.Clock
 }
 
 // execution is what execute did: the engine's result, and what a dry run
@@ -238,10 +243,8 @@ type actionEnv struct {
 	// Input reads an input by name (INPUT_<NAME>).
 	Input func(name string) string
 	// Workspace is GITHUB_WORKSPACE; WorkflowRef is GITHUB_WORKFLOW_REF.
-	Workspace, WorkflowRef              string
-	Repo, APIURL, GraphQLURL, ServerURL string
-	RunID                               int64
-	Clock                               resume.Clock
+	Workspace, WorkflowRef string
+	where
 	// Event reads the run's event and its payload.
 	Event func() (*event, error)
 }
@@ -252,25 +255,34 @@ type actionEnv struct {
 // and the verdict. Every refusal names its field, and nothing has been sent
 // to GitHub when one is returned.
 func invocationFromEnv(getenv func(string) string, input func(string) string) (*invocation, error) {
-	clock, err := clockFrom(getenv)
+	w, err := whereFromEnv(getenv)
 	if err != nil {
 		return nil, err
 	}
-	// A run id that is not a number is no run of GitHub's: claim and
-	// verdict then record none.
-	runID, _ := strconv.ParseInt(getenv("GITHUB_RUN_ID"), 10, 64)
 	return newInvocation(actionEnv{
 		Input:       input,
 		Workspace:   getenv("GITHUB_WORKSPACE"),
 		WorkflowRef: getenv("GITHUB_WORKFLOW_REF"),
-		Repo:        getenv("GITHUB_REPOSITORY"),
-		APIURL:      getenv("GITHUB_API_URL"),
-		GraphQLURL:  getenv("GITHUB_GRAPHQL_URL"),
-		ServerURL:   getenv("GITHUB_SERVER_URL"),
-		RunID:       runID,
-		Clock:       clock,
+		where:       w,
 		Event:       func() (*event, error) { return readEvent(getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH")) },
 	})
+}
+
+// whereFromEnv reads GitHub Actions' variables for where a run runs, and
+// RECESS_NOW for its clock.
+func whereFromEnv(getenv func(string) string) (where, error) {
+	clock, err := clockFrom(getenv)
+	// A run id that is not a number is no run of GitHub's: claim and
+	// verdict then record none.
+	runID, _ := strconv.ParseInt(getenv("GITHUB_RUN_ID"), 10, 64)
+	return where{
+		Repo:       getenv("GITHUB_REPOSITORY"),
+		APIURL:     getenv("GITHUB_API_URL"),
+		GraphQLURL: getenv("GITHUB_GRAPHQL_URL"),
+		ServerURL:  getenv("GITHUB_SERVER_URL"),
+		RunID:      runID,
+		Clock:      clock,
+	}, err
 }
 
 // newInvocation reads the inputs, the policy file, the event and what the
@@ -287,12 +299,7 @@ func newInvocation(env actionEnv) (*invocation, error) {
 	}
 	inv := &invocation{
 		Command:    set.Command,
-		Repo:       env.Repo,
-		APIURL:     env.APIURL,
-		GraphQLURL: env.GraphQLURL,
-		ServerURL:  env.ServerURL,
-		RunID:      env.RunID,
-		Clock:      env.Clock,
+		where:      env.where,
 		Set:        set,
 		Event:      ev,
 		Discussion: ev.Discussion,

@@ -65,14 +65,9 @@ func RunForLab(ctx context.Context, r LabRun) (*LabOutcome, error) {
 			}
 			return r.Inputs(name)
 		},
-		Workspace:  r.Workspace,
-		Repo:       r.Repo,
-		APIURL:     r.APIURL,
-		GraphQLURL: r.GraphQLURL,
-		ServerURL:  r.ServerURL,
-		RunID:      r.RunID,
-		Clock:      r.Clock,
-		Event:      func() (*event, error) { return decodeEvent(r.Event, bytes.NewReader(r.Payload)) },
+		Workspace: r.Workspace,
+		where:     where{Repo: r.Repo, APIURL: r.APIURL, GraphQLURL: r.GraphQLURL, ServerURL: r.ServerURL, RunID: r.RunID, Clock: r.Clock},
+		Event:     func() (*event, error) { return decodeEvent(r.Event, bytes.NewReader(r.Payload)) },
 	})
 	if err != nil {
 		return lo, err
