@@ -49,13 +49,14 @@ var workflowFileName = regexp.MustCompile(`^[A-Za-z0-9_.-]+\.ya?ml$`)
 
 // check refuses a choice the files could not keep, naming the flag.
 func (c initChoices) check() error {
+	if err := checkStore("--"+inStateStore, c.Store); err != nil {
+		return err
+	}
 	switch {
 	case !workflowFileName.MatchString(c.Workflow):
 		return fmt.Errorf("--workflow %q is not a workflow file name (NAME.yml)", c.Workflow)
 	case c.Workflow == "recess.yml":
 		return fmt.Errorf("--workflow recess.yml is the front door's file; name the agent workflow otherwise")
-	case c.Store != storeComment && c.Store != storeBranch:
-		return fmt.Errorf("--%s %q: want %s or %s", inStateStore, c.Store, storeComment, storeBranch)
 	case len(strings.Fields(c.Schedule)) != 5:
 		return fmt.Errorf("--schedule %q is not a five-field cron expression", c.Schedule)
 	case workflows.TopOfHour(c.Schedule):

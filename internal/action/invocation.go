@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -367,12 +366,7 @@ func verdictDocument(set *settings) ([]byte, error) {
 	case set.Verdict != "":
 		return []byte(set.Verdict), nil
 	case set.VerdictFile != "":
-		f, err := os.Open(set.VerdictFile)
-		if err != nil {
-			return nil, &wait.FieldError{Field: inputField(inVerdictFile), Reason: err.Error()}
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, resume.MaxVerdictBytes+1))
+		b, err := readBounded(set.VerdictFile, resume.MaxVerdictBytes)
 		if err != nil {
 			return nil, &wait.FieldError{Field: inputField(inVerdictFile), Reason: err.Error()}
 		}
@@ -394,10 +388,6 @@ func RefusedField(err error) string {
 	return ""
 }
 
-// questions finds what the resumed agent had asked (recess's own replies
-// carry the recess's correlation id), so that the prompt frames the answers
-// under them. Without them (the read failed) the prompt still lists every
-// comment.
 // claimPrompt is the claim step's prompt output: the resume_context
 // rendered for a resumed run, the discussion itself for a fresh one.
 func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resume.Context, logf func(string, ...any)) string {
@@ -412,6 +402,10 @@ func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resu
 	return resume.IntakePrompt(d)
 }
 
+// questions finds what the resumed agent had asked (recess's own replies
+// carry the recess's correlation id), so that the prompt frames the answers
+// under them. Without them (the read failed) the prompt still lists every
+// comment.
 func questions(ctx context.Context, e *resume.Engine, discussion int, correlationID string, logf func(string, ...any)) []resume.Question {
 	if correlationID == "" {
 		return nil

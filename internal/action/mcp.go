@@ -118,7 +118,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		}
 	}
 	if *rcFile != "" {
-		b, err := readBounded(*rcFile)
+		b, err := readBounded(*rcFile, maxResumeContext)
 		if err != nil {
 			fmt.Fprintf(stderr, "recess mcp: --resume-context-file: %v\n", oneLine(err.Error()))
 			return 2
