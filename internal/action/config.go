@@ -62,8 +62,21 @@ type fileConfig struct {
 	HideSummary *bool             `yaml:"hide-summary"`
 }
 
-// defaultConfigPath is where repository policy lives in the workspace.
-const defaultConfigPath = ".github/recess.yml"
+// recess's own defaults, in one place (the engine's are resume.Defaults,
+// GitHub's addresses and the agent workflow's name internal/github's).
+const (
+	// defaultConfigPath is where repository policy lives in the workspace.
+	defaultConfigPath = ".github/recess.yml"
+	// defaultSweepWorkflow is the sweep's own workflow file when the sweep
+	// runs only while something waits (.github/examples/recess-sweep.yml).
+	defaultSweepWorkflow = "recess-sweep.yml"
+	// defaultServerURL is GitHub's web address when GITHUB_SERVER_URL is
+	// unset.
+	defaultServerURL = "https://github.com"
+	// defaultSchedule is the sweep's cron that recess init writes: every
+	// five minutes, off the top of the hour.
+	defaultSchedule = "2-59/5 * * * *"
+)
 
 // The action's inputs (action.yml), as GitHub Actions hands them over:
 // INPUT_<NAME>. Each name is written once, here; refusals name them as
@@ -242,10 +255,6 @@ func boolInput(input func(string) string, name string, dst *bool) error {
 	*dst = b
 	return nil
 }
-
-// defaultSweepWorkflow is the sweep's own workflow file when the sweep runs
-// only while something waits (.github/examples/recess-sweep.yml).
-const defaultSweepWorkflow = "recess-sweep.yml"
 
 // sweepSwitch reads inputs sweep-only-while-waiting and sweep-workflow. The
 // sweep workflow must be a file name of its own: never the agent workflow,

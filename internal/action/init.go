@@ -42,7 +42,7 @@ type initChoices struct {
 }
 
 func defaultInitChoices() initChoices {
-	return initChoices{Workflow: gh.DefaultWorkflow, Store: storeComment, Schedule: "2-59/5 * * * *"}
+	return initChoices{Workflow: gh.DefaultWorkflow, Store: storeComment, Schedule: defaultSchedule}
 }
 
 var workflowFileName = regexp.MustCompile(`^[A-Za-z0-9_.-]+\.ya?ml$`)
@@ -60,7 +60,7 @@ func (c initChoices) check() error {
 	case len(strings.Fields(c.Schedule)) != 5:
 		return fmt.Errorf("--schedule %q is not a five-field cron expression", c.Schedule)
 	case workflows.TopOfHour(c.Schedule):
-		return fmt.Errorf("--schedule %q runs at the top of the hour, when GitHub's scheduler is busiest: start off the hour, e.g. 2-59/5 * * * *", c.Schedule)
+		return fmt.Errorf("--schedule %q runs at the top of the hour, when GitHub's scheduler is busiest: start off the hour, e.g. %s", c.Schedule, defaultSchedule)
 	}
 	switch c.WakeOn {
 	case "", "comment", "command":

@@ -194,7 +194,7 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 	}
 	c, err := gh.New(gh.Config{
 		Token:      inv.Set.Token,
-		APIURL:     orDefault(inv.APIURL, gh.DefaultAPIURL),
+		APIURL:     inv.APIURL,
 		GraphQLURL: inv.GraphQLURL,
 		Owner:      owner,
 		Repo:       name,
@@ -231,9 +231,6 @@ func splitRepo(field, repo string) (owner, name string, err error) {
 	}
 	return owner, name, nil
 }
-
-// defaultServerURL is GitHub's web address when GITHUB_SERVER_URL is unset.
-const defaultServerURL = "https://github.com"
 
 // actionEnv is what GitHub Actions hands one run: where it runs, the
 // inputs and the event. invocationFromEnv reads it from the environment;
