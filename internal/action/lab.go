@@ -51,7 +51,9 @@ type LabOutcome struct {
 	Log []string
 }
 
-// RunForLab runs one event through execute, as the action would run it.
+// RunForLab runs one event through execute, as the action would run it:
+// the invocation is built as from the environment (newInvocation), with
+// Command and Verdict as the inputs command and verdict.
 // The outcome is never nil; RefusedField names the field of a refusal.
 func RunForLab(ctx context.Context, r LabRun) (*LabOutcome, error) {
 	lo := &LabOutcome{Command: r.Command}

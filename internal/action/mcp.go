@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -164,9 +163,9 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	if o.VerdictFile == "" {
 		return nil, &wait.FieldError{Field: "--verdict-file", Reason: "missing: give the path the verdict step reads"}
 	}
-	n, err := strconv.Atoi(o.Discussion)
-	if err != nil || n < 1 {
-		return nil, &wait.FieldError{Field: "--discussion", Reason: fmt.Sprintf("%q is not a positive whole number", o.Discussion)}
+	n, err := positive(o.Discussion)
+	if err != nil {
+		return nil, &wait.FieldError{Field: "--discussion", Reason: err.Error()}
 	}
 	// The verdict's own checks judge the id and the number, so the server
 	// never starts with values the verdict job would refuse.
