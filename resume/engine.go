@@ -245,15 +245,15 @@ type Result struct {
 
 // RFCView describes one open recess for people.
 type RFCView struct {
-	Discussion    int
-	CorrelationID string
-	Trigger       json.RawMessage
-	OpenedAt      time.Time
-	Waiting       string // plain words: what it waits for
-	Reason        string // the evaluation's reason
-	DueAt         *time.Time
-	RecessCount   int
-	Summary       string
+	Discussion    int             `json:"discussion"`
+	CorrelationID string          `json:"correlation_id"`
+	Trigger       json.RawMessage `json:"trigger"`
+	OpenedAt      time.Time       `json:"opened_at"`
+	Waiting       string          `json:"waiting_for"` // plain words: what it waits for
+	Reason        string          `json:"reason"`      // the evaluation's reason
+	DueAt         *time.Time      `json:"due_at"`
+	RecessCount   int             `json:"recess_count"`
+	Summary       string          `json:"summary,omitempty"`
 }
 
 func (r *Result) note(format string, args ...any) {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/recess-action/recess/resume"
 )
 
 // Exit statuses of every recess command: 0 done (including a deliberate
@@ -123,13 +125,9 @@ func oneLine(s string) string {
 // statusJSON is the machine-readable status an action run prints.
 func statusJSON(out *execution) any {
 	type status struct {
-		OpenRFCs int       `json:"open_rfcs"`
-		RFCs     []rfcJSON `json:"rfcs"`
-		Notes    []string  `json:"notes"`
+		OpenRFCs int              `json:"open_rfcs"`
+		RFCs     []resume.RFCView `json:"rfcs"`
+		Notes    []string         `json:"notes"`
 	}
-	s := status{OpenRFCs: out.OpenRFCs, RFCs: []rfcJSON{}, Notes: out.Notes}
-	for _, v := range out.RFCs {
-		s.RFCs = append(s.RFCs, newRFCJSON(v))
-	}
-	return s
+	return status{OpenRFCs: out.OpenRFCs, RFCs: append([]resume.RFCView{}, out.RFCs...), Notes: out.Notes}
 }

@@ -1,13 +1,14 @@
 package action
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
+
+	"github.com/sethvargo/go-githubactions"
 
 	"github.com/recess-action/recess/internal/workflows"
 )
@@ -29,14 +30,8 @@ CI; inside GitHub Actions the findings are ::error annotations.
 // runCheck is `recess check`.
 func runCheck(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess check", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, checkUsage)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "recess check: %v\n%s", err, checkUsage)
-		return ExitRefused
+	if code, ok := ParseFlags(fs, args, checkUsage, stdout, stderr); !ok {
+		return code
 	}
 	dir := "."
 	switch fs.NArg() {
@@ -53,10 +48,11 @@ func runCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 		return ExitRefused
 	}
 	annotate := getenv("GITHUB_ACTIONS") == "true"
+	gha := githubactions.New(githubactions.WithGetenv(githubactions.GetenvFunc(getenv)), githubactions.WithWriter(stdout))
 	for _, f := range findings {
 		if annotate {
-			fmt.Fprintf(stdout, "::error file=%s,line=%d,title=recess check (%s)::%s. Fix: %s\n",
-				escapeProperty(f.File), f.Line, f.Rule, escapeData(f.Message), escapeData(f.Fix))
+			gha.WithFieldsMap(map[string]string{"file": f.File, "line": strconv.Itoa(f.Line), "title": "recess check (" + string(f.Rule) + ")"}).
+				Errorf("%s. Fix: %s", f.Message, f.Fix)
 			continue
 		}
 		fmt.Fprintf(stdout, "%s:%d: %s\n\tfix: %s\n", filepath.ToSlash(filepath.Join(dir, f.File)), f.Line, f.Message, f.Fix)
@@ -67,14 +63,4 @@ func runCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 	}
 	fmt.Fprintf(stdout, "recess check: %s keeps every rule\n", filepath.ToSlash(filepath.Join(dir, workflows.Dir)))
 	return exitOK
-}
-
-// escapeData and escapeProperty encode a workflow command's message and
-// property values as the runner reads them.
-func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }

@@ -42,7 +42,6 @@ type repoCommand struct {
 // command, once, into an invocation.
 func parseRepoCommand(name string, args []string, getenv func(string) string, stdout, stderr io.Writer) (*repoCommand, int, bool) {
 	fs := flag.NewFlagSet("recess "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	set := newSettings()
 	set.Command = name
 	repo := fs.String("repo", getenv("GITHUB_REPOSITORY"), "the repository, OWNER/REPO (default $GITHUB_REPOSITORY)")
@@ -52,23 +51,13 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 	config := fs.String(inConfig, defaultConfigPath, "the repository's policy file (a missing default is fine)")
 	dry := fs.Bool(inDryRun, false, "describe what a sweep would do without doing it (required for sweep)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	usage := func(w io.Writer) {
-		fmt.Fprint(w, repoUsage)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
 	refuse := func(format string, args ...any) (*repoCommand, int, bool) {
 		fmt.Fprintf(stderr, "recess %s: %s\n", name, fmt.Sprintf(format, args...))
-		usage(stderr)
+		printUsage(fs, repoUsage, stderr)
 		return nil, ExitRefused, false
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(stdout)
-			return nil, exitOK, false
-		}
-		return refuse("%v", err)
+	if code, ok := ParseFlags(fs, args, repoUsage, stdout, stderr); !ok {
+		return nil, code, false
 	}
 	explicit := false
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == inConfig })
@@ -96,23 +85,14 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 	if err := set.applyFile(*config, explicit); err != nil {
 		return refuse("%v", err)
 	}
-	clock, err := clockFrom(getenv)
+	w, err := whereFromEnv(getenv)
 	if err != nil {
 		return refuse("%v", err)
 	}
+	w.Repo = *repo
 	set.Token = getenv("GITHUB_TOKEN")
 	set.DryRun = true // the command line only ever reads
-	return &repoCommand{json: *asJSON, inv: &invocation{
-		Command:    name,
-		Repo:       *repo,
-		APIURL:     getenv("GITHUB_API_URL"),
-		GraphQLURL: getenv("GITHUB_GRAPHQL_URL"),
-		ServerURL:  getenv("GITHUB_SERVER_URL"),
-		Clock:      clock,
-		Set:        set,
-		Event:      &event{},
-		Discussion: *discussion,
-	}}, exitOK, true
+	return &repoCommand{json: *asJSON, inv: &invocation{Command: name, where: w, Set: set, Event: &event{}, Discussion: *discussion}}, exitOK, true
 }
 
 // runRepoCommand is `recess status` and `recess sweep --dry-run`: the
@@ -206,8 +186,8 @@ type cliReport struct {
 	// DryRun is true for sweep --dry-run: nothing was written.
 	DryRun bool `json:"dry_run"`
 	// OpenRFCs and RFCs are every open recess (status).
-	OpenRFCs int       `json:"open_rfcs"`
-	RFCs     []rfcJSON `json:"rfcs"`
+	OpenRFCs int              `json:"open_rfcs"`
+	RFCs     []resume.RFCView `json:"rfcs"`
 	// Discussions are the pending discussions, one row each.
 	Discussions []discussionRow `json:"discussions"`
 	// Would lists what a real sweep would write now, in order (sweep).
@@ -216,23 +196,6 @@ type cliReport struct {
 	Warnings []string `json:"warnings"`
 	// Requests counts the GitHub API requests this command sent.
 	Requests int `json:"requests"`
-}
-
-// rfcJSON is one open recess.
-type rfcJSON struct {
-	Discussion    int             `json:"discussion"`
-	CorrelationID string          `json:"correlation_id"`
-	Trigger       json.RawMessage `json:"trigger"`
-	OpenedAt      time.Time       `json:"opened_at"`
-	Waiting       string          `json:"waiting_for"`
-	Reason        string          `json:"reason"`
-	DueAt         *time.Time      `json:"due_at"`
-	RecessCount   int             `json:"recess_count"`
-	Summary       string          `json:"summary,omitempty"`
-}
-
-func newRFCJSON(v resume.RFCView) rfcJSON {
-	return rfcJSON{v.Discussion, v.CorrelationID, v.Trigger, v.OpenedAt, v.Waiting, v.Reason, v.DueAt, v.RecessCount, v.Summary}
 }
 
 // discussionRow is one pending discussion in words.
@@ -250,12 +213,11 @@ type discussionRow struct {
 
 func newCLIReport(inv *invocation, st *execution) *cliReport {
 	rep := &cliReport{Command: inv.Command, Repo: inv.Repo, Now: inv.Clock.Now().UTC(), DryRun: inv.Command == cmdSweep,
-		OpenRFCs: st.OpenRFCs, RFCs: []rfcJSON{}, Discussions: []discussionRow{}, Notes: plainTexts(st.Notes),
+		OpenRFCs: st.OpenRFCs, RFCs: []resume.RFCView{}, Discussions: []discussionRow{}, Notes: plainTexts(st.Notes),
 		Warnings: plainTexts(st.Warnings), Requests: st.Requests}
 	for _, v := range st.RFCs {
-		r := newRFCJSON(v)
-		r.Waiting = PlainText(r.Waiting)
-		rep.RFCs = append(rep.RFCs, r)
+		v.Waiting = PlainText(v.Waiting)
+		rep.RFCs = append(rep.RFCs, v)
 	}
 	// Status of one discussion answers for it; status of all holds one
 	// result per pending discussion.

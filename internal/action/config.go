@@ -41,7 +41,8 @@ type settings struct {
 	Engine                resume.Config
 }
 
-// fileConfig is .github/recess.yml. Unknown keys are errors.
+// fileConfig is .github/recess.yml (unknown keys are errors), and the
+// policy that inputs and recess mcp's flags give, in the same form.
 type fileConfig struct {
 	AllowedKinds         []string `yaml:"allowed-kinds"`
 	MaxRecess            string   `yaml:"max-recess"`
@@ -61,8 +62,21 @@ type fileConfig struct {
 	HideSummary *bool             `yaml:"hide-summary"`
 }
 
-// defaultConfigPath is where repository policy lives in the workspace.
-const defaultConfigPath = ".github/recess.yml"
+// recess's own defaults, in one place (the engine's are resume.Defaults,
+// GitHub's addresses and the agent workflow's name internal/github's).
+const (
+	// defaultConfigPath is where repository policy lives in the workspace.
+	defaultConfigPath = ".github/recess.yml"
+	// defaultSweepWorkflow is the sweep's own workflow file when the sweep
+	// runs only while something waits (.github/examples/recess-sweep.yml).
+	defaultSweepWorkflow = "recess-sweep.yml"
+	// defaultServerURL is GitHub's web address when GITHUB_SERVER_URL is
+	// unset.
+	defaultServerURL = "https://github.com"
+	// defaultSchedule is the sweep's cron that recess init writes: every
+	// five minutes, off the top of the hour.
+	defaultSchedule = "2-59/5 * * * *"
+)
 
 // The action's inputs (action.yml), as GitHub Actions hands them over:
 // INPUT_<NAME>. Each name is written once, here; refusals name them as
@@ -136,7 +150,7 @@ func newSettings() *settings {
 }
 
 // loadSettings reads inputs through input (INPUT_<NAME>) and the policy
-// file. Every refusal names the input or the file key.
+// file under them. Every refusal names the input or the file key.
 func loadSettings(input func(string) string, workspace string) (*settings, error) {
 	s := newSettings()
 	s.Token = input(InputGitHubToken)
@@ -162,80 +176,21 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	if err := checkStore(inputField(inStateStore), s.StateStore); err != nil {
 		return nil, err
 	}
-	if v := input(inDryRun); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, &wait.FieldError{Field: inputField(inDryRun), Reason: fmt.Sprintf("%q is not true or false", v)}
-		}
-		s.DryRun = b
+	if err := boolInput(input, inDryRun, &s.DryRun); err != nil {
+		return nil, err
 	}
-
 	if err := s.sweepSwitch(input); err != nil {
 		return nil, err
 	}
-
-	path, explicit := input(inConfig), true
-	if path == "" {
-		path, explicit = defaultConfigPath, false
-	}
-	if !filepath.IsAbs(path) && workspace != "" {
-		path = filepath.Join(workspace, path)
-	}
-	if err := s.applyFile(path, explicit); err != nil {
+	if err := s.applyFile(policyPath(input(inConfig), workspace)); err != nil {
 		return nil, err
 	}
-
-	for _, n := range []struct {
-		name string
-		dst  *int
-	}{
-		{inMaxDispatchesPerHour, &s.Engine.MaxDispatchesPerHour},
-		{inMaxAttempts, &s.Engine.MaxAttempts},
-		{inMaxOperations, &s.Engine.MaxOperations},
-	} {
-		if v := input(n.name); v != "" {
-			i, err := positive(v)
-			if err != nil {
-				return nil, &wait.FieldError{Field: inputField(n.name), Reason: err.Error()}
-			}
-			*n.dst = i
-		}
+	pol, err := inputPolicy(input)
+	if err != nil {
+		return nil, err
 	}
-	if v := input(inMaxRecess); v != "" {
-		d, err := wait.ParseDuration(v)
-		if err != nil {
-			return nil, &wait.FieldError{Field: inputField(inMaxRecess), Reason: err.Error()}
-		}
-		s.Engine.MaxRecess = d
-	}
-	if v := input(inEscalateTo); v != "" {
-		s.Engine.EscalateTo = list(v)
-	}
-	if v := input(inIgnoreAuthors); v != "" {
-		s.Engine.IgnoreAuthors = list(v)
-	}
-	if v := input(inCategories); v != "" {
-		s.Engine.Categories = names(v)
-	}
-	if v := input(inLabels); v != "" {
-		s.Engine.Labels = names(v)
-	}
-	if v := input(inMentionHandles); v != "" {
-		s.Engine.MentionHandles = list(v)
-	}
-	if v := input(inWakeOn); v != "" {
-		w, err := resume.ParseWakeOn(v)
-		if err != nil {
-			return nil, &wait.FieldError{Field: inputField(inWakeOn), Reason: err.(*wait.FieldError).Reason}
-		}
-		s.Engine.WakeOn = w
-	}
-	if v := input(inHideSummary); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, &wait.FieldError{Field: inputField(inHideSummary), Reason: fmt.Sprintf("%q is not true or false", v)}
-		}
-		s.Engine.HideSummary = b
+	if err := s.applyPolicy(pol, inputField); err != nil {
+		return nil, err
 	}
 	if s.Engine.WakeOn == resume.WakeMention && len(s.Engine.MentionHandles) == 0 {
 		return nil, &wait.FieldError{Field: inputField(inMentionHandles), Reason: "wake-on mention needs at least one handle (for example @lead)"}
@@ -243,20 +198,70 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	return s, nil
 }
 
-// defaultSweepWorkflow is the sweep's own workflow file when the sweep runs
-// only while something waits (.github/examples/recess-sweep.yml).
-const defaultSweepWorkflow = "recess-sweep.yml"
+// inputPolicy is the policy the inputs give, in the policy file's form
+// (the keys are the inputs' names): inputs win over the file.
+func inputPolicy(input func(string) string) (fileConfig, error) {
+	fc := fileConfig{MaxRecess: input(inMaxRecess), WakeOn: input(inWakeOn)}
+	for _, n := range []struct {
+		name string
+		dst  **int
+	}{
+		{inMaxDispatchesPerHour, &fc.MaxDispatchesPerHour},
+		{inMaxAttempts, &fc.MaxAttempts},
+		{inMaxOperations, &fc.MaxOperations},
+	} {
+		if v := input(n.name); v != "" {
+			i, err := positive(v)
+			if err != nil {
+				return fc, &wait.FieldError{Field: inputField(n.name), Reason: err.Error()}
+			}
+			*n.dst = &i
+		}
+	}
+	for _, l := range []struct {
+		name  string
+		split func(string) []string
+		dst   *[]string
+	}{
+		{inEscalateTo, list, &fc.EscalateTo},
+		{inIgnoreAuthors, list, &fc.IgnoreAuthors},
+		{inCategories, names, &fc.Categories},
+		{inLabels, names, &fc.Labels},
+		{inMentionHandles, list, &fc.MentionHandles},
+	} {
+		if v := input(l.name); v != "" {
+			*l.dst = l.split(v)
+		}
+	}
+	if input(inHideSummary) != "" {
+		fc.HideSummary = new(bool)
+		if err := boolInput(input, inHideSummary, fc.HideSummary); err != nil {
+			return fc, err
+		}
+	}
+	return fc, nil
+}
+
+// boolInput reads input name into dst when it is given.
+func boolInput(input func(string) string, name string, dst *bool) error {
+	v := input(name)
+	if v == "" {
+		return nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return &wait.FieldError{Field: inputField(name), Reason: fmt.Sprintf("%q is not true or false", v)}
+	}
+	*dst = b
+	return nil
+}
 
 // sweepSwitch reads inputs sweep-only-while-waiting and sweep-workflow. The
 // sweep workflow must be a file name of its own: never the agent workflow,
 // which recess would otherwise switch off with the sweep.
 func (s *settings) sweepSwitch(input func(string) string) error {
-	if v := input(inSweepOnlyWhileWaiting); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return &wait.FieldError{Field: inputField(inSweepOnlyWhileWaiting), Reason: fmt.Sprintf("%q is not true or false", v)}
-		}
-		s.SweepOnlyWhileWaiting = b
+	if err := boolInput(input, inSweepOnlyWhileWaiting, &s.SweepOnlyWhileWaiting); err != nil {
+		return err
 	}
 	s.SweepWorkflow = orDefault(input(inSweepWorkflow), s.SweepWorkflow)
 	if err := gh.CheckWorkflowFile(s.SweepWorkflow); err != nil {
@@ -271,13 +276,26 @@ func (s *settings) sweepSwitch(input func(string) string) error {
 // names splits a comma- or newline-separated list of names that may hold
 // spaces (category names such as "Show and tell").
 func names(v string) []string {
-	var out []string
+	out := []string{}
 	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' }) {
 		if f = strings.TrimSpace(f); f != "" {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// policyPath is where the policy file is: the config input (or flag)
+// under the workspace, else the default, which may be missing.
+func policyPath(config, workspace string) (path string, explicit bool) {
+	path, explicit = config, true
+	if path == "" {
+		path, explicit = defaultConfigPath, false
+	}
+	if !filepath.IsAbs(path) && workspace != "" {
+		path = filepath.Join(workspace, path)
+	}
+	return path, explicit
 }
 
 // applyFile reads repository policy. A missing default file is fine; a
@@ -302,16 +320,21 @@ func (s *settings) applyFile(path string, explicit bool) error {
 		}
 		return &wait.FieldError{Field: field, Reason: err.Error()}
 	}
+	return s.applyPolicy(fc, func(key string) string { return field + ": " + key })
+}
+
+// applyPolicy checks policy from one source and sets what it gives over
+// what s holds; field names a key ("max-recess") as that source spells it.
+func (s *settings) applyPolicy(fc fileConfig, field func(key string) string) error {
 	for i, k := range fc.AllowedKinds {
 		if err := wait.CheckKind(k); err != nil {
-			return &wait.FieldError{Field: fmt.Sprintf("%s: allowed-kinds[%d]", field, i), Reason: err.Error()}
+			return &wait.FieldError{Field: field(fmt.Sprintf("allowed-kinds[%d]", i)), Reason: err.Error()}
 		}
 	}
-	s.Engine.AllowedKinds = fc.AllowedKinds
 	if fc.MaxRecess != "" {
 		d, err := wait.ParseDuration(fc.MaxRecess)
 		if err != nil {
-			return &wait.FieldError{Field: field + ": max-recess", Reason: err.Error()}
+			return &wait.FieldError{Field: field(inMaxRecess), Reason: err.Error()}
 		}
 		s.Engine.MaxRecess = d
 	}
@@ -320,37 +343,34 @@ func (s *settings) applyFile(path string, explicit bool) error {
 		src  *int
 		dst  *int
 	}{
-		{"max-dispatches-per-hour", fc.MaxDispatchesPerHour, &s.Engine.MaxDispatchesPerHour},
-		{"max-attempts", fc.MaxAttempts, &s.Engine.MaxAttempts},
-		{"max-operations", fc.MaxOperations, &s.Engine.MaxOperations},
+		{inMaxDispatchesPerHour, fc.MaxDispatchesPerHour, &s.Engine.MaxDispatchesPerHour},
+		{inMaxAttempts, fc.MaxAttempts, &s.Engine.MaxAttempts},
+		{inMaxOperations, fc.MaxOperations, &s.Engine.MaxOperations},
 	} {
 		if n.src == nil {
 			continue
 		}
 		if *n.src < 1 {
-			return &wait.FieldError{Field: field + ": " + n.name, Reason: fmt.Sprintf("%d is not a positive number", *n.src)}
+			return &wait.FieldError{Field: field(n.name), Reason: fmt.Sprintf("%d is not a positive number", *n.src)}
 		}
 		*n.dst = *n.src
 	}
-	if fc.EscalateTo != nil {
-		s.Engine.EscalateTo = fc.EscalateTo
-	}
-	if fc.IgnoreAuthors != nil {
-		s.Engine.IgnoreAuthors = fc.IgnoreAuthors
-	}
-	if fc.Categories != nil {
-		s.Engine.Categories = fc.Categories
-	}
-	if fc.Labels != nil {
-		s.Engine.Labels = fc.Labels
-	}
-	if fc.MentionHandles != nil {
-		s.Engine.MentionHandles = fc.MentionHandles
+	for _, l := range []struct{ src, dst *[]string }{
+		{&fc.AllowedKinds, &s.Engine.AllowedKinds},
+		{&fc.EscalateTo, &s.Engine.EscalateTo},
+		{&fc.IgnoreAuthors, &s.Engine.IgnoreAuthors},
+		{&fc.Categories, &s.Engine.Categories},
+		{&fc.Labels, &s.Engine.Labels},
+		{&fc.MentionHandles, &s.Engine.MentionHandles},
+	} {
+		if *l.src != nil {
+			*l.dst = *l.src
+		}
 	}
 	if fc.WakeOn != "" {
 		w, err := resume.ParseWakeOn(fc.WakeOn)
 		if err != nil {
-			return &wait.FieldError{Field: field + ": wake-on", Reason: err.(*wait.FieldError).Reason}
+			return &wait.FieldError{Field: field(inWakeOn), Reason: err.(*wait.FieldError).Reason}
 		}
 		s.Engine.WakeOn = w
 	}
@@ -359,9 +379,11 @@ func (s *settings) applyFile(path string, explicit bool) error {
 	}
 	if err := resume.CheckTexts(fc.Texts); err != nil {
 		fe := err.(*wait.FieldError)
-		return &wait.FieldError{Field: field + ": " + fe.Field, Reason: fe.Reason}
+		return &wait.FieldError{Field: field(fe.Field), Reason: fe.Reason}
 	}
-	s.Engine.Texts = fc.Texts
+	if fc.Texts != nil {
+		s.Engine.Texts = fc.Texts
+	}
 	return nil
 }
 
@@ -376,7 +398,7 @@ func positive(v string) (int, error) {
 // list splits a comma- or newline-separated input, dropping blanks and a
 // leading "@".
 func list(v string) []string {
-	var out []string
+	out := []string{}
 	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' || r == ' ' }) {
 		if f = strings.TrimPrefix(strings.TrimSpace(f), "@"); f != "" {
 			out = append(out, f)

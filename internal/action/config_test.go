@@ -1,12 +1,16 @@
 package action
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 
 	"github.com/recess-action/recess/resume/wait"
@@ -70,4 +74,38 @@ func TestSettings_file_errors_name_the_key(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Whatever a policy file holds, DecodeYAML either refuses it with a
+// *wait.FieldError or decodes what yaml.v3's strict decoder decodes.
+func FuzzDecodeYAML(f *testing.F) {
+	for _, seed := range []string{
+		"max-recess: P30D\nallowed-kinds: [elapsed, any]\n",
+		"max-attempts: 3\nhide-summary: true\ntexts: {status.waiting: hi}\n",
+		"escalate_to: [lead]\n", "max-attempts: many\n", "categories: RFCs\n", "max-attempts: [\n",
+		"a: &x 1\nb: *x\n", "hide-summary: yes\n", "max-attempts: 1.0\n", "---\n---\n", "labels: [a]\nlabels: [b]\n",
+		"max-operations: 99999999999999999999\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got fileConfig
+		err := DecodeYAML(data, &got)
+		if err != nil {
+			var fe *wait.FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("DecodeYAML(%q) = %T %v, want a *wait.FieldError", data, err, err)
+			}
+			return
+		}
+		var want fileConfig
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(&want); err != nil && !errors.Is(err, io.EOF) {
+			t.Fatalf("DecodeYAML(%q) accepted what yaml.v3 refuses: %v", data, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("DecodeYAML(%q) (-yaml.v3 +DecodeYAML):\n%s", data, diff)
+		}
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 )
 
@@ -36,16 +37,6 @@ Flags (--flag=value and --flag value both work):
 
 // maxEvalReplies bounds --replies, so a typo cannot allocate without end.
 const maxEvalReplies = wait.MaxTriggerReplies
-
-// usageError is refused command-line input; the message names the flag.
-type usageError struct {
-	flag   string
-	reason string
-	err    error
-}
-
-func (e *usageError) Error() string { return e.flag + ": " + e.reason }
-func (e *usageError) Unwrap() error { return e.err }
 
 // evalOutput is the line recess eval prints. FiredBy and Cancelled appear
 // only when set, so the common shape stays the one SPEC.md shows.
@@ -85,7 +76,7 @@ func evalCommand(args []string, getenv func(string) string, stdin io.Reader) (*e
 		openedAt   = fs.String("opened-at", "", "")
 		nowFlag    = fs.String("now", "", "")
 		replies    = fs.String("replies", "0", "")
-		maxRecess  = fs.String("max-recess", "P90D", "")
+		maxRecess  = fs.String("max-recess", resume.Defaults().MaxRecess.String(), "")
 		signals    []string
 	)
 	fs.Func("signal", "", func(s string) error {
@@ -115,36 +106,36 @@ func evalCommand(args []string, getenv func(string) string, stdin io.Reader) (*e
 		}
 	}
 	if !nowSet {
-		return nil, &usageError{flag: "--now", reason: "missing (or set RECESS_NOW)"}
+		return nil, &wait.FieldError{Field: "--now", Reason: "missing (or set RECESS_NOW)"}
 	}
 	now, err := parseMoment(nowName, nowText, nowSet)
 	if err != nil {
 		return nil, err
 	}
 	if now.Before(opened) {
-		return nil, &usageError{flag: nowName, reason: "is before --opened-at"}
+		return nil, &wait.FieldError{Field: nowName, Reason: "is before --opened-at"}
 	}
 	n, err := strconv.Atoi(*replies)
 	if err != nil || n < 0 || n > maxEvalReplies {
-		return nil, &usageError{flag: "--replies", reason: "must be a whole number from 0 to " + strconv.Itoa(maxEvalReplies), err: err}
+		return nil, &wait.FieldError{Field: "--replies", Reason: "must be a whole number from 0 to " + strconv.Itoa(maxEvalReplies), Err: err}
 	}
 	for _, s := range signals {
 		if s != wait.AnySignal && !wait.ValidSignalName(s) {
-			return nil, &usageError{flag: "--signal", reason: strconv.Quote(s) + ` is not a signal name (1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'; or "*")`}
+			return nil, &wait.FieldError{Field: "--signal", Reason: strconv.Quote(s) + ` is not a signal name (1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'; or "*")`}
 		}
 	}
 	limit, err := wait.ParseDuration(*maxRecess)
 	if err != nil {
-		return nil, &usageError{flag: "--max-recess", reason: "invalid " + err.Error(), err: err}
+		return nil, &wait.FieldError{Field: "--max-recess", Reason: "invalid " + err.Error(), Err: err}
 	}
 
 	doc := []byte(*triggerDoc)
 	switch {
 	case !set["trigger"]:
-		return nil, &usageError{flag: "--trigger", reason: "missing"}
+		return nil, &wait.FieldError{Field: "--trigger", Reason: "missing"}
 	case *triggerDoc == "-":
 		if doc, err = io.ReadAll(io.LimitReader(stdin, wait.MaxTriggerBytes+1)); err != nil {
-			return nil, &usageError{flag: "--trigger", reason: "reading stdin: " + err.Error(), err: err}
+			return nil, &wait.FieldError{Field: "--trigger", Reason: "reading stdin: " + err.Error(), Err: err}
 		}
 	}
 	trig, err := wait.ParseTrigger(doc, wait.TriggerLimits{MaxRecess: limit, At: opened})
@@ -183,11 +174,11 @@ func evalCommand(args []string, getenv func(string) string, stdin io.Reader) (*e
 // parseMoment parses an RFC 3339 flag value.
 func parseMoment(name, value string, set bool) (time.Time, error) {
 	if !set || strings.TrimSpace(value) == "" {
-		return time.Time{}, &usageError{flag: name, reason: "missing"}
+		return time.Time{}, &wait.FieldError{Field: name, Reason: "missing"}
 	}
 	t, err := time.Parse(time.RFC3339, value)
 	if err != nil {
-		return time.Time{}, &usageError{flag: name, reason: strconv.Quote(value) + " is not an RFC 3339 time (2026-11-21T10:00:00Z)", err: err}
+		return time.Time{}, &wait.FieldError{Field: name, Reason: strconv.Quote(value) + " is not an RFC 3339 time (2026-11-21T10:00:00Z)", Err: err}
 	}
 	return t.UTC(), nil
 }

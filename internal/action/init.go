@@ -42,24 +42,25 @@ type initChoices struct {
 }
 
 func defaultInitChoices() initChoices {
-	return initChoices{Workflow: gh.DefaultWorkflow, Store: storeComment, Schedule: "2-59/5 * * * *"}
+	return initChoices{Workflow: gh.DefaultWorkflow, Store: storeComment, Schedule: defaultSchedule}
 }
 
 var workflowFileName = regexp.MustCompile(`^[A-Za-z0-9_.-]+\.ya?ml$`)
 
 // check refuses a choice the files could not keep, naming the flag.
 func (c initChoices) check() error {
+	if err := checkStore("--"+inStateStore, c.Store); err != nil {
+		return err
+	}
 	switch {
 	case !workflowFileName.MatchString(c.Workflow):
 		return fmt.Errorf("--workflow %q is not a workflow file name (NAME.yml)", c.Workflow)
 	case c.Workflow == "recess.yml":
 		return fmt.Errorf("--workflow recess.yml is the front door's file; name the agent workflow otherwise")
-	case c.Store != storeComment && c.Store != storeBranch:
-		return fmt.Errorf("--%s %q: want %s or %s", inStateStore, c.Store, storeComment, storeBranch)
 	case len(strings.Fields(c.Schedule)) != 5:
 		return fmt.Errorf("--schedule %q is not a five-field cron expression", c.Schedule)
 	case workflows.TopOfHour(c.Schedule):
-		return fmt.Errorf("--schedule %q runs at the top of the hour, when GitHub's scheduler is busiest: start off the hour, e.g. 2-59/5 * * * *", c.Schedule)
+		return fmt.Errorf("--schedule %q runs at the top of the hour, when GitHub's scheduler is busiest: start off the hour, e.g. %s", c.Schedule, defaultSchedule)
 	}
 	switch c.WakeOn {
 	case "", "comment", "command":
@@ -190,7 +191,6 @@ func (c initChoices) render() ([]initFile, error) {
 // runInit is `recess init`.
 func runInit(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess init", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	c := defaultInitChoices()
 	dir := fs.String("dir", ".", "the repository's root")
 	force := fs.Bool("force", false, "overwrite files that exist")
@@ -201,24 +201,12 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.Schedule, "schedule", c.Schedule, "the sweep's cron, off the top of the hour")
 	fs.StringVar(&c.WakeOn, inWakeOn, "", "what starts a fresh run: comment, mention or command (default comment)")
 	fs.StringVar(&c.MentionHandles, inMentionHandles, "", "the handles --wake-on mention listens for, e.g. @lead")
-	usage := func(w io.Writer) {
-		fmt.Fprint(w, initUsage)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
 	refuse := func(err error) int {
 		fmt.Fprintf(stderr, "recess init: %v\n", err)
 		return ExitRefused
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(stdout)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "recess init: %v\n", err)
-		usage(stderr)
-		return ExitRefused
+	if code, ok := ParseFlags(fs, args, initUsage, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		return refuse(fmt.Errorf("unexpected argument %q", fs.Arg(0)))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -41,16 +40,7 @@ var actionCommands = []string{cmdAuto, cmdIntake, cmdInbound, CommandVerdict, cm
 type invocation struct {
 	// Command is what to do, never "auto" (resolved from the event).
 	Command string
-	// Repo is OWNER/REPO.
-	Repo string
-	// APIURL and GraphQLURL are where GitHub is (GraphQLURL may be empty:
-	// derived from APIURL); ServerURL is its web address, for links.
-	APIURL, GraphQLURL, ServerURL string
-	// RunID is this workflow run's id (the agent run's, for claim and
-	// verdict).
-	RunID int64
-	// Clock is the engine's clock: the wall clock, or RECESS_NOW.
-	Clock resume.Clock
+	where
 	// Set is the inputs and the repository's policy.
 	Set *settings
 	// Event is the run's event (empty on the command line).
@@ -65,6 +55,20 @@ type invocation struct {
 	// ResumeContext is the resume_context a claim renders into its prompt
 	// (nil for a fresh run), checked before the claim writes anything.
 	ResumeContext *resume.Context
+}
+
+// where is where a run runs: the repository, GitHub, the run and its clock.
+type where struct {
+	// Repo is OWNER/REPO.
+	Repo string
+	// APIURL and GraphQLURL are where GitHub is (GraphQLURL may be empty:
+	// derived from APIURL); ServerURL is its web address, for links.
+	APIURL, GraphQLURL, ServerURL string
+	// RunID is this workflow run's id (the agent run's, for claim and
+	// verdict).
+	RunID int64
+	// Clock is the engine's clock: the wall clock, or RECESS_NOW.
+	Clock resume.Clock
 }
 
 // execution is what execute did: the engine's result, and what a dry run
@@ -190,7 +194,7 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 	}
 	c, err := gh.New(gh.Config{
 		Token:      inv.Set.Token,
-		APIURL:     orDefault(inv.APIURL, gh.DefaultAPIURL),
+		APIURL:     inv.APIURL,
 		GraphQLURL: inv.GraphQLURL,
 		Owner:      owner,
 		Repo:       name,
@@ -228,8 +232,18 @@ func splitRepo(field, repo string) (owner, name string, err error) {
 	return owner, name, nil
 }
 
-// defaultServerURL is GitHub's web address when GITHUB_SERVER_URL is unset.
-const defaultServerURL = "https://github.com"
+// actionEnv is what GitHub Actions hands one run: where it runs, the
+// inputs and the event. invocationFromEnv reads it from the environment;
+// the lab fills it for each event of a story (RunForLab).
+type actionEnv struct {
+	// Input reads an input by name (INPUT_<NAME>).
+	Input func(name string) string
+	// Workspace is GITHUB_WORKSPACE; WorkflowRef is GITHUB_WORKFLOW_REF.
+	Workspace, WorkflowRef string
+	where
+	// Event reads the run's event and its payload.
+	Event func() (*event, error)
+}
 
 // invocationFromEnv reads an action run's environment, once: the GITHUB_*
 // variables GitHub Actions sets, the inputs (through gha, which reads
@@ -237,38 +251,61 @@ const defaultServerURL = "https://github.com"
 // and the verdict. Every refusal names its field, and nothing has been sent
 // to GitHub when one is returned.
 func invocationFromEnv(getenv func(string) string, input func(string) string) (*invocation, error) {
+	w, err := whereFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return newInvocation(actionEnv{
+		Input:       input,
+		Workspace:   getenv("GITHUB_WORKSPACE"),
+		WorkflowRef: getenv("GITHUB_WORKFLOW_REF"),
+		where:       w,
+		Event:       func() (*event, error) { return readEvent(getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH")) },
+	})
+}
+
+// whereFromEnv reads GitHub Actions' variables for where a run runs, and
+// RECESS_NOW for its clock.
+func whereFromEnv(getenv func(string) string) (where, error) {
 	clock, err := clockFrom(getenv)
+	// A run id that is not a number is no run of GitHub's: claim and
+	// verdict then record none.
+	runID, _ := strconv.ParseInt(getenv("GITHUB_RUN_ID"), 10, 64)
+	return where{
+		Repo:       getenv("GITHUB_REPOSITORY"),
+		APIURL:     getenv("GITHUB_API_URL"),
+		GraphQLURL: getenv("GITHUB_GRAPHQL_URL"),
+		ServerURL:  getenv("GITHUB_SERVER_URL"),
+		RunID:      runID,
+		Clock:      clock,
+	}, err
+}
+
+// newInvocation reads the inputs, the policy file, the event and what the
+// command needs (a claim's resume_context, a verdict), and resolves command
+// auto from the event.
+func newInvocation(env actionEnv) (*invocation, error) {
+	set, err := loadSettings(env.Input, env.Workspace)
 	if err != nil {
 		return nil, err
 	}
-	set, err := loadSettings(input, getenv("GITHUB_WORKSPACE"))
-	if err != nil {
-		return nil, err
-	}
-	ev, err := readEvent(getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH"))
+	ev, err := env.Event()
 	if err != nil {
 		return nil, err
 	}
 	inv := &invocation{
 		Command:    set.Command,
-		Repo:       getenv("GITHUB_REPOSITORY"),
-		APIURL:     getenv("GITHUB_API_URL"),
-		GraphQLURL: getenv("GITHUB_GRAPHQL_URL"),
-		ServerURL:  getenv("GITHUB_SERVER_URL"),
-		Clock:      clock,
+		where:      env.where,
 		Set:        set,
 		Event:      ev,
 		Discussion: ev.Discussion,
 	}
-	// A run id that is not a number is no run of GitHub's: claim and
-	// verdict then record none, as before.
-	inv.RunID, _ = strconv.ParseInt(getenv("GITHUB_RUN_ID"), 10, 64)
 	if inv.Command == cmdAuto {
 		if inv.Command, err = ev.command(); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkSweepHome(inv.Command, set, getenv("GITHUB_WORKFLOW_REF")); err != nil {
+	if err := checkSweepHome(inv.Command, set, env.WorkflowRef); err != nil {
 		return nil, err
 	}
 	switch inv.Command {
@@ -326,12 +363,7 @@ func verdictDocument(set *settings) ([]byte, error) {
 	case set.Verdict != "":
 		return []byte(set.Verdict), nil
 	case set.VerdictFile != "":
-		f, err := os.Open(set.VerdictFile)
-		if err != nil {
-			return nil, &wait.FieldError{Field: inputField(inVerdictFile), Reason: err.Error()}
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, resume.MaxVerdictBytes+1))
+		b, err := readBounded(set.VerdictFile, resume.MaxVerdictBytes)
 		if err != nil {
 			return nil, &wait.FieldError{Field: inputField(inVerdictFile), Reason: err.Error()}
 		}
@@ -353,10 +385,6 @@ func RefusedField(err error) string {
 	return ""
 }
 
-// questions finds what the resumed agent had asked (recess's own replies
-// carry the recess's correlation id), so that the prompt frames the answers
-// under them. Without them (the read failed) the prompt still lists every
-// comment.
 // claimPrompt is the claim step's prompt output: the resume_context
 // rendered for a resumed run, the discussion itself for a fresh one.
 func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resume.Context, logf func(string, ...any)) string {
@@ -371,6 +399,10 @@ func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resu
 	return resume.IntakePrompt(d)
 }
 
+// questions finds what the resumed agent had asked (recess's own replies
+// carry the recess's correlation id), so that the prompt frames the answers
+// under them. Without them (the read failed) the prompt still lists every
+// comment.
 func questions(ctx context.Context, e *resume.Engine, discussion int, correlationID string, logf func(string, ...any)) []resume.Question {
 	if correlationID == "" {
 		return nil

@@ -51,40 +51,30 @@ type LabOutcome struct {
 	Log []string
 }
 
-// RunForLab runs one event through execute, as the action would run it.
+// RunForLab runs one event through execute, as the action would run it:
+// the invocation is built as from the environment (newInvocation), with
+// Command and Verdict as the inputs command and verdict.
 // The outcome is never nil; RefusedField names the field of a refusal.
 func RunForLab(ctx context.Context, r LabRun) (*LabOutcome, error) {
 	lo := &LabOutcome{Command: r.Command}
-	set, err := loadSettings(r.Inputs, r.Workspace)
-	if err != nil {
-		return lo, fmt.Errorf("inputs: %w", err)
-	}
-	ev, err := decodeEvent(r.Event, bytes.NewReader(r.Payload))
+	inv, err := newInvocation(actionEnv{
+		Input: func(name string) string {
+			switch name {
+			case inCommand:
+				return r.Command
+			case inVerdict:
+				return string(r.Verdict)
+			}
+			return r.Inputs(name)
+		},
+		Workspace: r.Workspace,
+		where:     where{Repo: r.Repo, APIURL: r.APIURL, GraphQLURL: r.GraphQLURL, ServerURL: r.ServerURL, RunID: r.RunID, Clock: r.Clock},
+		Event:     func() (*event, error) { return decodeEvent(r.Event, bytes.NewReader(r.Payload)) },
+	})
 	if err != nil {
 		return lo, err
 	}
-	inv := &invocation{
-		Command:    r.Command,
-		Repo:       r.Repo,
-		APIURL:     r.APIURL,
-		GraphQLURL: r.GraphQLURL,
-		ServerURL:  r.ServerURL,
-		RunID:      r.RunID,
-		Clock:      r.Clock,
-		Set:        set,
-		Event:      ev,
-		Discussion: ev.Discussion,
-		Verdict:    r.Verdict,
-	}
-	if inv.Command == "" {
-		if inv.Command, err = ev.command(); err != nil {
-			return lo, err
-		}
-	}
 	lo.Command = inv.Command
-	if inv.Command == CommandClaim {
-		inv.CorrelationID = ev.Inputs["correlation_id"]
-	}
 	var log bytes.Buffer
 	lo.Ran = true
 	out, err := execute(ctx, inv, &log)

@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -118,7 +117,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		}
 	}
 	if *rcFile != "" {
-		b, err := readBounded(*rcFile)
+		b, err := readBounded(*rcFile, maxResumeContext)
 		if err != nil {
 			fmt.Fprintf(stderr, "recess mcp: --resume-context-file: %v\n", oneLine(err.Error()))
 			return 2
@@ -164,9 +163,9 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	if o.VerdictFile == "" {
 		return nil, &wait.FieldError{Field: "--verdict-file", Reason: "missing: give the path the verdict step reads"}
 	}
-	n, err := strconv.Atoi(o.Discussion)
-	if err != nil || n < 1 {
-		return nil, &wait.FieldError{Field: "--discussion", Reason: fmt.Sprintf("%q is not a positive whole number", o.Discussion)}
+	n, err := positive(o.Discussion)
+	if err != nil {
+		return nil, &wait.FieldError{Field: "--discussion", Reason: err.Error()}
 	}
 	// The verdict's own checks judge the id and the number, so the server
 	// never starts with values the verdict job would refuse.
@@ -209,32 +208,20 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 
 	// Policy: the policy file, then the flags on top (as inputs win over
 	// the file in action mode).
-	pol := &settings{Engine: resume.Defaults()}
-	path, explicit := o.Config, true
-	if path == "" {
-		path, explicit = defaultConfigPath, false
-	}
-	if !filepath.IsAbs(path) && o.Workspace != "" {
-		path = filepath.Join(o.Workspace, path)
-	}
-	if err := pol.applyFile(path, explicit); err != nil {
+	pol := newSettings()
+	if err := pol.applyFile(policyPath(o.Config, o.Workspace)); err != nil {
 		return nil, err
 	}
-	if o.MaxRecess != "" {
-		d, err := wait.ParseDuration(o.MaxRecess)
-		if err != nil {
-			return nil, &wait.FieldError{Field: "--max-recess", Reason: err.Error()}
-		}
-		pol.Engine.MaxRecess = d
-	}
+	flagPolicy := fileConfig{MaxRecess: o.MaxRecess}
 	if o.AllowedKinds != "" {
-		ks := list(o.AllowedKinds)
-		for _, k := range ks {
-			if err := wait.CheckKind(k); err != nil {
-				return nil, &wait.FieldError{Field: "--allowed-kinds", Reason: err.Error()}
-			}
-		}
-		pol.Engine.AllowedKinds = ks
+		flagPolicy.AllowedKinds = list(o.AllowedKinds)
+	}
+	flagName := func(key string) string {
+		key, _, _ = strings.Cut(key, "[")
+		return "--" + key
+	}
+	if err := pol.applyPolicy(flagPolicy, flagName); err != nil {
+		return nil, err
 	}
 	clock, err := clockFrom(getenv)
 	if err != nil {

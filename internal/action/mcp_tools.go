@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recess-action/recess/resume"
@@ -22,10 +23,12 @@ import (
 // The tools are typed (mcp.AddTool): the SDK validates the arguments
 // against the input schema before the handler and decodes them into the
 // input struct, and checks the output against the output schema. Each
-// schema is written out below rather than inferred, because the inference
-// turns slices into ["null","array"] type lists that Gemini and OpenAI's
-// strict mode refuse; the rules every schema keeps are checked by
-// TestMCPSchemasArePortable against testdata/mcp/provider-rules.json.
+// schema is generated from the Go type below (jsonschema tags are the
+// descriptions; a field with omitempty is optional), then made portable
+// (toolSchema): the inference turns slices into ["null","array"] type lists
+// that Gemini and OpenAI's strict mode refuse. The rules every schema keeps
+// are checked by TestMCPSchemasArePortable against
+// testdata/mcp/provider-rules.json.
 //
 // Under a client's strict-mode conversion every property becomes required,
 // so a model may send every field: a zero value (0, "", false, []) means
@@ -33,200 +36,122 @@ import (
 
 // replyArg is one reply, as the tools take it and the verdict spells it.
 type replyArg struct {
-	Body    string `json:"body"`
-	ReplyTo string `json:"reply_to,omitempty"`
+	Body    string `json:"body" jsonschema:"the reply, GitHub markdown"`
+	ReplyTo string `json:"reply_to,omitempty" jsonschema:"id of a comment to answer under (from read_discussion or resume_context); \"\" or left out: a new top-level comment"`
 }
 
 type replyOutput struct {
-	Queued  int    `json:"queued"`
-	Max     int    `json:"max"`
-	ReplyTo string `json:"reply_to"`
+	Queued  int    `json:"queued" jsonschema:"replies queued so far in this run"`
+	Max     int    `json:"max" jsonschema:"the most replies one verdict may post"`
+	ReplyTo string `json:"reply_to" jsonschema:"the comment this reply answers under; \"\" for a new top-level comment"`
 }
 
 type recessInput struct {
-	Summary       string     `json:"summary"`
-	Replies       []replyArg `json:"replies"`
-	RepliesNeeded int        `json:"replies_needed"`
-	From          []string   `json:"from"`
-	ThreadOnly    bool       `json:"thread_only"`
-	Elapsed       string     `json:"elapsed"`
-	Signal        string     `json:"signal"`
-	Combine       string     `json:"combine"`
-	Expires       string     `json:"expires"`
-	OnExpire      string     `json:"on_expire"`
+	Summary       string     `json:"summary" jsonschema:"one line for the maintainers' log: what you wait for and why (not posted)"`
+	Replies       []replyArg `json:"replies,omitempty" jsonschema:"replies to post besides the ones queued with reply, in order"`
+	RepliesNeeded int        `json:"replies_needed,omitempty" jsonschema:"wake when this many people have replied since you recessed (1 or more); 0 or left out: do not wait for replies"`
+	From          []string   `json:"from,omitempty" jsonschema:"count only replies by these GitHub logins; empty: anyone"`
+	ThreadOnly    bool       `json:"thread_only,omitempty" jsonschema:"count only replies under your own replies of this verdict"`
+	Elapsed       string     `json:"elapsed,omitempty" jsonschema:"wake after this much time, an ISO-8601 duration: \"P1D\", \"PT12H\", \"P1DT6H\", \"P2W\", \"PT90M\"; \"\" or left out: no time limit"`
+	Signal        string     `json:"signal,omitempty" jsonschema:"wake when a maintainer writes \"/recess signal NAME\" with this name (or \"/recess resume\"); \"\" or left out: no signal"`
+	Combine       string     `json:"combine,omitempty" jsonschema:"with two or more of replies_needed, elapsed and signal: wake on the first (\"any\", the default) or only when all have happened (\"all\")"`
+	Expires       string     `json:"expires,omitempty" jsonschema:"give up waiting after this ISO-8601 duration; \"\" or left out: never"`
+	OnExpire      string     `json:"on_expire,omitempty" jsonschema:"when expires passes: \"resume\" (wake you anyway, the default) or \"cancel\" (stop waiting and post a note)"`
 }
 
 type adjournInput struct {
-	Summary string     `json:"summary"`
-	Replies []replyArg `json:"replies"`
+	Summary string     `json:"summary" jsonschema:"one line for the maintainers' log: what you answered (not posted)"`
+	Replies []replyArg `json:"replies,omitempty" jsonschema:"replies to post besides the ones queued with reply, in order"`
 }
 
 type verdictOutput struct {
-	Verdict     string `json:"verdict"`
-	Replies     int    `json:"replies"`
-	Trigger     string `json:"trigger"`
-	VerdictFile string `json:"verdict_file"`
+	Verdict     string `json:"verdict" jsonschema:"the verdict written"`
+	Replies     int    `json:"replies" jsonschema:"how many replies the verdict step will post"`
+	Trigger     string `json:"trigger" jsonschema:"what recess waits for, in the verdict's trigger JSON; \"\" for adjourned"`
+	VerdictFile string `json:"verdict_file" jsonschema:"where the verdict was written"`
 }
 
 type noInput struct{}
 
 type contextOutput struct {
-	FirstRun      bool   `json:"first_run"`
-	Prompt        string `json:"prompt"`
-	ResumeContext string `json:"resume_context"`
+	FirstRun      bool   `json:"first_run" jsonschema:"true when this run was not resumed (nothing to tell)"`
+	Prompt        string `json:"prompt" jsonschema:"what happened since you last ran, as markdown"`
+	ResumeContext string `json:"resume_context" jsonschema:"the raw resume_context JSON; \"\" on a first run"`
 }
 
 type discussionOutput struct {
-	Number    int             `json:"number"`
-	Title     string          `json:"title"`
-	Body      string          `json:"body"`
-	Category  string          `json:"category"`
-	Author    string          `json:"author"`
-	CreatedAt string          `json:"created_at"`
-	URL       string          `json:"url"`
-	Closed    bool            `json:"closed"`
-	Locked    bool            `json:"locked"`
-	Comments  []commentOutput `json:"comments"`
-	Resumed   resumedOutput   `json:"resumed"`
+	Number    int             `json:"number" jsonschema:"the discussion number"`
+	Title     string          `json:"title" jsonschema:"the title"`
+	Body      string          `json:"body" jsonschema:"the opening post, GitHub markdown"`
+	Category  string          `json:"category" jsonschema:"the category's name"`
+	Author    string          `json:"author" jsonschema:"who opened it"`
+	CreatedAt string          `json:"created_at" jsonschema:"when it was opened, RFC 3339 UTC"`
+	URL       string          `json:"url" jsonschema:"its link"`
+	Closed    bool            `json:"closed" jsonschema:"true when closed"`
+	Locked    bool            `json:"locked" jsonschema:"true when locked"`
+	Comments  []commentOutput `json:"comments" jsonschema:"every comment and reply, oldest first"`
+	Resumed   resumedOutput   `json:"resumed" jsonschema:"for a resumed run: what you asked and what woke you"`
 }
 
 type commentOutput struct {
-	ID         string `json:"id"`
-	Author     string `json:"author"`
-	CreatedAt  string `json:"created_at"`
-	Thread     string `json:"thread"`
-	Body       string `json:"body"`
-	URL        string `json:"url"`
-	ByRecess   bool   `json:"by_recess"`
-	Hidden     bool   `json:"hidden"`
-	CanReplyTo bool   `json:"can_reply_to"`
+	ID         string `json:"id" jsonschema:"the comment's id: use it as reply_to"`
+	Author     string `json:"author" jsonschema:"the author's GitHub login"`
+	CreatedAt  string `json:"created_at" jsonschema:"when it was written, RFC 3339 UTC"`
+	Thread     string `json:"thread" jsonschema:"the top-level comment it sits under (its own id for a top-level comment)"`
+	Body       string `json:"body" jsonschema:"the text, GitHub markdown"`
+	URL        string `json:"url" jsonschema:"its link"`
+	ByRecess   bool   `json:"by_recess" jsonschema:"true when recess posted it (a reply you gave earlier, or recess's status)"`
+	Hidden     bool   `json:"hidden" jsonschema:"true when it was deleted or minimized"`
+	CanReplyTo bool   `json:"can_reply_to" jsonschema:"true when it can be given as reply_to"`
 }
 
 type resumedOutput struct {
-	Resumed       bool             `json:"resumed"`
-	CorrelationID string           `json:"correlation_id"`
-	FiredBy       string           `json:"fired_by"`
-	FiredAt       string           `json:"fired_at"`
-	Trigger       string           `json:"trigger"`
-	Asked         []questionOutput `json:"asked"`
+	Resumed       bool             `json:"resumed" jsonschema:"false on a first run (the other fields are then empty)"`
+	CorrelationID string           `json:"correlation_id" jsonschema:"the recess being resumed"`
+	FiredBy       string           `json:"fired_by" jsonschema:"what woke you: missing_input, elapsed, escalation_needed, expired, manual, retry or intake"`
+	FiredAt       string           `json:"fired_at" jsonschema:"when, RFC 3339 UTC"`
+	Trigger       string           `json:"trigger" jsonschema:"what you waited for, the trigger JSON"`
+	Asked         []questionOutput `json:"asked" jsonschema:"the replies you posted when you recessed, oldest first"`
 }
 
 type questionOutput struct {
-	ID     string `json:"id"`
-	Thread string `json:"thread"`
-	Body   string `json:"body"`
-	URL    string `json:"url"`
+	ID     string `json:"id" jsonschema:"the question's comment id"`
+	Thread string `json:"thread" jsonschema:"the top-level comment it sits in: answers are replies there"`
+	Body   string `json:"body" jsonschema:"what you asked"`
+	URL    string `json:"url" jsonschema:"its link"`
 }
 
-// Schema builders: each writes one portable schema node.
-type schema = map[string]any
-
-func object(desc string, props schema, required ...string) schema {
-	s := schema{"type": "object", "properties": props, "additionalProperties": false}
-	if desc != "" {
-		s["description"] = desc
+// toolSchema is T's schema as every provider takes it: one type per node
+// (a slice is an array, never null), and the enums the type cannot say,
+// by property name.
+func toolSchema[T any](enums map[string][]any) *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(err) // the types above are fixed: a bug, found by every test
 	}
-	if len(required) > 0 {
-		s["required"] = required
+	var portable func(*jsonschema.Schema)
+	portable = func(n *jsonschema.Schema) {
+		if len(n.Types) == 2 && n.Types[0] == "null" {
+			n.Type, n.Types = n.Types[1], nil
+		}
+		n.PropertyOrder = nil
+		for name, p := range n.Properties {
+			if e, ok := enums[name]; ok {
+				p.Enum = e
+			}
+			portable(p)
+		}
+		if n.Items != nil {
+			portable(n.Items)
+		}
+	}
+	portable(s)
+	if s.Properties == nil {
+		// A tool without arguments says so (MCP 2025-11-25).
+		s.Properties = map[string]*jsonschema.Schema{}
 	}
 	return s
 }
-
-func str(desc string) schema     { return schema{"type": "string", "description": desc} }
-func integer(desc string) schema { return schema{"type": "integer", "description": desc} }
-func boolean(desc string) schema { return schema{"type": "boolean", "description": desc} }
-func array(desc string, items schema) schema {
-	return schema{"type": "array", "description": desc, "items": items}
-}
-func enum(desc string, values ...string) schema {
-	return schema{"type": "string", "description": desc, "enum": values}
-}
-
-var (
-	replyItemSchema = object("", schema{
-		"body":     str("the reply, GitHub markdown"),
-		"reply_to": str(`id of a comment to answer under (from read_discussion or resume_context); "" or left out: a new top-level comment`),
-	}, "body")
-	repliesSchema = array("replies to post besides the ones queued with reply, in order", replyItemSchema)
-
-	replyInputSchema = object("", schema{
-		"body":     str("the reply, GitHub markdown"),
-		"reply_to": str(`id of a comment to answer under (from read_discussion or resume_context); "" or left out: a new top-level comment`),
-	}, "body")
-	replyOutputSchema = object("", schema{
-		"queued":   integer("replies queued so far in this run"),
-		"max":      integer("the most replies one verdict may post"),
-		"reply_to": str(`the comment this reply answers under; "" for a new top-level comment`),
-	}, "queued", "max", "reply_to")
-
-	recessInputSchema = object("", schema{
-		"summary":        str("one line for the maintainers' log: what you wait for and why (not posted)"),
-		"replies":        repliesSchema,
-		"replies_needed": integer("wake when this many people have replied since you recessed (1 or more); 0 or left out: do not wait for replies"),
-		"from":           array("count only replies by these GitHub logins; empty: anyone", str("a GitHub login")),
-		"thread_only":    boolean("count only replies under your own replies of this verdict"),
-		"elapsed":        str(`wake after this much time, an ISO-8601 duration: "P1D", "PT12H", "P1DT6H", "P2W", "PT90M"; "" or left out: no time limit`),
-		"signal":         str(`wake when a maintainer writes "/recess signal NAME" with this name (or "/recess resume"); "" or left out: no signal`),
-		"combine":        enum(`with two or more of replies_needed, elapsed and signal: wake on the first ("any", the default) or only when all have happened ("all")`, "any", "all"),
-		"expires":        str(`give up waiting after this ISO-8601 duration; "" or left out: never`),
-		"on_expire":      enum(`when expires passes: "resume" (wake you anyway, the default) or "cancel" (stop waiting and post a note)`, "resume", "cancel"),
-	}, "summary")
-	adjournInputSchema = object("", schema{
-		"summary": str("one line for the maintainers' log: what you answered (not posted)"),
-		"replies": repliesSchema,
-	}, "summary")
-	verdictOutputSchema = object("", schema{
-		"verdict":      enum("the verdict written", resume.VerdictRecessed, resume.VerdictAdjourned),
-		"replies":      integer("how many replies the verdict step will post"),
-		"trigger":      str(`what recess waits for, in the verdict's trigger JSON; "" for adjourned`),
-		"verdict_file": str("where the verdict was written"),
-	}, "verdict", "replies", "trigger", "verdict_file")
-
-	emptyInputSchema    = object("", schema{})
-	contextOutputSchema = object("", schema{
-		"first_run":      boolean("true when this run was not resumed (nothing to tell)"),
-		"prompt":         str("what happened since you last ran, as markdown"),
-		"resume_context": str(`the raw resume_context JSON; "" on a first run`),
-	}, "first_run", "prompt", "resume_context")
-
-	commentSchema = object("", schema{
-		"id":           str("the comment's id: use it as reply_to"),
-		"author":       str("the author's GitHub login"),
-		"created_at":   str("when it was written, RFC 3339 UTC"),
-		"thread":       str("the top-level comment it sits under (its own id for a top-level comment)"),
-		"body":         str("the text, GitHub markdown"),
-		"url":          str("its link"),
-		"by_recess":    boolean("true when recess posted it (a reply you gave earlier, or recess's status)"),
-		"hidden":       boolean("true when it was deleted or minimized"),
-		"can_reply_to": boolean("true when it can be given as reply_to"),
-	}, "id", "author", "created_at", "thread", "body", "url", "by_recess", "hidden", "can_reply_to")
-	questionSchema = object("", schema{
-		"id":     str("the question's comment id"),
-		"thread": str("the top-level comment it sits in: answers are replies there"),
-		"body":   str("what you asked"),
-		"url":    str("its link"),
-	}, "id", "thread", "body", "url")
-	discussionOutputSchema = object("", schema{
-		"number":     integer("the discussion number"),
-		"title":      str("the title"),
-		"body":       str("the opening post, GitHub markdown"),
-		"category":   str("the category's name"),
-		"author":     str("who opened it"),
-		"created_at": str("when it was opened, RFC 3339 UTC"),
-		"url":        str("its link"),
-		"closed":     boolean("true when closed"),
-		"locked":     boolean("true when locked"),
-		"comments":   array("every comment and reply, oldest first", commentSchema),
-		"resumed": object("for a resumed run: what you asked and what woke you", schema{
-			"resumed":        boolean("false on a first run (the other fields are then empty)"),
-			"correlation_id": str("the recess being resumed"),
-			"fired_by":       str("what woke you: missing_input, elapsed, escalation_needed, expired, manual, retry or intake"),
-			"fired_at":       str("when, RFC 3339 UTC"),
-			"trigger":        str("what you waited for, the trigger JSON"),
-			"asked":          array("the replies you posted when you recessed, oldest first", questionSchema),
-		}, "resumed", "correlation_id", "fired_by", "fired_at", "trigger", "asked"),
-	}, "number", "title", "body", "category", "author", "created_at", "url", "closed", "locked", "comments", "resumed")
-)
 
 // replyDescription says the verdict's own reply limit.
 var replyDescription = `Queue a reply to post in the discussion. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + strconv.Itoa(resume.MaxReplies) + ` replies in all). Use reply_to (a comment id from read_discussion or resume_context) to answer under a comment; without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it.`
@@ -252,13 +177,20 @@ func (s *mcpServer) server() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "recess", Version: "v1"}, &mcp.ServerOptions{
 		Instructions: "You answer a GitHub discussion. Read it with read_discussion. To ask people something and wait for their answers, queue your question with reply and call recess; to give your final answer, call adjourn. Either way: call it, then end your turn. When answers arrive you are woken in a new run; read_discussion and resume_context tell you what was said since.",
 	})
-	mcp.AddTool(srv, &mcp.Tool{Name: "read_discussion", Description: readDescription, InputSchema: emptyInputSchema, OutputSchema: discussionOutputSchema,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.readDiscussion)
-	mcp.AddTool(srv, &mcp.Tool{Name: "reply", Description: replyDescription, InputSchema: replyInputSchema, OutputSchema: replyOutputSchema}, s.reply)
-	mcp.AddTool(srv, &mcp.Tool{Name: "recess", Description: recessDescription, InputSchema: recessInputSchema, OutputSchema: verdictOutputSchema}, s.recess)
-	mcp.AddTool(srv, &mcp.Tool{Name: "adjourn", Description: adjournDescription, InputSchema: adjournInputSchema, OutputSchema: verdictOutputSchema}, s.adjourn)
-	mcp.AddTool(srv, &mcp.Tool{Name: "resume_context", Description: contextDescription, InputSchema: emptyInputSchema, OutputSchema: contextOutputSchema,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.contextTool)
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	recessIn := toolSchema[recessInput](map[string][]any{"combine": {wait.KindAny, wait.KindAll}, "on_expire": {wait.OnExpireResume, wait.OnExpireCancel}})
+	recessIn.Properties["from"].Items.Description = "a GitHub login"
+	verdictOut := toolSchema[verdictOutput](map[string][]any{"verdict": {resume.VerdictRecessed, resume.VerdictAdjourned}})
+	mcp.AddTool(srv, &mcp.Tool{Name: "read_discussion", Description: readDescription, InputSchema: toolSchema[noInput](nil),
+		OutputSchema: toolSchema[discussionOutput](nil), Annotations: readOnly}, s.readDiscussion)
+	mcp.AddTool(srv, &mcp.Tool{Name: "reply", Description: replyDescription, InputSchema: toolSchema[replyArg](nil),
+		OutputSchema: toolSchema[replyOutput](nil)}, s.reply)
+	mcp.AddTool(srv, &mcp.Tool{Name: "recess", Description: recessDescription,
+		InputSchema: recessIn, OutputSchema: verdictOut}, s.recess)
+	mcp.AddTool(srv, &mcp.Tool{Name: "adjourn", Description: adjournDescription, InputSchema: toolSchema[adjournInput](nil),
+		OutputSchema: verdictOut}, s.adjourn)
+	mcp.AddTool(srv, &mcp.Tool{Name: "resume_context", Description: contextDescription, InputSchema: toolSchema[noInput](nil),
+		OutputSchema: toolSchema[contextOutput](nil), Annotations: readOnly}, s.contextTool)
 	srv.AddReceivingMiddleware(schemaRefusals)
 	return srv
 }

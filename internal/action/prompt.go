@@ -45,7 +45,7 @@ func runPrompt(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	case *inline != "":
 		data = []byte(*inline)
 	case *file != "" && *file != "-":
-		data, err = readBounded(*file)
+		data, err = readBounded(*file, maxResumeContext)
 	default:
 		data, err = io.ReadAll(io.LimitReader(stdin, maxResumeContext+1))
 	}
@@ -62,13 +62,15 @@ func runPrompt(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	return 0
 }
 
-func readBounded(path string) ([]byte, error) {
+// readBounded reads at most limit+1 bytes of the file at path: one more
+// than a reader of it accepts, so that it can refuse a longer one.
+func readBounded(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxResumeContext+1))
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
 // DecodeResumeContext reads a resume_context strictly: one JSON object with

@@ -18,14 +18,14 @@ import (
 )
 
 // DecodeYAML decodes one YAML document from outside (a scenario, the
-// policy file) into v, a pointer to a struct with yaml tags. yaml.v3 with
-// KnownFields refuses an unknown key and a key given twice. What it does
-// not do is done here, by a walk of the document along v's type: refuse a
-// second document, an alias, a time that is not RFC 3339, a YAML 1.1
-// boolean (yes, on) and a whole number written as a decimal, say a value of
-// the wrong kind in the file's words, and name every refusal by the key's
-// path ("steps[2].comment.author") and its line, never a Go type, as a
-// *wait.FieldError. An empty document leaves v as it is.
+// policy file) into v, a pointer to a struct with yaml tags, with yaml.v3's
+// KnownFields. What yaml.v3 does not do is done first, by a walk of the
+// document along v's type: refuse a second document, an alias, a time that
+// is not RFC 3339, a YAML 1.1 boolean (yes, on) and a whole number written
+// as a decimal, say a value of the wrong kind in the file's words, and name
+// every refusal by the key's path ("steps[2].comment.author") and its line,
+// never a Go type, as a *wait.FieldError; an unknown key also says which
+// keys its mapping has. An empty document leaves v as it is.
 func DecodeYAML(data []byte, v any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -40,30 +40,22 @@ func DecodeYAML(data []byte, v any) error {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return yamlError(extra.Line, "", "a second YAML document; give one")
 	}
-	w := yamlWalk{at: map[int]string{}, keys: map[string]string{}, hints: map[string]string{}}
-	if err := w.node(&doc, reflect.TypeOf(v).Elem(), ""); err != nil {
+	at := map[int]string{} // the path of the deepest value on each line
+	if err := yamlWalk(&doc, reflect.TypeOf(v).Elem(), "", at); err != nil {
 		return err
 	}
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
 	if err := strict.Decode(v); err != nil {
+		// What the walk let through (a number too large, say), without
+		// the Go type yaml.v3 names.
 		msg := err.Error()
 		var te *yaml.TypeError
 		if errors.As(err, &te) && len(te.Errors) > 0 {
 			msg = te.Errors[0]
 		}
 		line, reason := splitLine(msg)
-		if m := unknownRE.FindStringSubmatch(reason); m != nil {
-			at := strconv.Itoa(line) + ":" + m[1]
-			return yamlError(line, w.keys[at], "unknown key "+strconv.Quote(m[1])+w.hints[at])
-		}
-		if m := twiceRE.FindStringSubmatch(reason); m != nil {
-			key, _ := strconv.Unquote(m[1])
-			return yamlError(line, w.keys[strconv.Itoa(line)+":"+key], "given twice")
-		}
-		// What the walk let through (a number too large, say), without
-		// the Go type yaml.v3 names.
-		return yamlError(line, w.at[line], goTypes.ReplaceAllString(reason, ""))
+		return yamlError(line, at[line], goTypes.ReplaceAllString(reason, ""))
 	}
 	return nil
 }
@@ -77,22 +69,14 @@ func yamlError(line int, path, reason string) error {
 	return &wait.FieldError{Field: path, Reason: reason}
 }
 
-// yamlWalk follows the document along the Go type it decodes into, to name
-// what yaml.v3's messages give only a line for: at holds the path of the
-// deepest value on each line, keys the path of each key ("line:key"), hints
-// the keys a mapping has where it holds one it has not.
-type yamlWalk struct {
-	at    map[int]string
-	keys  map[string]string
-	hints map[string]string
-}
-
 var (
 	timeType = reflect.TypeFor[time.Time]()
 	anyType  = reflect.TypeFor[any]()
 )
 
-func (w *yamlWalk) node(n *yaml.Node, t reflect.Type, path string) error {
+// yamlWalk checks n against the Go type t it decodes into, and notes in at
+// the path of what each line holds.
+func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) error {
 	if n.Kind == yaml.AliasNode {
 		return yamlError(n.Line, path, "aliases (*name) are not supported; write the value out")
 	}
@@ -100,10 +84,10 @@ func (w *yamlWalk) node(n *yaml.Node, t reflect.Type, path string) error {
 		if len(n.Content) == 0 {
 			return nil
 		}
-		return w.node(n.Content[0], t, path)
+		return yamlWalk(n.Content[0], t, path, at)
 	}
-	if _, ok := w.at[n.Line]; !ok || path != "" {
-		w.at[n.Line] = path
+	if _, ok := at[n.Line]; !ok || path != "" {
+		at[n.Line] = path
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -132,16 +116,20 @@ func (w *yamlWalk) node(n *yaml.Node, t reflect.Type, path string) error {
 		if n.Kind != yaml.MappingNode {
 			return want("a mapping")
 		}
+		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key := n.Content[i]
-			kp, at := joinPath(path, key.Value), strconv.Itoa(key.Line)+":"+key.Value
-			w.keys[at], w.at[key.Line] = kp, kp
+			kp := joinPath(path, key.Value)
+			at[key.Line] = kp
+			if seen[key.Value] {
+				return yamlError(key.Line, kp, "given twice")
+			}
+			seen[key.Value] = true
 			ft, ok := yamlField(t, key.Value)
 			if !ok {
-				w.hints[at] = "; " + orDocument(path) + " has " + strings.Join(yamlKeys(t), ", ")
-				continue // KnownFields refuses it
+				return yamlError(key.Line, kp, "unknown key "+strconv.Quote(key.Value)+"; "+orDocument(path)+" has "+strings.Join(yamlKeys(t), ", "))
 			}
-			if err := w.node(n.Content[i+1], ft, kp); err != nil {
+			if err := yamlWalk(n.Content[i+1], ft, kp, at); err != nil {
 				return err
 			}
 		}
@@ -150,7 +138,7 @@ func (w *yamlWalk) node(n *yaml.Node, t reflect.Type, path string) error {
 			return want("a list")
 		}
 		for i, c := range n.Content {
-			if err := w.node(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := yamlWalk(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i), at); err != nil {
 				return err
 			}
 		}
@@ -205,10 +193,8 @@ func orDocument(path string) string {
 }
 
 var (
-	lineRE    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	unknownRE = regexp.MustCompile(`^field (.*?) not found in type `)
-	twiceRE   = regexp.MustCompile(`^mapping key (".*") already defined at line \d+$`)
-	goTypes   = regexp.MustCompile(` into [\w.\[\]*]+`)
+	lineRE  = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	goTypes = regexp.MustCompile(` into [\w.\[\]*]+`)
 )
 
 // splitLine takes yaml's "line N: reason" apart.
