@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -167,13 +168,9 @@ func (c *Client) RecentDispatches(ctx context.Context, since time.Time) (int, er
 const recentPages = 10
 
 func toRun(r *gogithub.WorkflowRun) *resume.WorkflowRun {
-	name := r.GetDisplayTitle()
-	if name == "" {
-		name = r.GetName()
-	}
 	return &resume.WorkflowRun{
 		ID:         r.GetID(),
-		Name:       name,
+		Name:       cmp.Or(r.GetDisplayTitle(), r.GetName()),
 		Status:     r.GetStatus(),
 		Conclusion: r.GetConclusion(),
 		CreatedAt:  r.GetCreatedAt().Time,

@@ -57,9 +57,6 @@ type RateLimitError struct {
 	// ResetAt is when GitHub said (or recess estimates) requests will be
 	// accepted again.
 	ResetAt time.Time
-	// StatusCode is the HTTP status of the refusal (200 for GraphQL's
-	// RATE_LIMITED errors; 0 for a pre-emptive refusal).
-	StatusCode int
 	// Message is GitHub's message, when it gave one.
 	Message string
 }
@@ -194,7 +191,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	limited, retries := 0, 0
 	for {
 		if wait := t.blockedUntil.Sub(t.clock.Now()); wait > 0 {
-			if err := t.limitWait(ctx, wait, false, 0, "rate limit budget exhausted"); err != nil {
+			if err := t.limitWait(ctx, wait, false, "rate limit budget exhausted"); err != nil {
 				return nil, err
 			}
 		}
@@ -209,7 +206,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			t.noteBudget(resp.Header)
 			if wait, msg, ok := t.rateLimit(resp, data, gerr, limited); ok {
 				limited++
-				if err := t.limitWait(ctx, wait, limited > maxRateLimitRetries, resp.StatusCode, msg); err != nil {
+				if err := t.limitWait(ctx, wait, limited > maxRateLimitRetries, msg); err != nil {
 					return nil, err
 				}
 				continue
@@ -343,12 +340,12 @@ func (t *transport) rateLimit(resp *http.Response, data []byte, gerr *GraphQLErr
 
 // limitWait waits out a rate limit, or refuses with a *RateLimitError when
 // the wait is longer than the client's bound or GitHub refused too often.
-func (t *transport) limitWait(ctx context.Context, wait time.Duration, tooOften bool, status int, msg string) error {
+func (t *transport) limitWait(ctx context.Context, wait time.Duration, tooOften bool, msg string) error {
 	t.count(func(s *Stats) { s.RateLimited++ })
 	if wait > t.maxWait || tooOften {
-		return &RateLimitError{ResetAt: t.clock.Now().Add(wait), StatusCode: status, Message: msg}
+		return &RateLimitError{ResetAt: t.clock.Now().Add(wait), Message: msg}
 	}
-	t.logf("github: rate limited (status %d), waiting %s: %s", status, wait, msg)
+	t.logf("github: rate limited, waiting %s: %s", wait, msg)
 	return t.wait(ctx, wait)
 }
 
