@@ -154,22 +154,10 @@ type commentsPageQuery struct {
 	} `graphql:"repository(owner: $owner, name: $name)"`
 }
 
-// repliesPageQuery reads a further page of one comment's replies.
-type repliesPageQuery struct {
+// commentQuery reads the fields T of one discussion comment by its id.
+type commentQuery[T any] struct {
 	Node *struct {
-		C struct {
-			Replies replyConn `graphql:"replies(first: 100, after: $after)"`
-		} `graphql:"... on DiscussionComment"`
-	} `graphql:"node(id: $id)"`
-}
-
-// parentQuery finds the top-level comment a comment sits under.
-type parentQuery struct {
-	Node *struct {
-		C struct {
-			ID      string
-			ReplyTo *node
-		} `graphql:"... on DiscussionComment"`
+		C T `graphql:"... on DiscussionComment"`
 	} `graphql:"node(id: $id)"`
 }
 
@@ -294,7 +282,10 @@ func (c *Client) allReplies(ctx context.Context, commentID string, first replyCo
 	out := first.Nodes
 	page := first.PageInfo
 	for page.HasNextPage && page.EndCursor != nil {
-		var q repliesPageQuery
+		// A further page of the comment's replies.
+		var q commentQuery[struct {
+			Replies replyConn `graphql:"replies(first: 100, after: $after)"`
+		}]
 		vars := map[string]any{
 			"id":    githubv4.ID(commentID),
 			"after": githubv4.String(*page.EndCursor),
@@ -371,7 +362,10 @@ func (c *Client) topLevel(ctx context.Context, id string) (string, error) {
 	parent, known := c.parents[id]
 	c.mu.Unlock()
 	if !known {
-		var q parentQuery
+		var q commentQuery[struct {
+			ID      string
+			ReplyTo *node
+		}]
 		if err := c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)}); err != nil {
 			return "", err
 		}
