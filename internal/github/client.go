@@ -178,7 +178,6 @@ func New(cfg Config) (*Client, error) {
 		sleep:   sleep,
 		logf:    logf,
 		maxWait: cmp.Or(cfg.MaxWait, DefaultMaxWait),
-		backoff: backoff,
 		sem:     make(chan struct{}, 1),
 	}
 	hc := &http.Client{Transport: tr, Timeout: timeout}

@@ -142,7 +142,6 @@ type transport struct {
 	sleep   func(context.Context, time.Duration) error
 	logf    func(string, ...any)
 	maxWait time.Duration
-	backoff time.Duration
 
 	// sem is held for the whole of a request, waits included, so that
 	// nothing is ever sent in parallel. A channel rather than a mutex so
@@ -220,7 +219,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				t.logf("github: %s %s: status %d, retrying", req.Method, req.URL.Path, resp.StatusCode)
 			}
 			t.count(func(s *Stats) { s.Retries++ })
-			if err := t.wait(ctx, t.backoff<<(retries-1)); err != nil {
+			if err := t.backoffWait(ctx, retries); err != nil {
 				return nil, err
 			}
 			continue
@@ -396,6 +395,11 @@ func (t *transport) refill(now time.Time) {
 		t.tokens = min(contentBurst, t.tokens+float64(d)/float64(contentInterval))
 		t.refilled = now
 	}
+}
+
+// backoffWait waits before the nth retry: backoff, doubling after.
+func (t *transport) backoffWait(ctx context.Context, n int) error {
+	return t.wait(ctx, backoff<<(n-1))
 }
 
 func (t *transport) wait(ctx context.Context, d time.Duration) error {
