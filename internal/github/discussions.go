@@ -136,23 +136,25 @@ func (c *Client) noteFacts(f repoFacts) {
 	c.labels[strings.ToLower(resume.LabelEscalated)] = f.Escalated.id()
 }
 
+// repoQuery reads the fields T of the client's repository, with the
+// variables of repoVars.
+type repoQuery[T any] struct {
+	Repository T `graphql:"repository(owner: $owner, name: $name)"`
+}
+
 // discussionQuery reads a discussion, its first 100 comments and the first
 // 100 replies of each: GitHub costs it about one point, and most
 // discussions need nothing more.
-type discussionQuery struct {
-	Repository struct {
-		Discussion *discussionNode `graphql:"discussion(number: $number)"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
+type discussionQuery = repoQuery[struct {
+	Discussion *discussionNode `graphql:"discussion(number: $number)"`
+}]
 
 // commentsPageQuery reads a further page of top-level comments.
-type commentsPageQuery struct {
-	Repository struct {
-		Discussion *struct {
-			Comments commentConn `graphql:"comments(first: 100, after: $after)"`
-		} `graphql:"discussion(number: $number)"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
+type commentsPageQuery = repoQuery[struct {
+	Discussion *struct {
+		Comments commentConn `graphql:"comments(first: 100, after: $after)"`
+	} `graphql:"discussion(number: $number)"`
+}]
 
 // commentQuery reads the fields T of one discussion comment by its id.
 type commentQuery[T any] struct {
@@ -422,12 +424,10 @@ func (c *Client) labelID(ctx context.Context, name string) (string, error) {
 	if ok {
 		return id, nil
 	}
-	var q struct {
-		Repository struct {
-			ID    string
-			Label *node `graphql:"label(name: $label)"`
-		} `graphql:"repository(owner: $owner, name: $name)"`
-	}
+	var q repoQuery[struct {
+		ID    string
+		Label *node `graphql:"label(name: $label)"`
+	}]
 	vars := c.repoVars()
 	vars["label"] = githubv4.String(name)
 	if err := c.query(ctx, &q, vars); err != nil {
@@ -623,11 +623,9 @@ func (c *Client) activityPage(ctx context.Context, numbers []int, out map[int]ti
 				Tag:  reflect.StructTag(fmt.Sprintf(`graphql:"d%d: discussion(number: %d)"`, n, n)),
 			}
 		}
-		query := reflect.New(reflect.StructOf([]reflect.StructField{{
-			Name: "Repository",
-			Type: reflect.StructOf(fields),
-			Tag:  `graphql:"repository(owner: $owner, name: $name)"`,
-		}}))
+		repo := reflect.TypeFor[repoQuery[struct{}]]().Field(0)
+		repo.Type = reflect.StructOf(fields)
+		query := reflect.New(reflect.StructOf([]reflect.StructField{repo}))
 		err := c.query(ctx, query.Interface(), c.repoVars())
 		if err != nil {
 			gone := goneAliases(err)
@@ -641,9 +639,9 @@ func (c *Client) activityPage(ctx context.Context, numbers []int, out map[int]ti
 			numbers = left
 			continue
 		}
-		repo := query.Elem().Field(0)
+		answer := query.Elem().Field(0)
 		for i, n := range numbers {
-			d, _ := repo.Field(i).Interface().(*activityNode)
+			d, _ := answer.Field(i).Interface().(*activityNode)
 			if d == nil || d.Closed || d.Locked {
 				continue
 			}

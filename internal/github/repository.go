@@ -14,9 +14,7 @@ import (
 //
 // GitHub docs: https://docs.github.com/graphql/reference/queries#repository
 func (c *Client) RepositoryExists(ctx context.Context) (bool, error) {
-	var q struct {
-		Repository *node `graphql:"repository(owner: $owner, name: $name)"`
-	}
+	var q repoQuery[*node]
 	err := c.query(ctx, &q, c.repoVars())
 	switch {
 	case errors.Is(err, resume.ErrNotFound):
