@@ -74,7 +74,7 @@ type Config struct {
 	// Sleep waits (or gives up with ctx). Nil: a real timer. Tests pass a
 	// function that records the wait and moves their clock.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Logf receives diagnostics (rate-limit waits, forged markers, missing
+	// Logf receives diagnostics (rate-limit waits, forged markers, created
 	// labels). Nil: discarded.
 	Logf func(format string, args ...any)
 	// MaxWait bounds a single rate-limit wait; a longer one fails with
