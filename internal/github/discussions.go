@@ -284,7 +284,6 @@ func (c *Client) allReplies(ctx context.Context, commentID string, first replyCo
 	out := first.Nodes
 	page := first.PageInfo
 	for page.HasNextPage && page.EndCursor != nil {
-		// A further page of the comment's replies.
 		var q commentQuery[struct {
 			Replies replyConn `graphql:"replies(first: 100, after: $after)"`
 		}]
