@@ -529,7 +529,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 				// The read trails the commit that beat ours; give
 				// GitHub a moment rather than fail on it again.
 				lagRetries++
-				if err := s.c.tr.wait(ctx, s.c.tr.backoff<<(lagRetries-1)); err != nil {
+				if err := s.c.tr.backoffWait(ctx, lagRetries); err != nil {
 					return s.fail(n, err)
 				}
 				mustRead = true

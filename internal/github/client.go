@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,13 +26,22 @@ var (
 
 // Defaults for Config fields left empty.
 const (
-	DefaultAPIURL          = "https://api.github.com"
-	DefaultWorkflow        = "agent.yml"
-	DefaultMaxWait         = 60 * time.Second
-	DefaultAttempts        = 3
-	DefaultBackoff         = time.Second
-	DefaultContentBurst    = 10
-	DefaultContentInterval = time.Second
+	DefaultAPIURL   = "https://api.github.com"
+	DefaultWorkflow = "agent.yml"
+	DefaultMaxWait  = 60 * time.Second
+)
+
+// The transport's fixed settings: a safe request (GET, GraphQL query) is
+// tried up to attempts times on server errors, waiting backoff before the
+// first retry and doubling after; content-creating requests come in bursts
+// of up to contentBurst, then one per contentInterval (at most 70 in any
+// minute, under GitHub's 80).
+const (
+	attempts        = 3
+	backoff         = time.Second
+	contentBurst    = 10
+	contentInterval = time.Second
+	userAgent       = "recess"
 )
 
 // Config says where GitHub is and which repository and workflow recess works
@@ -64,24 +74,12 @@ type Config struct {
 	// Sleep waits (or gives up with ctx). Nil: a real timer. Tests pass a
 	// function that records the wait and moves their clock.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Logf receives diagnostics (rate-limit waits, forged markers, missing
+	// Logf receives diagnostics (rate-limit waits, forged markers, created
 	// labels). Nil: discarded.
 	Logf func(format string, args ...any)
 	// MaxWait bounds a single rate-limit wait; a longer one fails with
 	// *RateLimitError instead (default 60 s).
 	MaxWait time.Duration
-	// Attempts is how often a safe request (GET, GraphQL query) is tried on
-	// server errors, the first try included (default 3).
-	Attempts int
-	// Backoff is the wait before the first retry, doubling after (default 1 s).
-	Backoff time.Duration
-	// ContentBurst and ContentInterval pace content-creating requests: up to
-	// ContentBurst at once, then one per ContentInterval (defaults 10 and
-	// 1 s: at most 70 in any minute, under GitHub's 80).
-	ContentBurst    int
-	ContentInterval time.Duration
-	// UserAgent is sent with every request (default "recess").
-	UserAgent string
 }
 
 // ConfigError names the Config field that is unusable.
@@ -131,34 +129,23 @@ func New(cfg Config) (*Client, error) {
 	if strings.ContainsAny(cfg.Owner+cfg.Repo, "/ ?#") {
 		return nil, &ConfigError{Field: "Owner/Repo", Reason: fmt.Sprintf("%q/%q is not a repository name", cfg.Owner, cfg.Repo)}
 	}
-	workflow := cfg.Workflow
-	if workflow == "" {
-		workflow = DefaultWorkflow
-	}
+	workflow := cmp.Or(cfg.Workflow, DefaultWorkflow)
 	if strings.ContainsAny(workflow, "/?#") {
 		return nil, &ConfigError{Field: "Workflow", Reason: fmt.Sprintf("%q is not a workflow file name", workflow)}
 	}
 
-	apiURL := cfg.APIURL
-	if apiURL == "" {
-		apiURL = DefaultAPIURL
-	}
-	api, err := url.Parse(apiURL)
-	if err != nil || (api.Scheme != "http" && api.Scheme != "https") || api.Host == "" {
-		return nil, &ConfigError{Field: "APIURL", Reason: fmt.Sprintf("%q is not an http(s) URL", apiURL)}
+	api, err := httpURL("APIURL", cmp.Or(cfg.APIURL, DefaultAPIURL))
+	if err != nil {
+		return nil, err
 	}
 	// go-github resolves relative paths against the base; without a
 	// trailing slash the last segment ("v3") would be replaced.
 	if !strings.HasSuffix(api.Path, "/") {
 		api.Path += "/"
 	}
-	gqlURL := cfg.GraphQLURL
-	if gqlURL == "" {
-		gqlURL = deriveGraphQLURL(api)
-	}
-	gq, err := url.Parse(gqlURL)
-	if err != nil || (gq.Scheme != "http" && gq.Scheme != "https") || gq.Host == "" {
-		return nil, &ConfigError{Field: "GraphQLURL", Reason: fmt.Sprintf("%q is not an http(s) URL", gqlURL)}
+	gq, err := httpURL("GraphQLURL", cmp.Or(cfg.GraphQLURL, deriveGraphQLURL(api)))
+	if err != nil {
+		return nil, err
 	}
 
 	base := http.DefaultTransport
@@ -183,24 +170,15 @@ func New(cfg Config) (*Client, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	agent := cfg.UserAgent
-	if agent == "" {
-		agent = "recess"
-	}
 	tr := &transport{
-		base:     base,
-		token:    cfg.Token,
-		agent:    agent,
-		graphql:  gq,
-		clock:    clock,
-		sleep:    sleep,
-		logf:     logf,
-		maxWait:  orDefault(cfg.MaxWait, DefaultMaxWait),
-		attempts: orDefault(cfg.Attempts, DefaultAttempts),
-		backoff:  orDefault(cfg.Backoff, DefaultBackoff),
-		burst:    float64(orDefault(cfg.ContentBurst, DefaultContentBurst)),
-		interval: orDefault(cfg.ContentInterval, DefaultContentInterval),
-		sem:      make(chan struct{}, 1),
+		base:    base,
+		token:   cfg.Token,
+		graphql: gq,
+		clock:   clock,
+		sleep:   sleep,
+		logf:    logf,
+		maxWait: cmp.Or(cfg.MaxWait, DefaultMaxWait),
+		sem:     make(chan struct{}, 1),
 	}
 	hc := &http.Client{Transport: tr, Timeout: timeout}
 
@@ -211,13 +189,13 @@ func New(cfg Config) (*Client, error) {
 		// The transport owns every wait, on the injected clock; go-github's
 		// own bookkeeping would refuse requests on the wall clock.
 		gogithub.WithDisableRateLimitCheck(),
-		gogithub.WithUserAgent(agent),
+		gogithub.WithUserAgent(userAgent),
 	)
 	if err != nil {
 		return nil, &ConfigError{Field: "APIURL", Reason: err.Error()}
 	}
 
-	c := &Client{
+	return &Client{
 		owner:    cfg.Owner,
 		repo:     cfg.Repo,
 		workflow: workflow,
@@ -228,8 +206,7 @@ func New(cfg Config) (*Client, error) {
 		ref:      cfg.Ref,
 		labels:   map[string]string{},
 		parents:  map[string]string{},
-	}
-	return c, nil
+	}, nil
 }
 
 func deriveGraphQLURL(api *url.URL) string {
@@ -243,12 +220,12 @@ func deriveGraphQLURL(api *url.URL) string {
 	return u.String()
 }
 
-func orDefault[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
+func httpURL(field, s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &ConfigError{Field: field, Reason: fmt.Sprintf("%q is not an http(s) URL", s)}
 	}
-	return v
+	return u, nil
 }
 
 // Stats returns the transport's counters, for logs and benchmarks.

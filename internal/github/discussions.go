@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,21 @@ type actor struct {
 	Typename string `graphql:"__typename"`
 }
 
+// node is any object recess knows only by its node id.
+type node struct{ ID string }
+
+// id is the node's id, "" for none.
+func (n *node) id() string {
+	if n == nil {
+		return ""
+	}
+	return n.ID
+}
+
+// mutationResult is the selection of a mutation whose answer recess does not
+// need.
+type mutationResult struct{ ClientMutationID *string }
+
 type pageInfo struct {
 	HasNextPage bool
 	EndCursor   *string
@@ -47,7 +63,7 @@ type commentNode struct {
 	ViewerDidAuthor   bool
 	AuthorAssociation string
 	Author            *actor
-	ReplyTo           *struct{ ID string }
+	ReplyTo           *node
 }
 
 type replyConn struct {
@@ -100,8 +116,8 @@ type discussionNode struct {
 type repoFacts struct {
 	ID               string
 	DefaultBranchRef *struct{ Name string }
-	Waiting          *struct{ ID string } `graphql:"waiting: label(name: \"recess:waiting\")"`
-	Escalated        *struct{ ID string } `graphql:"escalated: label(name: \"recess:escalated\")"`
+	Waiting          *node `graphql:"waiting: label(name: \"recess:waiting\")"`
+	Escalated        *node `graphql:"escalated: label(name: \"recess:escalated\")"`
 }
 
 // noteFacts records the repository facts a discussion read carried: the
@@ -116,49 +132,34 @@ func (c *Client) noteFacts(f repoFacts) {
 	if c.ref == "" && f.DefaultBranchRef != nil && f.DefaultBranchRef.Name != "" {
 		c.ref = f.DefaultBranchRef.Name
 	}
-	for name, l := range map[string]*struct{ ID string }{resume.LabelWaiting: f.Waiting, resume.LabelEscalated: f.Escalated} {
-		if l != nil {
-			c.labels[strings.ToLower(name)] = l.ID
-		} else {
-			c.labels[strings.ToLower(name)] = ""
-		}
-	}
+	c.labels[strings.ToLower(resume.LabelWaiting)] = f.Waiting.id()
+	c.labels[strings.ToLower(resume.LabelEscalated)] = f.Escalated.id()
+}
+
+// repoQuery reads the fields T of the client's repository, with the
+// variables of repoVars.
+type repoQuery[T any] struct {
+	Repository T `graphql:"repository(owner: $owner, name: $name)"`
 }
 
 // discussionQuery reads a discussion, its first 100 comments and the first
 // 100 replies of each: GitHub costs it about one point, and most
 // discussions need nothing more.
-type discussionQuery struct {
-	Repository struct {
-		Discussion *discussionNode `graphql:"discussion(number: $number)"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
+type discussionQuery = repoQuery[struct {
+	Discussion *discussionNode `graphql:"discussion(number: $number)"`
+}]
 
 // commentsPageQuery reads a further page of top-level comments.
-type commentsPageQuery struct {
-	Repository struct {
-		Discussion *struct {
-			Comments commentConn `graphql:"comments(first: 100, after: $after)"`
-		} `graphql:"discussion(number: $number)"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
+type commentsPageQuery = repoQuery[struct {
+	Discussion *struct {
+		Comments commentConn `graphql:"comments(first: 100, after: $after)"`
+	} `graphql:"discussion(number: $number)"`
+}]
 
-// repliesPageQuery reads a further page of one comment's replies.
-type repliesPageQuery struct {
+// commentQuery reads the fields T of one discussion comment by its id.
+type commentQuery[T any] struct {
 	Node *struct {
-		C struct {
-			Replies replyConn `graphql:"replies(first: 100, after: $after)"`
-		} `graphql:"... on DiscussionComment"`
-	} `graphql:"node(id: $id)"`
-}
-
-// parentQuery finds the top-level comment a comment sits under.
-type parentQuery struct {
-	Node *struct {
-		C struct {
-			ID      string
-			ReplyTo *struct{ ID string }
-		} `graphql:"... on DiscussionComment"`
+		C T `graphql:"... on DiscussionComment"`
 	} `graphql:"node(id: $id)"`
 }
 
@@ -283,7 +284,9 @@ func (c *Client) allReplies(ctx context.Context, commentID string, first replyCo
 	out := first.Nodes
 	page := first.PageInfo
 	for page.HasNextPage && page.EndCursor != nil {
-		var q repliesPageQuery
+		var q commentQuery[struct {
+			Replies replyConn `graphql:"replies(first: 100, after: $after)"`
+		}]
 		vars := map[string]any{
 			"id":    githubv4.ID(commentID),
 			"after": githubv4.String(*page.EndCursor),
@@ -301,9 +304,7 @@ func (c *Client) allReplies(ctx context.Context, commentID string, first replyCo
 }
 
 func toStored(n commentNode, parent string) storedComment {
-	if n.ReplyTo != nil && n.ReplyTo.ID != "" {
-		parent = n.ReplyTo.ID
-	}
+	parent = cmp.Or(n.ReplyTo.id(), parent)
 	return storedComment{
 		Comment: resume.Comment{
 			ID:          n.ID,
@@ -362,24 +363,22 @@ func (c *Client) topLevel(ctx context.Context, id string) (string, error) {
 	parent, known := c.parents[id]
 	c.mu.Unlock()
 	if !known {
-		var q parentQuery
+		var q commentQuery[struct {
+			ID      string
+			ReplyTo *node
+		}]
 		if err := c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)}); err != nil {
 			return "", err
 		}
 		if q.Node == nil || q.Node.C.ID == "" {
 			return "", fmt.Errorf("comment %s: %w", id, resume.ErrNotFound)
 		}
-		if q.Node.C.ReplyTo != nil {
-			parent = q.Node.C.ReplyTo.ID
-		}
+		parent = q.Node.C.ReplyTo.id()
 		c.mu.Lock()
 		c.parents[id] = parent
 		c.mu.Unlock()
 	}
-	if parent != "" {
-		return parent, nil
-	}
-	return id, nil
+	return cmp.Or(parent, id), nil
 }
 
 // React adds a reaction to a discussion or comment. GitHub treats adding an
@@ -388,9 +387,7 @@ func (c *Client) topLevel(ctx context.Context, id string) (string, error) {
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#addreaction
 func (c *Client) React(ctx context.Context, subjectID string, r resume.Reaction) error {
 	var m struct {
-		AddReaction struct {
-			ClientMutationID *string
-		} `graphql:"addReaction(input: $input)"`
+		AddReaction mutationResult `graphql:"addReaction(input: $input)"`
 	}
 	input := githubv4.AddReactionInput{SubjectID: githubv4.ID(subjectID), Content: githubv4.ReactionContent(r)}
 	if err := c.mutate(ctx, &m, input); err != nil {
@@ -404,9 +401,7 @@ func (c *Client) React(ctx context.Context, subjectID string, r resume.Reaction)
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#removereaction
 func (c *Client) Unreact(ctx context.Context, subjectID string, r resume.Reaction) error {
 	var m struct {
-		RemoveReaction struct {
-			ClientMutationID *string
-		} `graphql:"removeReaction(input: $input)"`
+		RemoveReaction mutationResult `graphql:"removeReaction(input: $input)"`
 	}
 	input := githubv4.RemoveReactionInput{SubjectID: githubv4.ID(subjectID), Content: githubv4.ReactionContent(r)}
 	if err := c.mutate(ctx, &m, input); err != nil {
@@ -428,20 +423,16 @@ func (c *Client) labelID(ctx context.Context, name string) (string, error) {
 	if ok {
 		return id, nil
 	}
-	var q struct {
-		Repository struct {
-			ID    string
-			Label *struct{ ID string } `graphql:"label(name: $label)"`
-		} `graphql:"repository(owner: $owner, name: $name)"`
-	}
+	var q repoQuery[struct {
+		ID    string
+		Label *node `graphql:"label(name: $label)"`
+	}]
 	vars := c.repoVars()
 	vars["label"] = githubv4.String(name)
 	if err := c.query(ctx, &q, vars); err != nil {
 		return "", fmt.Errorf("github: label %q: %w", name, err)
 	}
-	if q.Repository.Label != nil {
-		id = q.Repository.Label.ID
-	}
+	id = q.Repository.Label.id()
 	c.mu.Lock()
 	c.labels[strings.ToLower(name)] = id
 	if c.repoID == "" {
@@ -479,22 +470,13 @@ func (e *LabelError) Is(target error) bool { return target == resume.ErrLabelUna
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#createlabel
 func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
+	// Whatever told the client that the label is missing (a discussion
+	// read or labelID) told it the repository's id too.
 	c.mu.Lock()
 	repoID := c.repoID
 	c.mu.Unlock()
-	if repoID == "" {
-		var q struct {
-			Repository struct{ ID string } `graphql:"repository(owner: $owner, name: $name)"`
-		}
-		if err := c.query(ctx, &q, c.repoVars()); err != nil {
-			return "", fmt.Errorf("github: repository id: %w", err)
-		}
-		repoID = q.Repository.ID
-	}
 	var m struct {
-		CreateLabel struct {
-			Label *struct{ ID string }
-		} `graphql:"createLabel(input: $input)"`
+		CreateLabel struct{ Label *node } `graphql:"createLabel(input: $input)"`
 	}
 	input := githubv4.CreateLabelInput{RepositoryID: githubv4.ID(repoID), Name: githubv4.String(name), Color: githubv4.String(labelColor)}
 	if d, ok := labelDescriptions[name]; ok {
@@ -504,10 +486,10 @@ func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
 	if err := c.mutate(ctx, &m, input); err != nil {
 		return "", &LabelError{Label: name, Repo: c.owner + "/" + c.repo, Err: err}
 	}
-	if m.CreateLabel.Label == nil || m.CreateLabel.Label.ID == "" {
+	id := m.CreateLabel.Label.id()
+	if id == "" {
 		return "", &LabelError{Label: name, Repo: c.owner + "/" + c.repo, Err: errors.New("GitHub answered without the label")}
 	}
-	id := m.CreateLabel.Label.ID
 	c.mu.Lock()
 	c.labels[strings.ToLower(name)] = id
 	c.mu.Unlock()
@@ -533,9 +515,7 @@ func (c *Client) Label(ctx context.Context, discussionID, name string) error {
 		}
 	}
 	var m struct {
-		AddLabelsToLabelable struct {
-			ClientMutationID *string
-		} `graphql:"addLabelsToLabelable(input: $input)"`
+		AddLabelsToLabelable mutationResult `graphql:"addLabelsToLabelable(input: $input)"`
 	}
 	input := githubv4.AddLabelsToLabelableInput{LabelableID: githubv4.ID(discussionID), LabelIDs: []githubv4.ID{githubv4.ID(id)}}
 	if err := c.mutate(ctx, &m, input); err != nil {
@@ -554,9 +534,7 @@ func (c *Client) Unlabel(ctx context.Context, discussionID, name string) error {
 		return err
 	}
 	var m struct {
-		RemoveLabelsFromLabelable struct {
-			ClientMutationID *string
-		} `graphql:"removeLabelsFromLabelable(input: $input)"`
+		RemoveLabelsFromLabelable mutationResult `graphql:"removeLabelsFromLabelable(input: $input)"`
 	}
 	input := githubv4.RemoveLabelsFromLabelableInput{LabelableID: githubv4.ID(discussionID), LabelIDs: []githubv4.ID{githubv4.ID(id)}}
 	if err := c.mutate(ctx, &m, input); err != nil {
@@ -644,11 +622,9 @@ func (c *Client) activityPage(ctx context.Context, numbers []int, out map[int]ti
 				Tag:  reflect.StructTag(fmt.Sprintf(`graphql:"d%d: discussion(number: %d)"`, n, n)),
 			}
 		}
-		query := reflect.New(reflect.StructOf([]reflect.StructField{{
-			Name: "Repository",
-			Type: reflect.StructOf(fields),
-			Tag:  `graphql:"repository(owner: $owner, name: $name)"`,
-		}}))
+		repo := reflect.TypeFor[repoQuery[struct{}]]().Field(0)
+		repo.Type = reflect.StructOf(fields)
+		query := reflect.New(reflect.StructOf([]reflect.StructField{repo}))
 		err := c.query(ctx, query.Interface(), c.repoVars())
 		if err != nil {
 			gone := goneAliases(err)
@@ -662,9 +638,9 @@ func (c *Client) activityPage(ctx context.Context, numbers []int, out map[int]ti
 			numbers = left
 			continue
 		}
-		repo := query.Elem().Field(0)
+		answer := query.Elem().Field(0)
 		for i, n := range numbers {
-			d, _ := repo.Field(i).Interface().(*activityNode)
+			d, _ := answer.Field(i).Interface().(*activityNode)
 			if d == nil || d.Closed || d.Locked {
 				continue
 			}

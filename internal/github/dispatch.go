@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -25,10 +26,6 @@ import (
 //
 // GitHub docs: https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event
 func (c *Client) Dispatch(ctx context.Context, req resume.DispatchRequest) (runID int64, err error) {
-	return c.dispatch(ctx, req)
-}
-
-func (c *Client) dispatch(ctx context.Context, req resume.DispatchRequest) (int64, error) {
 	ref, err := c.dispatchRef(ctx)
 	if err != nil {
 		return 0, err
@@ -68,10 +65,7 @@ func (c *Client) dispatch(ctx context.Context, req resume.DispatchRequest) (int6
 		}
 		return 0, fmt.Errorf("%s: %w", what, err)
 	}
-	if details != nil && details.WorkflowRunID != nil {
-		return *details.WorkflowRunID, nil
-	}
-	return 0, nil
+	return details.GetWorkflowRunID(), nil
 }
 
 // dispatchRef is Config.Ref, or the repository's default branch: learned for
@@ -107,13 +101,6 @@ func (c *Client) dispatchRef(ctx context.Context) (string, error) {
 //
 // GitHub docs: https://docs.github.com/rest/actions/workflow-runs#list-workflow-runs-for-a-workflow
 func (c *Client) FindRun(ctx context.Context, correlationID string) (*resume.WorkflowRun, error) {
-	return c.findRunSince(ctx, correlationID, time.Time{})
-}
-
-// findRunSince is FindRun limited to runs created at or after since (zero:
-// no limit), for when the dispatch moment is known: GitHub then filters
-// server-side and older runs cannot crowd the page.
-func (c *Client) findRunSince(ctx context.Context, correlationID string, since time.Time) (*resume.WorkflowRun, error) {
 	what := fmt.Sprintf("github: find run %q", correlationID)
 	if correlationID == "" {
 		return nil, fmt.Errorf("%s: empty correlation id: %w", what, resume.ErrNotFound)
@@ -121,9 +108,6 @@ func (c *Client) findRunSince(ctx context.Context, correlationID string, since t
 	opts := &gogithub.ListWorkflowRunsOptions{
 		Event:       "workflow_dispatch",
 		ListOptions: gogithub.ListOptions{PerPage: pageSize},
-	}
-	if !since.IsZero() {
-		opts.Created = ">=" + since.UTC().Format(time.RFC3339)
 	}
 	runs, resp, err := c.rest.Actions.ListWorkflowRunsByFileName(ctx, c.owner, c.repo, c.workflow, opts)
 	if err != nil {
@@ -158,7 +142,7 @@ func (c *Client) RecentDispatches(ctx context.Context, since time.Time) (int, er
 	opts := &gogithub.ListWorkflowRunsOptions{
 		Event:       "workflow_dispatch",
 		Created:     ">=" + since.UTC().Format(time.RFC3339),
-		ListOptions: gogithub.ListOptions{PerPage: 100},
+		ListOptions: gogithub.ListOptions{PerPage: pageSize},
 	}
 	fresh := 0
 	for page := 1; page <= recentPages; page++ {
@@ -184,13 +168,9 @@ func (c *Client) RecentDispatches(ctx context.Context, since time.Time) (int, er
 const recentPages = 10
 
 func toRun(r *gogithub.WorkflowRun) *resume.WorkflowRun {
-	name := r.GetDisplayTitle()
-	if name == "" {
-		name = r.GetName()
-	}
 	return &resume.WorkflowRun{
 		ID:         r.GetID(),
-		Name:       name,
+		Name:       cmp.Or(r.GetDisplayTitle(), r.GetName()),
 		Status:     r.GetStatus(),
 		Conclusion: r.GetConclusion(),
 		CreatedAt:  r.GetCreatedAt().Time,

@@ -18,7 +18,8 @@
 // comment (state-store: comment); BranchStore keeps it as a file on a
 // dedicated branch (state-store: branch).
 //
-// Identity is always GitHub's viewerDidAuthor, never a login comparison: the
+// Identity is GitHub's viewerDidAuthor wherever GitHub reports it: the
 // Actions bot is "github-actions" in GraphQL but "github-actions[bot]" in REST
-// and webhooks.
+// and webhooks. The one exception, a deleted comment known only from its
+// webhook, compares logins through wait.SameLogin.
 package github

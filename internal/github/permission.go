@@ -1,11 +1,13 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	gogithub "github.com/google/go-github/v92/github"
@@ -45,24 +47,13 @@ func (c *Client) Permission(ctx context.Context, login string) (resume.Permissio
 // custom role resolves to. Write access is push, maintain or admin in the
 // booleans, and where GitHub leaves them out, the role's name.
 func permissionOf(p *gogithub.RepositoryPermissionLevel) resume.Permission {
-	role := p.GetRoleName()
-	if role == "" {
-		role = p.GetPermission()
-	}
-	if role == "" {
-		role = "none"
-	}
+	perm := resume.Permission{Role: cmp.Or(p.GetRoleName(), p.GetPermission(), "none")}
 	if u := p.GetUser(); u != nil && u.Permissions != nil {
 		b := u.Permissions
-		return resume.Permission{Role: role, Write: b.GetAdmin() || b.GetMaintain() || b.GetPush()}
+		perm.Write = b.GetAdmin() || b.GetMaintain() || b.GetPush()
+	} else {
+		perm.Write = slices.Contains([]string{"admin", "maintain", "write"}, perm.Role) ||
+			p.GetPermission() == "admin" || p.GetPermission() == "write"
 	}
-	switch role {
-	case "admin", "maintain", "write":
-		return resume.Permission{Role: role, Write: true}
-	}
-	switch p.GetPermission() {
-	case "admin", "write":
-		return resume.Permission{Role: role, Write: true}
-	}
-	return resume.Permission{Role: role}
+	return perm
 }

@@ -8,18 +8,13 @@ import (
 	"github.com/recess-action/recess/resume"
 )
 
-// repositoryQuery asks only whether the repository is there.
-type repositoryQuery struct {
-	Repository *struct{ ID string } `graphql:"repository(owner: $owner, name: $name)"`
-}
-
 // RepositoryExists reports whether the token sees the repository: false
 // when GitHub answers NOT_FOUND for it (it does not exist, or the token may
 // not read it; GitHub does not say which).
 //
 // GitHub docs: https://docs.github.com/graphql/reference/queries#repository
 func (c *Client) RepositoryExists(ctx context.Context) (bool, error) {
-	var q repositoryQuery
+	var q repoQuery[*node]
 	err := c.query(ctx, &q, c.repoVars())
 	switch {
 	case errors.Is(err, resume.ErrNotFound):

@@ -30,53 +30,8 @@ const defaultSecondaryWait = time.Minute
 // limit waits; GitHub asks clients to give up after a few.
 const maxRateLimitRetries = 3
 
-// Kind classifies a request for pacing, retries and Stats.
-type Kind int
-
-// Request kinds.
-const (
-	// GraphQLQuery is a GraphQL query: safe to repeat.
-	GraphQLQuery Kind = iota
-	// GraphQLMutation is a GraphQL mutation: content-creating, never repeated
-	// after an ambiguous failure.
-	GraphQLMutation
-	// RESTRead is a GET or HEAD: safe to repeat.
-	RESTRead
-	// RESTWrite is a POST, PATCH, PUT or DELETE: content-creating, never
-	// repeated after an ambiguous failure.
-	RESTWrite
-	numKinds
-)
-
-// String names the kind for logs and benchmark output.
-func (k Kind) String() string {
-	switch k {
-	case GraphQLQuery:
-		return "graphql-query"
-	case GraphQLMutation:
-		return "graphql-mutation"
-	case RESTRead:
-		return "rest-read"
-	case RESTWrite:
-		return "rest-write"
-	}
-	return "kind(" + strconv.Itoa(int(k)) + ")"
-}
-
-// safe reports whether a request of this kind may be repeated after a server
-// error: it cannot have changed anything.
-func (k Kind) safe() bool { return k == GraphQLQuery || k == RESTRead }
-
-// creating reports whether GitHub counts the request against its limit of
-// content-creating requests.
-func (k Kind) creating() bool { return k == GraphQLMutation || k == RESTWrite }
-
-// Stats are the transport's counters since the client was built. Sent counts
-// every request that went over the wire, retries included, because that is
-// what GitHub's budgets count.
+// Stats are the transport's counters since the client was built.
 type Stats struct {
-	// Sent is indexed by Kind.
-	Sent [numKinds]int
 	// Retries counts re-sent requests after a server error or network error.
 	Retries int
 	// RateLimited counts rate-limit answers (and pre-emptive waits on an
@@ -84,24 +39,16 @@ type Stats struct {
 	RateLimited int
 	// Paced counts content-creating requests that had to wait for pacing.
 	Paced int
-	// Waited is the total time slept: rate limits, backoff and pacing.
-	Waited time.Duration
 	// MaxInFlight is the most requests the transport ever had on the wire
 	// at once; anything but 1 would be a bug.
 	MaxInFlight int
+
+	sent int
 }
 
-// Requests returns the number of requests sent, all kinds together.
-func (s Stats) Requests() int {
-	n := 0
-	for _, v := range s.Sent {
-		n += v
-	}
-	return n
-}
-
-// Writes returns the number of content-creating requests sent.
-func (s Stats) Writes() int { return s.Sent[GraphQLMutation] + s.Sent[RESTWrite] }
+// Requests returns the number of requests that went over the wire, retries
+// included, because that is what GitHub's budgets count.
+func (s Stats) Requests() int { return s.sent }
 
 // RateLimitError means GitHub asked recess to wait longer than the client's
 // bound (Config.MaxWait), or kept refusing after several waits. Nothing was
@@ -110,9 +57,6 @@ type RateLimitError struct {
 	// ResetAt is when GitHub said (or recess estimates) requests will be
 	// accepted again.
 	ResetAt time.Time
-	// StatusCode is the HTTP status of the refusal (200 for GraphQL's
-	// RATE_LIMITED errors; 0 for a pre-emptive refusal).
-	StatusCode int
 	// Message is GitHub's message, when it gave one.
 	Message string
 }
@@ -167,15 +111,12 @@ func (e *GraphQLError) Error() string {
 // NotFound reports whether every error says something does not exist, so the
 // answer as a whole means "not found" rather than "failed".
 func (e *GraphQLError) NotFound() bool {
-	if len(e.Errors) == 0 {
-		return false
-	}
 	for _, it := range e.Errors {
 		if it.Type != "NOT_FOUND" {
 			return false
 		}
 	}
-	return true
+	return len(e.Errors) > 0
 }
 
 // Is lets errors.Is(err, resume.ErrNotFound) see through a NOT_FOUND answer.
@@ -194,18 +135,13 @@ func (e *GraphQLError) rateLimited() bool {
 
 // transport is the single RoundTripper under both API clients.
 type transport struct {
-	base     http.RoundTripper
-	token    string
-	agent    string
-	graphql  *url.URL
-	clock    resume.Clock
-	sleep    func(context.Context, time.Duration) error
-	logf     func(string, ...any)
-	maxWait  time.Duration
-	attempts int
-	backoff  time.Duration
-	burst    float64
-	interval time.Duration
+	base    http.RoundTripper
+	token   string
+	graphql *url.URL
+	clock   resume.Clock
+	sleep   func(context.Context, time.Duration) error
+	logf    func(string, ...any)
+	maxWait time.Duration
 
 	// sem is held for the whole of a request, waits included, so that
 	// nothing is ever sent in parallel. A channel rather than a mutex so
@@ -244,64 +180,57 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	isGraphQL := t.isGraphQL(req.URL)
-	kind := classify(req.Method, isGraphQL, body)
-
-	if kind.creating() {
+	write := isWrite(req.Method, isGraphQL, body)
+	if write {
 		if err := t.pace(ctx); err != nil {
 			return nil, err
 		}
 	}
 
-	limited, serverErrors := 0, 0
+	limited, retries := 0, 0
 	for {
-		if err := t.waitBlocked(ctx); err != nil {
-			return nil, err
+		if wait := t.blockedUntil.Sub(t.clock.Now()); wait > 0 {
+			if err := t.limitWait(ctx, wait, false, "rate limit budget exhausted"); err != nil {
+				return nil, err
+			}
 		}
-		resp, data, err := t.send(req, body, kind)
-		if err != nil {
-			// A network error may hide an applied request just like a
-			// 502: repeat only what is safe to repeat.
-			if kind.safe() && serverErrors+1 < t.attempts && ctx.Err() == nil {
-				serverErrors++
-				if werr := t.backoffWait(ctx, serverErrors); werr != nil {
-					return nil, werr
+		t.blockedUntil = time.Time{}
+
+		resp, data, err := t.send(req, body)
+		var gerr *GraphQLError
+		if err == nil {
+			if isGraphQL && resp.StatusCode == http.StatusOK {
+				gerr = graphQLErrors(data)
+			}
+			t.noteBudget(resp.Header)
+			if wait, msg, ok := t.rateLimit(resp, data, gerr, limited); ok {
+				limited++
+				if err := t.limitWait(ctx, wait, limited > maxRateLimitRetries, msg); err != nil {
+					return nil, err
 				}
 				continue
 			}
+		}
+		// A network error may hide an applied request just like a 502:
+		// repeat only what is safe to repeat.
+		if (err != nil || resp.StatusCode >= 500) && !write && retries+1 < attempts && ctx.Err() == nil {
+			retries++
+			if err == nil {
+				t.logf("github: %s %s: status %d, retrying", req.Method, req.URL.Path, resp.StatusCode)
+			}
+			t.count(func(s *Stats) { s.Retries++ })
+			if err := t.backoffWait(ctx, retries); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		switch {
+		case err != nil:
 			return nil, err
-		}
-
-		t.noteBudget(resp.Header)
-		if wait, msg, ok := t.rateLimit(resp, data, isGraphQL, limited); ok {
-			t.count(func(s *Stats) { s.RateLimited++ })
-			limited++
-			resetAt := t.clock.Now().Add(wait)
-			if wait > t.maxWait || limited > maxRateLimitRetries {
-				return nil, &RateLimitError{ResetAt: resetAt, StatusCode: resp.StatusCode, Message: msg}
-			}
-			t.logf("github: rate limited (%d), waiting %s: %s", resp.StatusCode, wait, msg)
-			if err := t.wait(ctx, wait); err != nil {
-				return nil, err
-			}
-			continue
-		}
-
-		if resp.StatusCode >= 500 && kind.safe() && serverErrors+1 < t.attempts {
-			serverErrors++
-			t.logf("github: %s %s: status %d, retrying", req.Method, req.URL.Path, resp.StatusCode)
-			if err := t.backoffWait(ctx, serverErrors); err != nil {
-				return nil, err
-			}
-			continue
-		}
-
-		if isGraphQL {
-			if resp.StatusCode != http.StatusOK {
-				return nil, &StatusError{StatusCode: resp.StatusCode, Body: truncate(string(data), 512)}
-			}
-			if gerr := graphQLErrors(data); gerr != nil {
-				return nil, gerr
-			}
+		case isGraphQL && resp.StatusCode != http.StatusOK:
+			return nil, &StatusError{StatusCode: resp.StatusCode, Body: truncate(string(data), 512)}
+		case gerr != nil:
+			return nil, gerr
 		}
 		resp.Body = io.NopCloser(bytes.NewReader(data))
 		resp.ContentLength = int64(len(data))
@@ -311,7 +240,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // send performs one attempt and buffers the whole answer while the request
 // slot is still held, so that reading a body never overlaps the next request.
-func (t *transport) send(orig *http.Request, body []byte, kind Kind) (*http.Response, []byte, error) {
+func (t *transport) send(orig *http.Request, body []byte) (*http.Response, []byte, error) {
 	req := orig.Clone(orig.Context())
 	if body != nil {
 		req.Body = io.NopCloser(bytes.NewReader(body))
@@ -321,22 +250,16 @@ func (t *transport) send(orig *http.Request, body []byte, kind Kind) (*http.Resp
 	if t.token != "" {
 		req.Header.Set("Authorization", "Bearer "+t.token)
 	}
-	if req.Header.Get("User-Agent") == "" && t.agent != "" {
-		req.Header.Set("User-Agent", t.agent)
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", userAgent)
 	}
 
-	t.mu.Lock()
-	t.stats.Sent[kind]++
-	t.inflight++
-	if t.inflight > t.stats.MaxInFlight {
-		t.stats.MaxInFlight = t.inflight
-	}
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		t.inflight--
-		t.mu.Unlock()
-	}()
+	t.count(func(s *Stats) {
+		s.sent++
+		t.inflight++
+		s.MaxInFlight = max(s.MaxInFlight, t.inflight)
+	})
+	defer t.count(func(*Stats) { t.inflight-- })
 
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
@@ -354,57 +277,46 @@ func (t *transport) send(orig *http.Request, body []byte, kind Kind) (*http.Resp
 }
 
 func (t *transport) isGraphQL(u *url.URL) bool {
-	return t.graphql != nil && strings.EqualFold(u.Host, t.graphql.Host) &&
+	return strings.EqualFold(u.Host, t.graphql.Host) &&
 		strings.TrimSuffix(u.Path, "/") == strings.TrimSuffix(t.graphql.Path, "/")
 }
 
-// classify tells queries from mutations by the document itself: githubv4
-// sends no operation name, and its mutations always start with "mutation".
-func classify(method string, isGraphQL bool, body []byte) Kind {
+// isWrite tells content-creating requests (REST writes, GraphQL mutations),
+// which GitHub paces and which are never repeated after an ambiguous
+// failure, from reads. githubv4 sends no operation name, and its mutations
+// always start with "mutation".
+func isWrite(method string, isGraphQL bool, body []byte) bool {
 	if isGraphQL {
 		var doc struct {
 			Query string `json:"query"`
 		}
-		if json.Unmarshal(body, &doc) == nil && strings.HasPrefix(strings.TrimSpace(doc.Query), "mutation") {
-			return GraphQLMutation
-		}
-		return GraphQLQuery
+		return json.Unmarshal(body, &doc) == nil && strings.HasPrefix(strings.TrimSpace(doc.Query), "mutation")
 	}
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions:
-		return RESTRead
-	}
-	return RESTWrite
+	return method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions
 }
 
 // rateLimit decides whether an answer is a rate-limit refusal and how long to
 // wait, following GitHub's documented order: retry-after first, then an
 // exhausted budget's x-ratelimit-reset, otherwise a minute, doubling on
 // repeated refusals.
-func (t *transport) rateLimit(resp *http.Response, data []byte, isGraphQL bool, previous int) (time.Duration, string, bool) {
-	limited := false
-	msg := ""
+func (t *transport) rateLimit(resp *http.Response, data []byte, gerr *GraphQLError, previous int) (time.Duration, string, bool) {
+	var msg string
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests:
-		limited = true
 		msg = restMessage(data)
 	case http.StatusForbidden:
 		msg = restMessage(data)
 		// A 403 is also "you may not": only headers or GitHub's message
 		// say it is a rate limit.
-		limited = resp.Header.Get("Retry-After") != "" ||
-			resp.Header.Get("X-RateLimit-Remaining") == "0" ||
-			strings.Contains(strings.ToLower(msg), "rate limit")
-	case http.StatusOK:
-		if isGraphQL {
-			if gerr := graphQLErrors(data); gerr != nil && gerr.rateLimited() {
-				limited = true
-				msg = gerr.Error()
-			}
+		if resp.Header.Get("Retry-After") == "" && resp.Header.Get("X-RateLimit-Remaining") != "0" &&
+			!strings.Contains(strings.ToLower(msg), "rate limit") {
+			return 0, "", false
 		}
-	}
-	if !limited {
-		return 0, "", false
+	default:
+		if gerr == nil || !gerr.rateLimited() {
+			return 0, "", false
+		}
+		msg = gerr.Error()
 	}
 	now := t.clock.Now()
 	if s := resp.Header.Get("Retry-After"); s != "" {
@@ -425,6 +337,17 @@ func (t *transport) rateLimit(resp *http.Response, data []byte, isGraphQL bool, 
 	return defaultSecondaryWait << previous, msg, true
 }
 
+// limitWait waits out a rate limit, or refuses with a *RateLimitError when
+// the wait is longer than the client's bound or GitHub refused too often.
+func (t *transport) limitWait(ctx context.Context, wait time.Duration, tooOften bool, msg string) error {
+	t.count(func(s *Stats) { s.RateLimited++ })
+	if wait > t.maxWait || tooOften {
+		return &RateLimitError{ResetAt: t.clock.Now().Add(wait), Message: msg}
+	}
+	t.logf("github: rate limited, waiting %s: %s", wait, msg)
+	return t.wait(ctx, wait)
+}
+
 // noteBudget remembers an exhausted primary budget so that the next request
 // waits for the reset instead of being refused.
 func (t *transport) noteBudget(h http.Header) {
@@ -436,27 +359,6 @@ func (t *transport) noteBudget(h http.Header) {
 	}
 }
 
-func (t *transport) waitBlocked(ctx context.Context) error {
-	if t.blockedUntil.IsZero() {
-		return nil
-	}
-	wait := t.blockedUntil.Sub(t.clock.Now())
-	if wait <= 0 {
-		t.blockedUntil = time.Time{}
-		return nil
-	}
-	t.count(func(s *Stats) { s.RateLimited++ })
-	if wait > t.maxWait {
-		return &RateLimitError{ResetAt: t.blockedUntil, Message: "rate limit budget exhausted"}
-	}
-	t.logf("github: rate limit budget exhausted, waiting %s", wait)
-	if err := t.wait(ctx, wait); err != nil {
-		return err
-	}
-	t.blockedUntil = time.Time{}
-	return nil
-}
-
 func resetTime(h http.Header) (time.Time, bool) {
 	n, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64)
 	if err != nil || n <= 0 {
@@ -465,20 +367,18 @@ func resetTime(h http.Header) (time.Time, bool) {
 	return time.Unix(n, 0), true
 }
 
-// pace is a token bucket on the injected clock: bursts of up to t.burst
-// content-creating requests, then one per t.interval. With the defaults (10,
-// 1 s) no 60-second window holds more than 70, under GitHub's 80 per minute,
+// pace is a token bucket on the injected clock: bursts of up to
+// contentBurst content-creating requests, then one per contentInterval. With
+// 10 and 1 s, no 60-second window holds more than 70, under GitHub's 80 per minute,
 // and a sustained stream keeps GitHub's advice of a second between writes.
 func (t *transport) pace(ctx context.Context) error {
-	now := t.clock.Now()
-	t.refill(now)
+	t.refill(t.clock.Now())
 	if t.tokens >= 1 {
 		t.tokens--
 		return nil
 	}
-	wait := time.Duration((1 - t.tokens) * float64(t.interval))
 	t.count(func(s *Stats) { s.Paced++ })
-	if err := t.wait(ctx, wait); err != nil {
+	if err := t.wait(ctx, time.Duration((1-t.tokens)*float64(contentInterval))); err != nil {
 		return err
 	}
 	t.refill(t.clock.Now())
@@ -488,25 +388,24 @@ func (t *transport) pace(ctx context.Context) error {
 
 func (t *transport) refill(now time.Time) {
 	if t.refilled.IsZero() {
-		t.tokens, t.refilled = t.burst, now
+		t.tokens, t.refilled = contentBurst, now
 		return
 	}
 	if d := now.Sub(t.refilled); d > 0 {
-		t.tokens = min(t.burst, t.tokens+float64(d)/float64(t.interval))
+		t.tokens = min(contentBurst, t.tokens+float64(d)/float64(contentInterval))
 		t.refilled = now
 	}
 }
 
+// backoffWait waits before the nth retry: backoff, doubling after.
 func (t *transport) backoffWait(ctx context.Context, n int) error {
-	t.count(func(s *Stats) { s.Retries++ })
-	return t.wait(ctx, t.backoff<<(n-1))
+	return t.wait(ctx, backoff<<(n-1))
 }
 
 func (t *transport) wait(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	t.count(func(s *Stats) { s.Waited += d })
 	return t.sleep(ctx, d)
 }
 

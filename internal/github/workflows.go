@@ -59,10 +59,7 @@ func CheckWorkflowFile(file string) error {
 // GitHub docs: https://docs.github.com/rest/actions/workflows#get-a-workflow
 func (c *Client) WorkflowState(ctx context.Context, file string) (string, error) {
 	wf, resp, err := c.rest.Actions.GetWorkflowByFileName(ctx, c.owner, c.repo, file)
-	if err != nil {
-		return "", &WorkflowSwitchError{Op: "look at", Workflow: file, Status: restStatus(resp, err), Err: err}
-	}
-	return wf.GetState(), nil
+	return wf.GetState(), workflowErr("look at", file, resp, err)
 }
 
 // EnableWorkflow makes a workflow active (from any disabled state, GitHub's
@@ -72,10 +69,7 @@ func (c *Client) WorkflowState(ctx context.Context, file string) (string, error)
 // GitHub docs: https://docs.github.com/rest/actions/workflows#enable-a-workflow
 func (c *Client) EnableWorkflow(ctx context.Context, file string) error {
 	resp, err := c.rest.Actions.EnableWorkflowByFileName(ctx, c.owner, c.repo, file)
-	if err != nil {
-		return &WorkflowSwitchError{Op: "enable", Workflow: file, Status: restStatus(resp, err), Err: err}
-	}
-	return nil
+	return workflowErr("enable", file, resp, err)
 }
 
 // DisableWorkflow disables a workflow (state disabled_manually): its
@@ -85,8 +79,12 @@ func (c *Client) EnableWorkflow(ctx context.Context, file string) error {
 // GitHub docs: https://docs.github.com/rest/actions/workflows#disable-a-workflow
 func (c *Client) DisableWorkflow(ctx context.Context, file string) error {
 	resp, err := c.rest.Actions.DisableWorkflowByFileName(ctx, c.owner, c.repo, file)
-	if err != nil {
-		return &WorkflowSwitchError{Op: "disable", Workflow: file, Status: restStatus(resp, err), Err: err}
+	return workflowErr("disable", file, resp, err)
+}
+
+func workflowErr(op, file string, resp *gogithub.Response, err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	return &WorkflowSwitchError{Op: op, Workflow: file, Status: restStatus(resp, err), Err: err}
 }
