@@ -208,7 +208,10 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 	var store resume.Store
 	switch inv.Set.StateStore {
 	case storeComment:
-		store = gh.NewCommentStore(c)
+		cs := gh.NewCommentStore(c)
+		// The sweep's hourly look follows RECESS_NOW, as the engine does.
+		cs.Clock = inv.Clock
+		store = cs
 	case storeBranch:
 		store = gh.NewBranchStore(c, inv.Set.StateBranch)
 	default:

@@ -435,6 +435,9 @@ func TestSweepSwitch_cost(t *testing.T) {
 			t.Parallel()
 			story := func(inputs map[string]string) cost {
 				r := newSweepRepo(t, tc.store, githubfake.WorkflowActive)
+				// Past the hour's first slot, where the comment store's
+				// plan also looks at recently updated discussions.
+				r.clock.Step(7 * time.Minute)
 				count := func(fn func()) int {
 					r.gh.ResetLog()
 					fn()
@@ -503,6 +506,36 @@ func TestSweepSwitch_on_after_a_verdict_that_recesses(t *testing.T) {
 			}
 			if got := r.sweepState(); got != githubfake.WorkflowActive {
 				t.Errorf("sweep workflow after the verdict = %q, want %q", got, githubfake.WorkflowActive)
+			}
+		})
+	}
+}
+
+// The comment store's plan looks at recently updated discussions in the
+// hour's first sweep slot, read from the run's clock (RECESS_NOW), not the
+// wall clock: the same plan at 10:00 looks and at 10:07 does not.
+func TestSweepPlan_hourly_look_follows_the_runs_clock(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		after time.Duration
+		want  []string
+	}{
+		{"first_slot", 0, []string{"search", "repository"}},
+		{"later_slot", 7 * time.Minute, []string{"search"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newSweepRepo(t, "comment", githubfake.WorkflowActive)
+			r.clock.Step(tc.after)
+			r.gh.ResetLog()
+			r.ok(r.action("schedule", []byte(`{"schedule":"2-59/5 * * * *"}`), map[string]string{"INPUT_COMMAND": "plan"}), "plan")
+			var got []string
+			for _, q := range r.gh.Requests() {
+				got = append(got, q.Fields...)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("plan requests (-want +got):\n%s", d)
 			}
 		})
 	}
