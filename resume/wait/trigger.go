@@ -113,27 +113,3 @@ type Evaluation struct {
 	// fire the trigger; nil when no time component can.
 	DueAt *time.Time
 }
-
-// Clone returns a deep copy of the trigger (nil for nil).
-func (t *Trigger) Clone() *Trigger {
-	if t == nil {
-		return nil
-	}
-	c := *t
-	c.From = append([]string(nil), t.From...)
-	if t.Elapsed != nil {
-		d := *t.Elapsed
-		c.Elapsed = &d
-	}
-	if t.Expires != nil {
-		d := *t.Expires
-		c.Expires = &d
-	}
-	if t.Of != nil {
-		c.Of = make([]*Trigger, len(t.Of))
-		for i, x := range t.Of {
-			c.Of[i] = x.Clone()
-		}
-	}
-	return &c
-}
