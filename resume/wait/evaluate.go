@@ -146,12 +146,7 @@ func (e *evaluator) expiry(t *Trigger, r result) result {
 
 func (e *evaluator) missingInput(t *Trigger) result {
 	want := max(t.Replies, 1)
-	var times []time.Time
-	for i := range e.Replies {
-		if replyCounts(t, e.ThreadRoots, &e.Replies[i]) {
-			times = append(times, e.known(e.Replies[i].CreatedAt))
-		}
-	}
+	times := counted(t, e.Observed)
 	noun := " replies"
 	if want == 1 {
 		noun = " reply"
@@ -172,16 +167,23 @@ func (e *evaluator) missingInput(t *Trigger) result {
 	return r
 }
 
-// replyCounts is the one rule for whether a missing_input trigger accepts a
-// reply; the status text counts with it too, so it never says otherwise.
-func replyCounts(t *Trigger, roots []string, rp *Reply) bool {
-	if len(t.From) > 0 && !slices.ContainsFunc(t.From, func(f string) bool { return SameLogin(f, rp.Author) }) {
-		return false
+// counted returns the moments of the replies a missing_input trigger
+// accepts (a reply without a known moment counts as arrived at the
+// opening): the one rule, which the status text counts with too
+// (CountReplies), so it never says otherwise.
+func counted(t *Trigger, o Observed) []time.Time {
+	var times []time.Time
+	for _, rp := range o.Replies {
+		switch {
+		case len(t.From) > 0 && !slices.ContainsFunc(t.From, func(f string) bool { return SameLogin(f, rp.Author) }):
+		case t.Scope == ScopeThread && (rp.ParentID == "" || !slices.Contains(o.ThreadRoots, rp.ParentID)):
+		case rp.CreatedAt.IsZero():
+			times = append(times, o.OpenedAt)
+		default:
+			times = append(times, rp.CreatedAt)
+		}
 	}
-	if t.Scope == ScopeThread {
-		return rp.ParentID != "" && slices.Contains(roots, rp.ParentID)
-	}
-	return true
+	return times
 }
 
 // NormLogin folds a GitHub login for comparison: surrounding space, case,
@@ -312,12 +314,4 @@ func Moment(d Duration, o Observed) time.Time {
 
 // CountReplies counts the replies a missing_input trigger accepts, with the
 // same rule Evaluate applies.
-func CountReplies(t *Trigger, o Observed) int {
-	n := 0
-	for i := range o.Replies {
-		if replyCounts(t, o.ThreadRoots, &o.Replies[i]) {
-			n++
-		}
-	}
-	return n
-}
+func CountReplies(t *Trigger, o Observed) int { return len(counted(t, o)) }
