@@ -388,18 +388,21 @@ func DecodeComment(body string) (rec *Record, found bool, err error) {
 		}
 		return r
 	}, payload)
-	if len(payload) > base64.StdEncoding.EncodedLen(MaxEncoded) {
-		return corrupt(fmt.Sprintf("payload of %d characters, more than %d", len(payload), base64.StdEncoding.EncodedLen(MaxEncoded)), nil)
+	rec, err = decodePayload(payload)
+	return rec, true, err
+}
+
+// decodePayload reads a record from a marker's base64 payload, refusing
+// one longer than any record's before decoding it.
+func decodePayload(payload string) (*Record, error) {
+	if n, limit := len(payload), base64.StdEncoding.EncodedLen(MaxEncoded); n > limit {
+		return nil, refuse(ErrCorrupt, "", fmt.Sprintf("hidden record: payload of %d characters, more than %d", n, limit), nil)
 	}
 	data, err := base64.StdEncoding.Strict().DecodeString(payload)
 	if err != nil {
-		return corrupt("payload is not base64", err)
+		return nil, refuse(ErrCorrupt, "", "hidden record: payload is not base64", err)
 	}
-	rec, err = Decode(data)
-	if err != nil {
-		return nil, true, err
-	}
-	return rec, true, nil
+	return Decode(data)
 }
 
 // markerToken spells an id inside a marker: as it is when it is made of
@@ -511,14 +514,10 @@ func ParseRecessMarker(body string) (rec *Record, ok bool) {
 		return nil, false
 	}
 	words, ok := lastMarker(body, recessKind)
-	if !ok || len(words) != 2 || words[0] != stateVersion || len(words[1]) > base64.StdEncoding.EncodedLen(MaxEncoded) {
+	if !ok || len(words) != 2 || words[0] != stateVersion {
 		return nil, false
 	}
-	data, err := base64.StdEncoding.Strict().DecodeString(words[1])
-	if err != nil {
-		return nil, false
-	}
-	rec, err = Decode(data)
+	rec, err := decodePayload(words[1])
 	if err != nil || len(rec.OpenRFCs) != 1 || rec.OpenRFCs[cid] == nil {
 		return nil, false
 	}
