@@ -12,6 +12,7 @@ import (
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
+	"github.com/recess-action/recess/state/storetest"
 )
 
 // A sweep decides to escalate a run that ended without a verdict, and loses
@@ -134,7 +135,7 @@ func TestVerdict_too_large_for_the_record_is_refused_before_posting(t *testing.T
 		rec.OpenRFCs = map[string]*state.RFC{}
 	}
 	for i := range 3 {
-		rec.OpenRFCs[fmt.Sprintf("c-old%d", i)] = &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":5}`),
+		rec.OpenRFCs[fmt.Sprintf("c-old%d", i)] = &state.RFC{Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":5}`),
 			OpenedAt: w.Now(), Summary: long, RecessCount: 1}
 	}
 	if err := w.Save(ctx, rec); err != nil {
@@ -161,7 +162,7 @@ func TestRestore_only_this_discussions_open_recess(t *testing.T) {
 	t.Parallel()
 	keep := func(number int) string {
 		rec := state.New(number)
-		rec.OpenRFCs = map[string]*state.RFC{"c-9": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), OpenedAt: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}}
+		rec.OpenRFCs = map[string]*state.RFC{"c-9": {Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":1}`), OpenedAt: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}}
 		m, err := state.RecessMarker(rec)
 		if err != nil {
 			t.Fatal(err)

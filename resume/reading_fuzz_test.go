@@ -7,6 +7,7 @@ import (
 
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
+	"github.com/recess-action/recess/state/storetest"
 )
 
 // FuzzReading checks the one rule for what a comment is to recess on any
@@ -25,7 +26,7 @@ func FuzzReading(f *testing.F) {
 		f.Add(body, false, true)
 	}
 	rec := state.New(1)
-	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"any","of":[{"kind":"escalation_needed","signal":"security-review"},{"kind":"missing_input","replies":1}]}`)}}
+	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: storetest.MustTrigger(`{"kind":"any","of":[{"kind":"escalation_needed","signal":"security-review"},{"kind":"missing_input","replies":1}]}`)}}
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, body string, write, working bool) {
 		r := rec.Clone()

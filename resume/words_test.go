@@ -11,6 +11,7 @@ import (
 
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
+	"github.com/recess-action/recess/state/storetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under resume/testdata (words.golden, prompt/*.golden)")
@@ -82,7 +83,7 @@ func TestWords(t *testing.T) {
 	section("the status comment, whole")
 	{
 		rec := state.New(1)
-		rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(mi2), OpenedAt: wordsT0}}
+		rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: storetest.MustTrigger(mi2), OpenedAt: wordsT0}}
 		entry("something pending", wordsPass(Config{}, rec).status())
 		entry("nothing pending (reduced to one small line)", wordsPass(Config{}, state.New(1)).status())
 	}
@@ -92,7 +93,7 @@ func TestWords(t *testing.T) {
 			doc := strings.TrimSuffix(tr.doc, "}") + ex.fields + "}"
 			for _, replies := range []int{0, 1} {
 				rec := state.New(1)
-				rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(doc), OpenedAt: wordsT0}}
+				rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: storetest.MustTrigger(doc), OpenedAt: wordsT0}}
 				var comments []Comment
 				if replies == 1 {
 					comments = append(comments, reply)
@@ -105,7 +106,7 @@ func TestWords(t *testing.T) {
 	section("waiting, with the agent's summary")
 	{
 		rec := state.New(1)
-		rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(mi2), OpenedAt: wordsT0,
+		rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: storetest.MustTrigger(mi2), OpenedAt: wordsT0,
 			Summary: "Waiting for the storage owners\nto pick a backend."}}
 		entry("summary shown", wordsPass(Config{}, rec).status())
 		entry("summary hidden (hide-summary)", wordsPass(Config{HideSummary: true}, rec.Clone()).status())
@@ -163,7 +164,7 @@ func TestWords(t *testing.T) {
 	section("notes")
 	{
 		rec := state.New(1)
-		trig := wait.MustParseTrigger(`{"kind":"missing_input","replies":2,"expires":"P1D","on_expire":"cancel"}`)
+		trig := storetest.MustTrigger(`{"kind":"missing_input","replies":2,"expires":"P1D","on_expire":"cancel"}`)
 		rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: trig, OpenedAt: wordsT0}}
 		p := wordsPass(Config{}, rec, reply)
 		entry("cancelled by a maintainer", p.text("note.cancelled", "author", "maya"))
@@ -180,7 +181,7 @@ func TestWords(t *testing.T) {
 			entry("refused: "+body, p.text("answer.refused", "why", p.refusal(cmd, wordsT0).people))
 		}
 		waiting := state.New(1)
-		waiting.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"escalation_needed","signal":"security-review"}`), OpenedAt: wordsT0}}
+		waiting.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: storetest.MustTrigger(`{"kind":"escalation_needed","signal":"security-review"}`), OpenedAt: wordsT0}}
 		entry("refused: /recess signal secuirty-review (nothing awaits it)", p.text("answer.refused", "why", wordsPass(Config{}, waiting).refusal(command{name: "signal", arg: "secuirty-review"}, wordsT0).people))
 		entry("refused: /recess signal ci (no recess waits for a signal)", p.text("answer.refused", "why", p.refusal(command{name: "signal", arg: "ci"}, wordsT0).people))
 		entry("cancel with nothing open", p.text("answer.no_recess", "command", "cancel"))

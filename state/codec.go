@@ -1,17 +1,18 @@
 package state
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"encoding/json/jsontext"
-	jsonv2 "encoding/json/v2"
+	"encoding/json/v2"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/recess-action/recess/resume/wait"
@@ -44,35 +45,52 @@ func refuse(sentinel error, field, reason string, cause error) error {
 	return fmt.Errorf("%w: %w", sentinel, &wait.FieldError{Field: field, Reason: reason, Err: cause})
 }
 
+// wire writes a record as its wire form holds it: times in UTC (and only
+// those of years 0..9999, which RFC 3339 can write), strings as valid UTF-8
+// (a run of invalid bytes becomes U+FFFD, as JSON cannot carry it), U+2028
+// and U+2029 escaped, map keys sorted so equal records give equal bytes.
+var wire = json.JoinOptions(
+	json.Deterministic(true),
+	jsontext.EscapeForJS(true),
+	json.WithMarshalers(json.JoinMarshalers(
+		json.MarshalToFunc(func(e *jsontext.Encoder, s string) error {
+			return e.WriteToken(jsontext.String(strings.ToValidUTF8(s, "\uFFFD")))
+		}),
+		json.MarshalToFunc(func(e *jsontext.Encoder, t time.Time) error {
+			if y := t.UTC().Year(); y < 0 || y > 9999 {
+				return &wait.FieldError{Reason: fmt.Sprintf("year %d outside 0..9999", y)}
+			}
+			return e.WriteToken(jsontext.String(t.UTC().Format(time.RFC3339Nano)))
+		}),
+	)),
+)
+
 // Encode returns the record's wire form: compact JSON, fields in declaration
 // order and map keys sorted so equal records give equal bytes, the schema
-// forced to Schema, times in UTC, and strings as valid UTF-8 (a run of invalid
-// bytes becomes U+FFFD, as JSON cannot carry it). Rev is not part of it. A record over a bound (MaxOpenRFCs, MaxApplied, MaxDispatchTimes,
-// MaxCursorIDs, MaxReplyIDs for reply ids and thread roots, MaxTriggerBytes,
-// MaxEncoded) is refused with ErrTooLarge, one that breaks another rule with
-// ErrInvalid, each wrapping a *wait.FieldError that names the field. rec itself is not changed.
+// forced to Schema, times in UTC, and strings as valid UTF-8 (see wire). Rev
+// is not part of it. A record over a bound (MaxOpenRFCs, MaxApplied,
+// MaxDispatchTimes, MaxCursorIDs, MaxReplyIDs for reply ids and thread
+// roots, MaxTriggerBytes, MaxEncoded) is refused with ErrTooLarge, one that
+// breaks another rule with ErrInvalid, each wrapping a *wait.FieldError that
+// names the field. rec itself is not changed.
 func Encode(rec *Record) ([]byte, error) {
 	if rec == nil {
 		return nil, refuse(ErrInvalid, "", "nil record", nil)
 	}
-	return encode(canonical(rec))
-}
-
-// encode checks and marshals a record that is already canonical.
-func encode(c *Record) ([]byte, error) {
-	if err := check(c); err != nil {
+	if err := check(rec); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// The wire form is not embedded in HTML unescaped (the comment form is
-	// base64), so keep it readable for people inspecting a branch file.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(c); err != nil {
+	c := *rec
+	c.Schema = Schema
+	out, err := json.Marshal(&c, wire)
+	var sem *json.SemanticError
+	var fe *wait.FieldError
+	switch {
+	case errors.As(err, &sem) && errors.As(err, &fe):
+		return nil, refuse(ErrInvalid, wait.PointerPath("", reflect.TypeFor[Record](), sem.JSONPointer), fe.Reason, nil)
+	case err != nil:
 		return nil, refuse(ErrInvalid, "", "cannot marshal", err)
-	}
-	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	if len(out) > MaxEncoded {
+	case len(out) > MaxEncoded:
 		return nil, refuse(ErrTooLarge, "", fmt.Sprintf("encoded record of %d bytes, more than %d", len(out), MaxEncoded), nil)
 	}
 	return out, nil
@@ -95,13 +113,13 @@ func Decode(data []byte) (*Record, error) {
 	rec := &Record{}
 	// Recess never writes an unpaired surrogate escape; one in a record
 	// reads as U+FFFD, as it always has.
-	if err := wait.DecodeJSON(data, "", rec, wait.JSONLimits{}, jsontext.AllowInvalidUTF8(true), jsonv2.WithUnmarshalers(notNull)); err != nil {
+	if err := wait.DecodeJSON(data, "", rec, wait.JSONLimits{}, jsontext.AllowInvalidUTF8(true), json.WithUnmarshalers(notNull)); err != nil {
 		// A record of another schema is refused for its schema, whatever
 		// else in it this version cannot read.
 		var other struct {
 			Schema int `json:"schema"`
 		}
-		if jsonv2.Unmarshal(data, &other) == nil && other.Schema != 0 && other.Schema != Schema {
+		if json.Unmarshal(data, &other) == nil && other.Schema != 0 && other.Schema != Schema {
 			return nil, refuse(ErrCorrupt, "schema", fmt.Sprintf("version %d, want %d", other.Schema, Schema), nil)
 		}
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
@@ -113,29 +131,31 @@ func Decode(data []byte) (*Record, error) {
 	default:
 		return nil, refuse(ErrCorrupt, "schema", fmt.Sprintf("version %d, want %d", rec.Schema, Schema), nil)
 	}
-	c := canonical(rec)
 	// Encoding again applies every rule Encode applies, so whatever Decode
-	// accepts can be saved back unchanged.
-	if _, err := encode(c); err != nil {
-		var fe *wait.FieldError
-		if errors.As(err, &fe) {
-			return nil, fmt.Errorf("%w: %w", ErrCorrupt, fe)
-		}
-		return nil, refuse(ErrCorrupt, "", "cannot encode again", err)
+	// accepts can be saved back unchanged; the record is then read from its
+	// wire form, in the form Encode writes (times in UTC, triggers canonical).
+	enc, err := Encode(rec)
+	var fe *wait.FieldError
+	if errors.As(err, &fe) {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, fe)
 	}
-	return c, nil
+	out := &Record{}
+	if err := json.Unmarshal(enc, out); err != nil {
+		return nil, refuse(ErrCorrupt, "", "cannot decode again", err)
+	}
+	return out, nil
 }
 
 // notNull refuses a null where the record has no pointer (a cursor, a
 // string, a time, a list, the open recesses): recess never writes one there.
-var notNull = jsonv2.JoinUnmarshalers(
+var notNull = json.JoinUnmarshalers(
 	refuseNull[Cursor](), refuseNull[string](), refuseNull[int](), refuseNull[int64](),
 	refuseNull[bool](), refuseNull[time.Time](), refuseNull[[]string](), refuseNull[[]time.Time](),
 	refuseNull[map[string]*RFC](),
 )
 
-func refuseNull[T any]() *jsonv2.Unmarshalers {
-	return jsonv2.UnmarshalFromFunc(func(d *jsontext.Decoder, _ *T) error {
+func refuseNull[T any]() *json.Unmarshalers {
+	return json.UnmarshalFromFunc(func(d *jsontext.Decoder, _ *T) error {
 		if d.PeekKind() == 'n' {
 			return &wait.FieldError{Reason: "must not be null"}
 		}
@@ -143,306 +163,79 @@ func refuseNull[T any]() *jsonv2.Unmarshalers {
 	})
 }
 
-// canonical returns a deep copy in the form Encode writes: schema forced,
-// times in UTC (without monotonic readings), strings valid UTF-8, triggers
-// compacted. Values check refuses (nil map entries, invalid triggers) are
-// copied as they are, so check can name them.
-func canonical(r *Record) *Record {
-	c := &Record{
-		Schema:       Schema,
-		Discussion:   r.Discussion,
-		DiscussionID: text(r.DiscussionID),
-		Seen:         cursor(r.Seen),
-		Active:       run(r.Active),
-		Queued:       queued(r.Queued),
-		Escalated:    escalation(r.Escalated),
-		Dispatches:   times(r.Dispatches),
-		Applied:      texts(r.Applied),
-		Commands:     cursor(r.Commands),
-		Checked:      r.Checked.UTC(),
-		Closed:       text(r.Closed),
-		UpdatedAt:    r.UpdatedAt.UTC(),
-		Status:       text(r.Status),
-		Rev:          r.Rev,
-	}
-	if r.OpenRFCs != nil {
-		c.OpenRFCs = make(map[string]*RFC, len(r.OpenRFCs))
-		for id, o := range r.OpenRFCs {
-			c.OpenRFCs[id] = rfc(o)
-		}
-	}
-	return c
-}
-
-func text(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
-
-func texts(ss []string) []string {
-	if ss == nil {
-		return nil
-	}
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = text(s)
-	}
-	return out
-}
-
-func times(ts []time.Time) []time.Time {
-	if ts == nil {
-		return nil
-	}
-	out := make([]time.Time, len(ts))
-	for i, t := range ts {
-		out[i] = t.UTC()
-	}
-	return out
-}
-
-func cursor(c Cursor) Cursor { return Cursor{At: c.At.UTC(), IDs: texts(c.IDs), All: c.All} }
-
-func run(r *Run) *Run {
-	if r == nil {
-		return nil
-	}
-	c := *r
-	c.CorrelationID = text(r.CorrelationID)
-	c.State = text(r.State)
-	c.IntentAt = r.IntentAt.UTC()
-	c.DispatchedAt = r.DispatchedAt.UTC()
-	c.Since = cursor(r.Since)
-	c.Until = cursor(r.Until)
-	c.LastError = text(r.LastError)
-	c.EyesOn = text(r.EyesOn)
-	if r.Resume != nil {
-		c.Resume = &Resume{
-			CorrelationID: text(r.Resume.CorrelationID),
-			FiredBy:       text(r.Resume.FiredBy),
-			FiredAt:       r.Resume.FiredAt.UTC(),
-			Trigger:       r.Resume.Trigger.Clone(),
-			RecessCount:   r.Resume.RecessCount,
-		}
-	}
-	return &c
-}
-
-func rfc(o *RFC) *RFC {
-	if o == nil {
-		return nil
-	}
-	c := &RFC{
-		Trigger:      o.Trigger.Clone(),
-		OpenedAt:     o.OpenedAt.UTC(),
-		RepliesAfter: cursor(o.RepliesAfter),
-		Since:        cursor(o.Since),
-		RecessCount:  o.RecessCount,
-		ReplyIDs:     texts(o.ReplyIDs),
-		ThreadRoots:  texts(o.ThreadRoots),
-		Summary:      text(o.Summary),
-	}
-	if o.DueAt != nil {
-		t := o.DueAt.UTC()
-		c.DueAt = &t
-	}
-	if o.CancelAt != nil {
-		t := o.CancelAt.UTC()
-		c.CancelAt = &t
-	}
-	return c
-}
-
-func queued(q *Queued) *Queued {
-	if q == nil {
-		return nil
-	}
-	return &Queued{Until: q.Until.UTC(), Reason: text(q.Reason)}
-}
-
-func escalation(e *Escalation) *Escalation {
-	if e == nil {
-		return nil
-	}
-	return &Escalation{At: e.At.UTC(), Reason: text(e.Reason)}
-}
-
-// check applies the format's rules to a canonical record. Over-bound values
-// are ErrTooLarge, anything else ErrInvalid; Decode turns both into
-// ErrCorrupt.
+// check applies the format's rules that the JSON form does not carry
+// itself (the range of a time is wire's). Over-bound values are
+// ErrTooLarge, anything else ErrInvalid; Decode turns both into ErrCorrupt.
+// The first rule broken is the one reported.
 func check(r *Record) error {
-	invalid := func(field, format string, args ...any) error {
-		return refuse(ErrInvalid, field, fmt.Sprintf(format, args...), nil)
-	}
-	tooMany := func(field string, n, limit int) error {
-		return refuse(ErrTooLarge, field, fmt.Sprintf("%d entries, more than %d", n, limit), nil)
-	}
-	checkTime := func(field string, t time.Time) error {
-		if y := t.Year(); y < 0 || y > 9999 {
-			return invalid(field, "year %d outside 0..9999", y)
+	var err error
+	fail := func(sentinel error, field, format string, args ...any) {
+		if err == nil {
+			err = refuse(sentinel, field, fmt.Sprintf(format, args...), nil)
 		}
-		return nil
 	}
-	checkCursor := func(field string, c Cursor) error {
-		if err := checkTime(field+".at", c.At); err != nil {
-			return err
+	invalid := func(bad bool, field, format string, args ...any) {
+		if bad {
+			fail(ErrInvalid, field, format, args...)
 		}
-		if len(c.IDs) > MaxCursorIDs {
-			return tooMany(field+".ids", len(c.IDs), MaxCursorIDs)
-		}
-		return nil
 	}
-	checkTrigger := func(field string, t *wait.Trigger) error {
+	negative := func(field string, n int64) { invalid(n < 0, field, "%d is negative", n) }
+	bound := func(field string, n, limit int) {
+		if n > limit {
+			fail(ErrTooLarge, field, "%d entries, more than %d", n, limit)
+		}
+	}
+	cursor := func(field string, c Cursor) { bound(field+".ids", len(c.IDs), MaxCursorIDs) }
+	trigger := func(field string, t *wait.Trigger) {
 		if t == nil {
-			return nil
+			return
 		}
-		b, err := t.MarshalJSON()
-		if err != nil {
-			return refuse(ErrInvalid, field, "cannot marshal", err)
+		if b, merr := t.MarshalJSON(); merr != nil {
+			if err == nil {
+				err = refuse(ErrInvalid, field, "cannot marshal", merr)
+			}
+		} else if len(b) > MaxTriggerBytes {
+			fail(ErrTooLarge, field, "%d bytes, more than %d", len(b), MaxTriggerBytes)
 		}
-		if len(b) > MaxTriggerBytes {
-			return refuse(ErrTooLarge, field, fmt.Sprintf("%d bytes, more than %d", len(b), MaxTriggerBytes), nil)
-		}
-		return nil
-	}
-	nonNegative := func(field string, n int64) error {
-		if n < 0 {
-			return invalid(field, "%d is negative", n)
-		}
-		return nil
 	}
 
-	if r.Schema != Schema {
-		return invalid("schema", "version %d, want %d", r.Schema, Schema)
-	}
-	if r.Discussion < 1 {
-		return invalid("discussion", "%d is not a discussion number", r.Discussion)
-	}
-	if err := checkCursor("seen", r.Seen); err != nil {
-		return err
-	}
+	invalid(r.Discussion < 1, "discussion", "%d is not a discussion number", r.Discussion)
+	cursor("seen", r.Seen)
 	if a := r.Active; a != nil {
-		if a.CorrelationID == "" {
-			return invalid("active.correlation_id", "empty")
-		}
-		switch a.State {
-		case RunDispatching, RunDispatched, RunEscalated:
-		default:
-			return invalid("active.state", "unknown state %q", a.State)
-		}
-		for _, v := range []struct {
-			field string
-			n     int64
-		}{{"active.run_id", a.RunID}, {"active.attempt", int64(a.Attempt)}, {"active.dispatch_errors", int64(a.DispatchErrors)}} {
-			if err := nonNegative(v.field, v.n); err != nil {
-				return err
-			}
-		}
-		if err := checkTime("active.intent_at", a.IntentAt); err != nil {
-			return err
-		}
-		if err := checkTime("active.dispatched_at", a.DispatchedAt); err != nil {
-			return err
-		}
-		if err := checkCursor("active.since", a.Since); err != nil {
-			return err
-		}
-		if err := checkCursor("active.until", a.Until); err != nil {
-			return err
-		}
+		invalid(a.CorrelationID == "", "active.correlation_id", "empty")
+		invalid(!slices.Contains([]string{RunDispatching, RunDispatched, RunEscalated}, a.State), "active.state", "unknown state %q", a.State)
+		negative("active.run_id", a.RunID)
+		negative("active.attempt", int64(a.Attempt))
+		negative("active.dispatch_errors", int64(a.DispatchErrors))
+		cursor("active.since", a.Since)
+		cursor("active.until", a.Until)
 		if rs := a.Resume; rs != nil {
-			if rs.CorrelationID == "" {
-				return invalid("active.resume.correlation_id", "empty")
-			}
-			if err := checkTime("active.resume.fired_at", rs.FiredAt); err != nil {
-				return err
-			}
-			if err := checkTrigger("active.resume.trigger", rs.Trigger); err != nil {
-				return err
-			}
-			if err := nonNegative("active.resume.recess_count", int64(rs.RecessCount)); err != nil {
-				return err
-			}
+			invalid(rs.CorrelationID == "", "active.resume.correlation_id", "empty")
+			trigger("active.resume.trigger", rs.Trigger)
+			negative("active.resume.recess_count", int64(rs.RecessCount))
 		}
 	}
-	if len(r.OpenRFCs) > MaxOpenRFCs {
-		return tooMany("open_rfcs", len(r.OpenRFCs), MaxOpenRFCs)
-	}
-	ids := make([]string, 0, len(r.OpenRFCs))
-	for id := range r.OpenRFCs {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		field := wait.KeyPath("open_rfcs", id)
-		if id == "" || !utf8.ValidString(id) {
-			return invalid(field, "key is not a correlation id")
-		}
-		o := r.OpenRFCs[id]
+	bound("open_rfcs", len(r.OpenRFCs), MaxOpenRFCs)
+	for _, id := range slices.Sorted(maps.Keys(r.OpenRFCs)) {
+		field, o := wait.KeyPath("open_rfcs", id), r.OpenRFCs[id]
+		invalid(id == "" || !utf8.ValidString(id), field, "key is not a correlation id")
 		if o == nil {
-			return invalid(field, "null entry")
+			invalid(true, field, "null entry")
+			continue
 		}
-		if o.Trigger == nil {
-			return invalid(field+".trigger", "missing")
-		}
-		if err := checkTrigger(field+".trigger", o.Trigger); err != nil {
-			return err
-		}
-		if err := checkTime(field+".opened_at", o.OpenedAt); err != nil {
-			return err
-		}
-		if err := checkCursor(field+".replies_after", o.RepliesAfter); err != nil {
-			return err
-		}
-		if err := checkCursor(field+".since", o.Since); err != nil {
-			return err
-		}
-		if o.DueAt != nil {
-			if err := checkTime(field+".due_at", *o.DueAt); err != nil {
-				return err
-			}
-		}
-		if o.CancelAt != nil {
-			if err := checkTime(field+".cancel_at", *o.CancelAt); err != nil {
-				return err
-			}
-		}
-		if err := nonNegative(field+".recess_count", int64(o.RecessCount)); err != nil {
-			return err
-		}
-		if len(o.ReplyIDs) > MaxReplyIDs {
-			return tooMany(field+".reply_ids", len(o.ReplyIDs), MaxReplyIDs)
-		}
+		invalid(o.Trigger == nil, field+".trigger", "missing")
+		trigger(field+".trigger", o.Trigger)
+		cursor(field+".replies_after", o.RepliesAfter)
+		cursor(field+".since", o.Since)
+		negative(field+".recess_count", int64(o.RecessCount))
+		bound(field+".reply_ids", len(o.ReplyIDs), MaxReplyIDs)
 		// Every thread root holds at least one of the replies.
-		if len(o.ThreadRoots) > MaxReplyIDs {
-			return tooMany(field+".thread_roots", len(o.ThreadRoots), MaxReplyIDs)
-		}
+		bound(field+".thread_roots", len(o.ThreadRoots), MaxReplyIDs)
 	}
-	if q := r.Queued; q != nil {
-		if err := checkTime("queued.since", q.Until); err != nil {
-			return err
-		}
-	}
-	if e := r.Escalated; e != nil {
-		if err := checkTime("escalated.at", e.At); err != nil {
-			return err
-		}
-	}
-	if len(r.Dispatches) > MaxDispatchTimes {
-		return tooMany("dispatches", len(r.Dispatches), MaxDispatchTimes)
-	}
-	for i, t := range r.Dispatches {
-		if err := checkTime(wait.IndexPath("dispatches", i), t); err != nil {
-			return err
-		}
-	}
-	if len(r.Applied) > MaxApplied {
-		return tooMany("applied", len(r.Applied), MaxApplied)
-	}
-	if err := checkCursor("commands", r.Commands); err != nil {
-		return err
-	}
-	if err := checkTime("checked", r.Checked); err != nil {
-		return err
-	}
-	return checkTime("updated_at", r.UpdatedAt)
+	bound("dispatches", len(r.Dispatches), MaxDispatchTimes)
+	bound("applied", len(r.Applied), MaxApplied)
+	cursor("commands", r.Commands)
+	return err
 }
 
 // Markers recess leaves in comment bodies. All are HTML comments, so people
@@ -484,29 +277,20 @@ const markerWord = "recess:"
 // recess posts but did not write (an agent's reply, a summary, a person's
 // words quoted back) so that only the markers recess appends itself count.
 func Neutralize(text string) string {
-	if !strings.Contains(text, markerWord) {
-		return text
-	}
 	var b strings.Builder
-	b.Grow(len(text) + 3)
-	rest := text
 	for {
-		i := strings.Index(rest, markerWord)
-		if i < 0 {
+		before, after, found := strings.Cut(text, markerWord)
+		if !found {
 			break
 		}
-		after := rest[i+len(markerWord):]
-		b.WriteString(rest[:i+len("recess")])
-		for _, k := range markerKinds {
-			if strings.HasPrefix(after, k) {
-				b.WriteString("\u2060")
-				break
-			}
+		b.WriteString(before + "recess")
+		if slices.ContainsFunc(markerKinds, func(k string) bool { return strings.HasPrefix(after, k) }) {
+			b.WriteString("\u2060")
 		}
 		b.WriteByte(':')
-		rest = after
+		text = after
 	}
-	b.WriteString(rest)
+	b.WriteString(text)
 	return b.String()
 }
 
@@ -524,21 +308,9 @@ func cleanVisible(visible string) string {
 func commentLen(s string) int {
 	n := 0
 	for _, r := range s {
-		n++
-		if r >= 0x10000 {
-			n++
-		}
+		n += utf16.RuneLen(r)
 	}
 	return n
-}
-
-// wrappedLen is the length of the wrapped base64 of n bytes.
-func wrappedLen(n int) int {
-	b := base64.StdEncoding.EncodedLen(n)
-	if b == 0 {
-		return 0
-	}
-	return b + (b-1)/wrapColumns
 }
 
 // The hidden record's first and last lines; the payload lies between.
@@ -562,7 +334,6 @@ func EncodeComment(visible string, rec *Record) (string, error) {
 	visible = cleanVisible(visible)
 	payload := base64.StdEncoding.EncodeToString(data)
 	var b strings.Builder
-	b.Grow(len(visible) + 2 + len(stateHeader) + wrappedLen(len(data)) + len(stateFooter))
 	if visible != "" {
 		b.WriteString(visible)
 		b.WriteString("\n\n")
@@ -580,25 +351,6 @@ func EncodeComment(visible string, rec *Record) (string, error) {
 		return "", refuse(ErrTooLarge, "", fmt.Sprintf("comment body of %d characters, more than %d", n, MaxCommentBody), nil)
 	}
 	return body, nil
-}
-
-// CommentCapacity is the largest encoded record, in bytes, that EncodeComment
-// can put behind this visible text within MaxCommentBody (and MaxEncoded).
-func CommentCapacity(visible string) int {
-	visible = cleanVisible(visible)
-	overhead := len(stateHeader) + len(stateFooter)
-	if visible != "" {
-		overhead += commentLen(visible) + 2
-	}
-	avail := MaxCommentBody - overhead
-	if avail <= 0 {
-		return 0
-	}
-	n := min(avail/4*3, MaxEncoded)
-	for n > 0 && wrappedLen(n) > avail {
-		n--
-	}
-	return n
 }
 
 // HasMarker reports whether body holds a hidden record marker at all, well
@@ -631,36 +383,34 @@ func DecodeComment(body string) (rec *Record, found bool, err error) {
 		return corrupt(fmt.Sprintf("unsupported marker version %.20q", version), nil)
 	}
 	payload = strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '\t', '\r', '\n', '\f', '\v':
+		if strings.ContainsRune(" \t\r\n\f\v", r) {
 			return -1
 		}
 		return r
 	}, payload)
-	if len(payload) > base64.StdEncoding.EncodedLen(MaxEncoded) {
-		return corrupt(fmt.Sprintf("payload of %d characters, more than %d", len(payload), base64.StdEncoding.EncodedLen(MaxEncoded)), nil)
+	rec, err = decodePayload(payload)
+	return rec, true, err
+}
+
+// decodePayload reads a record from a marker's base64 payload, refusing
+// one longer than any record's before decoding it.
+func decodePayload(payload string) (*Record, error) {
+	if n, limit := len(payload), base64.StdEncoding.EncodedLen(MaxEncoded); n > limit {
+		return nil, refuse(ErrCorrupt, "", fmt.Sprintf("hidden record: payload of %d characters, more than %d", n, limit), nil)
 	}
 	data, err := base64.StdEncoding.Strict().DecodeString(payload)
 	if err != nil {
-		return corrupt("payload is not base64", err)
+		return nil, refuse(ErrCorrupt, "", "hidden record: payload is not base64", err)
 	}
-	rec, err = Decode(data)
-	if err != nil {
-		return nil, true, err
-	}
-	return rec, true, nil
+	return Decode(data)
 }
 
 // markerToken spells an id inside a marker: as it is when it is made of
 // [A-Za-z0-9._-] (GitHub node ids and recess's correlation ids are), else
 // "b64:" and its base64, which cannot contain a space or close the comment.
 func markerToken(id string) string {
-	plain := id != ""
-	for i := 0; i < len(id) && plain; i++ {
-		c := id[i]
-		plain = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
-	}
-	if plain {
+	const plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+	if id != "" && strings.Trim(id, plain) == "" {
 		return id
 	}
 	return "b64:" + base64.StdEncoding.EncodeToString([]byte(id))
@@ -709,13 +459,8 @@ func ParseReplyMarker(body string) (correlationID string, index int, ok bool) {
 	if !ok {
 		return "", 0, false
 	}
-	for _, c := range []byte(words[1]) {
-		if c < '0' || c > '9' {
-			return "", 0, false
-		}
-	}
 	index, err := strconv.Atoi(words[1])
-	if err != nil {
+	if err != nil || strings.Trim(words[1], "0123456789") != "" {
 		return "", 0, false
 	}
 	return cid, index, true
@@ -769,14 +514,10 @@ func ParseRecessMarker(body string) (rec *Record, ok bool) {
 		return nil, false
 	}
 	words, ok := lastMarker(body, recessKind)
-	if !ok || len(words) != 2 || words[0] != stateVersion || len(words[1]) > base64.StdEncoding.EncodedLen(MaxEncoded) {
+	if !ok || len(words) != 2 || words[0] != stateVersion {
 		return nil, false
 	}
-	data, err := base64.StdEncoding.Strict().DecodeString(words[1])
-	if err != nil {
-		return nil, false
-	}
-	rec, err = Decode(data)
+	rec, err := decodePayload(words[1])
 	if err != nil || len(rec.OpenRFCs) != 1 || rec.OpenRFCs[cid] == nil {
 		return nil, false
 	}

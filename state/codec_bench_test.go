@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
+	"github.com/recess-action/recess/state/storetest"
 )
 
 // benchRecord is a busy record: every open recess the format allows, each
@@ -18,7 +18,7 @@ func benchRecord(b *testing.B) []byte {
 	at := time.Date(2026, 11, 21, 3, 0, 0, 0, time.UTC)
 	for i := range state.MaxOpenRFCs {
 		o := &state.RFC{
-			Trigger:  wait.MustParseTrigger(`{"kind":"any","of":[{"kind":"missing_input","replies":2,"from":["alice","bob"]},{"kind":"elapsed","elapsed":"P2D"}],"expires":"P30D","on_expire":"cancel"}`),
+			Trigger:  storetest.MustTrigger(`{"kind":"any","of":[{"kind":"missing_input","replies":2,"from":["alice","bob"]},{"kind":"elapsed","elapsed":"P2D"}],"expires":"P30D","on_expire":"cancel"}`),
 			OpenedAt: at, RepliesAfter: state.Cursor{At: at, IDs: []string{"DC_a", "DC_b"}}, RecessCount: 2,
 			Summary: "waiting for the storage owners to answer",
 		}

@@ -45,11 +45,11 @@ func sample() *state.Record {
 		Active: &state.Run{
 			CorrelationID: "c-2", State: state.RunDispatching, IntentAt: at,
 			Since: state.Cursor{At: at.Add(-time.Hour)}, Until: state.Cursor{At: at},
-			Resume:  &state.Resume{CorrelationID: "c-1", FiredBy: "elapsed", FiredAt: at, Trigger: wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"P2D"}`), RecessCount: 1},
+			Resume:  &state.Resume{CorrelationID: "c-1", FiredBy: "elapsed", FiredAt: at, Trigger: storetest.MustTrigger(`{"kind":"elapsed","elapsed":"P2D"}`), RecessCount: 1},
 			Attempt: 1,
 		},
 		OpenRFCs: map[string]*state.RFC{
-			"c-3": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":2}`), OpenedAt: at, DueAt: ptr(at.Add(time.Hour)), RecessCount: 1, ReplyIDs: []string{"DC_9"}},
+			"c-3": {Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":2}`), OpenedAt: at, DueAt: ptr(at.Add(time.Hour)), RecessCount: 1, ReplyIDs: []string{"DC_9"}},
 		},
 		Dispatches: []time.Time{at},
 		Applied:    []string{"c-0"},
@@ -75,7 +75,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 			r := sample()
 			r.Status, r.Closed = hostile, hostile
 			r.Active.LastError = hostile
-			r.OpenRFCs[hostile] = &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"escalation_needed","signal":"--"}`), Summary: hostile, ReplyIDs: []string{hostile}}
+			r.OpenRFCs[hostile] = &state.RFC{Trigger: storetest.MustTrigger(`{"kind":"escalation_needed","signal":"--"}`), Summary: hostile, ReplyIDs: []string{hostile}}
 			return r
 		}},
 		{name: "invalid_utf8_becomes_replacement", rec: func() *state.Record {
@@ -169,10 +169,10 @@ func TestEncodeDeterministic(t *testing.T) {
 	a, b := sample(), sample()
 	ids := []string{"c-9", "c-1", "c-5", "c-3", "c-7"}
 	for i, id := range ids {
-		a.OpenRFCs[id] = &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), RecessCount: i}
+		a.OpenRFCs[id] = &state.RFC{Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":1}`), RecessCount: i}
 	}
 	for i := len(ids) - 1; i >= 0; i-- {
-		b.OpenRFCs[ids[i]] = &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), RecessCount: i}
+		b.OpenRFCs[ids[i]] = &state.RFC{Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":1}`), RecessCount: i}
 	}
 	first, err := state.Encode(a)
 	if err != nil {
@@ -214,7 +214,7 @@ func fill(t *testing.T, v reflect.Value, n *int) {
 	case v.Type() == triggerType:
 		// A trigger is a value of the trigger language, whole: its own
 		// package's tests cover its fields.
-		v.Set(reflect.ValueOf(wait.MustParseTrigger(fmt.Sprintf(`{"kind":"missing_input","replies":%d}`, *n))))
+		v.Set(reflect.ValueOf(storetest.MustTrigger(fmt.Sprintf(`{"kind":"missing_input","replies":%d}`, *n))))
 		return
 	}
 	switch v.Kind() {
@@ -275,7 +275,7 @@ func TestEncodeCoversEveryField(t *testing.T) {
 
 func TestEncodeRefuses(t *testing.T) {
 	t.Parallel()
-	trigger := wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`)
+	trigger := storetest.MustTrigger(`{"kind":"missing_input","replies":1}`)
 	manyIDs := func(n int) []string {
 		ids := make([]string, n)
 		for i := range ids {
@@ -376,7 +376,7 @@ func TestEncodeAcceptsBounds(t *testing.T) {
 	rec := state.New(5)
 	rec.OpenRFCs = map[string]*state.RFC{}
 	for i := range state.MaxOpenRFCs {
-		rec.OpenRFCs["c-"+strconv.Itoa(i)] = &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), ReplyIDs: make([]string, state.MaxReplyIDs)}
+		rec.OpenRFCs["c-"+strconv.Itoa(i)] = &state.RFC{Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":1}`), ReplyIDs: make([]string, state.MaxReplyIDs)}
 	}
 	rec.OpenRFCs["c-0"].Trigger = storetest.TriggerOf(state.MaxTriggerBytes)
 	rec.Applied = make([]string, state.MaxApplied)
@@ -482,7 +482,7 @@ func TestDecodeAccepts(t *testing.T) {
 	}{
 		{"minimal", `{"schema":1,"discussion":4}`, state.New(4)},
 		{"whitespace_and_nulls", " {\n\"schema\" : 1 , \"discussion\":4,\"active\":null,\"queued\":null,\"escalated\":null,\"open_rfcs\":{\"c-1\":{\"trigger\":{ \"kind\" : \"missing_input\", \"replies\" : 1 },\"due_at\":null}}}\n\t",
-			&state.Record{Schema: 1, Discussion: 4, OpenRFCs: map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`)}}}},
+			&state.Record{Schema: 1, Discussion: 4, OpenRFCs: map[string]*state.RFC{"c-1": {Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":1}`)}}}},
 		{"offset_times_become_utc", `{"schema":1,"discussion":4,"updated_at":"2026-11-21T12:00:00.5+02:00"}`,
 			&state.Record{Schema: 1, Discussion: 4, UpdatedAt: time.Date(2026, 11, 21, 10, 0, 0, 5e8, time.UTC)}},
 		{"escapes", `{"schema":1,"discussion":4,"closed":"\u002d\u002d> \ud83d\ude00 \u0000"}`,
@@ -857,7 +857,7 @@ func TestCancelAt_round_trip_and_next_due(t *testing.T) {
 	cancel := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	rec := state.New(7)
 	rec.OpenRFCs = map[string]*state.RFC{"c-1": {
-		Trigger:  wait.MustParseTrigger(`{"kind":"missing_input","replies":2,"expires":"P7D","on_expire":"cancel"}`),
+		Trigger:  storetest.MustTrigger(`{"kind":"missing_input","replies":2,"expires":"P7D","on_expire":"cancel"}`),
 		OpenedAt: cancel.Add(-7 * 24 * time.Hour),
 		DueAt:    &due,
 		CancelAt: &cancel,
@@ -924,7 +924,7 @@ func TestCursorBurstCoversTheWholeSecond(t *testing.T) {
 func TestNeutralizeBreaksEveryMarkerRecessReads(t *testing.T) {
 	t.Parallel()
 	rec := state.New(7)
-	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), RecessCount: 1}}
+	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":1}`), RecessCount: 1}}
 	status, err := state.EncodeComment("", rec)
 	if err != nil {
 		t.Fatal(err)
@@ -960,7 +960,7 @@ func TestNeutralizeBreaksEveryMarkerRecessReads(t *testing.T) {
 func TestParseRecessMarkerReadsOnlyTheCopyRecessKept(t *testing.T) {
 	t.Parallel()
 	rec := state.New(7)
-	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), RecessCount: 1}}
+	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":1}`), RecessCount: 1}}
 	m, err := state.RecessMarker(rec)
 	if err != nil {
 		t.Fatal(err)

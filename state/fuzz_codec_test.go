@@ -13,6 +13,7 @@ import (
 
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
+	"github.com/recess-action/recess/state/storetest"
 )
 
 func FuzzDecode(f *testing.F) {
@@ -90,7 +91,7 @@ func hostileRecord(text string, n int64) *state.Record {
 	rec.Seen = state.Cursor{At: at, IDs: []string{text}}
 	rec.Active = &state.Run{CorrelationID: "c-" + text, State: state.RunDispatched, LastError: text, IntentAt: at}
 	rec.OpenRFCs = map[string]*state.RFC{key: {
-		Trigger:  wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`),
+		Trigger:  storetest.MustTrigger(`{"kind":"missing_input","replies":1}`),
 		OpenedAt: at,
 		DueAt:    &at,
 		Summary:  text,
@@ -184,7 +185,7 @@ func FuzzDecodeComment(f *testing.F) {
 // read from it is a valid record or nothing, and never panics.
 func FuzzParseRecessMarker(f *testing.F) {
 	rec := state.New(7)
-	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":2}`)}}
+	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":2}`)}}
 	m, err := state.RecessMarker(rec)
 	if err != nil {
 		f.Fatal(err)
@@ -209,7 +210,7 @@ func FuzzParseRecessMarker(f *testing.F) {
 // reader takes: no record, no copy of a recess.
 func FuzzReplyBody(f *testing.F) {
 	rec := state.New(7)
-	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":2}`)}}
+	rec.OpenRFCs = map[string]*state.RFC{"c-1": {Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":2}`)}}
 	m, err := state.RecessMarker(rec)
 	if err != nil {
 		f.Fatal(err)

@@ -116,7 +116,7 @@ type Cursor struct {
 	IDs []string  `json:"ids,omitempty"`
 	// All covers every comment created at At: set when more comments share
 	// the second than IDs may hold (a burst), so that none of them is cut.
-	All bool `json:"all,omitempty"`
+	All bool `json:"all,omitzero"`
 }
 
 // Covers reports whether a comment created at t with the given id lies at or
@@ -128,15 +128,7 @@ func (c Cursor) Covers(id string, t time.Time) bool {
 	if t.After(c.At) {
 		return false
 	}
-	if c.All {
-		return true
-	}
-	for _, x := range c.IDs {
-		if x == id {
-			return true
-		}
-	}
-	return false
+	return c.All || slices.Contains(c.IDs, id)
 }
 
 // Advance moves the cursor to include a comment created at t with the given id.
@@ -181,9 +173,9 @@ type Run struct {
 	State         string `json:"state"`
 	// RunID is GitHub's workflow run id once known (from the dispatch answer,
 	// a run lookup, or the run's own claim).
-	RunID int64 `json:"run_id,omitempty"`
+	RunID int64 `json:"run_id,omitzero"`
 	// Claimed is set when the run's claim step accepted it.
-	Claimed bool `json:"claimed,omitempty"`
+	Claimed bool `json:"claimed,omitzero"`
 	// IntentAt is the engine clock when the intent was recorded;
 	// DispatchedAt when GitHub accepted it.
 	IntentAt     time.Time `json:"intent_at"`
@@ -198,7 +190,7 @@ type Run struct {
 	// Attempt counts dispatches of this resume, the first included.
 	Attempt int `json:"attempt"`
 	// DispatchErrors counts failed dispatch calls; they never burn attempts.
-	DispatchErrors int `json:"dispatch_errors,omitempty"`
+	DispatchErrors int `json:"dispatch_errors,omitzero"`
 	// LastError is the last dispatch or run failure, for people.
 	LastError string `json:"last_error,omitempty"`
 	// EyesOn is the subject (comment or discussion node id) that carries the
@@ -333,5 +325,43 @@ func SortSummaries(s []Summary) {
 	})
 }
 
-// Clone returns a deep copy of the record, Rev included.
-func (r *Record) Clone() *Record { return canonical(r) }
+// Clone returns a deep copy of the record, Rev included. Triggers are
+// shared: a trigger is never changed once parsed.
+func (r *Record) Clone() *Record {
+	c := *r
+	c.Seen, c.Commands = r.Seen.clone(), r.Commands.clone()
+	if a := r.Active; a != nil {
+		ca := *a
+		ca.Since, ca.Until, ca.Resume = a.Since.clone(), a.Until.clone(), clonePtr(a.Resume)
+		c.Active = &ca
+	}
+	if r.OpenRFCs != nil {
+		c.OpenRFCs = make(map[string]*RFC, len(r.OpenRFCs))
+		for id, o := range r.OpenRFCs {
+			if o != nil {
+				co := *o
+				co.RepliesAfter, co.Since = o.RepliesAfter.clone(), o.Since.clone()
+				co.DueAt, co.CancelAt = clonePtr(o.DueAt), clonePtr(o.CancelAt)
+				co.ReplyIDs, co.ThreadRoots = slices.Clone(o.ReplyIDs), slices.Clone(o.ThreadRoots)
+				o = &co
+			}
+			c.OpenRFCs[id] = o
+		}
+	}
+	c.Queued, c.Escalated = clonePtr(r.Queued), clonePtr(r.Escalated)
+	c.Dispatches, c.Applied = slices.Clone(r.Dispatches), slices.Clone(r.Applied)
+	return &c
+}
+
+func (c Cursor) clone() Cursor {
+	c.IDs = slices.Clone(c.IDs)
+	return c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

@@ -14,15 +14,14 @@ import (
 
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/state"
-
-	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state/storetest"
 )
 
 // dueRecord is a pending record whose only open recess is due at due.
 func dueRecord(n int, due time.Time) *state.Record {
 	rec := state.New(n)
 	rec.OpenRFCs = map[string]*state.RFC{"c-" + fmt.Sprint(n): {
-		Trigger:     wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"P1D"}`),
+		Trigger:     storetest.MustTrigger(`{"kind":"elapsed","elapsed":"P1D"}`),
 		OpenedAt:    due.Add(-24 * time.Hour),
 		DueAt:       &due,
 		RecessCount: 1,

@@ -17,6 +17,7 @@ import (
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
+	"github.com/recess-action/recess/state/storetest"
 )
 
 // stores are the state stores every budget holds for.
@@ -146,17 +147,17 @@ func seed(tb testing.TB, w *World, o seedOpts) []int {
 		rec := state.New(d.Number)
 		rec.DiscussionID = d.ID
 		rec.Seen, rec.Commands = start, start
-		rfc := &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":2}`), OpenedAt: now,
+		rfc := &state.RFC{Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":2}`), OpenedAt: now,
 			RepliesAfter: start, Since: start, RecessCount: 1, Summary: "waiting for the storage owners"}
 		if every > 0 && i%every == 0 && len(due) < o.due {
-			rfc.Trigger = wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"PT1H"}`)
+			rfc.Trigger = storetest.MustTrigger(`{"kind":"elapsed","elapsed":"PT1H"}`)
 			rfc.OpenedAt = now.Add(-2*time.Hour + time.Duration(len(due))*time.Second)
 			dueAt := rfc.OpenedAt.Add(time.Hour)
 			rfc.DueAt = &dueAt
 			due = append(due, d.Number)
 		}
 		if o.realWorld && rfc.Trigger.Kind == wait.KindMissingInput {
-			rfc.Trigger = wait.MustParseTrigger(`{"kind":"missing_input","replies":2,"from":["carol"]}`)
+			rfc.Trigger = storetest.MustTrigger(`{"kind":"missing_input","replies":2,"from":["carol"]}`)
 		}
 		if o.realWorld {
 			if _, err := w.GH.Comment(d.ID, Bot, "👋 Welcome! (another workflow, same token)"); err != nil {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
+	"github.com/recess-action/recess/state/storetest"
 )
 
 // plantedRecess is a well-formed copy of an open recess ("c-planted", fired
@@ -17,7 +17,7 @@ func plantedRecess(t *testing.T, n int) string {
 	t.Helper()
 	rec := state.New(n)
 	rec.OpenRFCs = map[string]*state.RFC{"c-planted": {
-		Trigger:     wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`),
+		Trigger:     storetest.MustTrigger(`{"kind":"missing_input","replies":1}`),
 		OpenedAt:    time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC),
 		RecessCount: 1,
 	}}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
+	"github.com/recess-action/recess/state/storetest"
 )
 
 // Beyond the 1,000 results a search reaches, no waiting discussion is left
@@ -35,7 +35,7 @@ func TestSearchCap_nobody_starved(t *testing.T) {
 		rec.Seen, rec.Commands = start, start
 		opened := w.Now().Add(-2 * time.Hour)
 		due := opened.Add(time.Hour)
-		rec.OpenRFCs = map[string]*state.RFC{"c-old": {Trigger: wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"PT1H"}`),
+		rec.OpenRFCs = map[string]*state.RFC{"c-old": {Trigger: storetest.MustTrigger(`{"kind":"elapsed","elapsed":"PT1H"}`),
 			OpenedAt: opened, RepliesAfter: start, Since: start, RecessCount: 1, DueAt: &due}}
 		rec.Checked, rec.UpdatedAt, rec.Status = w.Now(), w.Now(), "⏸️ Waiting."
 		body, err := state.EncodeComment(rec.Status, rec)

@@ -2,7 +2,9 @@ package wait
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,32 +69,29 @@ func quote(s string) string {
 const (
 	maxDurationDigits = 9
 	maxYears          = 10000
-	maxMonths         = 12 * maxYears
-	maxWeeks          = 53 * maxYears
-	maxDays           = 366 * maxYears
 )
 
-// Component ranks in the order ISO 8601 requires: date part, then time part.
-const (
-	rankYear = iota
-	rankMonth
-	rankWeek
-	rankDay
-	rankHour
-	rankMinute
-	rankSecond
-	rankCount
-)
+type unit struct {
+	d      byte
+	inTime bool
+	nanos  int64
+	max    int64
+	name   string
+}
 
-// unitNanos is the exact length of a unit whose fraction goes to Clock; zero
-// for years and months, whose length depends on the calendar. Every value is
-// a multiple of 10^9, so a fraction of at most 9 digits converts exactly.
-var unitNanos = [rankCount]int64{
-	rankWeek:   int64(7 * 24 * time.Hour),
-	rankDay:    int64(24 * time.Hour),
-	rankHour:   int64(time.Hour),
-	rankMinute: int64(time.Minute),
-	rankSecond: int64(time.Second),
+// units are the designators in the order ISO 8601 requires them, the date
+// part's and then the time part's. nanos is the exact length of a unit
+// whose fraction goes to Clock (a multiple of 10^9, so a fraction of at
+// most 9 digits converts exactly); zero for years and months, whose length
+// depends on the calendar. max bounds a date component.
+var units = [...]unit{
+	{'Y', false, 0, maxYears, "year"},
+	{'M', false, 0, 12 * maxYears, "month"},
+	{'W', false, int64(7 * 24 * time.Hour), 53 * maxYears, "week"},
+	{'D', false, int64(24 * time.Hour), 366 * maxYears, "day"},
+	{'H', true, int64(time.Hour), 0, ""},
+	{'M', true, int64(time.Minute), 0, ""},
+	{'S', true, int64(time.Second), 0, ""},
 }
 
 // ParseDuration parses an ISO-8601 duration (P[nY][nM][nW][nD][T[nH][nM][nS]]).
@@ -104,26 +103,23 @@ func ParseDuration(s string) (Duration, error) {
 	fail := func(reason string) (Duration, error) {
 		return Duration{}, &FieldError{Field: "duration " + quote(s), Reason: reason}
 	}
-	if s == "" {
+	switch {
+	case s == "":
 		return fail("empty")
-	}
-	switch s[0] {
-	case '-':
+	case s[0] == '-':
 		return fail("negative durations are not allowed")
-	case '+':
+	case s[0] == '+':
 		return fail("a sign is not allowed")
-	case 'P':
-	case 'p':
+	case s[0] == 'p':
 		return fail("designators are upper case (P, not p)")
-	default:
+	case s[0] != 'P':
 		return fail("must start with P")
 	}
 
 	var (
-		whole      [rankCount]int64
-		fracNum    [rankCount]int64
-		fracDigits [rankCount]int
-		seen       bool
+		whole      [len(units)]int64
+		fracNum    int64
+		fracDigits int
 		inTime     bool
 		last       = -1
 		fraction   = -1 // rank of the component carrying a fraction
@@ -135,31 +131,27 @@ func ParseDuration(s string) (Duration, error) {
 				return fail("T appears twice")
 			}
 			inTime = true
-			i++
-			if i == len(s) {
+			if i++; i == len(s) {
 				return fail("T must be followed by a time component (H, M or S)")
 			}
 			continue
 		}
 		start := i
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-		if i == start {
-			switch {
-			case c == '-':
-				return fail("negative values are not allowed")
-			case c == '+':
-				return fail("a sign is not allowed")
-			case c == '.' || c == ',':
-				return fail("a fraction needs a whole part (0.5, not .5)")
-			case isDesignator(c):
-				return fail("designator " + string(c) + " has no number before it")
-			case isDesignator(c - 'a' + 'A'):
-				return fail("designators are upper case")
-			default:
-				return fail("unexpected " + quote(string(rune(c))) + " at offset " + strconv.Itoa(i))
-			}
+		i = skipDigits(s, i)
+		switch {
+		case i > start:
+		case c == '-':
+			return fail("negative values are not allowed")
+		case c == '+':
+			return fail("a sign is not allowed")
+		case c == '.' || c == ',':
+			return fail("a fraction needs a whole part (0.5, not .5)")
+		case strings.IndexByte("YMWDHS", c) >= 0:
+			return fail("designator " + string(c) + " has no number before it")
+		case strings.IndexByte("ymwdhs", c) >= 0:
+			return fail("designators are upper case")
+		default:
+			return fail("unexpected " + quote(string(rune(c))) + " at offset " + strconv.Itoa(i))
 		}
 		if i-start > maxDurationDigits {
 			return fail("a number has more than 9 digits")
@@ -168,16 +160,11 @@ func ParseDuration(s string) (Duration, error) {
 		var fn int64
 		fd := 0
 		if i < len(s) && (s[i] == '.' || s[i] == ',') {
-			i++
-			fstart := i
-			for i < len(s) && isDigit(s[i]) {
-				i++
-			}
-			fd = i - fstart
-			if fd == 0 {
+			fstart := i + 1
+			i = skipDigits(s, fstart)
+			if fd = i - fstart; fd == 0 {
 				return fail("a decimal separator must be followed by digits")
-			}
-			if fd > maxDurationDigits {
+			} else if fd > maxDurationDigits {
 				return fail("a fraction has more than 9 digits")
 			}
 			fn, _ = strconv.ParseInt(s[fstart:i], 10, 64)
@@ -187,138 +174,80 @@ func ParseDuration(s string) (Duration, error) {
 		}
 		d := s[i]
 		i++
-		rank, reason := designatorRank(d, inTime)
-		if reason != "" {
-			return fail(reason)
+		rank := slices.IndexFunc(units[:], func(u unit) bool { return u.d == d && u.inTime == inTime })
+		switch {
+		case rank >= 0:
+		case inTime && strings.IndexByte("YWD", d) >= 0:
+			return fail("designator " + string(d) + " belongs before T")
+		case !inTime && strings.IndexByte("HS", d) >= 0:
+			return fail("designator " + string(d) + " belongs after T (PT1" + string(d) + ")")
+		case strings.IndexByte("ymwdhs", d) >= 0:
+			return fail("designators are upper case")
+		default:
+			return fail("unknown designator " + quote(string(rune(d))))
 		}
-		if rank == last {
+		switch {
+		case rank == last:
 			return fail("designator " + string(d) + " is repeated")
-		}
-		if rank < last {
-			if inTime {
-				return fail("time designators out of order (H, M, S)")
-			}
+		case rank < last && inTime:
+			return fail("time designators out of order (H, M, S)")
+		case rank < last:
 			return fail("date designators out of order (Y, M, W, D)")
-		}
-		if fraction >= 0 {
+		case fraction >= 0:
 			return fail("only the smallest unit present may have a fraction")
+		case fd > 0 && units[rank].nanos == 0:
+			return fail("a fraction of a " + units[rank].name + " has no fixed length")
+		case fd > 0:
+			fraction, fracNum, fracDigits = rank, fn, fd
 		}
-		if fd > 0 {
-			switch rank {
-			case rankYear:
-				return fail("a fraction of a year has no fixed length")
-			case rankMonth:
-				return fail("a fraction of a month has no fixed length")
-			}
-			fraction = rank
-		}
-		whole[rank], fracNum[rank], fracDigits[rank] = n, fn, fd
-		last = rank
-		seen = true
+		whole[rank], last = n, rank
 	}
-	if !seen {
+	if last < 0 {
 		return fail("no date or time components")
 	}
-
-	out := Duration{text: s}
-	switch {
-	case whole[rankYear] > maxYears:
-		return fail("years must be at most " + strconv.Itoa(maxYears))
-	case whole[rankMonth] > maxMonths:
-		return fail("months must be at most " + strconv.Itoa(maxMonths))
-	case whole[rankWeek] > maxWeeks:
-		return fail("weeks must be at most " + strconv.Itoa(maxWeeks))
-	case whole[rankDay] > maxDays:
-		return fail("days must be at most " + strconv.Itoa(maxDays))
+	for r, u := range units[:4] {
+		if whole[r] > u.max {
+			return fail(u.name + "s must be at most " + strconv.FormatInt(u.max, 10))
+		}
 	}
-	out.Years, out.Months = int(whole[rankYear]), int(whole[rankMonth])
-	out.Weeks, out.Days = int(whole[rankWeek]), int(whole[rankDay])
 
-	var clock int64
-	ok := true
-	for r := rankHour; r <= rankSecond; r++ {
-		clock, ok = addMul(clock, whole[r], unitNanos[r], ok)
+	clock, ok := int64(0), true
+	for r := 4; r < len(units) && ok; r++ {
+		clock, ok = addMul(clock, whole[r], units[r].nanos)
 	}
-	if fraction >= 0 {
-		// unit/10^k is exact (every unit is a multiple of 10^9) and the
-		// product stays below the unit because the numerator is below 10^k.
-		clock, ok = addMul(clock, fracNum[fraction], unitNanos[fraction]/pow10(fracDigits[fraction]), ok)
+	if fraction >= 0 && ok {
+		// unit/10^k is exact and the product stays below the unit because
+		// the numerator is below 10^k.
+		clock, ok = addMul(clock, fracNum, units[fraction].nanos/int64(math.Pow10(fracDigits)))
 	}
 	if !ok {
 		return fail("the time part is too long (at most about 292 years)")
 	}
-	out.Clock = time.Duration(clock)
-	if out.Years == 0 && out.Months == 0 && out.Weeks == 0 && out.Days == 0 && out.Clock == 0 {
+	out := Duration{Years: int(whole[0]), Months: int(whole[1]), Weeks: int(whole[2]), Days: int(whole[3]), Clock: time.Duration(clock), text: s}
+	if out.IsZero() {
 		return fail("a zero duration is not allowed")
 	}
 	return out, nil
 }
 
-// designatorRank maps a designator to its rank in the part it appears in.
-func designatorRank(d byte, inTime bool) (int, string) {
-	if inTime {
-		switch d {
-		case 'H':
-			return rankHour, ""
-		case 'M':
-			return rankMinute, ""
-		case 'S':
-			return rankSecond, ""
-		case 'Y', 'W', 'D':
-			return 0, "designator " + string(d) + " belongs before T"
-		}
-	} else {
-		switch d {
-		case 'Y':
-			return rankYear, ""
-		case 'M':
-			return rankMonth, ""
-		case 'W':
-			return rankWeek, ""
-		case 'D':
-			return rankDay, ""
-		case 'H', 'S':
-			return 0, "designator " + string(d) + " belongs after T (PT1" + string(d) + ")"
-		}
-	}
-	if isDesignator(d - 'a' + 'A') {
-		return 0, "designators are upper case"
-	}
-	return 0, "unknown designator " + quote(string(rune(d)))
-}
-
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-func isDesignator(c byte) bool {
-	switch c {
-	case 'Y', 'M', 'W', 'D', 'H', 'S':
-		return true
+// skipDigits returns the offset of the first byte at or after i that is not
+// a digit.
+func skipDigits(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
 	}
-	return false
+	return i
 }
 
-func pow10(n int) int64 {
-	p := int64(1)
-	for range n {
-		p *= 10
-	}
-	return p
-}
-
-// addMul returns acc + a*b for non-negative operands, and false once any
-// step would overflow int64.
-func addMul(acc, a, b int64, ok bool) (int64, bool) {
-	if !ok {
+// addMul returns acc + a*b for non-negative operands, and false when that
+// would overflow int64.
+func addMul(acc, a, b int64) (int64, bool) {
+	if a != 0 && b > (math.MaxInt64-acc)/a {
 		return 0, false
 	}
-	if a != 0 && b > math.MaxInt64/a {
-		return 0, false
-	}
-	p := a * b
-	if acc > math.MaxInt64-p {
-		return 0, false
-	}
-	return acc + p, true
+	return acc + a*b, true
 }
 
 // AddTo returns t moved forward by d, in UTC: years and months first with
@@ -329,33 +258,15 @@ func (d Duration) AddTo(t time.Time) time.Time {
 	t = t.UTC()
 	if months := d.Years*12 + d.Months; months != 0 {
 		y, m, day := t.Date()
-		total := int(m) - 1 + months
-		year := y + floorDiv(total, 12)
-		month := time.Month(total - floorDiv(total, 12)*12 + 1)
-		if last := daysIn(year, month); day > last {
-			day = last
-		}
+		// Day 0 of the month after the target is the target's last day.
+		last := time.Date(y, m+time.Month(months)+1, 0, 0, 0, 0, 0, time.UTC)
 		hh, mm, ss := t.Clock()
-		t = time.Date(year, month, day, hh, mm, ss, t.Nanosecond(), time.UTC)
+		t = time.Date(last.Year(), last.Month(), min(day, last.Day()), hh, mm, ss, t.Nanosecond(), time.UTC)
 	}
 	if days := d.Weeks*7 + d.Days; days != 0 {
 		t = t.AddDate(0, 0, days)
 	}
 	return t.Add(d.Clock)
-}
-
-func floorDiv(a, b int) int {
-	q := a / b
-	if (a%b != 0) && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
-}
-
-// daysIn returns the number of days in the month: day 0 of the next month
-// is the last day of this one.
-func daysIn(year int, m time.Month) int {
-	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
 // IsZero reports whether d is the zero Duration (no components), as in an
@@ -377,37 +288,23 @@ func (d Duration) String() string {
 
 func (d Duration) canonical() string {
 	b := []byte{'P'}
-	part := func(n int, c byte) {
+	part := func(n int64, c byte) {
 		if n != 0 {
-			b = strconv.AppendInt(b, int64(n), 10)
+			b = strconv.AppendInt(b, n, 10)
 			b = append(b, c)
 		}
 	}
-	part(d.Years, 'Y')
-	part(d.Months, 'M')
-	part(d.Weeks, 'W')
-	part(d.Days, 'D')
-	if d.Clock != 0 {
+	part(int64(d.Years), 'Y')
+	part(int64(d.Months), 'M')
+	part(int64(d.Weeks), 'W')
+	part(int64(d.Days), 'D')
+	if c := d.Clock; c != 0 {
 		b = append(b, 'T')
-		c := d.Clock
-		h := c / time.Hour
-		c -= h * time.Hour
-		m := c / time.Minute
-		c -= m * time.Minute
-		part(int(h), 'H')
-		part(int(m), 'M')
-		if c != 0 {
-			sec := c / time.Second
-			b = strconv.AppendInt(b, int64(sec), 10)
-			if ns := c - sec*time.Second; ns != 0 {
-				frac := strconv.AppendInt(nil, int64(ns)+1e9, 10)[1:] // zero-padded to 9 digits
-				for len(frac) > 0 && frac[len(frac)-1] == '0' {
-					frac = frac[:len(frac)-1]
-				}
-				b = append(b, '.')
-				b = append(b, frac...)
-			}
-			b = append(b, 'S')
+		part(int64(c/time.Hour), 'H')
+		part(int64(c%time.Hour/time.Minute), 'M')
+		if c %= time.Minute; c != 0 {
+			sec := strings.TrimRight(fmt.Sprintf("%d.%09d", c/time.Second, c%time.Second), "0")
+			b = append(append(b, strings.TrimSuffix(sec, ".")...), 'S')
 		}
 	}
 	return string(b)

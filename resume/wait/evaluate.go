@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -31,24 +30,15 @@ import (
 // cancelled node. An expiry with on_expire cancel clears a due moment at or
 // after it, since time alone would cancel the node first.
 func Evaluate(t *Trigger, o Observed, now time.Time) Evaluation {
-	e := evaluator{
-		opened: o.OpenedAt, replies: o.Replies, signals: o.Signals,
-		roots: o.ThreadRoots, extensions: o.Extensions, now: now,
-	}
-	bp := reasonBufs.Get().(*[]byte)
-	buf, r := e.node((*bp)[:0], t)
-	ev := Evaluation{Reason: string(buf)}
-	if cap(buf) <= maxPooledReason {
-		*bp = buf[:0]
-		reasonBufs.Put(bp)
-	}
+	r := (&evaluator{Observed: o, now: now}).node(t)
+	ev := Evaluation{Reason: r.reason}
 	switch r.state {
 	case stateFired:
 		ev.Fired, ev.FiredBy, ev.At = true, r.firedBy, r.at
 	case stateCancelled:
 		ev.Cancelled, ev.At = true, r.at
 	}
-	if r.hasDue {
+	if !r.due.IsZero() {
 		due := r.due
 		ev.DueAt = &due
 	}
@@ -63,81 +53,54 @@ const (
 	stateCancelled
 )
 
-// result is the outcome of one node. Its reason is appended to a buffer
-// threaded through the calls (not kept in evaluator, which would make escape
-// analysis move it to the heap), so a whole evaluation builds one string.
+// result is the outcome of one node.
 type result struct {
 	state   nodeState
 	firedBy string
 	at      time.Time // fire or cancel moment
-	due     time.Time // valid when hasDue
-	hasDue  bool
+	due     time.Time // zero when time alone cannot fire the node
+	reason  string
 }
 
-// evaluator holds what Observed holds, copied rather than pointed to: a
-// pointer to Evaluate's argument would make it escape to the heap on every
-// call, the recursion defeating escape analysis.
 type evaluator struct {
-	opened     time.Time
-	replies    []Reply
-	signals    []Signal
-	roots      []string
-	extensions []Duration
-	now        time.Time
-}
-
-// reasonBufs recycles the buffers reasons are built in: a sweep evaluates
-// thousands of RFCs and the recursion makes any stack buffer escape.
-var reasonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
-
-// maxPooledReason keeps an occasional huge reason's buffer out of the pool.
-const maxPooledReason = 4 << 10
-
-// moment is when a duration counted from the opening ends, extensions
-// included.
-func (e *evaluator) moment(d *Duration) time.Time {
-	return momentOf(*d, e.opened, e.extensions)
+	Observed
+	now time.Time
 }
 
 // known returns t, or the opening moment when t is unknown (zero).
 func (e *evaluator) known(t time.Time) time.Time {
 	if t.IsZero() {
-		return e.opened
+		return e.OpenedAt
 	}
 	return t
 }
 
-func appendTime(buf []byte, t time.Time) []byte {
-	return t.UTC().AppendFormat(buf, time.RFC3339)
-}
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-func (e *evaluator) node(buf []byte, t *Trigger) ([]byte, result) {
+func (e *evaluator) node(t *Trigger) result {
 	if t == nil {
-		buf = append(buf, "no trigger"...)
-		return buf, result{}
+		return result{reason: "no trigger"}
 	}
-	start := len(buf)
 	var r result
 	switch t.Kind {
 	case KindMissingInput:
-		buf, r = e.missingInput(buf, t)
+		r = e.missingInput(t)
 	case KindElapsed:
-		buf, r = e.elapsed(buf, t)
+		r = e.elapsed(t)
 	case KindEscalationNeeded:
-		buf, r = e.escalation(buf, t)
+		r = e.escalation(t)
 	case KindAny, KindAll:
-		buf, r = e.composite(buf, t)
+		r = e.composite(t)
 	default:
-		buf = append(buf, "unknown kind "...)
-		buf = strconv.AppendQuote(buf, t.Kind)
+		r = result{reason: "unknown kind " + strconv.Quote(t.Kind)}
 	}
 	if t.Expires != nil {
-		buf, r = e.expiry(buf, t, r, start)
+		r = e.expiry(t, r)
 	}
 	if r.state == stateCancelled {
-		r.due, r.hasDue = time.Time{}, false
+		r.due = time.Time{}
 	}
-	return buf, r
+	return r
 }
 
 // withExpiry folds a node's expiry moment into its due moment: a resume
@@ -146,109 +109,81 @@ func (e *evaluator) node(buf []byte, t *Trigger) ([]byte, result) {
 func withExpiry(r result, exp time.Time, cancel bool) result {
 	switch {
 	case cancel:
-		if r.hasDue && !r.due.Before(exp) {
-			r.due, r.hasDue = time.Time{}, false
+		if !r.due.IsZero() && !r.due.Before(exp) {
+			r.due = time.Time{}
 		}
-	case !r.hasDue || exp.Before(r.due):
-		r.due, r.hasDue = exp, true
+	case r.due.IsZero() || exp.Before(r.due):
+		r.due = exp
 	}
 	return r
 }
 
-// expiry applies a node's expires to the outcome of its body, whose reason
-// starts at buf[start].
-func (e *evaluator) expiry(buf []byte, t *Trigger, r result, start int) ([]byte, result) {
-	exp := e.moment(t.Expires)
+// expiry applies a node's expires to the outcome of its body.
+func (e *evaluator) expiry(t *Trigger, r result) result {
+	exp := Moment(*t.Expires, e.Observed)
 	cancel := t.OnExpire == OnExpireCancel
 	switch {
 	case r.state != statePending && r.at.Before(exp):
 		// Decided before the expiry, whenever it is looked at.
-		return buf, withExpiry(r, exp, cancel)
+		return withExpiry(r, exp, cancel)
 	case !e.now.Before(exp):
-		buf = append(buf[:start], "expired at "...)
-		buf = appendTime(buf, exp)
+		reason := "expired at " + stamp(exp)
 		if cancel {
-			buf = append(buf, ", cancelled"...)
-			return buf, result{state: stateCancelled, at: exp}
+			return result{state: stateCancelled, at: exp, reason: reason + ", cancelled"}
 		}
-		return buf, withExpiry(result{state: stateFired, firedBy: FiredByExpired, at: exp, due: r.due, hasDue: r.hasDue}, exp, false)
+		return withExpiry(result{state: stateFired, firedBy: FiredByExpired, at: exp, due: r.due, reason: reason}, exp, false)
 	case r.state != statePending:
 		// Fired at or after the expiry moment by GitHub's clock, but the
 		// expiry has not come by ours: the fire stands.
-		return buf, withExpiry(r, exp, cancel)
+		return withExpiry(r, exp, cancel)
 	}
-	buf = append(buf, "; expires "...)
-	buf = appendTime(buf, exp)
+	r.reason += "; expires " + stamp(exp)
 	if cancel {
-		buf = append(buf, ", then cancelled"...)
+		r.reason += ", then cancelled"
 	}
-	return buf, withExpiry(r, exp, cancel)
+	return withExpiry(r, exp, cancel)
 }
 
-func (e *evaluator) missingInput(buf []byte, t *Trigger) ([]byte, result) {
+func (e *evaluator) missingInput(t *Trigger) result {
 	want := max(t.Replies, 1)
-	count := 0
-	sorted := true
-	var at, prev time.Time
-	for i := range e.replies {
-		rp := &e.replies[i]
-		if !e.counts(t, rp) {
-			continue
-		}
-		ts := e.known(rp.CreatedAt)
-		if count > 0 && ts.Before(prev) {
-			sorted = false
-		}
-		prev = ts
-		count++
-		if count == want {
-			at = ts
-		}
-	}
-	if count >= want && !sorted {
-		at = e.nthReply(t, want)
-	}
-	buf = strconv.AppendInt(buf, int64(min(count, want)), 10)
-	buf = append(buf, " of "...)
-	buf = strconv.AppendInt(buf, int64(want), 10)
+	times := counted(t, e.Observed)
+	noun := " replies"
 	if want == 1 {
-		buf = append(buf, " reply"...)
-	} else {
-		buf = append(buf, " replies"...)
+		noun = " reply"
 	}
+	r := result{reason: strconv.Itoa(min(len(times), want)) + " of " + strconv.Itoa(want) + noun}
 	if len(t.From) > 0 {
-		buf = append(buf, " from "...)
-		for i, f := range t.From {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = append(buf, f...)
+		r.reason += " from " + strings.Join(t.From, ", ")
+	}
+	if t.Scope == ScopeThread {
+		r.reason += " in thread"
+	}
+	if len(times) >= want {
+		// The engine gives replies oldest first; sorting keeps the answer
+		// right when a caller does not.
+		slices.SortFunc(times, time.Time.Compare)
+		r.state, r.firedBy, r.at = stateFired, KindMissingInput, times[want-1]
+	}
+	return r
+}
+
+// counted returns the moments of the replies a missing_input trigger
+// accepts (a reply without a known moment counts as arrived at the
+// opening): the one rule, which the status text counts with too
+// (CountReplies), so it never says otherwise.
+func counted(t *Trigger, o Observed) []time.Time {
+	var times []time.Time
+	for _, rp := range o.Replies {
+		switch {
+		case len(t.From) > 0 && !slices.ContainsFunc(t.From, func(f string) bool { return SameLogin(f, rp.Author) }):
+		case t.Scope == ScopeThread && (rp.ParentID == "" || !slices.Contains(o.ThreadRoots, rp.ParentID)):
+		case rp.CreatedAt.IsZero():
+			times = append(times, o.OpenedAt)
+		default:
+			times = append(times, rp.CreatedAt)
 		}
 	}
-	if t.Scope == ScopeThread {
-		buf = append(buf, " in thread"...)
-	}
-	if count >= want {
-		return buf, result{state: stateFired, firedBy: KindMissingInput, at: at}
-	}
-	return buf, result{}
-}
-
-// counts reports whether a reply passes the trigger's from and scope.
-func (e *evaluator) counts(t *Trigger, rp *Reply) bool {
-	return replyCounts(t, e.roots, rp)
-}
-
-// replyCounts is the one rule for whether a missing_input trigger accepts a
-// reply; the status text counts with it too, so it never says otherwise.
-func replyCounts(t *Trigger, roots []string, rp *Reply) bool {
-	if len(t.From) > 0 && !slices.ContainsFunc(t.From, func(f string) bool { return SameLogin(f, rp.Author) }) {
-		return false
-	}
-	if t.Scope == ScopeThread {
-		return rp.ParentID != "" && slices.Contains(roots, rp.ParentID)
-	}
-	return true
+	return times
 }
 
 // NormLogin folds a GitHub login for comparison: surrounding space, case,
@@ -268,95 +203,56 @@ func SameLogin(a, b string) bool { return NormLogin(a) == NormLogin(b) }
 // "security-review"). It is the one rule for matching signals.
 func SameSignal(a, b string) bool { return strings.EqualFold(a, b) }
 
-// nthReply is the moment the n-th counted reply arrived when the replies
-// are not in time order (the engine gives them oldest first; this keeps the
-// answer right when a caller does not).
-func (e *evaluator) nthReply(t *Trigger, n int) time.Time {
-	var times []time.Time
-	for i := range e.replies {
-		if rp := &e.replies[i]; e.counts(t, rp) {
-			times = append(times, e.known(rp.CreatedAt))
-		}
-	}
-	slices.SortFunc(times, time.Time.Compare)
-	return times[n-1]
-}
-
-func (e *evaluator) elapsed(buf []byte, t *Trigger) ([]byte, result) {
+func (e *evaluator) elapsed(t *Trigger) result {
 	if t.Elapsed == nil {
-		buf = append(buf, "elapsed without a duration"...)
-		return buf, result{}
+		return result{reason: "elapsed without a duration"}
 	}
-	due := e.moment(t.Elapsed)
+	due := Moment(*t.Elapsed, e.Observed)
 	if !e.now.Before(due) {
-		buf = append(buf, "elapsed at "...)
-		buf = appendTime(buf, due)
-		return buf, result{state: stateFired, firedBy: KindElapsed, at: due, due: due, hasDue: true}
+		return result{state: stateFired, firedBy: KindElapsed, at: due, due: due, reason: "elapsed at " + stamp(due)}
 	}
-	buf = append(buf, "elapsed due "...)
-	buf = appendTime(buf, due)
-	return buf, result{due: due, hasDue: true}
+	return result{due: due, reason: "elapsed due " + stamp(due)}
 }
 
-func (e *evaluator) escalation(buf []byte, t *Trigger) ([]byte, result) {
-	found := -1
+func (e *evaluator) escalation(t *Trigger) result {
+	var found *Signal
 	var at time.Time
-	for i := range e.signals {
-		s := &e.signals[i]
+	for i, s := range e.Signals {
 		if !SameSignal(s.Name, t.Signal) && s.Name != AnySignal {
 			continue
 		}
-		if ts := e.known(s.At); found < 0 || ts.Before(at) {
-			found, at = i, ts
+		if ts := e.known(s.At); found == nil || ts.Before(at) {
+			found, at = &e.Signals[i], ts
 		}
 	}
-	if found < 0 {
-		buf = append(buf, "waiting for signal "...)
-		buf = strconv.AppendQuote(buf, t.Signal)
-		return buf, result{}
+	if found == nil {
+		return result{reason: "waiting for signal " + strconv.Quote(t.Signal)}
 	}
-	buf = append(buf, "signal "...)
-	buf = strconv.AppendQuote(buf, e.signals[found].Name)
-	buf = append(buf, " received"...)
-	return buf, result{state: stateFired, firedBy: KindEscalationNeeded, at: at}
+	return result{state: stateFired, firedBy: KindEscalationNeeded, at: at, reason: "signal " + strconv.Quote(found.Name) + " received"}
 }
 
-func (e *evaluator) composite(buf []byte, t *Trigger) ([]byte, result) {
-	start := len(buf)
+func (e *evaluator) composite(t *Trigger) result {
 	if len(t.Of) == 0 {
-		buf = append(buf, t.Kind...)
-		buf = append(buf, " of nothing"...)
-		return buf, result{}
+		return result{reason: t.Kind + " of nothing"}
 	}
-	// Where each child's reason lies in buf, so a fired any can keep only
-	// the reason of the child that decided it.
-	var bounds [2 * (MaxTriggerChildren + 1)]int
-	seg := bounds[:0]
 	var (
-		fired, cancelled int
-		decider          = -1
-		decided          result
-		lastCancel       time.Time
-		firstCancel      time.Time
-		dueAll, dueAllOK = time.Time{}, true
-		dueAllSet        bool
-		dueAny, dueAnyOK = time.Time{}, false
-		isAny            = t.Kind == KindAny
+		reasons                 []string
+		fired, cancelled        int
+		decided                 *result
+		firstCancel, lastCancel time.Time
+		dueAny, dueAll          time.Time
+		dueAllOK                = true
+		isAny                   = t.Kind == KindAny
 	)
-	for i, c := range t.Of {
-		if i > 0 {
-			buf = append(buf, "; "...)
-		}
-		s := len(buf)
-		var r result
-		buf, r = e.node(buf, c)
-		seg = append(seg, s, len(buf))
+	for _, c := range t.Of {
+		r := e.node(c)
+		reasons = append(reasons, r.reason)
 		switch r.state {
 		case stateFired:
 			fired++
 			// any: earliest, first on ties; all: latest, last on ties.
-			if decider < 0 || (isAny && r.at.Before(decided.at)) || (!isAny && !r.at.Before(decided.at)) {
-				decider, decided = i, r
+			if decided == nil || (isAny && r.at.Before(decided.at)) || (!isAny && !r.at.Before(decided.at)) {
+				decided = &r
 			}
 		case stateCancelled:
 			if cancelled == 0 || r.at.Before(firstCancel) {
@@ -368,12 +264,12 @@ func (e *evaluator) composite(buf []byte, t *Trigger) ([]byte, result) {
 			cancelled++
 		}
 		switch {
-		case r.hasDue:
-			if !dueAnyOK || r.due.Before(dueAny) {
-				dueAny, dueAnyOK = r.due, true
+		case !r.due.IsZero():
+			if dueAny.IsZero() || r.due.Before(dueAny) {
+				dueAny = r.due
 			}
 			if r.due.After(dueAll) {
-				dueAll, dueAllSet = r.due, true
+				dueAll = r.due
 			}
 		case r.state != stateFired:
 			// A child that only people can fire, still waiting: time alone
@@ -381,38 +277,36 @@ func (e *evaluator) composite(buf []byte, t *Trigger) ([]byte, result) {
 			dueAllOK = false
 		}
 	}
+	reason := strings.Join(reasons, "; ")
 	n := len(t.Of)
 	if isAny {
 		switch {
 		case fired > 0:
-			s, end := seg[2*decider], seg[2*decider+1]
-			buf = buf[:start+copy(buf[start:], buf[s:end])]
-			return buf, result{state: stateFired, firedBy: decided.firedBy, at: decided.at, due: dueAny, hasDue: dueAnyOK}
+			// A fired any tells only the child that decided it.
+			return result{state: stateFired, firedBy: decided.firedBy, at: decided.at, due: dueAny, reason: decided.reason}
 		case cancelled == n:
-			return buf, result{state: stateCancelled, at: lastCancel}
+			return result{state: stateCancelled, at: lastCancel, reason: reason}
 		}
-		return buf, result{due: dueAny, hasDue: dueAnyOK}
+		return result{due: dueAny, reason: reason}
 	}
-	dueOK := dueAllOK && dueAllSet
+	if !dueAllOK {
+		dueAll = time.Time{}
+	}
 	switch {
 	case cancelled > 0:
-		return buf, result{state: stateCancelled, at: firstCancel}
+		return result{state: stateCancelled, at: firstCancel, reason: reason}
 	case fired == n:
-		return buf, result{state: stateFired, firedBy: decided.firedBy, at: decided.at, due: dueAll, hasDue: dueOK}
+		return result{state: stateFired, firedBy: decided.firedBy, at: decided.at, due: dueAll, reason: reason}
 	}
-	return buf, result{due: dueAll, hasDue: dueOK}
+	return result{due: dueAll, reason: reason}
 }
 
 // Moment is the one rule for a time-based moment of a recess: the moment it
 // opened plus d, then pushed back by every extension in order
 // (/recess extend).
 func Moment(d Duration, o Observed) time.Time {
-	return momentOf(d, o.OpenedAt, o.Extensions)
-}
-
-func momentOf(d Duration, opened time.Time, extensions []Duration) time.Time {
-	t := d.AddTo(opened)
-	for _, x := range extensions {
+	t := d.AddTo(o.OpenedAt)
+	for _, x := range o.Extensions {
 		t = x.AddTo(t)
 	}
 	return t
@@ -420,12 +314,4 @@ func momentOf(d Duration, opened time.Time, extensions []Duration) time.Time {
 
 // CountReplies counts the replies a missing_input trigger accepts, with the
 // same rule Evaluate applies.
-func CountReplies(t *Trigger, o Observed) int {
-	n := 0
-	for i := range o.Replies {
-		if replyCounts(t, o.ThreadRoots, &o.Replies[i]) {
-			n++
-		}
-	}
-	return n
-}
+func CountReplies(t *Trigger, o Observed) int { return len(counted(t, o)) }

@@ -5,7 +5,6 @@ import (
 	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"errors"
-	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -41,11 +40,11 @@ func DecodeJSON(data []byte, root string, v any, lim JSONLimits, opts ...json.Op
 	t := reflect.TypeOf(v)
 	if lim != (JSONLimits{}) {
 		if err := checkShape(data, lim); err != nil {
-			return jsonError(err, data, root, t)
+			return jsonError(err, root, t)
 		}
 	}
 	opts = append([]json.Options{json.RejectUnknownMembers(true)}, opts...)
-	return jsonError(json.Unmarshal(data, v, opts...), data, root, t)
+	return jsonError(json.Unmarshal(data, v, opts...), root, t)
 }
 
 // checkShape reads the document's tokens once, refusing nesting and
@@ -54,13 +53,14 @@ func checkShape(data []byte, lim JSONLimits) error {
 	d := jsontext.NewDecoder(bytes.NewReader(data))
 	for {
 		tok, err := d.ReadToken()
-		if err == io.EOF {
-			return nil
-		}
 		if err != nil {
 			return err
 		}
 		depth := d.StackDepth()
+		if depth == 0 {
+			// The top-level value is whole; json.Unmarshal judges the rest.
+			return nil
+		}
 		switch kind, n := d.StackIndex(depth); {
 		case lim.MaxDepth > 0 && depth > lim.MaxDepth && (tok.Kind() == '{' || tok.Kind() == '['):
 			return &shapeError{d.StackPointer(), "nested too deeply"}
@@ -80,7 +80,7 @@ func (e *shapeError) Error() string { return string(e.at) + ": " + e.reason }
 // jsonError returns a refusal of the JSON reader as the *FieldError naming
 // the value at fault; t is the type decoded into, which tells a map's key
 // from a struct's member in the path.
-func jsonError(err error, data []byte, root string, t reflect.Type) error {
+func jsonError(err error, root string, t reflect.Type) error {
 	var (
 		shape *shapeError
 		syn   *jsontext.SyntacticError
@@ -98,7 +98,7 @@ func jsonError(err error, data []byte, root string, t reflect.Type) error {
 		switch {
 		case errors.Is(syn.Err, jsontext.ErrDuplicateName):
 			return &FieldError{Field: field, Reason: "duplicated key", Err: syn}
-		case strings.Contains(msg, "after top-level value") || trailing(data):
+		case strings.Contains(msg, "after top-level value"):
 			return &FieldError{Field: root, Reason: "trailing data after the object", Err: syn}
 		case strings.Contains(msg, "UTF-8"), strings.Contains(msg, "surrogate"):
 			return &FieldError{Field: field, Reason: "not valid UTF-8", Err: syn}
@@ -127,15 +127,6 @@ func jsonError(err error, data []byte, root string, t reflect.Type) error {
 		return &FieldError{Field: field, Reason: "invalid: " + sem.Error(), Err: sem}
 	}
 	return err
-}
-
-// trailing reports whether data holds one whole JSON value and then more.
-func trailing(data []byte) bool {
-	d := jsontext.NewDecoder(bytes.NewReader(data))
-	if _, err := d.ReadValue(); err != nil {
-		return false
-	}
-	return len(bytes.TrimLeft(data[d.InputOffset():], " \t\r\n")) > 0
 }
 
 func isInt(k reflect.Kind) bool { return reflect.Int <= k && k <= reflect.Uint64 }
@@ -219,15 +210,7 @@ func fieldType(t reflect.Type, name string) reflect.Type {
 }
 
 func isIndex(s string) bool {
-	if s == "" || len(s) > 9 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
-			return false
-		}
-	}
-	return true
+	return s != "" && len(s) <= 9 && strings.Trim(s, "0123456789") == ""
 }
 
 // maxPlainName is the longest member name a path spells bare; a longer
@@ -270,14 +253,7 @@ func IndexPath(path string, i int) string {
 }
 
 func plainName(s string) bool {
-	if s == "" || len(s) > maxPlainName {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return s != "" && len(s) <= maxPlainName && strings.Trim(s, plainChars) == ""
 }
+
+const plainChars = alnum + "_-"

@@ -1,13 +1,13 @@
 package wait
 
 import (
-	"bytes"
 	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -59,19 +59,15 @@ func ParseTrigger(data []byte, lim TriggerLimits) (*Trigger, error) {
 		return nil, &FieldError{Field: root, Reason: "document is larger than " + strconv.Itoa(MaxTriggerBytes>>10) + " KiB"}
 	}
 	var doc triggerDoc
-	if err := DecodeJSON(data, root, &doc, JSONLimits{MaxDepth: maxJSONDepth, MaxMembers: maxJSONMembers}, json.RejectUnknownMembers(false)); err != nil {
+	if err := DecodeJSON(data, root, &doc, JSONLimits{MaxDepth: maxJSONDepth, MaxMembers: maxJSONMembers}); err != nil {
 		return nil, err
 	}
-	p := triggerParser{lim: lim}
-	if !lim.MaxRecess.IsZero() {
-		p.maxAt = lim.MaxRecess.AddTo(lim.At)
-		p.bounded = true
-	}
-	return p.node(&doc, root, 0)
+	return lim.node(&doc, root, 0)
 }
 
 // triggerDoc is one node of a trigger document, each member kept raw to be
-// judged in a fixed order; Unknown collects the members no kind has.
+// judged in a fixed order (the kind first, which says what the others may
+// be); the JSON reader refuses members no kind has.
 type triggerDoc struct {
 	Kind     jsontext.Value `json:"kind"`
 	Replies  jsontext.Value `json:"replies"`
@@ -82,13 +78,6 @@ type triggerDoc struct {
 	Of       jsontext.Value `json:"of"`
 	Expires  jsontext.Value `json:"expires"`
 	OnExpire jsontext.Value `json:"on_expire"`
-	Unknown  jsontext.Value `json:",embed"`
-}
-
-type triggerParser struct {
-	lim     TriggerLimits
-	maxAt   time.Time
-	bounded bool
 }
 
 // triggerFields lists, per kind, the fields it may carry besides the ones
@@ -124,16 +113,6 @@ func elems(v jsontext.Value) ([]jsontext.Value, bool) {
 	return out, true
 }
 
-// firstName returns the name of an object's first member.
-func firstName(obj jsontext.Value) string {
-	d := jsontext.NewDecoder(bytes.NewReader(obj))
-	if _, err := d.ReadToken(); err != nil {
-		return ""
-	}
-	tok, _ := d.ReadToken()
-	return tok.String()
-}
-
 // CheckKind says why kind is not a trigger kind (nil when it is). Kinds
 // compare exactly: "Elapsed" is not one.
 func CheckKind(kind string) error {
@@ -143,7 +122,7 @@ func CheckKind(kind string) error {
 	return nil
 }
 
-func (p *triggerParser) node(v *triggerDoc, path string, depth int) (*Trigger, error) {
+func (lim TriggerLimits) node(v *triggerDoc, path string, depth int) (*Trigger, error) {
 	if !Present(v.Kind) {
 		return nil, &FieldError{Field: path + ".kind", Reason: "missing"}
 	}
@@ -155,15 +134,12 @@ func (p *triggerParser) node(v *triggerDoc, path string, depth int) (*Trigger, e
 		return nil, &FieldError{Field: path + ".kind", Reason: err.Error()}
 	}
 	own := triggerFields[kind]
-	if len(p.lim.AllowedKinds) > 0 && !slices.Contains(p.lim.AllowedKinds, kind) {
+	if len(lim.AllowedKinds) > 0 && !slices.Contains(lim.AllowedKinds, kind) {
 		return nil, &FieldError{Field: path + ".kind", Reason: "kind " + quote(kind) + " is not allowed by policy"}
 	}
 	composite := kind == KindAny || kind == KindAll
 	if composite && depth >= 2 {
 		return nil, &FieldError{Field: path + ".kind", Reason: "composites nest one level at most (" + kind + " inside a composite inside a composite)"}
-	}
-	if len(v.Unknown) > 0 {
-		return nil, &FieldError{Field: MemberPath(path, firstName(v.Unknown)), Reason: "unknown field"}
 	}
 	for _, m := range []struct {
 		name string
@@ -184,16 +160,11 @@ func (p *triggerParser) node(v *triggerDoc, path string, depth int) (*Trigger, e
 		if t.From, err = parseFrom(v.From, path+".from"); err != nil {
 			return nil, err
 		}
-		t.Scope = ScopeDiscussion
-		if Present(v.Scope) {
-			s, _ := StringValue(v.Scope)
-			if s != ScopeDiscussion && s != ScopeThread {
-				return nil, &FieldError{Field: path + ".scope", Reason: `must be "discussion" or "thread"`}
-			}
-			t.Scope = s
+		if t.Scope, err = oneOf(v.Scope, path+".scope", ScopeDiscussion, ScopeThread); err != nil {
+			return nil, err
 		}
 	case KindElapsed:
-		if t.Elapsed, err = p.duration(v.Elapsed, path+".elapsed"); err != nil {
+		if t.Elapsed, err = lim.duration(v.Elapsed, path+".elapsed"); err != nil {
 			return nil, err
 		}
 	case KindEscalationNeeded:
@@ -230,65 +201,59 @@ func (p *triggerParser) node(v *triggerDoc, path string, depth int) (*Trigger, e
 				return nil, &FieldError{Field: elem, Reason: "must be a JSON object"}
 			}
 			var child triggerDoc
-			if err := DecodeJSON(e, elem, &child, JSONLimits{}, json.RejectUnknownMembers(false)); err != nil {
+			if err := DecodeJSON(e, elem, &child, JSONLimits{}); err != nil {
 				return nil, err
 			}
-			if t.Of[i], err = p.node(&child, elem, depth+1); err != nil {
+			if t.Of[i], err = lim.node(&child, elem, depth+1); err != nil {
 				return nil, err
 			}
 		}
 	}
 
 	if Present(v.Expires) {
-		if t.Expires, err = p.duration(v.Expires, path+".expires"); err != nil {
+		if t.Expires, err = lim.duration(v.Expires, path+".expires"); err != nil {
 			return nil, err
 		}
 	}
-	if Present(v.OnExpire) {
-		field := path + ".on_expire"
-		s, _ := StringValue(v.OnExpire)
-		if s != OnExpireResume && s != OnExpireCancel {
-			return nil, &FieldError{Field: field, Reason: `must be "resume" or "cancel"`}
-		}
-		if t.Expires == nil {
-			return nil, &FieldError{Field: field, Reason: "needs expires"}
-		}
-		t.OnExpire = s
-	} else if t.Expires != nil {
-		t.OnExpire = OnExpireResume
+	if t.OnExpire, err = oneOf(v.OnExpire, path+".on_expire", OnExpireResume, OnExpireCancel); err != nil {
+		return nil, err
+	}
+	switch {
+	case t.Expires == nil && Present(v.OnExpire):
+		return nil, &FieldError{Field: path + ".on_expire", Reason: "needs expires"}
+	case t.Expires == nil:
+		t.OnExpire = ""
 	}
 	return t, nil
+}
+
+// oneOf reads an optional string member that must be one of two values,
+// the first being its default.
+func oneOf(v jsontext.Value, field, def, other string) (string, error) {
+	if !Present(v) {
+		return def, nil
+	}
+	if s, _ := StringValue(v); s == def || s == other {
+		return s, nil
+	}
+	return "", &FieldError{Field: field, Reason: `must be "` + def + `" or "` + other + `"`}
 }
 
 func parseReplies(v jsontext.Value, field string) (int, error) {
 	if !Present(v) {
 		return 0, &FieldError{Field: field, Reason: "missing"}
 	}
-	if v.Kind() != '0' {
+	// Out of range is still an integer: its sign says which bound it broke.
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	switch {
+	case v.Kind() != '0' || errors.Is(err, strconv.ErrSyntax):
 		return 0, &FieldError{Field: field, Reason: "must be an integer"}
-	}
-	s := string(v)
-	neg := s[0] == '-'
-	digits := s
-	if neg {
-		digits = s[1:]
-	}
-	for i := 0; i < len(digits); i++ {
-		if !isDigit(digits[i]) {
-			return 0, &FieldError{Field: field, Reason: "must be an integer"}
-		}
-	}
-	if neg {
+	case n < 1:
 		return 0, &FieldError{Field: field, Reason: "must be at least 1"}
-	}
-	n, err := strconv.Atoi(digits)
-	if err != nil || n > MaxTriggerReplies {
+	case n > MaxTriggerReplies:
 		return 0, &FieldError{Field: field, Reason: "must be at most " + strconv.Itoa(MaxTriggerReplies)}
 	}
-	if n < 1 {
-		return 0, &FieldError{Field: field, Reason: "must be at least 1"}
-	}
-	return n, nil
+	return int(n), nil
 }
 
 func parseFrom(v jsontext.Value, field string) ([]string, error) {
@@ -317,7 +282,7 @@ func parseFrom(v jsontext.Value, field string) ([]string, error) {
 }
 
 // duration parses a duration field and checks it against max-recess.
-func (p *triggerParser) duration(v jsontext.Value, field string) (*Duration, error) {
+func (lim TriggerLimits) duration(v jsontext.Value, field string) (*Duration, error) {
 	if !Present(v) {
 		return nil, &FieldError{Field: field, Reason: "missing"}
 	}
@@ -329,8 +294,8 @@ func (p *triggerParser) duration(v jsontext.Value, field string) (*Duration, err
 	if err != nil {
 		return nil, &FieldError{Field: field, Reason: "invalid " + err.Error(), Err: err}
 	}
-	if p.bounded && d.AddTo(p.lim.At).After(p.maxAt) {
-		return nil, &FieldError{Field: field, Reason: d.String() + " is longer than max-recess " + p.lim.MaxRecess.String()}
+	if !lim.MaxRecess.IsZero() && d.AddTo(lim.At).After(lim.MaxRecess.AddTo(lim.At)) {
+		return nil, &FieldError{Field: field, Reason: d.String() + " is longer than max-recess " + lim.MaxRecess.String()}
 	}
 	return &d, nil
 }
@@ -338,41 +303,20 @@ func (p *triggerParser) duration(v jsontext.Value, field string) (*Duration, err
 // ValidLogin reports whether s can be a GitHub login: 1 to 39 letters,
 // digits and single inner hyphens, optionally followed by "[bot]" for an app.
 func ValidLogin(s string) bool {
-	if n := len(s) - len("[bot]"); n > 0 && s[n:] == "[bot]" {
-		s = s[:n]
-	}
-	if len(s) == 0 || len(s) > maxLogin || s[0] == '-' || s[len(s)-1] == '-' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case isDigit(c), 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
-		case c == '-' && s[i-1] != '-':
-		default:
-			return false
-		}
-	}
-	return true
+	s = strings.TrimSuffix(s, "[bot]")
+	return s != "" && len(s) <= maxLogin && s[0] != '-' && s[len(s)-1] != '-' &&
+		!strings.Contains(s, "--") && strings.Trim(s, alnum+"-") == ""
 }
 
 // ValidSignalName reports whether s can name an escalation_needed signal:
 // 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'. AnySignal ("*") is not one: only
 // "/recess resume" delivers it.
 func ValidSignalName(s string) bool {
-	if len(s) == 0 || len(s) > MaxSignalName {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case isDigit(c), 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '.', c == '_', c == '-':
-		default:
-			return false
-		}
-	}
-	return true
+	return s != "" && len(s) <= MaxSignalName && strings.Trim(s, alnum+"._-") == ""
 }
+
+// alnum are the ASCII letters and digits.
+const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 // MarshalJSON writes the trigger in its canonical document form: kind, the
 // kind's own fields, then expires and on_expire; durations as written.
@@ -380,72 +324,25 @@ func ValidSignalName(s string) bool {
 // canonical form of a parsed document is never longer than the document and
 // always fits MaxTriggerBytes again. ParseTrigger reads it back unchanged.
 func (t *Trigger) MarshalJSON() ([]byte, error) {
-	if t == nil {
+	switch {
+	case t == nil:
 		return []byte("null"), nil
+	case CheckKind(t.Kind) != nil:
+		return nil, fmt.Errorf("wait: marshal trigger: unknown kind %s", quote(t.Kind))
+	case t.Kind == KindElapsed && t.Elapsed == nil:
+		return nil, errors.New("wait: marshal trigger: elapsed without a duration")
+	case slices.Contains(t.Of, nil):
+		return nil, errors.New("wait: marshal trigger: nil trigger in of")
 	}
-	var b bytes.Buffer
-	if err := t.appendJSON(&b); err != nil {
-		return nil, err
+	type plain Trigger // the fields without this method
+	c := plain(*t)
+	if c.Scope == ScopeDiscussion {
+		c.Scope = ""
 	}
-	return b.Bytes(), nil
-}
-
-func (t *Trigger) appendJSON(b *bytes.Buffer) error {
-	if t == nil {
-		return errors.New("resume: marshal trigger: nil trigger in of")
+	if c.OnExpire == OnExpireResume || c.Expires == nil {
+		c.OnExpire = ""
 	}
-	b.WriteString(`{"kind":`)
-	b.WriteString(quote(t.Kind))
-	switch t.Kind {
-	case KindMissingInput:
-		b.WriteString(`,"replies":`)
-		b.WriteString(strconv.Itoa(t.Replies))
-		if len(t.From) > 0 {
-			b.WriteString(`,"from":[`)
-			for i, f := range t.From {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(quote(f))
-			}
-			b.WriteByte(']')
-		}
-		if t.Scope == ScopeThread {
-			b.WriteString(`,"scope":"thread"`)
-		}
-	case KindElapsed:
-		if t.Elapsed == nil {
-			return errors.New("resume: marshal trigger: elapsed without a duration")
-		}
-		b.WriteString(`,"elapsed":`)
-		b.WriteString(quote(t.Elapsed.String()))
-	case KindEscalationNeeded:
-		b.WriteString(`,"signal":`)
-		b.WriteString(quote(t.Signal))
-	case KindAny, KindAll:
-		b.WriteString(`,"of":[`)
-		for i, c := range t.Of {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := c.appendJSON(b); err != nil {
-				return err
-			}
-		}
-		b.WriteByte(']')
-	default:
-		return fmt.Errorf("resume: marshal trigger: unknown kind %s", quote(t.Kind))
-	}
-	if t.Expires != nil {
-		b.WriteString(`,"expires":`)
-		b.WriteString(quote(t.Expires.String()))
-		if t.OnExpire != "" && t.OnExpire != OnExpireResume {
-			b.WriteString(`,"on_expire":`)
-			b.WriteString(quote(t.OnExpire))
-		}
-	}
-	b.WriteByte('}')
-	return nil
+	return json.Marshal(&c)
 }
 
 // UnmarshalJSON reads a trigger with ParseTrigger and no policy limits (no
@@ -458,14 +355,4 @@ func (t *Trigger) UnmarshalJSON(data []byte) error {
 	}
 	*t = *p
 	return nil
-}
-
-// MustParseTrigger parses a trigger without policy limits and panics when
-// it is invalid; for triggers written in code (tests, examples).
-func MustParseTrigger(doc string) *Trigger {
-	t, err := ParseTrigger([]byte(doc), TriggerLimits{})
-	if err != nil {
-		panic("wait: MustParseTrigger(" + doc + "): " + err.Error())
-	}
-	return t
 }

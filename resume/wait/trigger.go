@@ -34,26 +34,27 @@ const (
 
 // Trigger is a validated trigger: what an open recess waits for.
 // Decode one with ParseTrigger; the zero value is not valid.
+// The field tags are the document's member names (MarshalJSON).
 type Trigger struct {
-	Kind string
+	Kind string `json:"kind"`
 
 	// missing_input
-	Replies int
-	From    []string // logins whose replies count (case-insensitive); empty: everyone
-	Scope   string   // ScopeDiscussion (default) or ScopeThread
+	Replies int      `json:"replies,omitzero"`
+	From    []string `json:"from,omitempty"`  // logins whose replies count (case-insensitive); empty: everyone
+	Scope   string   `json:"scope,omitempty"` // ScopeDiscussion (default) or ScopeThread
 
 	// elapsed
-	Elapsed *Duration
+	Elapsed *Duration `json:"elapsed,omitempty"`
 
 	// escalation_needed
-	Signal string
+	Signal string `json:"signal,omitempty"`
 
 	// any / all
-	Of []*Trigger
+	Of []*Trigger `json:"of,omitempty"`
 
 	// Expires, when set, bounds the wait; OnExpire says what happens then.
-	Expires  *Duration
-	OnExpire string
+	Expires  *Duration `json:"expires,omitempty"`
+	OnExpire string    `json:"on_expire,omitempty"`
 }
 
 // Observed is what a trigger is evaluated against. The engine builds it from
@@ -111,28 +112,4 @@ type Evaluation struct {
 	// DueAt is the earliest moment at which the passing of time alone can
 	// fire the trigger; nil when no time component can.
 	DueAt *time.Time
-}
-
-// Clone returns a deep copy of the trigger (nil for nil).
-func (t *Trigger) Clone() *Trigger {
-	if t == nil {
-		return nil
-	}
-	c := *t
-	c.From = append([]string(nil), t.From...)
-	if t.Elapsed != nil {
-		d := *t.Elapsed
-		c.Elapsed = &d
-	}
-	if t.Expires != nil {
-		d := *t.Expires
-		c.Expires = &d
-	}
-	if t.Of != nil {
-		c.Of = make([]*Trigger, len(t.Of))
-		for i, x := range t.Of {
-			c.Of[i] = x.Clone()
-		}
-	}
-	return &c
 }

@@ -129,7 +129,7 @@ func rich(n int) *state.Record {
 			DispatchedAt:   base.Add(time.Minute + 2*time.Second),
 			Since:          state.Cursor{At: base.Add(-time.Hour), IDs: []string{"DC_a"}},
 			Until:          state.Cursor{At: base},
-			Resume:         &state.Resume{CorrelationID: "c-original", FiredBy: "missing_input", FiredAt: base, Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":2}`), RecessCount: 2},
+			Resume:         &state.Resume{CorrelationID: "c-original", FiredBy: "missing_input", FiredAt: base, Trigger: MustTrigger(`{"kind":"missing_input","replies":2}`), RecessCount: 2},
 			Attempt:        1,
 			DispatchErrors: 3,
 			LastError:      "502 Bad Gateway --> <!-- \x00 \"quoted\" \u2028 ünïcödé",
@@ -137,7 +137,7 @@ func rich(n int) *state.Record {
 		},
 		OpenRFCs: map[string]*state.RFC{
 			"c-1": {
-				Trigger:      wait.MustParseTrigger(`{"kind":"any","of":[{"kind":"missing_input","replies":2},{"kind":"elapsed","elapsed":"P2D"}],"expires":"P7D","on_expire":"cancel"}`),
+				Trigger:      MustTrigger(`{"kind":"any","of":[{"kind":"missing_input","replies":2},{"kind":"elapsed","elapsed":"P2D"}],"expires":"P7D","on_expire":"cancel"}`),
 				OpenedAt:     base,
 				RepliesAfter: state.Cursor{At: base, IDs: []string{"DC_r1"}},
 				Since:        state.Cursor{At: base.Add(-time.Hour)},
@@ -148,7 +148,7 @@ func rich(n int) *state.Record {
 				Summary:      "waiting for the storage owners <!-- recess:state v1 --> -->",
 			},
 			"c-2 \"odd\" -->": {
-				Trigger:     wait.MustParseTrigger(`{"kind":"escalation_needed","signal":"security-review"}`),
+				Trigger:     MustTrigger(`{"kind":"escalation_needed","signal":"security-review"}`),
 				OpenedAt:    base.Add(time.Second),
 				RecessCount: 3,
 			},
@@ -488,6 +488,16 @@ func ids(kind string, from, n int) []string {
 	return out
 }
 
+// MustTrigger parses a trigger document written in a test and panics when
+// it is not a valid trigger.
+func MustTrigger(doc string) *wait.Trigger {
+	t, err := wait.ParseTrigger([]byte(doc), wait.TriggerLimits{})
+	if err != nil {
+		panic("storetest.MustTrigger(" + doc + "): " + err.Error())
+	}
+	return t
+}
+
 // triggerOf returns a trigger document of exactly size bytes.
 // TriggerOf returns a valid trigger whose canonical JSON is size bytes, or
 // as close below it as ParseTrigger's limits allow (for bounds tests).
@@ -545,7 +555,7 @@ func atBounds(n int) *state.Record {
 		UpdatedAt: base,
 	}
 	for i := range state.MaxOpenRFCs {
-		trigger := wait.MustParseTrigger(`{"kind":"missing_input","replies":2}`)
+		trigger := MustTrigger(`{"kind":"missing_input","replies":2}`)
 		if i == 0 {
 			trigger = TriggerOf(state.MaxTriggerBytes)
 		}
@@ -611,7 +621,7 @@ func testOverBounds(t *testing.T, h Harness) {
 		return rec
 	}
 	rfc := func() *state.RFC {
-		return &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"missing_input","replies":1}`), OpenedAt: base}
+		return &state.RFC{Trigger: MustTrigger(`{"kind":"missing_input","replies":1}`), OpenedAt: base}
 	}
 	tests := []struct {
 		name string
@@ -719,7 +729,7 @@ func pendingCases() []pendingCase {
 		rec.UpdatedAt = base
 		rec.Checked = base.Add(-time.Duration(n) * time.Minute)
 		rec.OpenRFCs = map[string]*state.RFC{"c-" + strconv.Itoa(n): {
-			Trigger: wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"PT1H"}`), OpenedAt: base, DueAt: due,
+			Trigger: MustTrigger(`{"kind":"elapsed","elapsed":"PT1H"}`), OpenedAt: base, DueAt: due,
 		}}
 		return rec
 	}
@@ -740,7 +750,7 @@ func pendingCases() []pendingCase {
 	closed := plain(59)
 	closed.Closed = "discussion locked"
 	twoRFCs := withRFC(60, ptr(base.Add(3*time.Hour)))
-	twoRFCs.OpenRFCs["c-60b"] = &state.RFC{Trigger: wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"PT90M"}`), OpenedAt: base, DueAt: ptr(base.Add(90 * time.Minute))}
+	twoRFCs.OpenRFCs["c-60b"] = &state.RFC{Trigger: MustTrigger(`{"kind":"elapsed","elapsed":"PT90M"}`), OpenedAt: base, DueAt: ptr(base.Add(90 * time.Minute))}
 	return []pendingCase{
 		{withRFC(51, ptr(base.Add(2*time.Hour))), ptr(base.Add(2 * time.Hour))},
 		{withRFC(52, ptr(base.Add(time.Hour))), ptr(base.Add(time.Hour))},
@@ -839,7 +849,7 @@ func testPendingFollowsWrites(t *testing.T, h Harness) {
 	change := map[int]func(r *state.Record){
 		51: func(r *state.Record) { r.OpenRFCs = nil },
 		55: func(r *state.Record) {
-			r.OpenRFCs = map[string]*state.RFC{"c-55": {Trigger: wait.MustParseTrigger(`{"kind":"elapsed","elapsed":"PT5M"}`), OpenedAt: base, DueAt: ptr(base.Add(5 * time.Minute))}}
+			r.OpenRFCs = map[string]*state.RFC{"c-55": {Trigger: MustTrigger(`{"kind":"elapsed","elapsed":"PT5M"}`), OpenedAt: base, DueAt: ptr(base.Add(5 * time.Minute))}}
 		},
 		52: func(r *state.Record) { r.OpenRFCs["c-52"].DueAt = ptr(base.Add(-2 * time.Hour)) },
 	}
