@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/recess-action/recess/resume/wait"
 	"strings"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // access is what the Permissions port answered for one author: the
@@ -14,16 +15,6 @@ import (
 type access struct {
 	perm Permission
 	err  error
-}
-
-// holdsCommand reports whether a comment holds a slash command whose author
-// recess must judge: the comments whose authors' permissions a run reads.
-func holdsCommand(c *Comment) bool {
-	if c.Mine || c.Deleted || c.Minimized {
-		return false
-	}
-	_, ok := parseCommand(c.Body)
-	return ok
 }
 
 // permissions reads, for every author of a comment in d that holds a slash
@@ -37,7 +28,7 @@ func (e *Engine) permissions(ctx context.Context, d *Discussion) (map[string]acc
 	for i := range d.Comments {
 		c := &d.Comments[i]
 		key := authorityKey(c)
-		if key == "" || !holdsCommand(c) {
+		if _, cmd := parseCommand(c.Body); key == "" || !cmd || !spoken(c, e.cfg().IgnoreAuthors) {
 			continue
 		}
 		if _, ok := out[key]; ok {

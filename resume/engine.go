@@ -286,9 +286,8 @@ type passOpts struct {
 	// discussion: the decision needs the discussion (every entry point but
 	// claim).
 	discussion bool
-	// checkRuns: look up the active agent run on GitHub (sweep visits).
-	checkRuns bool
-	// sweep: the pass is a sweep's visit, not a run for an event.
+	// sweep: the pass is a sweep's visit, not a run for an event: it
+	// looks up the active agent run on GitHub.
 	sweep bool
 	// restore is, in a dry run of a deletion (Engine.Deleted), the record
 	// the deleted comment held, which a real run writes back first.
@@ -334,51 +333,54 @@ type snapshot struct {
 	perms map[string]access
 }
 
-// pass is one decision over a snapshot: the next record, and the effects
-// that may reach GitHub once the write of that record has won. A pass that
-// loses its write to a concurrent one is thrown away, effects and all, and
-// decided again from a fresh read.
-type pass struct {
-	cfg  Config
-	now  time.Time
-	opts passOpts
-	logf func(format string, args ...any)
-	res  *Result
-	snap *snapshot
+// decision is what deciding one discussion comes to, as a value: the next
+// record, whether it is worth writing, and what reaches GitHub around that
+// write. The runner applies it in one fixed order (see Engine.apply) and
+// throws it away, effects and all, when its write loses to a concurrent
+// one. Two decisions are not final and say so: one with posts (a verdict's
+// replies, which the record keeps the ids of) and one with needRecent (a
+// fresh dispatch that needs the repository's recent dispatches counted);
+// the runner does what they ask and decides again.
+type decision struct {
+	res *Result
+	rec *state.Record
+	// d is the discussion, oldest comment first; nil when it was not read.
+	d   *Discussion
+	now time.Time
+	// write: the record changed and is worth writing.
+	write bool
+	// first holds the waiting label that goes on before the write (see
+	// pass.labelFirst); effects run once the write has won.
+	first, effects []Effect
+	// plan is the one dispatch a decision may make, after its effects.
+	plan       *dispatchPlan
+	posts      []post
+	needRecent bool
+	// views describe the open recesses, for the result once applied.
+	views []RFCView
+}
 
-	rec    *state.Record
+// pass is one decision under way: what it reads (the snapshot, the clock,
+// the configuration) and the decision it builds. It lives only inside
+// Engine.decide, which performs no I/O; the runner and the applier see the
+// decision alone.
+type pass struct {
+	decision
+	cfg  Config
+	opts passOpts
+	snap *snapshot
+	logf func(format string, args ...any)
+
 	isNew  bool
 	before string
-	// write is set by seal: the record changed and is worth writing.
-	write bool
 	// readOnly marks a decision that changes nothing whatever seal would
 	// recompute (a re-delivered verdict, a stale claim, a status report):
 	// a status text that reads differently under this run's configuration
 	// is not worth a write then.
 	readOnly bool
-	// needRecent: the decision wants a fresh dispatch and the snapshot
-	// has not counted the repository's recent dispatches. The decision is
-	// incomplete: the runner reads them and decides again.
-	needRecent bool
 	// findsByLabel: the store finds pending records by the waiting label
 	// (LabelFinder), which the decision then keeps right.
 	findsByLabel bool
-
-	d *Discussion
-
-	// decisions taken in this pass
-	plan    *dispatchPlan
-	manual  bool   // "/recess resume"
-	cancel  string // "/recess cancel": the reason
-	retry   bool   // "/recess retry"
-	effects []Effect
-	// posts are verdict replies to post before the record is written (the
-	// record keeps their ids and timestamps); after posting, the pass is
-	// decided again over the same snapshot.
-	posts []post
-	// planned are the replies a dry run (Engine.DryRun) would have posted, carried
-	// to the pass decided after them.
-	planned []Effect
 	// awaited are the signals the open recesses this run found wait for
 	// (see unawaited).
 	awaited  awaited
@@ -386,11 +388,10 @@ type pass struct {
 	observed map[string]wait.Observed
 }
 
-// dispatchPlan is the one dispatch a pass may make.
+// dispatchPlan is the one dispatch a decision may make.
 type dispatchPlan struct {
 	run   *state.Run // the Active run to (re)dispatch
 	fresh bool       // counts against the rate limit
-	redo  bool       // re-sending an earlier intent with the same id
 	// input is the resume_context the dispatch carries.
 	input string
 }
@@ -447,7 +448,7 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 		}
 	}
 	if a := s.rec.Active; a != nil && opts.discussion && s.d != nil {
-		switch lookupRun(e.cfg(), a, now, opts.checkRuns) {
+		switch lookupRun(e.cfg(), a, now, opts.sweep) {
 		case byID:
 			s.run, s.runErr = e.Dispatcher.Run(ctx, a.RunID)
 			s.looked = true
@@ -472,7 +473,7 @@ const (
 // GitHub: an unconfirmed intent past its grace (or past the retry delay
 // after a failed call), and a dispatched run on a sweep's visit or once it
 // is older than StaleRun.
-func lookupRun(c Config, a *state.Run, now time.Time, checkRuns bool) lookup {
+func lookupRun(c Config, a *state.Run, now time.Time, sweep bool) lookup {
 	switch a.State {
 	case state.RunDispatching:
 		age := now.Sub(a.IntentAt)
@@ -484,7 +485,7 @@ func lookupRun(c Config, a *state.Run, now time.Time, checkRuns bool) lookup {
 		}
 		return byCorrelation
 	case state.RunDispatched:
-		if !checkRuns && now.Sub(a.DispatchedAt) < c.StaleRun {
+		if !sweep && now.Sub(a.DispatchedAt) < c.StaleRun {
 			return noLookup
 		}
 		if a.RunID != 0 {
@@ -501,7 +502,7 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 	if rec.OpenRFCs == nil {
 		rec.OpenRFCs = map[string]*state.RFC{}
 	}
-	p := &pass{cfg: c, now: now, opts: opts, res: res, snap: s, rec: rec, isNew: s.isNew, d: s.d, logf: func(string, ...any) {}}
+	p := &pass{decision: decision{res: res, rec: rec, d: s.d, now: now}, cfg: c, opts: opts, snap: s, isNew: s.isNew, logf: func(string, ...any) {}}
 	p.before = fingerprint(rec)
 	p.awaited = awaitedSignals(rec)
 	// Every decision prunes the rate limit's history, whatever the entry
@@ -515,9 +516,24 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 	return p
 }
 
-// run is the loop of every entry point: read, decide, write, act. decide
-// must not perform I/O: everything it needs is in the pass's snapshot.
-func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func(*pass) error) (*Result, error) {
+// decide takes one decision over a snapshot with the entry point's rule
+// (step), and returns it. Neither performs I/O.
+func (e *Engine) decide(s *snapshot, c Config, now time.Time, opts passOpts, res *Result, step func(*pass) error) (*decision, error) {
+	p := newPass(s, c, now, opts, res)
+	p.logf = e.logf
+	p.findsByLabel = e.findsByLabel()
+	if err := step(p); err != nil || p.needRecent {
+		return &p.decision, err
+	}
+	p.seal()
+	p.report()
+	return &p.decision, nil
+}
+
+// run is the loop of every entry point: read once, decide, apply. It reads
+// again only when a decision asks for it (the repository's recent
+// dispatches, a verdict's replies posted) or its write lost to another run.
+func (e *Engine) run(ctx context.Context, number int, opts passOpts, step func(*pass) error) (*Result, error) {
 	c := e.cfg()
 	reread := false
 	var planned []Effect
@@ -530,56 +546,55 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 		if r := opts.restore; r != nil && r.used && len(planned) == 0 {
 			planned = []Effect{{Kind: EffectWrite, Body: r.rec.Status}}
 		}
-		for posted := 0; ; posted++ {
-			res := &Result{Command: opts.command, Discussion: number, Missing: s.missing}
-			p := newPass(s, c, now, opts, res)
-			p.logf = e.logf
-			p.findsByLabel = e.findsByLabel()
-			p.planned = planned
-			err = decide(p)
-			if p.needRecent && !s.haveRecent {
-				// The decision asked for more than the snapshot holds;
-				// it is thrown away and taken again with it.
+		for posted := false; ; {
+			out, err := e.decide(s, c, now, opts, &Result{Command: opts.command, Discussion: number, Missing: s.missing}, step)
+			if out.needRecent {
+				// One request, spent only when a fresh dispatch is wanted.
 				s.recent, s.recentErr = e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour))
 				s.haveRecent = true
 				continue
 			}
 			if err != nil {
-				return res, err
+				return out.res, err
 			}
-			if len(p.posts) > 0 && posted == 0 {
-				err := e.post(ctx, p)
+			if len(out.posts) > 0 && !posted {
+				posted = true
+				err := e.post(ctx, out, &planned)
 				if err == nil {
-					planned = p.planned
 					continue
 				}
 				if reread {
-					return res, err
+					return out.res, err
 				}
 				// Once, read again and decide again: the comment a reply
-				// answers may have been deleted or hidden meanwhile (GitHub
-				// refuses a reply under a deleted one), or the post went
-				// through without its answer reaching recess (its marker
-				// shows it). Nothing is posted twice either way.
+				// answers may have been deleted or hidden meanwhile
+				// (GitHub refuses a reply under a deleted one), or the
+				// post went through without its answer reaching recess
+				// (its marker shows it). Nothing is posted twice either
+				// way.
 				reread = true
 				e.logf("discussion %d: %v; reading the discussion again", number, err)
 				break
 			}
-			p.seal()
 			// Decided before acting: a run that fails half way through
 			// writing a pending record still asks for the sweep, which
 			// repairs it.
-			res.SweepSwitch = sweepSwitchFor(p.opts.command, p.rec.Pending(), -1)
-			err = e.act(ctx, p)
+			out.res.SweepSwitch = sweepSwitchFor(opts.command, out.rec.Pending(), -1)
+			if e.DryRun {
+				e.describe(out, planned)
+				out.viewed()
+				return out.res, nil
+			}
+			err = e.apply(ctx, out)
 			if err == nil {
-				p.after()
-				return res, nil
+				out.viewed()
+				return out.res, nil
 			}
 			if errors.Is(err, state.ErrConflict) && try < maxConflictRetries {
 				e.logf("discussion %d: the record changed while this run worked; deciding again from a fresh read", number)
 				break
 			}
-			return res, err
+			return out.res, err
 		}
 	}
 }
@@ -611,40 +626,44 @@ func fingerprint(rec *state.Record) string {
 	return string(b)
 }
 
-// seal ends a decision: the visible status, the bookkeeping, and whether
-// the record is worth writing.
+// seal ends a decision: the visible status, whether the record is worth
+// writing, and the waiting label.
 func (p *pass) seal() {
-	if p.readOnly {
-		p.waitingLabel(p.findsByLabel)
-		return
+	keep := p.findsByLabel
+	if !p.readOnly {
+		if p.d != nil {
+			p.rec.Status = p.status()
+		}
+		changed := fingerprint(p.rec) != p.before || p.plan != nil || p.behind()
+		if changed && p.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
+			// Nothing worth remembering about a discussion recess never
+			// acted on; a waiting label there is stray (one transferred in
+			// with another repository's label, a record lost and not
+			// restorable): nothing waits, and every sweep would come back.
+			keep = true
+		} else {
+			p.write = changed
+		}
 	}
-	if p.d != nil {
-		p.rec.Status = p.status()
-	}
-	if fingerprint(p.rec) == p.before && p.plan == nil && !p.behind() {
-		p.waitingLabel(p.findsByLabel)
-		return
-	}
-	if p.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
-		// Nothing worth remembering about a discussion recess never acted
-		// on; a waiting label there is stray (one transferred in with
-		// another repository's label, a record lost and not restorable):
-		// nothing waits, and every sweep would come back.
-		p.waitingLabel(true)
-		return
-	}
-	p.write = true
-	p.waitingLabel(p.findsByLabel)
+	p.waitingLabel(keep)
 }
 
 // waitingLabel asks for the waiting label on the discussion exactly while
 // the record is pending (label names compare case-insensitively), when
 // keep is set; otherwise it leaves the label alone. Every run that reads
-// a record so puts the label right (one removed by hand comes back). The
-// effect runs after the record write, but for the label of an existing
-// record the decision makes pending, which goes on before it (see
-// labelFirst): a run dying between the two never leaves a pending record
-// without its label.
+// a record so puts the label right (one removed by hand comes back).
+//
+// The label goes on after the record write, as every effect, but for an
+// existing record the decision makes pending: then it goes on first. A run
+// that dies between the two leaves a labelled discussion whose record is
+// not pending (a harmless extra look for the sweep, and the next run that
+// reads the record takes the label off), never a pending record no sweep
+// finds by its label. A new record is labelled after its write: a label
+// first would show a sweep a discussion without a record, whose visit
+// takes the label off again. Such a record without its label (a run that
+// died between its write and its label) is found by the comment store's
+// hourly look at the recently updated discussions (see
+// github.CommentStore.Pending).
 func (p *pass) waitingLabel(keep bool) {
 	if !keep || p.d == nil {
 		return
@@ -657,10 +676,12 @@ func (p *pass) waitingLabel(keep bool) {
 		}
 	}
 	switch want := p.rec.Pending(); {
+	case want && has == "" && !p.isNew && (p.write || p.plan != nil):
+		p.first = append(p.first, Effect{Kind: EffectLabel, Label: LabelWaiting})
 	case want && has == "":
-		p.label(LabelWaiting)
+		p.add(Effect{Kind: EffectLabel, Label: LabelWaiting})
 	case !want && has != "":
-		p.unlabel(has)
+		p.add(Effect{Kind: EffectUnlabel, Label: has})
 	}
 }
 
@@ -688,11 +709,9 @@ func (p *pass) behind() bool {
 	return newest(p.d).At.After(p.rec.Checked)
 }
 
-// after fills the result's view of the record once the pass is done.
-func (p *pass) after() {
-	ids := sortedRFCs(p.rec)
-	p.res.OpenRFCs = len(ids)
-	for _, id := range ids {
+// report describes the decided record's open recesses (Result.RFCs).
+func (p *pass) report() {
+	for _, id := range sortedRFCs(p.rec) {
 		rfc := p.rec.OpenRFCs[id]
 		v := RFCView{Discussion: p.rec.Discussion, CorrelationID: id, Trigger: triggerJSON(rfc.Trigger), OpenedAt: rfc.OpenedAt,
 			DueAt: rfc.DueAt, RecessCount: rfc.RecessCount, Summary: rfc.Summary}
@@ -702,8 +721,16 @@ func (p *pass) after() {
 		if p.d != nil {
 			v.Waiting = Describe(rfc.Trigger, p.observedFor(id, rfc))
 		}
-		p.res.RFCs = append(p.res.RFCs, v)
-		p.res.DueAt = sooner(p.res.DueAt, rfc.DueAt)
+		p.views = append(p.views, v)
+	}
+}
+
+// viewed fills the result's view of the record once the decision is
+// applied.
+func (out *decision) viewed() {
+	out.res.OpenRFCs, out.res.RFCs = len(out.views), out.views
+	for _, v := range out.views {
+		out.res.DueAt = sooner(out.res.DueAt, v.DueAt)
 	}
 }
 
@@ -732,17 +759,6 @@ func newest(d *Discussion) state.Cursor {
 		c = c.Advance(d.Comments[i].ID, d.Comments[i].CreatedAt.UTC())
 	}
 	return c
-}
-
-// ignored reports whether login is one of ignore-authors: recess treats
-// their comments as its own (see reading).
-func (p *pass) ignored(login string) bool {
-	for _, x := range p.cfg.IgnoreAuthors {
-		if wait.SameLogin(x, login) {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *pass) comment(id string) *Comment {

@@ -12,7 +12,7 @@ import (
 // checkActive looks after the active run: an unconfirmed intent is looked up
 // and redone, a run that ended without a verdict is retried or escalated, an
 // escalation waits for "/recess retry".
-func (p *pass) checkActive() error {
+func (p *pass) checkActive(retry bool) error {
 	a := p.rec.Active
 	if a == nil {
 		return nil
@@ -21,12 +21,9 @@ func (p *pass) checkActive() error {
 	case state.RunDispatching:
 		return p.checkIntent(a)
 	case state.RunDispatched:
-		if lookupRun(p.cfg, a, p.now, p.opts.checkRuns) == noLookup {
-			return nil
-		}
 		return p.checkRun(a)
 	case state.RunEscalated:
-		if !p.retry {
+		if !retry {
 			p.notifyEscalation(a)
 			return nil
 		}
@@ -37,7 +34,7 @@ func (p *pass) checkActive() error {
 		next.Until = maxCursor(a.Until, newest(p.d))
 		p.plan = &dispatchPlan{run: next}
 		p.res.note("escalation lifted by /recess retry: dispatching again")
-		p.unlabel(LabelEscalated)
+		p.add(Effect{Kind: EffectUnlabel, Label: LabelEscalated})
 		return nil
 	default:
 		return fmt.Errorf("record of discussion %d: active run in unknown state %q: %w", p.rec.Discussion, a.State, state.ErrCorrupt)
@@ -57,7 +54,7 @@ func (p *pass) checkIntent(a *state.Run) error {
 		p.res.note("the last dispatch call for %s failed %s ago; trying again after %s", a.CorrelationID, age.Round(time.Second), p.cfg.RetryDelay)
 		return nil
 	}
-	if lookupRun(p.cfg, a, p.now, p.opts.checkRuns) == noLookup || !p.snap.looked {
+	if !p.snap.looked {
 		return nil
 	}
 	run, err := p.snap.run, p.snap.runErr
@@ -69,7 +66,7 @@ func (p *pass) checkIntent(a *state.Run) error {
 		return nil
 	case errors.Is(err, ErrNotFound):
 		p.res.note("no run exists for the unconfirmed dispatch %s: sending it again", a.CorrelationID)
-		p.plan = &dispatchPlan{run: a, redo: true}
+		p.plan = &dispatchPlan{run: a}
 		return nil
 	default:
 		p.res.warn("could not look up the run of %s: %v (a later run retries)", a.CorrelationID, err)
@@ -147,9 +144,9 @@ func (p *pass) escalate(a *state.Run, reason string) {
 	p.rec.Escalated = &state.Escalation{At: p.now, Reason: reason}
 	p.res.warn("escalated: %s", reason)
 	p.notifyEscalation(a)
-	p.label(LabelEscalated)
+	p.add(Effect{Kind: EffectLabel, Label: LabelEscalated})
 	if a.EyesOn != "" {
-		p.unreact(a.EyesOn, Eyes)
+		p.add(Effect{Kind: EffectUnreact, Subject: a.EyesOn, Reaction: Eyes})
 		a.EyesOn = ""
 	}
 }

@@ -126,15 +126,11 @@ func (p *pass) reconcile() error {
 	if p.isNew {
 		p.restore()
 	}
-	if err := p.commands(); err != nil {
+	ask := p.commands()
+	if err := p.checkActive(ask.retry); err != nil {
 		return err
 	}
-	if err := p.checkActive(); err != nil {
-		return err
-	}
-	if err := p.evaluate(); err != nil {
-		return err
-	}
+	p.evaluate(ask)
 	return p.intake()
 }
 
@@ -171,8 +167,9 @@ func (p *pass) pruneDispatches() {
 	}
 }
 
-// evaluate re-evaluates every open recess from what the discussion shows.
-func (p *pass) evaluate() error {
+// evaluate re-evaluates every open recess from what the discussion shows,
+// with what the slash commands asked.
+func (p *pass) evaluate(ask asked) {
 	ids := make([]string, 0, len(p.rec.OpenRFCs))
 	for id := range p.rec.OpenRFCs {
 		ids = append(ids, id)
@@ -188,10 +185,8 @@ func (p *pass) evaluate() error {
 	p.observed = map[string]wait.Observed{}
 	for _, id := range ids {
 		rfc := p.rec.OpenRFCs[id]
-		if p.cancel != "" {
-			if err := p.close(id, rfc, p.text("note.cancelled", "author", p.cancel)); err != nil {
-				return err
-			}
+		if ask.cancel != "" {
+			p.close(id, rfc, p.text("note.cancelled", "author", ask.cancel))
 			continue
 		}
 		t := rfc.Trigger
@@ -208,7 +203,7 @@ func (p *pass) evaluate() error {
 			continue
 		}
 		switch {
-		case p.manual:
+		case ask.manual:
 			p.fire(id, rfc, wait.FiredByManual, "a maintainer said /recess resume")
 		case ev.Fired:
 			if ev.FiredBy == wait.KindElapsed || ev.FiredBy == wait.FiredByExpired {
@@ -218,14 +213,11 @@ func (p *pass) evaluate() error {
 			p.fire(id, rfc, ev.FiredBy, ev.Reason)
 		case ev.Cancelled:
 			p.warnIfSweepsMissing(id, ev.At)
-			if err := p.close(id, rfc, p.text("note.expired", "at", humanTime(ev.At), "what", describeNode(t, o, false))); err != nil {
-				return err
-			}
+			p.close(id, rfc, p.text("note.expired", "at", humanTime(ev.At), "what", describeNode(t, o, false)))
 		case rfc.DueAt != nil:
 			p.warnIfSweepsMissing(id, *rfc.DueAt)
 		}
 	}
-	return nil
 }
 
 // warnIfSweepsMissing notices, in a run that is not a sweep, a moment at
@@ -234,7 +226,7 @@ func (p *pass) evaluate() error {
 // switches them off after 60 days without activity). This run has just
 // caught the discussion up.
 func (p *pass) warnIfSweepsMissing(id string, due time.Time) {
-	if p.opts.checkRuns || due.IsZero() {
+	if p.opts.sweep || due.IsZero() {
 		return
 	}
 	late := p.now.Sub(due)
@@ -298,7 +290,7 @@ func (p *pass) fire(id string, rfc *state.RFC, firedBy, reason string) {
 }
 
 // close ends a recess without resuming it, with a note for people.
-func (p *pass) close(id string, rfc *state.RFC, note string) error {
+func (p *pass) close(id string, rfc *state.RFC, note string) {
 	replyTo := ""
 	if len(rfc.ThreadRoots) > 0 {
 		replyTo = rfc.ThreadRoots[0]
@@ -308,7 +300,6 @@ func (p *pass) close(id string, rfc *state.RFC, note string) error {
 	// What was said meanwhile was deliberately not handed to an agent.
 	p.rec.Seen = maxCursor(p.rec.Seen, newest(p.d))
 	p.res.note("recess %s closed: %s", id, note)
-	return nil
 }
 
 // eyesSubject is what carries the EYES acknowledgement of a dispatch: the

@@ -78,7 +78,7 @@ func (p *pass) wakes(c *Comment) bool {
 
 // firstWakes reports whether a new discussion starts a fresh run.
 func (p *pass) firstWakes() bool {
-	if p.d.Mine || p.ignored(p.d.Author) {
+	if p.d.Mine || ignored(p.d.Author, p.cfg.IgnoreAuthors) {
 		return false
 	}
 	if p.cfg.WakeOn == WakeMention {

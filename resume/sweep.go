@@ -14,7 +14,7 @@ import (
 // Visit is a sweep's visit of one discussion: what Inbound does, and it also
 // looks up the active agent run on GitHub.
 func (e *Engine) Visit(ctx context.Context, number int) (*Result, error) {
-	return e.run(ctx, number, passOpts{command: "sweep", discussion: true, checkRuns: true, sweep: true}, (*pass).reconcile)
+	return e.run(ctx, number, passOpts{command: "sweep", discussion: true, sweep: true}, (*pass).reconcile)
 }
 
 // Sweep visits the discussions that need it, at most max-operations of them,

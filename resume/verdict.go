@@ -141,7 +141,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		p.rec.Applied = p.rec.Applied[n-state.MaxApplied:]
 	}
 	if a.EyesOn != "" {
-		p.unreact(a.EyesOn, Eyes)
+		p.add(Effect{Kind: EffectUnreact, Subject: a.EyesOn, Reaction: Eyes})
 	}
 	p.res.CorrelationID = v.CorrelationID
 	if v.Summary != "" {
@@ -177,9 +177,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	// The rest is an ordinary reconciliation with the run over: a trigger
 	// that already holds fires now, and comments that arrived while the run
 	// worked get a fresh dispatch after an adjourned answer.
-	if err := p.evaluate(); err != nil {
-		return err
-	}
+	p.evaluate(asked{})
 	return p.intake()
 }
 
