@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -98,29 +99,15 @@ func Defaults() Config {
 
 func (c Config) withDefaults() Config {
 	d := Defaults()
-	if c.MaxDispatchesPerHour <= 0 {
-		c.MaxDispatchesPerHour = d.MaxDispatchesPerHour
-	}
-	if c.MaxAttempts <= 0 {
-		c.MaxAttempts = d.MaxAttempts
-	}
-	if c.MaxOperations <= 0 {
-		c.MaxOperations = d.MaxOperations
-	}
+	orDefault(&c.MaxDispatchesPerHour, d.MaxDispatchesPerHour)
+	orDefault(&c.MaxAttempts, d.MaxAttempts)
+	orDefault(&c.MaxOperations, d.MaxOperations)
+	orDefault(&c.DispatchGrace, d.DispatchGrace)
+	orDefault(&c.RetryDelay, d.RetryDelay)
+	orDefault(&c.StaleRun, d.StaleRun)
+	orDefault(&c.SweepInterval, d.SweepInterval)
 	if c.MaxRecess.IsZero() {
 		c.MaxRecess = d.MaxRecess
-	}
-	if c.DispatchGrace <= 0 {
-		c.DispatchGrace = d.DispatchGrace
-	}
-	if c.RetryDelay <= 0 {
-		c.RetryDelay = d.RetryDelay
-	}
-	if c.StaleRun <= 0 {
-		c.StaleRun = d.StaleRun
-	}
-	if c.SweepInterval <= 0 {
-		c.SweepInterval = d.SweepInterval
 	}
 	if c.NewResumeID == nil {
 		if c.NewID == nil {
@@ -133,6 +120,13 @@ func (c Config) withDefaults() Config {
 		c.NewID = NewCorrelationID
 	}
 	return c
+}
+
+// orDefault sets a setting that is zero or less to its default.
+func orDefault[T int | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // NewCorrelationID returns a fresh random correlation id for a fresh
@@ -158,25 +152,10 @@ func randomID(prefix string) string {
 // carries a resume's or retry's correlation id (NewResumeCorrelationID).
 // Only fresh dispatches (intake, follow-ups) are rate-limited; a resume
 // answers a recess that was already paid for.
-func FreshRun(name string) bool {
-	for _, tok := range strings.FieldsFunc(name, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) {
-		if len(tok) == len(resumePrefix)+20 && strings.HasPrefix(tok, resumePrefix) && isHex(tok[len(resumePrefix):]) {
-			return false
-		}
-	}
-	return true
-}
+func FreshRun(name string) bool { return !resumeID.MatchString(name) }
 
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+// resumeID finds a resume's correlation id in a run-name, as a whole token.
+var resumeID = regexp.MustCompile(`(?:^|[^-_.0-9a-zA-Z])` + resumePrefix + `[0-9a-f]{20}(?:$|[^-_.0-9a-zA-Z])`)
 
 // Engine decides and acts for recess. Create one per run; it is not safe
 // for concurrent use (runs of recess never are: the engine is sequential by

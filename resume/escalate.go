@@ -3,6 +3,7 @@ package resume
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/recess-action/recess/resume/wait"
@@ -168,18 +169,11 @@ func (p *pass) notifyEscalation(a *state.Run) {
 }
 
 func mentionList(logins []string) string {
-	s := ""
+	var m []string
 	for _, l := range logins {
-		if l == "" {
-			continue
+		if l != "" {
+			m = append(m, "@"+strings.TrimPrefix(l, "@"))
 		}
-		if s != "" {
-			s += " "
-		}
-		if l[0] != '@' {
-			l = "@" + l
-		}
-		s += l
 	}
-	return s
+	return strings.Join(m, " ")
 }

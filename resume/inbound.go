@@ -317,31 +317,6 @@ func (p *pass) eyesSubject(since state.Cursor) string {
 	return p.d.ID
 }
 
-// unanswered lists the comments no agent run was handed yet, whatever
-// they are (wake-on decides which of them wake recess).
-func (p *pass) unanswered() []*Comment {
-	var out []*Comment
-	for i := range p.d.Comments {
-		c := &p.d.Comments[i]
-		if !p.rec.Seen.Covers(c.ID, c.CreatedAt) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// unseen lists the human comments no agent run was handed yet.
-func (p *pass) unseen() []*Comment {
-	var out []*Comment
-	for i := range p.d.Comments {
-		c := &p.d.Comments[i]
-		if !p.rec.Seen.Covers(c.ID, c.CreatedAt) && p.human(c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // intake starts a fresh dispatch when nothing is pending and people said
 // something no agent run has seen: a new discussion, a comment after an
 // adjourned answer. Fresh dispatches are rate-limited; one held back is
@@ -368,10 +343,16 @@ func (p *pass) intake() error {
 		return nil
 	}
 	first := p.rec.Seen.At.IsZero()
-	unseen := len(p.unseen())
-	owed := first && p.firstWakes()
-	for _, c := range p.unanswered() {
-		owed = owed || p.wakes(c)
+	// Whatever no agent run was handed yet may wake recess (wake-on
+	// decides); the note counts the replies among it.
+	owed, unseen := first && p.firstWakes(), 0
+	for i := range p.d.Comments {
+		if c := &p.d.Comments[i]; !p.rec.Seen.Covers(c.ID, c.CreatedAt) {
+			owed = owed || p.wakes(c)
+			if p.human(c) {
+				unseen++
+			}
+		}
 	}
 	if !owed {
 		if p.rec.Queued != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
@@ -77,20 +78,19 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		}
 	}
 	a := p.rec.Active
-	switch {
-	case p.isNew:
+	if p.isNew {
 		return refuse("verdict.discussion_number", "recess has no record of discussion %d", v.DiscussionNumber)
-	case a == nil || a.CorrelationID != v.CorrelationID:
+	}
+	switch expects(a, v.CorrelationID, runID) {
+	case notActive:
 		expected := "none"
 		if a != nil {
 			expected = a.CorrelationID
 		}
 		return refuse("verdict.correlation_id", "%q is not the active run of discussion %d (expected %s): stale or duplicate", v.CorrelationID, v.DiscussionNumber, expected)
-	case a.State == state.RunEscalated:
+	case escalatedRun:
 		return refuse("verdict.correlation_id", "%q was escalated after its run ended without a verdict", v.CorrelationID)
-	case a.RunID != 0 && runID != 0 && a.RunID != runID:
-		// GitHub named the run (dispatch answer, lookup, or the first claim):
-		// a verdict from any other run carrying the id is a duplicate's.
+	case otherRun:
 		return refuse("verdict.correlation_id", "%q belongs to run %d; this verdict comes from run %d", v.CorrelationID, a.RunID, runID)
 	}
 	if v.Verdict == VerdictRecessed && len(p.rec.OpenRFCs) >= state.MaxOpenRFCs {
@@ -135,11 +135,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		return nil
 	}
 
-	p.rec.Active = nil
-	p.rec.Applied = append(p.rec.Applied, v.CorrelationID)
-	if n := len(p.rec.Applied); n > state.MaxApplied {
-		p.rec.Applied = p.rec.Applied[n-state.MaxApplied:]
-	}
+	p.applied(v.CorrelationID)
 	if a.EyesOn != "" {
 		p.add(Effect{Kind: EffectUnreact, Subject: a.EyesOn, Reaction: Eyes})
 	}
@@ -151,17 +147,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	case VerdictAdjourned:
 		p.res.note("adjourned: %s posted; the run is over", plural(len(posted), "reply", "replies"))
 	case VerdictRecessed:
-		rfc := &state.RFC{
-			Trigger:      v.Trigger,
-			OpenedAt:     p.now,
-			RepliesAfter: a.Until,
-			Since:        a.Until,
-			RecessCount:  1,
-			Summary:      v.Summary,
-		}
-		if a.Resume != nil {
-			rfc.RecessCount = a.Resume.RecessCount + 1
-		}
+		rfc := opened(v, a, p.now)
 		if len(posted) > 0 {
 			rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, before)
 		}
@@ -234,17 +220,13 @@ func (p *pass) fits(v *Verdict, a *state.Run) error {
 	saved := p.rec
 	defer func() { p.rec = saved }()
 	p.rec = saved.Clone()
-	rfc := &state.RFC{Trigger: v.Trigger, OpenedAt: p.now, RepliesAfter: a.Until, Since: a.Until, RecessCount: 1, Summary: v.Summary}
+	rfc := opened(v, a, p.now)
 	for range v.Replies {
 		rfc.RepliesAfter = rfc.RepliesAfter.Advance(placeholderID+strconv.Itoa(len(rfc.ReplyIDs)), p.now)
 		rfc.ReplyIDs = append(rfc.ReplyIDs, placeholderID)
 		rfc.ThreadRoots = append(rfc.ThreadRoots, placeholderID)
 	}
-	p.rec.Active = nil
-	p.rec.Applied = append(p.rec.Applied, v.CorrelationID)
-	if n := len(p.rec.Applied); n > state.MaxApplied {
-		p.rec.Applied = p.rec.Applied[n-state.MaxApplied:]
-	}
+	p.applied(v.CorrelationID)
 	if p.rec.OpenRFCs == nil {
 		p.rec.OpenRFCs = map[string]*state.RFC{}
 	}
@@ -262,10 +244,8 @@ func (p *pass) fits(v *Verdict, a *state.Run) error {
 // keepMarker is the copy of the recess a verdict opens, for its last reply
 // (see state.RecessMarker and restore); "" when it cannot be encoded.
 func (p *pass) keepMarker(v *Verdict, a *state.Run) string {
-	rfc := &state.RFC{Trigger: v.Trigger, OpenedAt: p.now, Since: a.Until, RecessCount: 1, Summary: v.Summary}
-	if a.Resume != nil {
-		rfc.RecessCount = a.Resume.RecessCount + 1
-	}
+	rfc := opened(v, a, p.now)
+	rfc.RepliesAfter = state.Cursor{}
 	rec := state.New(p.rec.Discussion)
 	rec.OpenRFCs = map[string]*state.RFC{v.CorrelationID: rfc}
 	m, err := state.RecessMarker(rec)
@@ -273,6 +253,25 @@ func (p *pass) keepMarker(v *Verdict, a *state.Run) string {
 		return ""
 	}
 	return m
+}
+
+// opened is the recess a recessed verdict opens, before its replies.
+func opened(v *Verdict, a *state.Run, now time.Time) *state.RFC {
+	rfc := &state.RFC{Trigger: v.Trigger, OpenedAt: now, RepliesAfter: a.Until, Since: a.Until, RecessCount: 1, Summary: v.Summary}
+	if a.Resume != nil {
+		rfc.RecessCount = a.Resume.RecessCount + 1
+	}
+	return rfc
+}
+
+// applied ends the active run with its verdict: the record remembers the
+// verdict as applied (the newest state.MaxApplied of them).
+func (p *pass) applied(id string) {
+	p.rec.Active = nil
+	p.rec.Applied = append(p.rec.Applied, id)
+	if n := len(p.rec.Applied); n > state.MaxApplied {
+		p.rec.Applied = p.rec.Applied[n-state.MaxApplied:]
+	}
 }
 
 // addReply records one of recess's replies for a recess: replies after it
