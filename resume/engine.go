@@ -307,6 +307,9 @@ type snapshot struct {
 	recent     int
 	recentErr  error
 	haveRecent bool
+	// findsByLabel: the store finds pending records by the waiting label
+	// (LabelFinder), which the decision then keeps right.
+	findsByLabel bool
 	// perms are the permissions of the authors of comments that hold a
 	// slash command, by normalised login (see Engine.permissions).
 	perms map[string]access
@@ -350,16 +353,12 @@ type pass struct {
 	snap *snapshot
 	logf func(format string, args ...any)
 
-	isNew  bool
-	before string
+	isNew bool
 	// readOnly marks a decision that changes nothing whatever seal would
 	// recompute (a re-delivered verdict, a stale claim, a status report):
 	// a status text that reads differently under this run's configuration
 	// is not worth a write then.
 	readOnly bool
-	// findsByLabel: the store finds pending records by the waiting label
-	// (LabelFinder), which the decision then keeps right.
-	findsByLabel bool
 	// awaited are the signals the open recesses this run found wait for
 	// (see unawaited).
 	awaited  awaited
@@ -379,7 +378,8 @@ type dispatchPlan struct {
 // needs it (in one read when the store offers DiscussionStore), and the
 // active run when the decision will look at it.
 func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.Time) (*snapshot, error) {
-	s := &snapshot{}
+	f, ok := e.Store.(LabelFinder)
+	s := &snapshot{findsByLabel: ok && f.FindsPendingByLabel()}
 	var err error
 	if ds, ok := e.Store.(DiscussionStore); ok && opts.discussion {
 		s.rec, s.d, err = ds.LoadWith(ctx, number)
@@ -482,7 +482,6 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 		rec.OpenRFCs = map[string]*state.RFC{}
 	}
 	p := &pass{decision: decision{res: res, rec: rec, d: s.d, now: now}, cfg: c, opts: opts, snap: s, isNew: s.isNew, logf: func(string, ...any) {}}
-	p.before = fingerprint(rec)
 	p.awaited = awaitedSignals(rec)
 	// Every decision prunes the rate limit's history, whatever the entry
 	// point: a verdict that kept entries past the hour would hold a
@@ -500,7 +499,6 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 func (e *Engine) decide(s *snapshot, c Config, now time.Time, opts passOpts, res *Result, step func(*pass) error) (*decision, error) {
 	p := newPass(s, c, now, opts, res)
 	p.logf = e.logf
-	p.findsByLabel = e.findsByLabel()
 	if err := step(p); err != nil || p.needRecent {
 		return &p.decision, err
 	}
@@ -608,12 +606,12 @@ func fingerprint(rec *state.Record) string {
 // seal ends a decision: the visible status, whether the record is worth
 // writing, and the waiting label.
 func (p *pass) seal() {
-	keep := p.findsByLabel
+	keep := p.snap.findsByLabel
 	if !p.readOnly {
 		if p.d != nil {
 			p.rec.Status = p.status()
 		}
-		changed := fingerprint(p.rec) != p.before || p.plan != nil || p.behind()
+		changed := fingerprint(p.rec) != fingerprint(p.snap.rec) || p.plan != nil || p.behind()
 		if changed && p.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
 			// Nothing worth remembering about a discussion recess never
 			// acted on; a waiting label there is stray (one transferred in
@@ -664,13 +662,6 @@ func (p *pass) waitingLabel(keep bool) {
 	}
 }
 
-// findsByLabel reports whether the store finds pending records by the
-// waiting label (LabelFinder).
-func (e *Engine) findsByLabel() bool {
-	f, ok := e.Store.(LabelFinder)
-	return ok && f.FindsPendingByLabel()
-}
-
 // behind reports a pending record whose Checked lags the discussion's
 // newest comment: activity that changed nothing (a comment the trigger does
 // not count, one on a recess that waits for time). Writing Checked once
@@ -711,6 +702,15 @@ func (out *decision) viewed() {
 	for _, v := range out.views {
 		out.res.DueAt = sooner(out.res.DueAt, v.DueAt)
 	}
+}
+
+// Count is "1 reply", "2 replies", "0 replies": how recess counts things
+// in words, everywhere.
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // include adds one discussion's result to a result over many (a sweep, a

@@ -83,7 +83,7 @@ func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (
 func restoredWhat(rec *state.Record) string {
 	var parts []string
 	if n := len(rec.OpenRFCs); n > 0 {
-		parts = append(parts, plural(n, "open recess", "open recesses"))
+		parts = append(parts, Count(n, "open recess", "open recesses"))
 	}
 	if rec.Active != nil {
 		parts = append(parts, "the active agent run "+rec.Active.CorrelationID)
@@ -362,7 +362,7 @@ func (p *pass) intake() error {
 	}
 	if n := len(p.rec.Dispatches); n >= p.cfg.MaxDispatchesPerHour {
 		until := p.rec.Dispatches[n-p.cfg.MaxDispatchesPerHour].Add(time.Hour)
-		return p.queue(until, fmt.Sprintf("recess already started %s here in the last hour", plural(n, "agent run", "agent runs")),
+		return p.queue(until, fmt.Sprintf("recess already started %s here in the last hour", Count(n, "agent run", "agent runs")),
 			fmt.Sprintf("%d fresh dispatches on this discussion in the last hour (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
 	}
 	if p.rec.Queued != nil && p.now.Before(p.rec.Queued.Until) {

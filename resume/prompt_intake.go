@@ -48,11 +48,11 @@ func IntakePrompt(d *Discussion) string {
 		p.line("")
 	} else {
 		if len(people) > intakeComments {
-			p.linef("%s not shown here; read them in the discussion (read_discussion).", capital(plural(len(people)-intakeComments, "older comment is", "older comments are")))
+			p.linef("%s not shown here; read them in the discussion (read_discussion).", capital(Count(len(people)-intakeComments, "older comment is", "older comments are")))
 			p.line("")
 			people = people[len(people)-intakeComments:]
 		}
-		p.linef("## %s, oldest first", capital(plural(len(people), "comment", "comments")))
+		p.linef("## %s, oldest first", capital(Count(len(people), "comment", "comments")))
 		p.line("")
 		for i, c := range people {
 			head := "Comment"

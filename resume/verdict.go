@@ -145,7 +145,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	}
 	switch v.Verdict {
 	case VerdictAdjourned:
-		p.res.note("adjourned: %s posted; the run is over", plural(len(posted), "reply", "replies"))
+		p.res.note("adjourned: %s posted; the run is over", Count(len(posted), "reply", "replies"))
 	case VerdictRecessed:
 		rfc := opened(v, a, p.now)
 		if len(posted) > 0 {
@@ -158,7 +158,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 			rfc.ReplyIDs = rfc.ReplyIDs[len(rfc.ReplyIDs)-state.MaxReplyIDs:]
 		}
 		p.rec.OpenRFCs[v.CorrelationID] = rfc
-		p.res.note("recessed: %s posted; waiting %s", plural(len(posted), "reply", "replies"), Describe(v.Trigger, p.observe(rfc)))
+		p.res.note("recessed: %s posted; waiting %s", Count(len(posted), "reply", "replies"), Describe(v.Trigger, p.observe(rfc)))
 	}
 	// The rest is an ordinary reconciliation with the run over: a trigger
 	// that already holds fires now, and comments that arrived while the run

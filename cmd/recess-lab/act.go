@@ -678,7 +678,7 @@ func (s *actStory) agentRuns(want int) ([]githubfake.Run, error) {
 		return nil, err
 	}
 	if len(runs) != want {
-		return nil, fmt.Errorf("%s dispatched, want %d", action.Count(len(runs), "agent run", "agent runs"), want)
+		return nil, fmt.Errorf("%s dispatched, want %d", resume.Count(len(runs), "agent run", "agent runs"), want)
 	}
 	for _, ru := range runs[:len(runs)-1] {
 		if !s.answered[ru.ID] {

@@ -460,7 +460,7 @@ func (st *story) agent(ctx context.Context, s step) error {
 	if ctxJSON := ru.Inputs["resume_context"]; ctxJSON != "" {
 		var rc resume.Context
 		if json.Unmarshal([]byte(ctxJSON), &rc) == nil {
-			st.say("agent run %d is resumed (%s) with %s it has not seen", ru.ID, rc.FiredBy, action.Count(len(rc.HistorySince), "comment", "comments"))
+			st.say("agent run %d is resumed (%s) with %s it has not seen", ru.ID, rc.FiredBy, resume.Count(len(rc.HistorySince), "comment", "comments"))
 		}
 	}
 	// What the agent says, as people will read it in the discussion.
