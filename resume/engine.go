@@ -303,7 +303,7 @@ type snapshot struct {
 	runErr error
 	looked bool
 	// recent counts the repository's agent runs of the last hour, read
-	// only when a decision wants a fresh dispatch (see pass.needRecent).
+	// only when a decision asks for them (see decision.needRecent).
 	recent     int
 	recentErr  error
 	haveRecent bool
@@ -332,7 +332,7 @@ type decision struct {
 	// write: the record changed and is worth writing.
 	write bool
 	// first holds the waiting label that goes on before the write (see
-	// pass.labelFirst); effects run once the write has won.
+	// pass.waitingLabel); effects run once the write has won.
 	first, effects []Effect
 	// plan is the one dispatch a decision may make, after its effects.
 	plan       *dispatchPlan

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/recess-action/recess/resume/wait"
@@ -147,17 +145,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	case VerdictAdjourned:
 		p.res.note("adjourned: %s posted; the run is over", Count(len(posted), "reply", "replies"))
 	case VerdictRecessed:
-		rfc := opened(v, a, p.now)
-		if len(posted) > 0 {
-			rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, before)
-		}
-		for _, c := range posted {
-			addReply(rfc, c)
-		}
-		if len(rfc.ReplyIDs) > state.MaxReplyIDs {
-			rfc.ReplyIDs = rfc.ReplyIDs[len(rfc.ReplyIDs)-state.MaxReplyIDs:]
-		}
-		p.rec.OpenRFCs[v.CorrelationID] = rfc
+		rfc := p.recess(v, a, posted, before)
 		p.res.note("recessed: %s posted; waiting %s", Count(len(posted), "reply", "replies"), Describe(v.Trigger, p.observe(rfc)))
 	}
 	// The rest is an ordinary reconciliation with the run over: a trigger
@@ -207,30 +195,21 @@ func (p *pass) placeReply(id string) (replyTo, answered string) {
 	return "", p.text("reply.answered", "what", what)
 }
 
-// placeholderID stands in for the node id of a reply not posted yet, longer
-// than any GitHub gives out.
-var placeholderID = strings.Repeat("x", 64)
-
 // fits refuses, before anything is posted, a recessed verdict whose record
 // would not fit in the status comment (65,536 characters with the visible
 // text) or the record's own bounds: its write would fail after its replies
 // were out. The recess is built as the write would build it, with reply ids
-// of the longest length.
+// longer than any GitHub gives out.
 func (p *pass) fits(v *Verdict, a *state.Run) error {
+	posted := make([]*Comment, len(v.Replies))
+	for i := range posted {
+		posted[i] = &Comment{ID: fmt.Sprintf("%064d", i), CreatedAt: p.now}
+	}
 	saved := p.rec
 	defer func() { p.rec = saved }()
 	p.rec = saved.Clone()
-	rfc := opened(v, a, p.now)
-	for range v.Replies {
-		rfc.RepliesAfter = rfc.RepliesAfter.Advance(placeholderID+strconv.Itoa(len(rfc.ReplyIDs)), p.now)
-		rfc.ReplyIDs = append(rfc.ReplyIDs, placeholderID)
-		rfc.ThreadRoots = append(rfc.ThreadRoots, placeholderID)
-	}
 	p.applied(v.CorrelationID)
-	if p.rec.OpenRFCs == nil {
-		p.rec.OpenRFCs = map[string]*state.RFC{}
-	}
-	p.rec.OpenRFCs[v.CorrelationID] = rfc
+	p.recess(v, a, posted, state.Cursor{})
 	p.rec.Status = p.status()
 	if _, err := state.EncodeComment(p.rec.Status, p.rec); err != nil {
 		if errors.Is(err, state.ErrTooLarge) {
@@ -253,6 +232,24 @@ func (p *pass) keepMarker(v *Verdict, a *state.Run) string {
 		return ""
 	}
 	return m
+}
+
+// recess opens the recess a recessed verdict asks for, with the replies
+// recess posted for it; before is the cursor past everything else the
+// discussion held.
+func (p *pass) recess(v *Verdict, a *state.Run, posted []*Comment, before state.Cursor) *state.RFC {
+	rfc := opened(v, a, p.now)
+	if len(posted) > 0 {
+		rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, before)
+	}
+	for _, c := range posted {
+		addReply(rfc, c)
+	}
+	if len(rfc.ReplyIDs) > state.MaxReplyIDs {
+		rfc.ReplyIDs = rfc.ReplyIDs[len(rfc.ReplyIDs)-state.MaxReplyIDs:]
+	}
+	p.rec.OpenRFCs[v.CorrelationID] = rfc
+	return rfc
 }
 
 // opened is the recess a recessed verdict opens, before its replies.
