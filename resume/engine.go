@@ -311,7 +311,8 @@ type snapshot struct {
 	// (LabelFinder), which the decision then keeps right.
 	findsByLabel bool
 	// perms are the permissions of the authors of comments that hold a
-	// slash command, by normalised login (see Engine.permissions).
+	// slash command, by normalised login (Engine.perms, see
+	// Engine.permissions).
 	perms map[string]access
 }
 
@@ -422,9 +423,10 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 	}
 	if s.d != nil {
 		sort.SliceStable(s.d.Comments, func(i, j int) bool { return s.d.Comments[i].CreatedAt.Before(s.d.Comments[j].CreatedAt) })
-		if s.perms, err = e.permissions(ctx, s.d); err != nil {
+		if err := e.permissions(ctx, s.d); err != nil {
 			return nil, fmt.Errorf("discussion %d: %w", number, err)
 		}
+		s.perms = e.perms
 	}
 	if a := s.rec.Active; a != nil && opts.discussion && s.d != nil {
 		switch lookupRun(e.cfg(), a, now, opts.sweep) {

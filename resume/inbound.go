@@ -1,11 +1,12 @@
 package resume
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -170,16 +171,8 @@ func (p *pass) pruneDispatches() {
 // evaluate re-evaluates every open recess from what the discussion shows,
 // with what the slash commands asked.
 func (p *pass) evaluate(ask asked) {
-	ids := make([]string, 0, len(p.rec.OpenRFCs))
-	for id := range p.rec.OpenRFCs {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		a, b := p.rec.OpenRFCs[ids[i]], p.rec.OpenRFCs[ids[j]]
-		if !a.OpenedAt.Equal(b.OpenedAt) {
-			return a.OpenedAt.Before(b.OpenedAt)
-		}
-		return ids[i] < ids[j]
+	ids := slices.SortedFunc(maps.Keys(p.rec.OpenRFCs), func(a, b string) int {
+		return cmp.Or(p.rec.OpenRFCs[a].OpenedAt.Compare(p.rec.OpenRFCs[b].OpenedAt), strings.Compare(a, b))
 	})
 	p.evals = map[string]wait.Evaluation{}
 	p.observed = map[string]wait.Observed{}

@@ -1,11 +1,11 @@
 package resume
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/recess-action/recess/state"
@@ -104,13 +104,8 @@ func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit [
 			waiting = append(waiting, s)
 		}
 	}
-	sort.SliceStable(due, func(i, j int) bool {
-		if !due[i].NextDue.Equal(due[j].NextDue) {
-			return due[i].NextDue.Before(due[j].NextDue)
-		}
-		return due[i].Discussion < due[j].Discussion
-	})
-	sort.SliceStable(unknown, func(i, j int) bool { return unknown[i].Discussion < unknown[j].Discussion })
+	slices.SortStableFunc(due, func(a, b state.Summary) int { return cmp.Or(a.NextDue.Compare(b.NextDue), byNumber(a, b)) })
+	slices.SortStableFunc(unknown, byNumber)
 	chosen := append(append(due, unknown...), e.lostEvents(ctx, now, c, waiting, res)...)
 	if len(chosen) > c.MaxOperations {
 		res.Left = len(chosen) - c.MaxOperations
@@ -124,6 +119,9 @@ func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit [
 	}
 	return res, visit, len(list), nil
 }
+
+// byNumber orders summaries by discussion number.
+func byNumber(a, b state.Summary) int { return a.Discussion - b.Discussion }
 
 // maxProbed bounds how many waiting records one sweep probes for lost
 // events. Up to it, every sweep probes them all, so a lost event is caught by
@@ -156,7 +154,7 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 		return out
 	}
 	probed := slices.Clone(waiting)
-	slices.SortFunc(probed, func(a, b state.Summary) int { return a.Discussion - b.Discussion })
+	slices.SortFunc(probed, byNumber)
 	if len(probed) > maxProbed {
 		slot := int(now.Unix() / int64(max(c.SweepInterval/time.Second, 1)))
 		from := slot % ((len(probed) + maxProbed - 1) / maxProbed) * maxProbed
