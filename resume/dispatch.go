@@ -65,9 +65,7 @@ func (p *pass) prepareDispatch() error {
 	p.rec.Seen = maxCursor(p.rec.Seen, a.Until)
 	if plan.fresh {
 		p.rec.Dispatches = append(p.rec.Dispatches, p.now)
-		if n := len(p.rec.Dispatches); n > state.MaxDispatchTimes {
-			p.rec.Dispatches = p.rec.Dispatches[n-state.MaxDispatchTimes:]
-		}
+		p.pruneDispatches()
 	}
 	input, err := p.resumeContext(a)
 	if err != nil {

@@ -153,19 +153,11 @@ func (p *pass) gone(reason string) error {
 	return nil
 }
 
+// pruneDispatches keeps the rate limit's history to the last hour, and to
+// its bound.
 func (p *pass) pruneDispatches() {
-	keep := p.rec.Dispatches[:0:0]
-	for _, t := range p.rec.Dispatches {
-		if p.now.Sub(t) < time.Hour {
-			keep = append(keep, t)
-		}
-	}
-	if len(keep) > state.MaxDispatchTimes {
-		keep = keep[len(keep)-state.MaxDispatchTimes:]
-	}
-	if len(keep) != len(p.rec.Dispatches) {
-		p.rec.Dispatches = keep
-	}
+	recent := slices.DeleteFunc(p.rec.Dispatches, func(t time.Time) bool { return p.now.Sub(t) >= time.Hour })
+	p.rec.Dispatches = recent[max(0, len(recent)-state.MaxDispatchTimes):]
 }
 
 // evaluate re-evaluates every open recess from what the discussion shows,
