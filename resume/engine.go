@@ -328,6 +328,7 @@ type decision struct {
 	res *Result
 	rec *state.Record
 	// d is the discussion, oldest comment first; nil when it was not read.
+	// The comments recess posts while applying are added to it.
 	d   *Discussion
 	now time.Time
 	// write: the record changed and is worth writing.
@@ -345,8 +346,8 @@ type decision struct {
 
 // pass is one decision under way: what it reads (the snapshot, the clock,
 // the configuration) and the decision it builds. It lives only inside
-// Engine.decide, which performs no I/O; the runner and the applier see the
-// decision alone.
+// Engine.decide and Engine.failed, which perform no I/O; the runner and the
+// applier see the decision alone.
 type pass struct {
 	decision
 	cfg  Config
