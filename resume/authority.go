@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/recess-action/recess/resume/wait"
 	"strings"
+
+	"github.com/recess-action/recess/resume/wait"
 )
 
 // access is what the Permissions port answered for one author: the
@@ -16,54 +17,37 @@ type access struct {
 	err  error
 }
 
-// holdsCommand reports whether a comment holds a slash command whose author
-// recess must judge: the comments whose authors' permissions a run reads.
-func holdsCommand(c *Comment) bool {
-	if c.Mine || c.Deleted || c.Minimized {
-		return false
-	}
-	_, ok := parseCommand(c.Body)
-	return ok
-}
-
-// permissions reads, for every author of a comment in d that holds a slash
-// command, the author's permission on the repository: once per author per
-// Engine (a sweep asks once for an author it meets in many discussions),
+// permissions reads into Engine.perms, for every author of a comment in d
+// that holds a slash command, the author's permission on the repository:
+// once per author per Engine (a sweep asks once for an author it meets in many discussions),
 // and not at all when no comment holds a command. A token that may not ask
 // gives an answer that says so (the command is refused with a warning);
 // any other error fails the run, which changed nothing yet.
-func (e *Engine) permissions(ctx context.Context, d *Discussion) (map[string]access, error) {
-	var out map[string]access
+func (e *Engine) permissions(ctx context.Context, d *Discussion) error {
 	for i := range d.Comments {
 		c := &d.Comments[i]
 		key := authorityKey(c)
-		if key == "" || !holdsCommand(c) {
+		if _, cmd := parseCommand(c.Body); key == "" || !cmd || !spoken(c, e.cfg().IgnoreAuthors) {
 			continue
 		}
-		if _, ok := out[key]; ok {
+		if _, ok := e.perms[key]; ok {
 			continue
 		}
-		a, ok := e.perms[key]
-		if !ok {
-			if e.Permissions == nil {
-				a.err = fmt.Errorf("%w: the engine has no Permissions port", ErrPermissionUnreadable)
-			} else {
-				a.perm, a.err = e.Permissions.Permission(ctx, restLogin(c))
-				if a.err != nil && !errors.Is(a.err, ErrPermissionUnreadable) {
-					return nil, fmt.Errorf("read the permission of @%s: %w", c.Author, a.err)
-				}
+		var a access
+		if e.Permissions == nil {
+			a.err = fmt.Errorf("%w: the engine has no Permissions port", ErrPermissionUnreadable)
+		} else {
+			a.perm, a.err = e.Permissions.Permission(ctx, restLogin(c))
+			if a.err != nil && !errors.Is(a.err, ErrPermissionUnreadable) {
+				return fmt.Errorf("read the permission of @%s: %w", c.Author, a.err)
 			}
-			if e.perms == nil {
-				e.perms = map[string]access{}
-			}
-			e.perms[key] = a
 		}
-		if out == nil {
-			out = map[string]access{}
+		if e.perms == nil {
+			e.perms = map[string]access{}
 		}
-		out[key] = a
+		e.perms[key] = a
 	}
-	return out, nil
+	return nil
 }
 
 // restLogin is the login that names a comment's author in REST: an app's

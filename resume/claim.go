@@ -2,6 +2,7 @@ package resume
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/recess-action/recess/state"
 )
@@ -14,21 +15,18 @@ func (e *Engine) Claim(ctx context.Context, number int, correlationID string, ru
 	return e.run(ctx, number, passOpts{command: "claim"}, func(p *pass) error {
 		p.res.CorrelationID = correlationID
 		a := p.rec.Active
-		switch {
-		case a == nil || a.CorrelationID != correlationID:
+		why := ""
+		switch expects(a, correlationID, runID) {
+		case notActive:
+			why = fmt.Sprintf("%s is not the run recess expects for discussion %d: stale", correlationID, number)
+		case escalatedRun:
+			why = fmt.Sprintf("%s was escalated: stale", correlationID)
+		case otherRun:
+			why = fmt.Sprintf("%s belongs to run %d: this run (%d) is a duplicate", correlationID, a.RunID, runID)
+		}
+		if why != "" {
 			p.res.Stale, p.readOnly = true, true
-			p.res.note("%s is not the run recess expects for discussion %d: stale", correlationID, number)
-			return nil
-		case a.State == state.RunEscalated:
-			p.res.Stale, p.readOnly = true, true
-			p.res.note("%s was escalated: stale", correlationID)
-			return nil
-		case a.RunID != 0 && runID != 0 && a.RunID != runID:
-			// GitHub named the run for this id (the dispatch answer, a
-			// lookup by run-name, or the first claim): any other run that
-			// carries the id is a duplicate dispatch.
-			p.res.Stale, p.readOnly = true, true
-			p.res.note("%s belongs to run %d: this run (%d) is a duplicate", correlationID, a.RunID, runID)
+			p.res.note("%s", why)
 			return nil
 		}
 		a.Claimed = true
@@ -41,4 +39,34 @@ func (e *Engine) Claim(ctx context.Context, number int, correlationID string, ru
 		p.res.note("run %d claimed %s", runID, correlationID)
 		return nil
 	})
+}
+
+// mismatch is why a run is not the one recess expects (see expects).
+type mismatch int
+
+const (
+	expected mismatch = iota
+	// notActive: another run, or none, is the active one.
+	notActive
+	// escalatedRun: the run was escalated after it ended without a verdict.
+	escalatedRun
+	// otherRun: GitHub named the run for the id (the dispatch answer, a
+	// lookup by run-name, or the first claim), and this is another one
+	// carrying it: a duplicate dispatch's.
+	otherRun
+)
+
+// expects is the one rule for whether a run that carries correlation id id
+// (GitHub's run runID, 0 when unknown) is the active run a, for the claim
+// and the verdict alike.
+func expects(a *state.Run, id string, runID int64) mismatch {
+	switch {
+	case a == nil || a.CorrelationID != id:
+		return notActive
+	case a.State == state.RunEscalated:
+		return escalatedRun
+	case a.RunID != 0 && runID != 0 && a.RunID != runID:
+		return otherRun
+	}
+	return expected
 }

@@ -35,20 +35,12 @@ func parseCommand(body string) (command, bool) {
 // firstLine splits a body into its first non-empty line and what follows
 // it, trimmed.
 func firstLine(body string) (line, rest string) {
-	line = body
 	for {
-		i := strings.IndexByte(line, '\n')
-		first := line
-		if i >= 0 {
-			first = line[:i]
+		line, rest, found := strings.Cut(body, "\n")
+		if strings.TrimSpace(line) != "" || !found {
+			return line, strings.TrimSpace(rest)
 		}
-		if strings.TrimSpace(first) != "" || i < 0 {
-			if i >= 0 {
-				rest = strings.TrimSpace(line[i+1:])
-			}
-			return first, rest
-		}
-		line = line[i+1:]
+		body = rest
 	}
 }
 
@@ -85,7 +77,7 @@ func (r reading) reply() bool { return r.said != "" }
 // the signals the discussion's open recesses await (see awaitedSignals),
 // never on the clock.
 func (p *pass) reading(c *Comment) reading {
-	if c.Mine || c.Deleted || c.Minimized || p.ignored(c.Author) {
+	if !spoken(c, p.cfg.IgnoreAuthors) {
 		return reading{}
 	}
 	r := reading{said: c.Body}
@@ -103,6 +95,19 @@ func (p *pass) reading(c *Comment) reading {
 	}
 	_, r.said = firstLine(c.Body)
 	return r
+}
+
+// spoken reports whether a comment is someone's word to recess at all: not
+// recess's own, not by one of ignore-authors, neither minimized nor
+// deleted (see reading).
+func spoken(c *Comment, ignore []string) bool {
+	return !c.Mine && !c.Deleted && !c.Minimized && !ignored(c.Author, ignore)
+}
+
+// ignored reports whether login is one of ignore-authors: recess treats
+// their comments as its own.
+func ignored(login string, ignore []string) bool {
+	return slices.ContainsFunc(ignore, func(x string) bool { return wait.SameLogin(x, login) })
 }
 
 // human reports whether a comment is a reply (see reading).
@@ -217,13 +222,22 @@ func awaitedSignals(rec *state.Record) awaited {
 // time is searched for commands: old commands are history, not requests.
 const commandWindow = 10 * time.Minute
 
+// asked is what the slash commands of a run ask of the rest of its
+// decision.
+type asked struct {
+	manual bool   // "/recess resume"
+	cancel string // "/recess cancel": who said it
+	retry  bool   // "/recess retry"
+}
+
 // commands handles the slash commands written since the last run, oldest
 // first. Only write-level authors (see writer) may use them; anyone else's
 // "/recess ..." is an ordinary reply and a log line.
 // Each command is handled once: the command cursor moves past it in the same
 // record write that records its effect, and every comment recess posts in
 // answer carries a marker, so a re-run neither repeats nor loses one.
-func (p *pass) commands() error {
+func (p *pass) commands() asked {
+	var ask asked
 	if p.isNew && p.rec.Commands.At.IsZero() {
 		p.rec.Commands = newest(p.d)
 		p.rec.Commands.At = p.rec.Commands.At.Add(-commandWindow)
@@ -246,42 +260,40 @@ func (p *pass) commands() error {
 			// Refused: said why, once, in the thread; the comment counts
 			// toward nothing.
 			p.res.warn("comment %s: %s", c.ID, r.refused.maintainer)
-			p.react(c.ID, Confused)
+			p.add(Effect{Kind: EffectReact, Subject: c.ID, Reaction: Confused})
 			p.notify("answer."+c.ID, c.ID, p.text("answer.refused", "why", r.refused.people))
 		default:
-			if err := p.command(c, r.cmd); err != nil {
-				return err
-			}
-			p.react(c.ID, ThumbsUp)
+			p.command(c, r.cmd, &ask)
+			p.add(Effect{Kind: EffectReact, Subject: c.ID, Reaction: ThumbsUp})
 		}
 	}
-	return nil
+	return ask
 }
 
-func (p *pass) command(c *Comment, cmd command) error {
+func (p *pass) command(c *Comment, cmd command, ask *asked) {
 	p.res.note("/recess %s from @%s", strings.TrimSpace(cmd.name+" "+cmd.arg), c.Author)
 	switch cmd.name {
 	case "status":
 		p.notify("answer."+c.ID, c.ID, p.statusLine())
-		return nil
+		return
 	case "cancel":
 		if len(p.rec.OpenRFCs) == 0 {
 			p.notify("answer."+c.ID, c.ID, p.text("answer.no_recess", "command", "cancel"))
-			return nil
+			return
 		}
-		p.cancel = c.Author
+		ask.cancel = c.Author
 	case "resume":
 		if len(p.rec.OpenRFCs) == 0 {
 			p.notify("answer."+c.ID, c.ID, p.text("answer.no_recess", "command", "resume"))
-			return nil
+			return
 		}
-		p.manual = true
+		ask.manual = true
 	case "retry":
 		if p.rec.Active == nil || p.rec.Escalated == nil {
 			p.notify("answer."+c.ID, c.ID, p.text("answer.not_escalated"))
-			return nil
+			return
 		}
-		p.retry = true
+		ask.retry = true
 	case "ask":
 		// Derived from the discussion (see wakes): with nothing pending,
 		// an ask nobody has answered starts a fresh run.
@@ -292,5 +304,4 @@ func (p *pass) command(c *Comment, cmd command) error {
 		// Derived from the discussion on every evaluation (see observe), so
 		// that a lost event cannot lose a signal or an extension.
 	}
-	return nil
 }

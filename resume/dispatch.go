@@ -10,45 +10,48 @@ import (
 )
 
 // dispatch is exactly-once bookkeeping around one workflow_dispatch: the
-// intent (new correlation id, state "dispatching") is written first; then
-// the decision's effects; then the dispatch; then the confirmation. A crash
-// between the two writes leaves an intent that the next run or sweep looks
-// up by correlation id before sending it again, and the agent workflow's
-// claim step turns any remaining duplicate into a no-op. A decision whose
-// intent loses its write sends nothing.
-func (e *Engine) dispatch(ctx context.Context, p *pass) error {
-	a := p.plan.run
-	if err := e.save(ctx, p); err != nil {
-		return e.saveFailed(ctx, p, err)
-	}
-	if err := e.effects(ctx, p); err != nil {
-		return err
-	}
-	req := DispatchRequest{CorrelationID: a.CorrelationID, Discussion: p.rec.Discussion, ResumeContext: p.plan.input}
-	runID, derr := e.Dispatcher.Dispatch(ctx, req)
+// intent (new correlation id, state "dispatching") is written first (see
+// apply); then the decision's effects; then the dispatch; then the
+// confirmation. A crash between the two writes leaves an intent that the
+// next run or sweep looks up by correlation id before sending it again, and
+// the agent workflow's claim step turns any remaining duplicate into a
+// no-op. A decision whose intent loses its write sends nothing.
+func (e *Engine) dispatch(ctx context.Context, out *decision) error {
+	runID, derr := e.Dispatcher.Dispatch(ctx, out.request())
 	if derr != nil {
-		return e.dispatchFailed(ctx, p, a, derr)
+		return e.dispatchFailed(ctx, out, derr)
 	}
-	p.res.Dispatched = true
-	p.res.CorrelationID = a.CorrelationID
-	if a.Resume != nil {
-		p.res.Fired = true
-		p.res.FiredBy = a.Resume.FiredBy
-	}
-	p.res.note("dispatched the agent workflow (correlation id %s, attempt %d)", a.CorrelationID, a.Attempt)
+	out.dispatched()
 	// Confirm first, react after: nothing stands between the dispatch and
 	// its confirmation, so the new run's own claim (seconds later at the
 	// earliest) lands after the confirmation, even on a store without
 	// compare-and-swap.
-	if err := e.confirm(ctx, p, a.CorrelationID, runID); err != nil {
+	if err := e.confirm(ctx, out, runID); err != nil {
 		return err
 	}
-	if a.EyesOn != "" {
+	if a := out.plan.run; a.EyesOn != "" {
 		if err := e.Discussions.React(ctx, a.EyesOn, Eyes); err != nil {
-			p.res.warn("could not add the EYES reaction: %v", err)
+			out.res.warn("could not add the EYES reaction: %v", err)
 		}
 	}
 	return nil
+}
+
+// request is the workflow_dispatch a decision's plan sends.
+func (out *decision) request() DispatchRequest {
+	return DispatchRequest{CorrelationID: out.plan.run.CorrelationID, Discussion: out.rec.Discussion, ResumeContext: out.plan.input}
+}
+
+// dispatched fills the result of a decision whose dispatch went out.
+func (out *decision) dispatched() {
+	a := out.plan.run
+	out.res.Dispatched = true
+	out.res.CorrelationID = a.CorrelationID
+	if a.Resume != nil {
+		out.res.Fired = true
+		out.res.FiredBy = a.Resume.FiredBy
+	}
+	out.res.note("dispatched the agent workflow (correlation id %s, attempt %d)", a.CorrelationID, a.Attempt)
 }
 
 // prepareDispatch turns the decision's plan into the intent the record
@@ -62,9 +65,7 @@ func (p *pass) prepareDispatch() error {
 	p.rec.Seen = maxCursor(p.rec.Seen, a.Until)
 	if plan.fresh {
 		p.rec.Dispatches = append(p.rec.Dispatches, p.now)
-		if n := len(p.rec.Dispatches); n > state.MaxDispatchTimes {
-			p.rec.Dispatches = p.rec.Dispatches[n-state.MaxDispatchTimes:]
-		}
+		p.pruneDispatches()
 	}
 	input, err := p.resumeContext(a)
 	if err != nil {
@@ -78,70 +79,73 @@ func (p *pass) prepareDispatch() error {
 // written meanwhile (a comment accumulating, the agent's own claim): the
 // confirmation is then applied to a fresh read, as long as the intent is
 // still the active one.
-func (e *Engine) confirm(ctx context.Context, p *pass, id string, runID int64) error {
+func (e *Engine) confirm(ctx context.Context, out *decision, runID int64) error {
+	id := out.plan.run.CorrelationID
+	rec := out.rec
 	for try := 0; try < maxConflictRetries; try++ {
-		a := p.rec.Active
+		a := rec.Active
 		if a == nil || a.CorrelationID != id {
 			return nil // settled by another run (claimed, or a verdict already)
 		}
+		write := a.RunID == 0 && runID != 0
 		if a.State == state.RunDispatching {
-			a.State = state.RunDispatched
-			a.DispatchedAt = p.now
-			a.LastError = ""
+			a.State, a.DispatchedAt, a.LastError = state.RunDispatched, out.now, ""
+			write = true
 		}
 		if a.RunID == 0 {
 			a.RunID = runID
 		}
-		p.write = fingerprint(p.rec) != p.before
-		err := e.save(ctx, p)
-		if err == nil || !errors.Is(err, state.ErrConflict) {
+		if !write {
+			return nil
+		}
+		err := e.save(ctx, &decision{rec: rec, d: out.d, now: out.now, write: true})
+		if !errors.Is(err, state.ErrConflict) {
 			return err
 		}
-		rec, lerr := e.Store.Load(ctx, p.rec.Discussion)
-		if lerr != nil {
-			return fmt.Errorf("confirm dispatch %s: %w", id, lerr)
+		if rec, err = e.Store.Load(ctx, rec.Discussion); err != nil {
+			return fmt.Errorf("confirm dispatch %s: %w", id, err)
 		}
-		if rec.OpenRFCs == nil {
-			rec.OpenRFCs = map[string]*state.RFC{}
-		}
-		p.rec = rec
-		p.before = fingerprint(rec)
 	}
-	p.res.warn("could not confirm dispatch %s after repeated concurrent writes; the next run finds the run by its correlation id", id)
+	out.res.warn("could not confirm dispatch %s after repeated concurrent writes; the next run finds the run by its correlation id", id)
 	return nil
 }
 
-// dispatchFailed records a failed dispatch call. A transient failure is
-// retried by a later run and does not burn an attempt; a refusal (the
-// request itself is wrong: a missing workflow input, an unknown workflow)
-// cannot succeed by retrying and is escalated. The failure is a decision of
-// its own: its effects (the escalation's label and note) run only after its
-// write.
-func (e *Engine) dispatchFailed(ctx context.Context, p *pass, a *state.Run, derr error) error {
-	a.DispatchErrors++
-	a.LastError = clip(derr.Error(), maxErrorText)
-	refused := errors.Is(derr, ErrDispatchRefused)
-	if refused {
-		// People read what happened; what GitHub answered is for the
-		// maintainer (the run's annotation, the record's last error).
-		p.escalate(a, "GitHub refused to start the agent workflow; the recess run's log says why")
-		a.LastError = clip(derr.Error(), maxErrorText)
-	} else {
-		p.res.warn("the dispatch call failed (%v); a later run looks for the run and retries", derr)
-	}
-	p.write = true
-	switch err := e.save(ctx, p); {
+// dispatchFailed records a failed dispatch call, a decision of its own
+// (see failed) applied as any other: its write, then its effects.
+func (e *Engine) dispatchFailed(ctx context.Context, out *decision, derr error) error {
+	f := e.failed(out, derr)
+	switch err := e.save(ctx, f); {
 	case err == nil:
-		if err := e.effects(ctx, p); err != nil {
+		if err := e.effects(ctx, f, f.effects); err != nil {
 			return err
 		}
 	case !errors.Is(err, state.ErrConflict):
-		return e.saveFailed(ctx, p, err)
+		return e.saveFailed(ctx, f, err)
 	}
-	if refused {
+	if errors.Is(derr, ErrDispatchRefused) {
 		return fmt.Errorf("dispatch of the agent workflow: %w", derr)
 	}
 	return nil
+}
+
+// failed decides over the record whose intent was written what a failed
+// dispatch call comes to. A transient failure is retried by a later run
+// and does not burn an attempt; a refusal (the request itself is wrong: a
+// missing workflow input, an unknown workflow) cannot succeed by retrying
+// and is escalated.
+func (e *Engine) failed(out *decision, derr error) *decision {
+	p := &pass{decision: decision{res: out.res, rec: out.rec, d: out.d, now: out.now, write: true}, cfg: e.cfg()}
+	a := p.rec.Active
+	a.DispatchErrors++
+	if errors.Is(derr, ErrDispatchRefused) {
+		// People read what happened; what GitHub answered is for the
+		// maintainer (the run's annotation, the record's last error).
+		p.escalate(a, "GitHub refused to start the agent workflow; the recess run's log says why")
+	} else {
+		p.res.warn("the dispatch call failed (%v); a later run looks for the run and retries", derr)
+	}
+	a.LastError = clip(derr.Error(), maxErrorText)
+	return &p.decision
 }
 
 // resumeContext renders what the run is told: nothing for the first look at

@@ -8,7 +8,11 @@
 // discussion (never from the event that woke it, so a dropped, repeated or
 // reordered event changes nothing), evaluates the open recesses, and then
 // performs what is owed: a fresh dispatch, a resume, a retry, an expiry, an
-// escalation. Every dispatch is recorded as an intent before it is sent and
+// escalation. Each entry point reads once (a snapshot), decides with a
+// function that performs no I/O and returns the decision as a value (the
+// next record and its effects), and applies it in one fixed order: the
+// record write first, the replies, notes, reactions and labels only once
+// it has won. Every dispatch is recorded as an intent before it is sent and
 // confirmed after, so a crash in between is found and repaired by the next
 // run, which looks for the run before dispatching again.
 //
@@ -18,6 +22,8 @@
 //
 // One file each; paths are from the module root.
 //
+//	read, decide, apply (the decision)    resume/engine.go (Engine.run, Engine.decide)
+//	effects and their order               resume/effects.go (Engine.apply)
 //	intake (fresh dispatch, rate limit)   resume/inbound.go (Engine.Intake, pass.intake)
 //	inbound (re-evaluate open recesses)   resume/inbound.go (Engine.Inbound, pass.evaluate)
 //	observed (what a trigger sees)        resume/inbound.go (pass.observe)
@@ -33,8 +39,6 @@
 //	status (comment text, recess status)  resume/status.go
 //	escalation, retries, stuck runs       resume/escalate.go
 //	exactly-once dispatch                 resume/dispatch.go
-//	effects (replies, notes, reactions,   resume/effects.go
-//	  labels)
 //	texts and Markdown escaping           resume/texts.go
 //	resume_context                        resume/context.go
 //	prompt (the agent's resumed prompt)   resume/prompt.go

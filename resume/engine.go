@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -98,29 +99,15 @@ func Defaults() Config {
 
 func (c Config) withDefaults() Config {
 	d := Defaults()
-	if c.MaxDispatchesPerHour <= 0 {
-		c.MaxDispatchesPerHour = d.MaxDispatchesPerHour
-	}
-	if c.MaxAttempts <= 0 {
-		c.MaxAttempts = d.MaxAttempts
-	}
-	if c.MaxOperations <= 0 {
-		c.MaxOperations = d.MaxOperations
-	}
+	orDefault(&c.MaxDispatchesPerHour, d.MaxDispatchesPerHour)
+	orDefault(&c.MaxAttempts, d.MaxAttempts)
+	orDefault(&c.MaxOperations, d.MaxOperations)
+	orDefault(&c.DispatchGrace, d.DispatchGrace)
+	orDefault(&c.RetryDelay, d.RetryDelay)
+	orDefault(&c.StaleRun, d.StaleRun)
+	orDefault(&c.SweepInterval, d.SweepInterval)
 	if c.MaxRecess.IsZero() {
 		c.MaxRecess = d.MaxRecess
-	}
-	if c.DispatchGrace <= 0 {
-		c.DispatchGrace = d.DispatchGrace
-	}
-	if c.RetryDelay <= 0 {
-		c.RetryDelay = d.RetryDelay
-	}
-	if c.StaleRun <= 0 {
-		c.StaleRun = d.StaleRun
-	}
-	if c.SweepInterval <= 0 {
-		c.SweepInterval = d.SweepInterval
 	}
 	if c.NewResumeID == nil {
 		if c.NewID == nil {
@@ -133,6 +120,13 @@ func (c Config) withDefaults() Config {
 		c.NewID = NewCorrelationID
 	}
 	return c
+}
+
+// orDefault sets a setting that is zero or less to its default.
+func orDefault[T int | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // NewCorrelationID returns a fresh random correlation id for a fresh
@@ -158,25 +152,10 @@ func randomID(prefix string) string {
 // carries a resume's or retry's correlation id (NewResumeCorrelationID).
 // Only fresh dispatches (intake, follow-ups) are rate-limited; a resume
 // answers a recess that was already paid for.
-func FreshRun(name string) bool {
-	for _, tok := range strings.FieldsFunc(name, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) {
-		if len(tok) == len(resumePrefix)+20 && strings.HasPrefix(tok, resumePrefix) && isHex(tok[len(resumePrefix):]) {
-			return false
-		}
-	}
-	return true
-}
+func FreshRun(name string) bool { return !resumeID.MatchString(name) }
 
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+// resumeID finds a resume's correlation id in a run-name, as a whole token.
+var resumeID = regexp.MustCompile(`(?:^|[^-_.0-9a-zA-Z])` + resumePrefix + `[0-9a-f]{20}(?:$|[^-_.0-9a-zA-Z])`)
 
 // Engine decides and acts for recess. Create one per run; it is not safe
 // for concurrent use (runs of recess never are: the engine is sequential by
@@ -286,9 +265,8 @@ type passOpts struct {
 	// discussion: the decision needs the discussion (every entry point but
 	// claim).
 	discussion bool
-	// checkRuns: look up the active agent run on GitHub (sweep visits).
-	checkRuns bool
-	// sweep: the pass is a sweep's visit, not a run for an event.
+	// sweep: the pass is a sweep's visit, not a run for an event: it
+	// looks up the active agent run on GitHub.
 	sweep bool
 	// restore is, in a dry run of a deletion (Engine.Deleted), the record
 	// the deleted comment held, which a real run writes back first.
@@ -325,60 +303,64 @@ type snapshot struct {
 	runErr error
 	looked bool
 	// recent counts the repository's agent runs of the last hour, read
-	// only when a decision wants a fresh dispatch (see pass.needRecent).
+	// only when a decision asks for them (see decision.needRecent).
 	recent     int
 	recentErr  error
 	haveRecent bool
+	// findsByLabel: the store finds pending records by the waiting label
+	// (LabelFinder), which the decision then keeps right.
+	findsByLabel bool
 	// perms are the permissions of the authors of comments that hold a
-	// slash command, by normalised login (see Engine.permissions).
+	// slash command, by normalised login (Engine.perms, see
+	// Engine.permissions).
 	perms map[string]access
 }
 
-// pass is one decision over a snapshot: the next record, and the effects
-// that may reach GitHub once the write of that record has won. A pass that
-// loses its write to a concurrent one is thrown away, effects and all, and
-// decided again from a fresh read.
-type pass struct {
-	cfg  Config
-	now  time.Time
-	opts passOpts
-	logf func(format string, args ...any)
-	res  *Result
-	snap *snapshot
-
-	rec    *state.Record
-	isNew  bool
-	before string
-	// write is set by seal: the record changed and is worth writing.
+// decision is what deciding one discussion comes to, as a value: the next
+// record, whether it is worth writing, and what reaches GitHub around that
+// write. The runner applies it in one fixed order (see Engine.apply) and
+// throws it away, effects and all, when its write loses to a concurrent
+// one. Two decisions are not final and say so: one with posts (a verdict's
+// replies, which the record keeps the ids of) and one with needRecent (a
+// fresh dispatch that needs the repository's recent dispatches counted);
+// the runner does what they ask and decides again.
+type decision struct {
+	res *Result
+	rec *state.Record
+	// d is the discussion, oldest comment first; nil when it was not read.
+	// The comments recess posts while applying are added to it.
+	d   *Discussion
+	now time.Time
+	// write: the record changed and is worth writing.
 	write bool
+	// first holds the waiting label that goes on before the write (see
+	// pass.waitingLabel); effects run once the write has won.
+	first, effects []Effect
+	// plan is the one dispatch a decision may make, after its effects.
+	plan       *dispatchPlan
+	posts      []post
+	needRecent bool
+	// views describe the open recesses, for the result once applied.
+	views []RFCView
+}
+
+// pass is one decision under way: what it reads (the snapshot, the clock,
+// the configuration) and the decision it builds. It lives only inside
+// Engine.decide and Engine.failed, which perform no I/O; the runner and the
+// applier see the decision alone.
+type pass struct {
+	decision
+	cfg  Config
+	opts passOpts
+	snap *snapshot
+	logf func(format string, args ...any)
+
+	isNew bool
 	// readOnly marks a decision that changes nothing whatever seal would
 	// recompute (a re-delivered verdict, a stale claim, a status report):
 	// a status text that reads differently under this run's configuration
 	// is not worth a write then.
 	readOnly bool
-	// needRecent: the decision wants a fresh dispatch and the snapshot
-	// has not counted the repository's recent dispatches. The decision is
-	// incomplete: the runner reads them and decides again.
-	needRecent bool
-	// findsByLabel: the store finds pending records by the waiting label
-	// (LabelFinder), which the decision then keeps right.
-	findsByLabel bool
-
-	d *Discussion
-
-	// decisions taken in this pass
-	plan    *dispatchPlan
-	manual  bool   // "/recess resume"
-	cancel  string // "/recess cancel": the reason
-	retry   bool   // "/recess retry"
-	effects []Effect
-	// posts are verdict replies to post before the record is written (the
-	// record keeps their ids and timestamps); after posting, the pass is
-	// decided again over the same snapshot.
-	posts []post
-	// planned are the replies a dry run (Engine.DryRun) would have posted, carried
-	// to the pass decided after them.
-	planned []Effect
 	// awaited are the signals the open recesses this run found wait for
 	// (see unawaited).
 	awaited  awaited
@@ -386,11 +368,10 @@ type pass struct {
 	observed map[string]wait.Observed
 }
 
-// dispatchPlan is the one dispatch a pass may make.
+// dispatchPlan is the one dispatch a decision may make.
 type dispatchPlan struct {
 	run   *state.Run // the Active run to (re)dispatch
 	fresh bool       // counts against the rate limit
-	redo  bool       // re-sending an earlier intent with the same id
 	// input is the resume_context the dispatch carries.
 	input string
 }
@@ -399,7 +380,8 @@ type dispatchPlan struct {
 // needs it (in one read when the store offers DiscussionStore), and the
 // active run when the decision will look at it.
 func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.Time) (*snapshot, error) {
-	s := &snapshot{}
+	f, ok := e.Store.(LabelFinder)
+	s := &snapshot{findsByLabel: ok && f.FindsPendingByLabel()}
 	var err error
 	if ds, ok := e.Store.(DiscussionStore); ok && opts.discussion {
 		s.rec, s.d, err = ds.LoadWith(ctx, number)
@@ -442,12 +424,13 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 	}
 	if s.d != nil {
 		sort.SliceStable(s.d.Comments, func(i, j int) bool { return s.d.Comments[i].CreatedAt.Before(s.d.Comments[j].CreatedAt) })
-		if s.perms, err = e.permissions(ctx, s.d); err != nil {
+		if err := e.permissions(ctx, s.d); err != nil {
 			return nil, fmt.Errorf("discussion %d: %w", number, err)
 		}
+		s.perms = e.perms
 	}
 	if a := s.rec.Active; a != nil && opts.discussion && s.d != nil {
-		switch lookupRun(e.cfg(), a, now, opts.checkRuns) {
+		switch lookupRun(e.cfg(), a, now, opts.sweep) {
 		case byID:
 			s.run, s.runErr = e.Dispatcher.Run(ctx, a.RunID)
 			s.looked = true
@@ -472,7 +455,7 @@ const (
 // GitHub: an unconfirmed intent past its grace (or past the retry delay
 // after a failed call), and a dispatched run on a sweep's visit or once it
 // is older than StaleRun.
-func lookupRun(c Config, a *state.Run, now time.Time, checkRuns bool) lookup {
+func lookupRun(c Config, a *state.Run, now time.Time, sweep bool) lookup {
 	switch a.State {
 	case state.RunDispatching:
 		age := now.Sub(a.IntentAt)
@@ -484,7 +467,7 @@ func lookupRun(c Config, a *state.Run, now time.Time, checkRuns bool) lookup {
 		}
 		return byCorrelation
 	case state.RunDispatched:
-		if !checkRuns && now.Sub(a.DispatchedAt) < c.StaleRun {
+		if !sweep && now.Sub(a.DispatchedAt) < c.StaleRun {
 			return noLookup
 		}
 		if a.RunID != 0 {
@@ -501,8 +484,7 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 	if rec.OpenRFCs == nil {
 		rec.OpenRFCs = map[string]*state.RFC{}
 	}
-	p := &pass{cfg: c, now: now, opts: opts, res: res, snap: s, rec: rec, isNew: s.isNew, d: s.d, logf: func(string, ...any) {}}
-	p.before = fingerprint(rec)
+	p := &pass{decision: decision{res: res, rec: rec, d: s.d, now: now}, cfg: c, opts: opts, snap: s, isNew: s.isNew, logf: func(string, ...any) {}}
 	p.awaited = awaitedSignals(rec)
 	// Every decision prunes the rate limit's history, whatever the entry
 	// point: a verdict that kept entries past the hour would hold a
@@ -515,9 +497,23 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 	return p
 }
 
-// run is the loop of every entry point: read, decide, write, act. decide
-// must not perform I/O: everything it needs is in the pass's snapshot.
-func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func(*pass) error) (*Result, error) {
+// decide takes one decision over a snapshot with the entry point's rule
+// (step), and returns it. Neither performs I/O.
+func (e *Engine) decide(s *snapshot, c Config, now time.Time, opts passOpts, res *Result, step func(*pass) error) (*decision, error) {
+	p := newPass(s, c, now, opts, res)
+	p.logf = e.logf
+	if err := step(p); err != nil || p.needRecent {
+		return &p.decision, err
+	}
+	p.seal()
+	p.report()
+	return &p.decision, nil
+}
+
+// run is the loop of every entry point: read once, decide, apply. It reads
+// again only when a decision asks for it (the repository's recent
+// dispatches, a verdict's replies posted) or its write lost to another run.
+func (e *Engine) run(ctx context.Context, number int, opts passOpts, step func(*pass) error) (*Result, error) {
 	c := e.cfg()
 	reread := false
 	var planned []Effect
@@ -530,56 +526,55 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, decide func
 		if r := opts.restore; r != nil && r.used && len(planned) == 0 {
 			planned = []Effect{{Kind: EffectWrite, Body: r.rec.Status}}
 		}
-		for posted := 0; ; posted++ {
-			res := &Result{Command: opts.command, Discussion: number, Missing: s.missing}
-			p := newPass(s, c, now, opts, res)
-			p.logf = e.logf
-			p.findsByLabel = e.findsByLabel()
-			p.planned = planned
-			err = decide(p)
-			if p.needRecent && !s.haveRecent {
-				// The decision asked for more than the snapshot holds;
-				// it is thrown away and taken again with it.
+		for posted := false; ; {
+			out, err := e.decide(s, c, now, opts, &Result{Command: opts.command, Discussion: number, Missing: s.missing}, step)
+			if out.needRecent {
+				// One request, spent only when a fresh dispatch is wanted.
 				s.recent, s.recentErr = e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour))
 				s.haveRecent = true
 				continue
 			}
 			if err != nil {
-				return res, err
+				return out.res, err
 			}
-			if len(p.posts) > 0 && posted == 0 {
-				err := e.post(ctx, p)
+			if len(out.posts) > 0 && !posted {
+				posted = true
+				err := e.post(ctx, out, &planned)
 				if err == nil {
-					planned = p.planned
 					continue
 				}
 				if reread {
-					return res, err
+					return out.res, err
 				}
 				// Once, read again and decide again: the comment a reply
-				// answers may have been deleted or hidden meanwhile (GitHub
-				// refuses a reply under a deleted one), or the post went
-				// through without its answer reaching recess (its marker
-				// shows it). Nothing is posted twice either way.
+				// answers may have been deleted or hidden meanwhile
+				// (GitHub refuses a reply under a deleted one), or the
+				// post went through without its answer reaching recess
+				// (its marker shows it). Nothing is posted twice either
+				// way.
 				reread = true
 				e.logf("discussion %d: %v; reading the discussion again", number, err)
 				break
 			}
-			p.seal()
 			// Decided before acting: a run that fails half way through
 			// writing a pending record still asks for the sweep, which
 			// repairs it.
-			res.SweepSwitch = sweepSwitchFor(p.opts.command, p.rec.Pending(), -1)
-			err = e.act(ctx, p)
+			out.res.SweepSwitch = sweepSwitchFor(opts.command, out.rec.Pending(), -1)
+			if e.DryRun {
+				e.describe(out, planned)
+				out.viewed()
+				return out.res, nil
+			}
+			err = e.apply(ctx, out)
 			if err == nil {
-				p.after()
-				return res, nil
+				out.viewed()
+				return out.res, nil
 			}
 			if errors.Is(err, state.ErrConflict) && try < maxConflictRetries {
 				e.logf("discussion %d: the record changed while this run worked; deciding again from a fresh read", number)
 				break
 			}
-			return res, err
+			return out.res, err
 		}
 	}
 }
@@ -611,40 +606,44 @@ func fingerprint(rec *state.Record) string {
 	return string(b)
 }
 
-// seal ends a decision: the visible status, the bookkeeping, and whether
-// the record is worth writing.
+// seal ends a decision: the visible status, whether the record is worth
+// writing, and the waiting label.
 func (p *pass) seal() {
-	if p.readOnly {
-		p.waitingLabel(p.findsByLabel)
-		return
+	keep := p.snap.findsByLabel
+	if !p.readOnly {
+		if p.d != nil {
+			p.rec.Status = p.status()
+		}
+		changed := fingerprint(p.rec) != fingerprint(p.snap.rec) || p.plan != nil || p.behind()
+		if changed && p.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
+			// Nothing worth remembering about a discussion recess never
+			// acted on; a waiting label there is stray (one transferred in
+			// with another repository's label, a record lost and not
+			// restorable): nothing waits, and every sweep would come back.
+			keep = true
+		} else {
+			p.write = changed
+		}
 	}
-	if p.d != nil {
-		p.rec.Status = p.status()
-	}
-	if fingerprint(p.rec) == p.before && p.plan == nil && !p.behind() {
-		p.waitingLabel(p.findsByLabel)
-		return
-	}
-	if p.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
-		// Nothing worth remembering about a discussion recess never acted
-		// on; a waiting label there is stray (one transferred in with
-		// another repository's label, a record lost and not restorable):
-		// nothing waits, and every sweep would come back.
-		p.waitingLabel(true)
-		return
-	}
-	p.write = true
-	p.waitingLabel(p.findsByLabel)
+	p.waitingLabel(keep)
 }
 
 // waitingLabel asks for the waiting label on the discussion exactly while
 // the record is pending (label names compare case-insensitively), when
 // keep is set; otherwise it leaves the label alone. Every run that reads
-// a record so puts the label right (one removed by hand comes back). The
-// effect runs after the record write, but for the label of an existing
-// record the decision makes pending, which goes on before it (see
-// labelFirst): a run dying between the two never leaves a pending record
-// without its label.
+// a record so puts the label right (one removed by hand comes back).
+//
+// The label goes on after the record write, as every effect, but for an
+// existing record the decision makes pending: then it goes on first. A run
+// that dies between the two leaves a labelled discussion whose record is
+// not pending (a harmless extra look for the sweep, and the next run that
+// reads the record takes the label off), never a pending record no sweep
+// finds by its label. A new record is labelled after its write: a label
+// first would show a sweep a discussion without a record, whose visit
+// takes the label off again. Such a record without its label (a run that
+// died between its write and its label) is found by the comment store's
+// hourly look at the recently updated discussions (see
+// github.CommentStore.Pending).
 func (p *pass) waitingLabel(keep bool) {
 	if !keep || p.d == nil {
 		return
@@ -657,18 +656,13 @@ func (p *pass) waitingLabel(keep bool) {
 		}
 	}
 	switch want := p.rec.Pending(); {
+	case want && has == "" && !p.isNew && (p.write || p.plan != nil):
+		p.first = append(p.first, Effect{Kind: EffectLabel, Label: LabelWaiting})
 	case want && has == "":
-		p.label(LabelWaiting)
+		p.add(Effect{Kind: EffectLabel, Label: LabelWaiting})
 	case !want && has != "":
-		p.unlabel(has)
+		p.add(Effect{Kind: EffectUnlabel, Label: has})
 	}
-}
-
-// findsByLabel reports whether the store finds pending records by the
-// waiting label (LabelFinder).
-func (e *Engine) findsByLabel() bool {
-	f, ok := e.Store.(LabelFinder)
-	return ok && f.FindsPendingByLabel()
 }
 
 // behind reports a pending record whose Checked lags the discussion's
@@ -688,11 +682,9 @@ func (p *pass) behind() bool {
 	return newest(p.d).At.After(p.rec.Checked)
 }
 
-// after fills the result's view of the record once the pass is done.
-func (p *pass) after() {
-	ids := sortedRFCs(p.rec)
-	p.res.OpenRFCs = len(ids)
-	for _, id := range ids {
+// report describes the decided record's open recesses (Result.RFCs).
+func (p *pass) report() {
+	for _, id := range sortedRFCs(p.rec) {
 		rfc := p.rec.OpenRFCs[id]
 		v := RFCView{Discussion: p.rec.Discussion, CorrelationID: id, Trigger: triggerJSON(rfc.Trigger), OpenedAt: rfc.OpenedAt,
 			DueAt: rfc.DueAt, RecessCount: rfc.RecessCount, Summary: rfc.Summary}
@@ -702,9 +694,26 @@ func (p *pass) after() {
 		if p.d != nil {
 			v.Waiting = Describe(rfc.Trigger, p.observedFor(id, rfc))
 		}
-		p.res.RFCs = append(p.res.RFCs, v)
-		p.res.DueAt = sooner(p.res.DueAt, rfc.DueAt)
+		p.views = append(p.views, v)
 	}
+}
+
+// viewed fills the result's view of the record once the decision is
+// applied.
+func (out *decision) viewed() {
+	out.res.OpenRFCs, out.res.RFCs = len(out.views), out.views
+	for _, v := range out.views {
+		out.res.DueAt = sooner(out.res.DueAt, v.DueAt)
+	}
+}
+
+// Count is "1 reply", "2 replies", "0 replies": how recess counts things
+// in words, everywhere.
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // include adds one discussion's result to a result over many (a sweep, a
@@ -732,17 +741,6 @@ func newest(d *Discussion) state.Cursor {
 		c = c.Advance(d.Comments[i].ID, d.Comments[i].CreatedAt.UTC())
 	}
 	return c
-}
-
-// ignored reports whether login is one of ignore-authors: recess treats
-// their comments as its own (see reading).
-func (p *pass) ignored(login string) bool {
-	for _, x := range p.cfg.IgnoreAuthors {
-		if wait.SameLogin(x, login) {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *pass) comment(id string) *Comment {

@@ -3,6 +3,7 @@ package resume
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/recess-action/recess/resume/wait"
@@ -12,23 +13,20 @@ import (
 // checkActive looks after the active run: an unconfirmed intent is looked up
 // and redone, a run that ended without a verdict is retried or escalated, an
 // escalation waits for "/recess retry".
-func (p *pass) checkActive() error {
+func (p *pass) checkActive(retry bool) error {
 	a := p.rec.Active
 	if a == nil {
 		return nil
 	}
 	switch a.State {
 	case state.RunDispatching:
-		return p.checkIntent(a)
+		p.checkIntent(a)
 	case state.RunDispatched:
-		if lookupRun(p.cfg, a, p.now, p.opts.checkRuns) == noLookup {
-			return nil
-		}
-		return p.checkRun(a)
+		p.checkRun(a)
 	case state.RunEscalated:
-		if !p.retry {
+		if !retry {
 			p.notifyEscalation(a)
-			return nil
+			break
 		}
 		p.rec.Escalated = nil
 		next := p.nextAttempt(a, 1)
@@ -37,28 +35,28 @@ func (p *pass) checkActive() error {
 		next.Until = maxCursor(a.Until, newest(p.d))
 		p.plan = &dispatchPlan{run: next}
 		p.res.note("escalation lifted by /recess retry: dispatching again")
-		p.unlabel(LabelEscalated)
-		return nil
+		p.add(Effect{Kind: EffectUnlabel, Label: LabelEscalated})
 	default:
 		return fmt.Errorf("record of discussion %d: active run in unknown state %q: %w", p.rec.Discussion, a.State, state.ErrCorrupt)
 	}
+	return nil
 }
 
 // checkIntent resolves a dispatch intent without confirmation: still in
 // flight (young, no error), done after all (the run exists), or to be sent
 // again.
-func (p *pass) checkIntent(a *state.Run) error {
+func (p *pass) checkIntent(a *state.Run) {
 	age := p.now.Sub(a.IntentAt)
 	if a.DispatchErrors == 0 && age < p.cfg.DispatchGrace {
 		p.res.note("a dispatch (%s) was started %s ago and is not confirmed yet; leaving it to the run that started it", a.CorrelationID, age.Round(time.Second))
-		return nil
+		return
 	}
 	if a.DispatchErrors > 0 && age < p.cfg.RetryDelay {
 		p.res.note("the last dispatch call for %s failed %s ago; trying again after %s", a.CorrelationID, age.Round(time.Second), p.cfg.RetryDelay)
-		return nil
+		return
 	}
-	if lookupRun(p.cfg, a, p.now, p.opts.checkRuns) == noLookup || !p.snap.looked {
-		return nil
+	if !p.snap.looked {
+		return
 	}
 	run, err := p.snap.run, p.snap.runErr
 	switch {
@@ -66,58 +64,54 @@ func (p *pass) checkIntent(a *state.Run) error {
 		a.State, a.RunID, a.DispatchedAt = state.RunDispatched, run.ID, p.now
 		a.LastError = ""
 		p.res.note("found run %d for the unconfirmed dispatch %s: confirmed", run.ID, a.CorrelationID)
-		return nil
 	case errors.Is(err, ErrNotFound):
 		p.res.note("no run exists for the unconfirmed dispatch %s: sending it again", a.CorrelationID)
-		p.plan = &dispatchPlan{run: a, redo: true}
-		return nil
+		p.plan = &dispatchPlan{run: a}
 	default:
 		p.res.warn("could not look up the run of %s: %v (a later run retries)", a.CorrelationID, err)
-		return nil
 	}
 }
 
 // checkRun asks GitHub how the active run is doing; one that ended without
 // its verdict is retried up to max-attempts, then escalated.
-func (p *pass) checkRun(a *state.Run) error {
+func (p *pass) checkRun(a *state.Run) {
 	if !p.snap.looked {
-		return nil
+		return
 	}
 	run, err := p.snap.run, p.snap.runErr
 	if errors.Is(err, ErrNotFound) {
-		if p.now.Sub(a.DispatchedAt) < p.cfg.DispatchGrace {
-			return nil
+		if p.now.Sub(a.DispatchedAt) >= p.cfg.DispatchGrace {
+			p.failed(a, "the agent run cannot be found")
 		}
-		return p.failed(a, "the agent run cannot be found")
+		return
 	}
 	if err != nil {
 		p.res.warn("could not look up agent run %d (%s): %v", a.RunID, a.CorrelationID, err)
-		return nil
+		return
 	}
 	if a.RunID == 0 {
 		a.RunID = run.ID
 	}
 	if !run.Completed() {
-		return nil
+		return
 	}
 	conclusion := run.Conclusion
 	if conclusion == "" {
 		conclusion = "unknown"
 	}
-	return p.failed(a, fmt.Sprintf("agent run %d ended (%s) without a verdict", run.ID, conclusion))
+	p.failed(a, fmt.Sprintf("agent run %d ended (%s) without a verdict", run.ID, conclusion))
 }
 
 // failed retries a run that ended without a verdict, or escalates.
-func (p *pass) failed(a *state.Run, why string) error {
+func (p *pass) failed(a *state.Run, why string) {
 	if a.Attempt >= p.cfg.MaxAttempts {
 		p.escalate(a, fmt.Sprintf("%s; %d of %d attempts used", why, a.Attempt, p.cfg.MaxAttempts))
-		return nil
+		return
 	}
 	p.res.note("%s: dispatching attempt %d of %d", why, a.Attempt+1, p.cfg.MaxAttempts)
 	next := p.nextAttempt(a, a.Attempt+1)
 	next.LastError = why
 	p.plan = &dispatchPlan{run: next}
-	return nil
 }
 
 // nextAttempt is a new dispatch of the same work: a new correlation id, the
@@ -147,9 +141,9 @@ func (p *pass) escalate(a *state.Run, reason string) {
 	p.rec.Escalated = &state.Escalation{At: p.now, Reason: reason}
 	p.res.warn("escalated: %s", reason)
 	p.notifyEscalation(a)
-	p.label(LabelEscalated)
+	p.add(Effect{Kind: EffectLabel, Label: LabelEscalated})
 	if a.EyesOn != "" {
-		p.unreact(a.EyesOn, Eyes)
+		p.add(Effect{Kind: EffectUnreact, Subject: a.EyesOn, Reaction: Eyes})
 		a.EyesOn = ""
 	}
 }
@@ -171,18 +165,11 @@ func (p *pass) notifyEscalation(a *state.Run) {
 }
 
 func mentionList(logins []string) string {
-	s := ""
+	var m []string
 	for _, l := range logins {
-		if l == "" {
-			continue
+		if l != "" {
+			m = append(m, "@"+strings.TrimPrefix(l, "@"))
 		}
-		if s != "" {
-			s += " "
-		}
-		if l[0] != '@' {
-			l = "@" + l
-		}
-		s += l
 	}
-	return s
+	return strings.Join(m, " ")
 }

@@ -1,11 +1,12 @@
 package resume
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -83,7 +84,7 @@ func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (
 func restoredWhat(rec *state.Record) string {
 	var parts []string
 	if n := len(rec.OpenRFCs); n > 0 {
-		parts = append(parts, plural(n, "open recess", "open recesses"))
+		parts = append(parts, Count(n, "open recess", "open recesses"))
 	}
 	if rec.Active != nil {
 		parts = append(parts, "the active agent run "+rec.Active.CorrelationID)
@@ -126,15 +127,11 @@ func (p *pass) reconcile() error {
 	if p.isNew {
 		p.restore()
 	}
-	if err := p.commands(); err != nil {
+	ask := p.commands()
+	if err := p.checkActive(ask.retry); err != nil {
 		return err
 	}
-	if err := p.checkActive(); err != nil {
-		return err
-	}
-	if err := p.evaluate(); err != nil {
-		return err
-	}
+	p.evaluate(ask)
 	return p.intake()
 }
 
@@ -156,42 +153,25 @@ func (p *pass) gone(reason string) error {
 	return nil
 }
 
+// pruneDispatches keeps the rate limit's history to the last hour, and to
+// its bound.
 func (p *pass) pruneDispatches() {
-	keep := p.rec.Dispatches[:0:0]
-	for _, t := range p.rec.Dispatches {
-		if p.now.Sub(t) < time.Hour {
-			keep = append(keep, t)
-		}
-	}
-	if len(keep) > state.MaxDispatchTimes {
-		keep = keep[len(keep)-state.MaxDispatchTimes:]
-	}
-	if len(keep) != len(p.rec.Dispatches) {
-		p.rec.Dispatches = keep
-	}
+	recent := slices.DeleteFunc(p.rec.Dispatches, func(t time.Time) bool { return p.now.Sub(t) >= time.Hour })
+	p.rec.Dispatches = recent[max(0, len(recent)-state.MaxDispatchTimes):]
 }
 
-// evaluate re-evaluates every open recess from what the discussion shows.
-func (p *pass) evaluate() error {
-	ids := make([]string, 0, len(p.rec.OpenRFCs))
-	for id := range p.rec.OpenRFCs {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		a, b := p.rec.OpenRFCs[ids[i]], p.rec.OpenRFCs[ids[j]]
-		if !a.OpenedAt.Equal(b.OpenedAt) {
-			return a.OpenedAt.Before(b.OpenedAt)
-		}
-		return ids[i] < ids[j]
+// evaluate re-evaluates every open recess from what the discussion shows,
+// with what the slash commands asked.
+func (p *pass) evaluate(ask asked) {
+	ids := slices.SortedFunc(maps.Keys(p.rec.OpenRFCs), func(a, b string) int {
+		return cmp.Or(p.rec.OpenRFCs[a].OpenedAt.Compare(p.rec.OpenRFCs[b].OpenedAt), strings.Compare(a, b))
 	})
 	p.evals = map[string]wait.Evaluation{}
 	p.observed = map[string]wait.Observed{}
 	for _, id := range ids {
 		rfc := p.rec.OpenRFCs[id]
-		if p.cancel != "" {
-			if err := p.close(id, rfc, p.text("note.cancelled", "author", p.cancel)); err != nil {
-				return err
-			}
+		if ask.cancel != "" {
+			p.close(id, rfc, p.text("note.cancelled", "author", ask.cancel))
 			continue
 		}
 		t := rfc.Trigger
@@ -208,7 +188,7 @@ func (p *pass) evaluate() error {
 			continue
 		}
 		switch {
-		case p.manual:
+		case ask.manual:
 			p.fire(id, rfc, wait.FiredByManual, "a maintainer said /recess resume")
 		case ev.Fired:
 			if ev.FiredBy == wait.KindElapsed || ev.FiredBy == wait.FiredByExpired {
@@ -218,14 +198,11 @@ func (p *pass) evaluate() error {
 			p.fire(id, rfc, ev.FiredBy, ev.Reason)
 		case ev.Cancelled:
 			p.warnIfSweepsMissing(id, ev.At)
-			if err := p.close(id, rfc, p.text("note.expired", "at", humanTime(ev.At), "what", describeNode(t, o, false))); err != nil {
-				return err
-			}
+			p.close(id, rfc, p.text("note.expired", "at", humanTime(ev.At), "what", describeNode(t, o, false)))
 		case rfc.DueAt != nil:
 			p.warnIfSweepsMissing(id, *rfc.DueAt)
 		}
 	}
-	return nil
 }
 
 // warnIfSweepsMissing notices, in a run that is not a sweep, a moment at
@@ -234,7 +211,7 @@ func (p *pass) evaluate() error {
 // switches them off after 60 days without activity). This run has just
 // caught the discussion up.
 func (p *pass) warnIfSweepsMissing(id string, due time.Time) {
-	if p.opts.checkRuns || due.IsZero() {
+	if p.opts.sweep || due.IsZero() {
 		return
 	}
 	late := p.now.Sub(due)
@@ -298,7 +275,7 @@ func (p *pass) fire(id string, rfc *state.RFC, firedBy, reason string) {
 }
 
 // close ends a recess without resuming it, with a note for people.
-func (p *pass) close(id string, rfc *state.RFC, note string) error {
+func (p *pass) close(id string, rfc *state.RFC, note string) {
 	replyTo := ""
 	if len(rfc.ThreadRoots) > 0 {
 		replyTo = rfc.ThreadRoots[0]
@@ -308,7 +285,6 @@ func (p *pass) close(id string, rfc *state.RFC, note string) error {
 	// What was said meanwhile was deliberately not handed to an agent.
 	p.rec.Seen = maxCursor(p.rec.Seen, newest(p.d))
 	p.res.note("recess %s closed: %s", id, note)
-	return nil
 }
 
 // eyesSubject is what carries the EYES acknowledgement of a dispatch: the
@@ -324,31 +300,6 @@ func (p *pass) eyesSubject(since state.Cursor) string {
 		}
 	}
 	return p.d.ID
-}
-
-// unanswered lists the comments no agent run was handed yet, whatever
-// they are (wake-on decides which of them wake recess).
-func (p *pass) unanswered() []*Comment {
-	var out []*Comment
-	for i := range p.d.Comments {
-		c := &p.d.Comments[i]
-		if !p.rec.Seen.Covers(c.ID, c.CreatedAt) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// unseen lists the human comments no agent run was handed yet.
-func (p *pass) unseen() []*Comment {
-	var out []*Comment
-	for i := range p.d.Comments {
-		c := &p.d.Comments[i]
-		if !p.rec.Seen.Covers(c.ID, c.CreatedAt) && p.human(c) {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // intake starts a fresh dispatch when nothing is pending and people said
@@ -377,10 +328,16 @@ func (p *pass) intake() error {
 		return nil
 	}
 	first := p.rec.Seen.At.IsZero()
-	unseen := len(p.unseen())
-	owed := first && p.firstWakes()
-	for _, c := range p.unanswered() {
-		owed = owed || p.wakes(c)
+	// Whatever no agent run was handed yet may wake recess (wake-on
+	// decides); the note counts the replies among it.
+	owed, unseen := first && p.firstWakes(), 0
+	for i := range p.d.Comments {
+		if c := &p.d.Comments[i]; !p.rec.Seen.Covers(c.ID, c.CreatedAt) {
+			owed = owed || p.wakes(c)
+			if p.human(c) {
+				unseen++
+			}
+		}
 	}
 	if !owed {
 		if p.rec.Queued != nil {
@@ -390,7 +347,7 @@ func (p *pass) intake() error {
 	}
 	if n := len(p.rec.Dispatches); n >= p.cfg.MaxDispatchesPerHour {
 		until := p.rec.Dispatches[n-p.cfg.MaxDispatchesPerHour].Add(time.Hour)
-		return p.queue(until, fmt.Sprintf("recess already started %s here in the last hour", plural(n, "agent run", "agent runs")),
+		return p.queue(until, fmt.Sprintf("recess already started %s here in the last hour", Count(n, "agent run", "agent runs")),
 			fmt.Sprintf("%d fresh dispatches on this discussion in the last hour (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
 	}
 	if p.rec.Queued != nil && p.now.Before(p.rec.Queued.Until) {

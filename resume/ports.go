@@ -263,7 +263,7 @@ type PendingAdvisor interface {
 // store). The engine then keeps that label on a discussion exactly while
 // its record is pending, as an effect of every decision that read the
 // discussion, applied after the record write (but before the write that
-// makes an existing record pending: see pass.labelFirst); the store's Load
+// makes an existing record pending: see pass.waitingLabel); the store's Load
 // and Save write no labels. A store without it (the branch store keeps an index)
 // gets no waiting label.
 type LabelFinder interface {

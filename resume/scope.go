@@ -2,6 +2,8 @@ package resume
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/recess-action/recess/resume/wait"
@@ -38,27 +40,14 @@ func ParseWakeOn(s string) (string, error) {
 // comment; an open recess on a discussion that moved out of scope is still
 // served until it resolves.
 func (p *pass) inScope() bool {
-	if len(p.cfg.Categories) > 0 {
-		ok := false
-		for _, c := range p.cfg.Categories {
-			ok = ok || strings.EqualFold(c, p.d.Category) || strings.EqualFold(c, p.d.CategorySlug)
-		}
-		if !ok {
-			return false
-		}
+	category := func(c string) bool {
+		return strings.EqualFold(c, p.d.Category) || strings.EqualFold(c, p.d.CategorySlug)
 	}
-	if len(p.cfg.Labels) > 0 {
-		ok := false
-		for _, want := range p.cfg.Labels {
-			for _, l := range p.d.Labels {
-				ok = ok || strings.EqualFold(want, l)
-			}
-		}
-		if !ok {
-			return false
-		}
+	label := func(want string) bool {
+		return slices.ContainsFunc(p.d.Labels, func(l string) bool { return strings.EqualFold(want, l) })
 	}
-	return true
+	return (len(p.cfg.Categories) == 0 || slices.ContainsFunc(p.cfg.Categories, category)) &&
+		(len(p.cfg.Labels) == 0 || slices.ContainsFunc(p.cfg.Labels, label))
 }
 
 // wakes reports whether a comment nobody has answered starts a fresh run
@@ -78,7 +67,7 @@ func (p *pass) wakes(c *Comment) bool {
 
 // firstWakes reports whether a new discussion starts a fresh run.
 func (p *pass) firstWakes() bool {
-	if p.d.Mine || p.ignored(p.d.Author) {
+	if p.d.Mine || ignored(p.d.Author, p.cfg.IgnoreAuthors) {
 		return false
 	}
 	if p.cfg.WakeOn == WakeMention {
@@ -90,29 +79,11 @@ func (p *pass) firstWakes() bool {
 // mentions reports whether text @-mentions one of the mention handles, as
 // a whole handle (@lead, not @leader), case-insensitive.
 func (p *pass) mentions(text string) bool {
-	lower := strings.ToLower(text)
 	for _, h := range p.cfg.MentionHandles {
-		h = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(h), "@"))
-		if h == "" {
-			continue
-		}
-		for i := 0; ; {
-			j := strings.Index(lower[i:], "@"+h)
-			if j < 0 {
-				break
-			}
-			start, end := i+j, i+j+1+len(h)
-			before := start == 0 || !handleByte(lower[start-1])
-			after := end == len(lower) || !handleByte(lower[end])
-			if before && after {
-				return true
-			}
-			i = start + 1
+		h = strings.TrimPrefix(strings.TrimSpace(h), "@")
+		if h != "" && regexp.MustCompile(`(?i)(?:^|[^a-z0-9_/-])@`+regexp.QuoteMeta(h)+`(?:$|[^a-z0-9_/-])`).MatchString(text) {
+			return true
 		}
 	}
 	return false
-}
-
-func handleByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '/'
 }

@@ -117,10 +117,10 @@ func describeNode(t *wait.Trigger, o wait.Observed, nested bool) string {
 	case wait.KindMissingInput:
 		have := min(wait.CountReplies(t, o), t.Replies)
 		if have == t.Replies {
-			s = "for nothing more (" + plural(have, "reply is", "replies are") + " in)"
+			s = "for nothing more (" + Count(have, "reply is", "replies are") + " in)"
 			break
 		}
-		s = "for " + plural(t.Replies-have, "more reply", "more replies")
+		s = "for " + Count(t.Replies-have, "more reply", "more replies")
 		if len(t.From) > 0 {
 			s += " from @" + strings.Join(t.From, " or @")
 		}
@@ -191,14 +191,6 @@ func joinWords(parts []string, word string) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + ", " + word + " " + parts[len(parts)-1]
 }
 
-// plural is "1 reply", "2 replies", "0 replies".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 func containsID(list []string, id string) bool { return id != "" && slices.Contains(list, id) }
 
 // Status reports the discussion's open recesses without changing anything.
@@ -237,6 +229,6 @@ func (e *Engine) StatusAll(ctx context.Context) (*Result, error) {
 		}
 		res.include(r)
 	}
-	res.note("%s with something pending", plural(len(list), "discussion", "discussions"))
+	res.note("%s with something pending", Count(len(list), "discussion", "discussions"))
 	return res, nil
 }

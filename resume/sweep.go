@@ -1,11 +1,11 @@
 package resume
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/recess-action/recess/state"
@@ -14,7 +14,7 @@ import (
 // Visit is a sweep's visit of one discussion: what Inbound does, and it also
 // looks up the active agent run on GitHub.
 func (e *Engine) Visit(ctx context.Context, number int) (*Result, error) {
-	return e.run(ctx, number, passOpts{command: "sweep", discussion: true, checkRuns: true, sweep: true}, (*pass).reconcile)
+	return e.run(ctx, number, passOpts{command: "sweep", discussion: true, sweep: true}, (*pass).reconcile)
 }
 
 // Sweep visits the discussions that need it, at most max-operations of them,
@@ -58,7 +58,7 @@ func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 			res.warn("discussion %d: %s", n, w)
 		}
 	}
-	res.note("visited %d of %s", len(visit), plural(pending, "pending discussion", "pending discussions"))
+	res.note("visited %d of %s", len(visit), Count(pending, "pending discussion", "pending discussions"))
 	return res, errors.Join(failures...)
 }
 
@@ -74,7 +74,7 @@ func (e *Engine) Plan(ctx context.Context) (*Result, error) {
 		return res, err
 	}
 	res.Plan = visit
-	res.note("%d of %s to visit", len(visit), plural(pending, "pending discussion", "pending discussions"))
+	res.note("%d of %s to visit", len(visit), Count(pending, "pending discussion", "pending discussions"))
 	return res, nil
 }
 
@@ -104,18 +104,13 @@ func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit [
 			waiting = append(waiting, s)
 		}
 	}
-	sort.SliceStable(due, func(i, j int) bool {
-		if !due[i].NextDue.Equal(due[j].NextDue) {
-			return due[i].NextDue.Before(due[j].NextDue)
-		}
-		return due[i].Discussion < due[j].Discussion
-	})
-	sort.SliceStable(unknown, func(i, j int) bool { return unknown[i].Discussion < unknown[j].Discussion })
+	slices.SortStableFunc(due, func(a, b state.Summary) int { return cmp.Or(a.NextDue.Compare(b.NextDue), byNumber(a, b)) })
+	slices.SortStableFunc(unknown, byNumber)
 	chosen := append(append(due, unknown...), e.lostEvents(ctx, now, c, waiting, res)...)
 	if len(chosen) > c.MaxOperations {
 		res.Left = len(chosen) - c.MaxOperations
 		chosen = chosen[:c.MaxOperations]
-		res.warn("max-operations %d reached: %s left for the next sweep", c.MaxOperations, plural(res.Left, "discussion", "discussions"))
+		res.warn("max-operations %d reached: %s left for the next sweep", c.MaxOperations, Count(res.Left, "discussion", "discussions"))
 	}
 	res.SweepSwitch = sweepSwitchFor(command, false, len(list))
 	visit = make([]int, len(chosen))
@@ -124,6 +119,9 @@ func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit [
 	}
 	return res, visit, len(list), nil
 }
+
+// byNumber orders summaries by discussion number.
+func byNumber(a, b state.Summary) int { return a.Discussion - b.Discussion }
 
 // maxProbed bounds how many waiting records one sweep probes for lost
 // events. Up to it, every sweep probes them all, so a lost event is caught by
@@ -156,7 +154,7 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 		return out
 	}
 	probed := slices.Clone(waiting)
-	slices.SortFunc(probed, func(a, b state.Summary) int { return a.Discussion - b.Discussion })
+	slices.SortFunc(probed, byNumber)
 	if len(probed) > maxProbed {
 		slot := int(now.Unix() / int64(max(c.SweepInterval/time.Second, 1)))
 		from := slot % ((len(probed) + maxProbed - 1) / maxProbed) * maxProbed
@@ -172,7 +170,7 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 	}
 	seen, err := prober.Activity(ctx, numbers)
 	if err != nil {
-		res.warn("could not probe %s for missed comments (the next sweep probes again): %v", plural(len(probed), "waiting discussion", "waiting discussions"), err)
+		res.warn("could not probe %s for missed comments (the next sweep probes again): %v", Count(len(probed), "waiting discussion", "waiting discussions"), err)
 		return nil
 	}
 	var out []state.Summary
@@ -181,6 +179,6 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 			out = append(out, s)
 		}
 	}
-	res.note("probed %d of %s for missed comments: %d to visit", len(probed), plural(len(waiting), "waiting discussion", "waiting discussions"), len(out))
+	res.note("probed %d of %s for missed comments: %d to visit", len(probed), Count(len(waiting), "waiting discussion", "waiting discussions"), len(out))
 	return out
 }

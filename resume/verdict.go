@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
+	"time"
 
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
@@ -77,20 +76,19 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		}
 	}
 	a := p.rec.Active
-	switch {
-	case p.isNew:
+	if p.isNew {
 		return refuse("verdict.discussion_number", "recess has no record of discussion %d", v.DiscussionNumber)
-	case a == nil || a.CorrelationID != v.CorrelationID:
+	}
+	switch expects(a, v.CorrelationID, runID) {
+	case notActive:
 		expected := "none"
 		if a != nil {
 			expected = a.CorrelationID
 		}
 		return refuse("verdict.correlation_id", "%q is not the active run of discussion %d (expected %s): stale or duplicate", v.CorrelationID, v.DiscussionNumber, expected)
-	case a.State == state.RunEscalated:
+	case escalatedRun:
 		return refuse("verdict.correlation_id", "%q was escalated after its run ended without a verdict", v.CorrelationID)
-	case a.RunID != 0 && runID != 0 && a.RunID != runID:
-		// GitHub named the run (dispatch answer, lookup, or the first claim):
-		// a verdict from any other run carrying the id is a duplicate's.
+	case otherRun:
 		return refuse("verdict.correlation_id", "%q belongs to run %d; this verdict comes from run %d", v.CorrelationID, a.RunID, runID)
 	}
 	if v.Verdict == VerdictRecessed && len(p.rec.OpenRFCs) >= state.MaxOpenRFCs {
@@ -135,13 +133,9 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		return nil
 	}
 
-	p.rec.Active = nil
-	p.rec.Applied = append(p.rec.Applied, v.CorrelationID)
-	if n := len(p.rec.Applied); n > state.MaxApplied {
-		p.rec.Applied = p.rec.Applied[n-state.MaxApplied:]
-	}
+	p.applied(v.CorrelationID)
 	if a.EyesOn != "" {
-		p.unreact(a.EyesOn, Eyes)
+		p.add(Effect{Kind: EffectUnreact, Subject: a.EyesOn, Reaction: Eyes})
 	}
 	p.res.CorrelationID = v.CorrelationID
 	if v.Summary != "" {
@@ -149,37 +143,15 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	}
 	switch v.Verdict {
 	case VerdictAdjourned:
-		p.res.note("adjourned: %s posted; the run is over", plural(len(posted), "reply", "replies"))
+		p.res.note("adjourned: %s posted; the run is over", Count(len(posted), "reply", "replies"))
 	case VerdictRecessed:
-		rfc := &state.RFC{
-			Trigger:      v.Trigger,
-			OpenedAt:     p.now,
-			RepliesAfter: a.Until,
-			Since:        a.Until,
-			RecessCount:  1,
-			Summary:      v.Summary,
-		}
-		if a.Resume != nil {
-			rfc.RecessCount = a.Resume.RecessCount + 1
-		}
-		if len(posted) > 0 {
-			rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, before)
-		}
-		for _, c := range posted {
-			addReply(rfc, c)
-		}
-		if len(rfc.ReplyIDs) > state.MaxReplyIDs {
-			rfc.ReplyIDs = rfc.ReplyIDs[len(rfc.ReplyIDs)-state.MaxReplyIDs:]
-		}
-		p.rec.OpenRFCs[v.CorrelationID] = rfc
-		p.res.note("recessed: %s posted; waiting %s", plural(len(posted), "reply", "replies"), Describe(v.Trigger, p.observe(rfc)))
+		rfc := p.recess(v, a, posted, before)
+		p.res.note("recessed: %s posted; waiting %s", Count(len(posted), "reply", "replies"), Describe(v.Trigger, p.observe(rfc)))
 	}
 	// The rest is an ordinary reconciliation with the run over: a trigger
 	// that already holds fires now, and comments that arrived while the run
 	// worked get a fresh dispatch after an adjourned answer.
-	if err := p.evaluate(); err != nil {
-		return err
-	}
+	p.evaluate(asked{})
 	return p.intake()
 }
 
@@ -223,34 +195,21 @@ func (p *pass) placeReply(id string) (replyTo, answered string) {
 	return "", p.text("reply.answered", "what", what)
 }
 
-// placeholderID stands in for the node id of a reply not posted yet, longer
-// than any GitHub gives out.
-var placeholderID = strings.Repeat("x", 64)
-
 // fits refuses, before anything is posted, a recessed verdict whose record
 // would not fit in the status comment (65,536 characters with the visible
 // text) or the record's own bounds: its write would fail after its replies
 // were out. The recess is built as the write would build it, with reply ids
-// of the longest length.
+// longer than any GitHub gives out.
 func (p *pass) fits(v *Verdict, a *state.Run) error {
+	posted := make([]*Comment, len(v.Replies))
+	for i := range posted {
+		posted[i] = &Comment{ID: fmt.Sprintf("%064d", i), CreatedAt: p.now}
+	}
 	saved := p.rec
 	defer func() { p.rec = saved }()
 	p.rec = saved.Clone()
-	rfc := &state.RFC{Trigger: v.Trigger, OpenedAt: p.now, RepliesAfter: a.Until, Since: a.Until, RecessCount: 1, Summary: v.Summary}
-	for range v.Replies {
-		rfc.RepliesAfter = rfc.RepliesAfter.Advance(placeholderID+strconv.Itoa(len(rfc.ReplyIDs)), p.now)
-		rfc.ReplyIDs = append(rfc.ReplyIDs, placeholderID)
-		rfc.ThreadRoots = append(rfc.ThreadRoots, placeholderID)
-	}
-	p.rec.Active = nil
-	p.rec.Applied = append(p.rec.Applied, v.CorrelationID)
-	if n := len(p.rec.Applied); n > state.MaxApplied {
-		p.rec.Applied = p.rec.Applied[n-state.MaxApplied:]
-	}
-	if p.rec.OpenRFCs == nil {
-		p.rec.OpenRFCs = map[string]*state.RFC{}
-	}
-	p.rec.OpenRFCs[v.CorrelationID] = rfc
+	p.applied(v.CorrelationID)
+	p.recess(v, a, posted, state.Cursor{})
 	p.rec.Status = p.status()
 	if _, err := state.EncodeComment(p.rec.Status, p.rec); err != nil {
 		if errors.Is(err, state.ErrTooLarge) {
@@ -264,10 +223,8 @@ func (p *pass) fits(v *Verdict, a *state.Run) error {
 // keepMarker is the copy of the recess a verdict opens, for its last reply
 // (see state.RecessMarker and restore); "" when it cannot be encoded.
 func (p *pass) keepMarker(v *Verdict, a *state.Run) string {
-	rfc := &state.RFC{Trigger: v.Trigger, OpenedAt: p.now, Since: a.Until, RecessCount: 1, Summary: v.Summary}
-	if a.Resume != nil {
-		rfc.RecessCount = a.Resume.RecessCount + 1
-	}
+	rfc := opened(v, a, p.now)
+	rfc.RepliesAfter = state.Cursor{}
 	rec := state.New(p.rec.Discussion)
 	rec.OpenRFCs = map[string]*state.RFC{v.CorrelationID: rfc}
 	m, err := state.RecessMarker(rec)
@@ -275,6 +232,43 @@ func (p *pass) keepMarker(v *Verdict, a *state.Run) string {
 		return ""
 	}
 	return m
+}
+
+// recess opens the recess a recessed verdict asks for, with the replies
+// recess posted for it; before is the cursor past everything else the
+// discussion held.
+func (p *pass) recess(v *Verdict, a *state.Run, posted []*Comment, before state.Cursor) *state.RFC {
+	rfc := opened(v, a, p.now)
+	if len(posted) > 0 {
+		rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, before)
+	}
+	for _, c := range posted {
+		addReply(rfc, c)
+	}
+	if len(rfc.ReplyIDs) > state.MaxReplyIDs {
+		rfc.ReplyIDs = rfc.ReplyIDs[len(rfc.ReplyIDs)-state.MaxReplyIDs:]
+	}
+	p.rec.OpenRFCs[v.CorrelationID] = rfc
+	return rfc
+}
+
+// opened is the recess a recessed verdict opens, before its replies.
+func opened(v *Verdict, a *state.Run, now time.Time) *state.RFC {
+	rfc := &state.RFC{Trigger: v.Trigger, OpenedAt: now, RepliesAfter: a.Until, Since: a.Until, RecessCount: 1, Summary: v.Summary}
+	if a.Resume != nil {
+		rfc.RecessCount = a.Resume.RecessCount + 1
+	}
+	return rfc
+}
+
+// applied ends the active run with its verdict: the record remembers the
+// verdict as applied (the newest state.MaxApplied of them).
+func (p *pass) applied(id string) {
+	p.rec.Active = nil
+	p.rec.Applied = append(p.rec.Applied, id)
+	if n := len(p.rec.Applied); n > state.MaxApplied {
+		p.rec.Applied = p.rec.Applied[n-state.MaxApplied:]
+	}
 }
 
 // addReply records one of recess's replies for a recess: replies after it

@@ -265,7 +265,7 @@ func (s *actStory) prepare() error {
 		uses = append(uses, recessRepo+"@"+ref)
 	}
 	s.say("  %s and its reusable workflows are served from this checkout (%s), not cloned from GitHub: act's --local-repository; the reusable workflows less their %s",
-		strings.Join(uses, ", "), s.root, action.Count(n, "`queue: max` line", "`queue: max` lines"))
+		strings.Join(uses, ", "), s.root, resume.Count(n, "`queue: max` line", "`queue: max` lines"))
 	return nil
 }
 
@@ -638,7 +638,7 @@ func (s *actStory) agentRuns(want int) ([]githubfake.Run, error) {
 		return nil, err
 	}
 	if len(runs) != want {
-		return nil, fmt.Errorf("%s dispatched, want %d", action.Count(len(runs), "agent run", "agent runs"), want)
+		return nil, fmt.Errorf("%s dispatched, want %d", resume.Count(len(runs), "agent run", "agent runs"), want)
 	}
 	for _, ru := range runs[:len(runs)-1] {
 		if !s.answered[ru.ID] {

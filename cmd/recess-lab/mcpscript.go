@@ -136,7 +136,7 @@ func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string
 	}
 	b.WriteString("\nA real lead would answer now; replace the lead job of agent.yml with your agent.")
 	_, err = callTool(ctx, s, out, "adjourn", map[string]any{
-		"summary": fmt.Sprintf("placeholder lead: quoted %s and adjourned", action.Count(len(rc.HistorySince), "comment", "comments")),
+		"summary": fmt.Sprintf("placeholder lead: quoted %s and adjourned", resume.Count(len(rc.HistorySince), "comment", "comments")),
 		"replies": []map[string]string{{"body": b.String()}},
 	})
 	return err

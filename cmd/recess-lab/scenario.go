@@ -439,7 +439,7 @@ func (st *story) agent(ctx context.Context, a *agentStep) error {
 	}
 	if ctxJSON := ru.Inputs["resume_context"]; ctxJSON != "" {
 		if rc, err := action.DecodeResumeContext([]byte(ctxJSON)); err == nil {
-			st.say("agent run %d is resumed (%s) with %s it has not seen", ru.ID, rc.FiredBy, action.Count(len(rc.HistorySince), "comment", "comments"))
+			st.say("agent run %d is resumed (%s) with %s it has not seen", ru.ID, rc.FiredBy, resume.Count(len(rc.HistorySince), "comment", "comments"))
 		}
 	}
 	// What the agent says, as people will read it in the discussion.

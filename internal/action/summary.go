@@ -121,14 +121,6 @@ func allNotes(out *execution) []string {
 	return notes
 }
 
-// Count is "1 comment", "2 comments", "0 comments".
-func Count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 func yesNo(b bool) string {
 	if b {
 		return "yes"
