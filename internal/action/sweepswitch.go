@@ -73,23 +73,20 @@ func switchSweep(ctx context.Context, e *resume.Engine, sw workflowSwitcher, inv
 			return
 		}
 		waiting, err := e.Waiting(ctx)
-		switch {
-		case err != nil:
-			// Unsure: on is the safe side (a sweep more, never a recess
-			// left without one).
-			if eerr := sw.EnableWorkflow(ctx, file); eerr != nil {
-				res.Warnings = append(res.Warnings, switchWarning("enable", file, eerr, true))
-				return
-			}
-			res.Warnings = append(res.Warnings, fmt.Sprintf("could not look again for pending discussions after disabling the sweep workflow %s (%v): enabled it back; the next sweep decides again", file, err))
-		case waiting:
-			if eerr := sw.EnableWorkflow(ctx, file); eerr != nil {
-				res.Warnings = append(res.Warnings, switchWarning("enable", file, eerr, true))
-				return
-			}
-			res.Notes = append(res.Notes, fmt.Sprintf("left the sweep workflow %s enabled: a discussion started waiting while this run switched it off", file))
-		default:
+		if err == nil && !waiting {
 			res.Notes = append(res.Notes, fmt.Sprintf("disabled the sweep workflow %s: nothing is pending; the next run that leaves something pending enables it", file))
+			return
+		}
+		// A discussion started waiting meanwhile, or unsure: on is the safe
+		// side (a sweep more, never a recess left without one).
+		if eerr := sw.EnableWorkflow(ctx, file); eerr != nil {
+			res.Warnings = append(res.Warnings, switchWarning("enable", file, eerr, true))
+			return
+		}
+		if err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("could not look again for pending discussions after disabling the sweep workflow %s (%v): enabled it back; the next sweep decides again", file, err))
+		} else {
+			res.Notes = append(res.Notes, fmt.Sprintf("left the sweep workflow %s enabled: a discussion started waiting while this run switched it off", file))
 		}
 	}
 }

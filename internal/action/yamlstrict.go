@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -125,9 +126,15 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 				return yamlError(key.Line, kp, "given twice")
 			}
 			seen[key.Value] = true
-			ft, ok := yamlField(t, key.Value)
-			if !ok {
-				return yamlError(key.Line, kp, "unknown key "+strconv.Quote(key.Value)+"; "+orDocument(path)+" has "+strings.Join(yamlKeys(t), ", "))
+			var ft reflect.Type
+			if k == reflect.Map {
+				ft = t.Elem()
+			} else {
+				fields := yamlFields(t)
+				var ok bool
+				if ft, ok = fields[key.Value]; !ok {
+					return yamlError(key.Line, kp, "unknown key "+strconv.Quote(key.Value)+"; "+orDocument(path)+" has "+strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+				}
 			}
 			if err := yamlWalk(n.Content[i+1], ft, kp, at); err != nil {
 				return err
@@ -152,30 +159,16 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 	return nil
 }
 
-// yamlField returns the type of the value under key in a mapping that
-// decodes into t: a map's element, or the struct field tagged key.
-func yamlField(t reflect.Type, key string) (reflect.Type, bool) {
-	if t.Kind() == reflect.Map {
-		return t.Elem(), true
-	}
-	for i := 0; i < t.NumField(); i++ {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name == key && name != "-" {
-			return t.Field(i).Type, true
-		}
-	}
-	return nil, false
-}
-
-// yamlKeys are the keys a struct type accepts, sorted.
-func yamlKeys(t reflect.Type) []string {
-	var keys []string
+// yamlFields are the keys a mapping that decodes into struct t accepts,
+// with the type of each value.
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	fields := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
-			keys = append(keys, name)
+			fields[name] = t.Field(i).Type
 		}
 	}
-	slices.Sort(keys)
-	return keys
+	return fields
 }
 
 func joinPath(path, key string) string {
