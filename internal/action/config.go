@@ -18,21 +18,15 @@ import (
 // settings is everything a run is configured with: action inputs, with
 // .github/recess.yml for repository policy underneath (inputs win).
 type settings struct {
-	Token         string
-	Command       string
-	Workflow      string
-	Ref           string
-	StateStore    string
-	StateBranch   string
-	Verdict       string
-	VerdictFile   string
-	CorrelationID string
+	Token       string
+	Command     string
+	Workflow    string
+	Ref         string
+	StateStore  string
+	StateBranch string
 	// Discussion is the discussion a visit works on (input discussion).
 	Discussion int
-	// ResumeContext is the claim's resume_context (input resume-context;
-	// empty means the workflow_dispatch event's inputs.resume_context).
-	ResumeContext string
-	DryRun        bool
+	DryRun     bool
 	// SweepOnlyWhileWaiting keeps the sweep workflow (SweepWorkflow, a file
 	// name in .github/workflows) enabled only while something is pending
 	// (inputs sweep-only-while-waiting and sweep-workflow).
@@ -159,10 +153,6 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	s.Ref = input(inRef)
 	s.StateStore = strings.ToLower(orDefault(input(inStateStore), s.StateStore))
 	s.StateBranch = orDefault(input(inStateBranch), s.StateBranch)
-	s.Verdict = input(inVerdict)
-	s.VerdictFile = input(inVerdictFile)
-	s.CorrelationID = input(inCorrelationID)
-	s.ResumeContext = input(inResumeContext)
 	if !slices.Contains(actionCommands, s.Command) {
 		return nil, &wait.FieldError{Field: inputField(inCommand), Reason: fmt.Sprintf("%q is not one of %s", s.Command, strings.Join(actionCommands, ", "))}
 	}

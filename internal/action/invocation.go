@@ -317,9 +317,10 @@ func newInvocation(env actionEnv) (*invocation, error) {
 			inv.Discussion = set.Discussion
 		}
 	case CommandClaim:
-		inv.CorrelationID = orDefault(set.CorrelationID, ev.Inputs["correlation_id"])
-		// The resume_context is checked before the claim writes anything.
-		field, raw := inputField(inResumeContext), set.ResumeContext
+		inv.CorrelationID = orDefault(env.Input(inCorrelationID), ev.Inputs["correlation_id"])
+		// The resume_context is checked before the claim writes anything;
+		// the input wins over the dispatch's.
+		field, raw := inputField(inResumeContext), env.Input(inResumeContext)
 		if raw == "" {
 			field, raw = "event payload inputs.resume_context", ev.Inputs["resume_context"]
 		}
@@ -337,7 +338,7 @@ func newInvocation(env actionEnv) (*invocation, error) {
 	case CommandVerdict:
 		// Refuse a missing or unreadable verdict before anything talks to
 		// GitHub.
-		if inv.Verdict, err = verdictDocument(set); err != nil {
+		if inv.Verdict, err = verdictDocument(env.Input(inVerdict), env.Input(inVerdictFile)); err != nil {
 			return nil, err
 		}
 	}
@@ -359,14 +360,14 @@ func clockFrom(getenv func(string) string) (resume.Clock, error) {
 }
 
 // verdictDocument is the verdict input, or the file verdict-file names.
-func verdictDocument(set *settings) ([]byte, error) {
+func verdictDocument(verdict, file string) ([]byte, error) {
 	switch {
-	case set.Verdict != "" && set.VerdictFile != "":
+	case verdict != "" && file != "":
 		return nil, &wait.FieldError{Field: inputField(inVerdict), Reason: "give verdict or verdict-file, not both"}
-	case set.Verdict != "":
-		return []byte(set.Verdict), nil
-	case set.VerdictFile != "":
-		b, err := readBounded(set.VerdictFile, resume.MaxVerdictBytes)
+	case verdict != "":
+		return []byte(verdict), nil
+	case file != "":
+		b, err := readBounded(file, resume.MaxVerdictBytes)
 		if err != nil {
 			return nil, &wait.FieldError{Field: inputField(inVerdictFile), Reason: err.Error()}
 		}
