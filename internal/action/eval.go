@@ -95,20 +95,18 @@ func evalCommand(args []string, getenv func(string) string, stdin io.Reader) (*e
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
-	opened, err := parseMoment("--opened-at", *openedAt, set["opened-at"])
+	opened, err := parseMoment("--opened-at", *openedAt)
 	if err != nil {
 		return nil, err
 	}
-	nowName, nowText, nowSet := "--now", *nowFlag, set["now"]
-	if !nowSet {
-		if env := getenv("RECESS_NOW"); env != "" {
-			nowName, nowText, nowSet = "RECESS_NOW", env, true
+	nowName, nowText := "--now", *nowFlag
+	if !set["now"] {
+		nowName, nowText = "RECESS_NOW", getenv("RECESS_NOW")
+		if nowText == "" {
+			return nil, &wait.FieldError{Field: "--now", Reason: "missing (or set RECESS_NOW)"}
 		}
 	}
-	if !nowSet {
-		return nil, &wait.FieldError{Field: "--now", Reason: "missing (or set RECESS_NOW)"}
-	}
-	now, err := parseMoment(nowName, nowText, nowSet)
+	now, err := parseMoment(nowName, nowText)
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +170,8 @@ func evalCommand(args []string, getenv func(string) string, stdin io.Reader) (*e
 }
 
 // parseMoment parses an RFC 3339 flag value.
-func parseMoment(name, value string, set bool) (time.Time, error) {
-	if !set || strings.TrimSpace(value) == "" {
+func parseMoment(name, value string) (time.Time, error) {
+	if strings.TrimSpace(value) == "" {
 		return time.Time{}, &wait.FieldError{Field: name, Reason: "missing"}
 	}
 	t, err := time.Parse(time.RFC3339, value)

@@ -63,13 +63,11 @@ type discussionReader interface {
 // mcpServer holds one run's verdict in the making. Tool calls may arrive
 // concurrently; mu orders them.
 type mcpServer struct {
-	verdictFile   string
-	correlationID string
-	discussion    int
-	resumeContext string          // as dispatched; "" for a first run
-	rc            *resume.Context // decoded resumeContext, nil for a first run
-	reader        discussionReader
-	limits        func() wait.TriggerLimits
+	mcpOptions
+	discussion int
+	rc         *resume.Context // decoded ResumeContext, nil for a first run
+	reader     discussionReader
+	limits     func() wait.TriggerLimits
 
 	mu      sync.Mutex
 	queued  []replyArg
@@ -144,7 +142,8 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	return 0
 }
 
-// mcpOptions are the server's settings as given (flags over environment).
+// mcpOptions are the server's settings as given (flags over environment;
+// ResumeContext "" for a first run).
 type mcpOptions struct {
 	VerdictFile, CorrelationID, Discussion, ResumeContext string
 	Token, Repo, APIURL, GraphQLURL                       string
@@ -229,12 +228,10 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	}
 	cfg := pol.Engine
 	return &mcpServer{
-		verdictFile:   o.VerdictFile,
-		correlationID: o.CorrelationID,
-		discussion:    n,
-		resumeContext: o.ResumeContext,
-		rc:            rc,
-		reader:        reader,
+		mcpOptions: o,
+		discussion: n,
+		rc:         rc,
+		reader:     reader,
 		limits: func() wait.TriggerLimits {
 			return wait.TriggerLimits{MaxRecess: cfg.MaxRecess, At: clock.Now().UTC(), AllowedKinds: cfg.AllowedKinds}
 		},

@@ -467,8 +467,8 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 	if s.written != "" {
 		return nil, verdictOutput{}, s.alreadyWritten()
 	}
-	if _, err := os.Lstat(s.verdictFile); !errors.Is(err, fs.ErrNotExist) {
-		return nil, verdictOutput{}, refuse("verdict", "a verdict file already exists at "+s.verdictFile+": one verdict per run; end your turn")
+	if _, err := os.Lstat(s.VerdictFile); !errors.Is(err, fs.ErrNotExist) {
+		return nil, verdictOutput{}, refuse("verdict", "a verdict file already exists at "+s.VerdictFile+": one verdict per run; end your turn")
 	}
 	if strings.TrimSpace(summary) == "" {
 		return nil, verdictOutput{}, refuse("summary", "missing: one line on what you did and why")
@@ -492,14 +492,14 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 		}
 		return nil, verdictOutput{}, fe
 	}
-	if err := writeNew(s.verdictFile, doc); err != nil {
+	if err := writeNew(s.VerdictFile, doc); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil, verdictOutput{}, refuse("verdict", "a verdict file already exists at "+s.verdictFile+": one verdict per run; end your turn")
+			return nil, verdictOutput{}, refuse("verdict", "a verdict file already exists at "+s.VerdictFile+": one verdict per run; end your turn")
 		}
 		return nil, verdictOutput{}, fmt.Errorf("write the verdict: %w", err)
 	}
 	s.written = kind
-	out := verdictOutput{Verdict: kind, Replies: len(v.Replies), Trigger: string(v.TriggerJSON), VerdictFile: s.verdictFile}
+	out := verdictOutput{Verdict: kind, Replies: len(v.Replies), Trigger: string(v.TriggerJSON), VerdictFile: s.VerdictFile}
 	posts := resume.Count(len(v.Replies), "reply", "replies") + " will be posted"
 	if kind == resume.VerdictRecessed {
 		return toolResult("Recess recorded: "+posts+", then recess waits for "+out.Trigger+". End your turn now: you will be woken in a new run, with what people said since, when it fires.", out), out, nil
@@ -515,7 +515,7 @@ func (s *mcpServer) alreadyWritten() error {
 // reply items, and the run's own correlation id and discussion number.
 func (s *mcpServer) document(kind string, items []replyArg, trigger json.RawMessage, summary string) ([]byte, error) {
 	replies := append(append([]replyArg{}, s.queued...), items...)
-	doc := map[string]any{"verdict": kind, "correlation_id": s.correlationID, "discussion_number": s.discussion}
+	doc := map[string]any{"verdict": kind, "correlation_id": s.CorrelationID, "discussion_number": s.discussion}
 	if len(replies) > 0 {
 		doc["replies"] = replies
 	}
@@ -570,8 +570,8 @@ func (s *mcpServer) contextTool(context.Context, *mcp.CallToolRequest, noInput) 
 		out := contextOutput{FirstRun: true, Prompt: "This is a first run: there is no resume_context. Read the discussion with read_discussion."}
 		return toolResult(out.Prompt, out), out, nil
 	}
-	out := contextOutput{Prompt: resume.Prompt(*s.rc, nil), ResumeContext: s.resumeContext}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Prompt + "\n\n```json\n" + s.resumeContext + "\n```\n"}}}, out, nil
+	out := contextOutput{Prompt: resume.Prompt(*s.rc, nil), ResumeContext: s.ResumeContext}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Prompt + "\n\n```json\n" + s.ResumeContext + "\n```\n"}}}, out, nil
 }
 
 // readDiscussion returns the discussion, and for a resumed run what was
