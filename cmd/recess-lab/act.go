@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -414,7 +413,11 @@ func (s *actStory) tell(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	log, err := s.runAct(ctx, "agent-stale", "workflow_dispatch", s.agent, s.dispatchPayload(first), first.ID)
+	payload, err = s.gh.WorkflowDispatchPayload(first.ID)
+	if err != nil {
+		return err
+	}
+	log, err := s.runAct(ctx, "agent-stale", "workflow_dispatch", s.agent, payload, first.ID)
 	if err != nil {
 		return err
 	}
@@ -511,10 +514,14 @@ func (s *actStory) modelLead(ctx context.Context, first githubfake.Run) error {
 // runAgent runs the agent workflow for a dispatched run, moving the fake's
 // run along as GitHub would, and returns the log.
 func (s *actStory) runAgent(ctx context.Context, name string, ru githubfake.Run) (string, error) {
+	payload, err := s.gh.WorkflowDispatchPayload(ru.ID)
+	if err != nil {
+		return "", err
+	}
 	if err := s.gh.SetRunStatus(ru.ID, "in_progress", ""); err != nil {
 		return "", err
 	}
-	log, err := s.runAct(ctx, name, "workflow_dispatch", s.agent, s.dispatchPayload(ru), ru.ID)
+	log, err := s.runAct(ctx, name, "workflow_dispatch", s.agent, payload, ru.ID)
 	conclusion := "success"
 	if err != nil {
 		conclusion = "failure"
@@ -536,23 +543,6 @@ func (s *actStory) comment(ctx context.Context, name, commentID string, runID in
 	}
 	_, err = s.runAct(ctx, name, "discussion_comment", s.frontDoor, payload, runID)
 	return err
-}
-
-// dispatchPayload is the workflow_dispatch event GitHub delivers to the run
-// recess dispatched: its inputs, ref and repository.
-func (s *actStory) dispatchPayload(ru githubfake.Run) []byte {
-	owner, name, _ := strings.Cut(actRepo, "/")
-	b, _ := json.Marshal(map[string]any{
-		"inputs": ru.Inputs,
-		"ref":    "refs/heads/main",
-		"repository": map[string]any{
-			"name": name, "full_name": actRepo, "owner": map[string]any{"login": owner},
-			"html_url": s.urls["GITHUB_SERVER_URL"] + "/" + actRepo, "default_branch": "main",
-		},
-		"sender":   map[string]any{"login": actBot + "[bot]", "type": "Bot"},
-		"workflow": ".github/workflows/" + s.target.AgentName,
-	})
-	return b
 }
 
 // runAct runs one workflow under act for one event and returns its log. A

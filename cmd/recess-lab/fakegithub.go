@@ -146,7 +146,7 @@ func playRecess(ctx context.Context, g *githubfake.GitHub, repo string, number i
 		return err
 	}
 	defer os.RemoveAll(dir)
-	st := &story{s: &scenario{}, out: io.Discard, clock: resume.ClockFunc(time.Now), gh: g, repo: repo, discID: d.ID, number: number, token: token,
+	st := &story{s: &scenario{}, out: io.Discard, clock: resume.ClockFunc(time.Now), gh: g, repo: repo, discID: d.ID, token: token,
 		serverURL: g.Env()["GITHUB_SERVER_URL"], dir: dir, handled: map[int64]bool{}, runSeq: 9000}
 	// Refuse a verdict recess would refuse before anything is written; the
 	// error names the field (trigger.kind, verdict.replies[0].body, ...).

@@ -16,7 +16,6 @@ import (
 
 	"github.com/recess-action/recess/internal/action"
 	"github.com/recess-action/recess/internal/fakeclock"
-	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
@@ -165,7 +164,6 @@ type story struct {
 	// token's), serverURL the web address in links recess writes.
 	token, bot, serverURL string
 	discID                string
-	number                int
 	labels                map[string]string // comment label -> id
 	handled               map[int64]bool    // agent runs that answered
 	last                  *resume.Result    // what the last recess run reported
@@ -242,7 +240,7 @@ func (st *story) step(ctx context.Context, s step) error {
 		if err != nil {
 			return err
 		}
-		st.discID, st.number = d.ID, d.Number
+		st.discID = d.ID
 		st.say("@%s opens discussion #%d %q", s.Discussion.Author, d.Number, d.Title)
 		payload, err := st.gh.DiscussionPayload(d.ID, githubfake.Event{Action: "created"})
 		if err != nil {
@@ -407,8 +405,10 @@ func (st *story) agent(ctx context.Context, a *agentStep) error {
 		return errors.New("agent: no dispatched agent run is waiting to answer")
 	}
 	st.handled[ru.ID] = true
-	payload, _ := json.Marshal(map[string]any{"inputs": ru.Inputs, "ref": "refs/heads/main",
-		"repository": map[string]any{"full_name": st.repo}, "workflow": ".github/workflows/" + gh.DefaultWorkflow})
+	payload, err := st.gh.WorkflowDispatchPayload(ru.ID)
+	if err != nil {
+		return err
+	}
 	if err := st.recess(ctx, storyRun{event: "workflow_dispatch", payload: payload, command: action.CommandClaim, runID: ru.ID}); err != nil {
 		return err
 	}
