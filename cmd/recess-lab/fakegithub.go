@@ -14,11 +14,6 @@ import (
 	"github.com/recess-action/recess/resume"
 )
 
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
-
 const fakeGitHubUsage = `usage: recess-lab fakegithub [--addr HOST:PORT] [--seed FILE] [--token TOKEN=LOGIN]... [--repo OWNER/NAME]...
 
 Serves recess's in-memory GitHub (GraphQL and the REST calls recess makes) on
@@ -36,9 +31,9 @@ func runFakeGitHub(ctx context.Context, args []string, out io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
 	seedFile := fs.String("seed", "", "YAML seed file: tokens, repos, labels, workflows, discussions")
 	serverURL := fs.String("server-url", "", "web base for html_url fields (default: the fake's own URL)")
-	var tokens, repos listFlag
-	fs.Var(&tokens, "token", "TOKEN=LOGIN (repeatable); a login ending in [bot] is a bot")
-	fs.Var(&repos, "repo", "OWNER/NAME to create (repeatable)")
+	var tokens, repos []string
+	fs.Func("token", "TOKEN=LOGIN (repeatable); a login ending in [bot] is a bot", func(v string) error { tokens = append(tokens, v); return nil })
+	fs.Func("repo", "OWNER/NAME to create (repeatable)", func(v string) error { repos = append(repos, v); return nil })
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), fakeGitHubUsage)
 		fs.PrintDefaults()
