@@ -119,13 +119,12 @@ type actStory struct {
 	// and reusable workflows at each of refs.
 	served string
 	refs   []string
-	// secrets are the model keys passed to act for the lead steps kept.
+	// secrets are the model keys passed to act for the lead steps kept;
+	// without any, every lead is the scripted one, so the story can check
+	// what it says.
 	secrets []string
 	// github are the OWNER/REPO of other actions, fetched from github.com.
-	github []string
-	// scripted: every lead is the scripted one, so the story can check
-	// what it says.
-	scripted   bool
+	github     []string
 	gh         *githubfake.GitHub
 	urls       map[string]string
 	discussion githubfake.Discussion
@@ -194,7 +193,6 @@ func (s *actStory) prepare() error {
 	if err != nil {
 		return err
 	}
-	s.scripted = true
 	refs := map[string]bool{}
 	for _, f := range []struct {
 		role     string
@@ -228,7 +226,6 @@ func (s *actStory) prepare() error {
 		for _, key := range c.Kept {
 			if !slices.Contains(s.secrets, key) {
 				s.secrets = append(s.secrets, key)
-				s.scripted = false
 			}
 		}
 		s.say("  %s runs as a copy:", s.rel(*f.src))
@@ -325,7 +322,7 @@ func (s *actStory) tell(ctx context.Context) error {
 	}
 
 	// 2. The agent run: claim, the lead asks and recesses, the verdict job posts.
-	if !s.scripted {
+	if len(s.secrets) > 0 {
 		return s.modelLead(ctx, first)
 	}
 	s.say("\n2. agent run %d: claim -> lead (recess-lab mcp-script over recess mcp) -> verdict", first.ID)
