@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -120,13 +119,12 @@ type actStory struct {
 	// and reusable workflows at each of refs.
 	served string
 	refs   []string
-	// secrets are the model keys passed to act for the lead steps kept.
+	// secrets are the model keys passed to act for the lead steps kept;
+	// without any, every lead is the scripted one, so the story can check
+	// what it says.
 	secrets []string
 	// github are the OWNER/REPO of other actions, fetched from github.com.
-	github []string
-	// scripted: every lead is the scripted one, so the story can check
-	// what it says.
-	scripted   bool
+	github     []string
 	gh         *githubfake.GitHub
 	urls       map[string]string
 	discussion githubfake.Discussion
@@ -195,7 +193,6 @@ func (s *actStory) prepare() error {
 	if err != nil {
 		return err
 	}
-	s.scripted = true
 	refs := map[string]bool{}
 	for _, f := range []struct {
 		role     string
@@ -229,7 +226,6 @@ func (s *actStory) prepare() error {
 		for _, key := range c.Kept {
 			if !slices.Contains(s.secrets, key) {
 				s.secrets = append(s.secrets, key)
-				s.scripted = false
 			}
 		}
 		s.say("  %s runs as a copy:", s.rel(*f.src))
@@ -326,7 +322,7 @@ func (s *actStory) tell(ctx context.Context) error {
 	}
 
 	// 2. The agent run: claim, the lead asks and recesses, the verdict job posts.
-	if !s.scripted {
+	if len(s.secrets) > 0 {
 		return s.modelLead(ctx, first)
 	}
 	s.say("\n2. agent run %d: claim -> lead (recess-lab mcp-script over recess mcp) -> verdict", first.ID)
@@ -414,7 +410,11 @@ func (s *actStory) tell(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	log, err := s.runAct(ctx, "agent-stale", "workflow_dispatch", s.agent, s.dispatchPayload(first), first.ID)
+	payload, err = s.gh.WorkflowDispatchPayload(first.ID)
+	if err != nil {
+		return err
+	}
+	log, err := s.runAct(ctx, "agent-stale", "workflow_dispatch", s.agent, payload, first.ID)
 	if err != nil {
 		return err
 	}
@@ -511,10 +511,14 @@ func (s *actStory) modelLead(ctx context.Context, first githubfake.Run) error {
 // runAgent runs the agent workflow for a dispatched run, moving the fake's
 // run along as GitHub would, and returns the log.
 func (s *actStory) runAgent(ctx context.Context, name string, ru githubfake.Run) (string, error) {
+	payload, err := s.gh.WorkflowDispatchPayload(ru.ID)
+	if err != nil {
+		return "", err
+	}
 	if err := s.gh.SetRunStatus(ru.ID, "in_progress", ""); err != nil {
 		return "", err
 	}
-	log, err := s.runAct(ctx, name, "workflow_dispatch", s.agent, s.dispatchPayload(ru), ru.ID)
+	log, err := s.runAct(ctx, name, "workflow_dispatch", s.agent, payload, ru.ID)
 	conclusion := "success"
 	if err != nil {
 		conclusion = "failure"
@@ -536,23 +540,6 @@ func (s *actStory) comment(ctx context.Context, name, commentID string, runID in
 	}
 	_, err = s.runAct(ctx, name, "discussion_comment", s.frontDoor, payload, runID)
 	return err
-}
-
-// dispatchPayload is the workflow_dispatch event GitHub delivers to the run
-// recess dispatched: its inputs, ref and repository.
-func (s *actStory) dispatchPayload(ru githubfake.Run) []byte {
-	owner, name, _ := strings.Cut(actRepo, "/")
-	b, _ := json.Marshal(map[string]any{
-		"inputs": ru.Inputs,
-		"ref":    "refs/heads/main",
-		"repository": map[string]any{
-			"name": name, "full_name": actRepo, "owner": map[string]any{"login": owner},
-			"html_url": s.urls["GITHUB_SERVER_URL"] + "/" + actRepo, "default_branch": "main",
-		},
-		"sender":   map[string]any{"login": actBot + "[bot]", "type": "Bot"},
-		"workflow": ".github/workflows/" + s.target.AgentName,
-	})
-	return b
 }
 
 // runAct runs one workflow under act for one event and returns its log. A

@@ -154,49 +154,47 @@ func workflowRoot(doc *yaml.Node) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
-// get is the value of key in a mapping node, nil when absent.
-func get(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
+// uses is what recess-lab act reads of a job or a step: its `uses:` and
+// `with:`, and for a step its node, which a copy may replace.
+type uses struct {
+	Uses string            `yaml:"uses"`
+	With map[string]string `yaml:"with"`
+	node *yaml.Node
+}
+
+// job is one job of a workflow: its own `uses:` (a called workflow) and
+// its steps'.
+type job struct {
+	id    string
+	call  uses
+	steps []uses
+}
+
+// readJobs reads a workflow's jobs in order, each as far as it fits: a
+// value of another shape reads as empty (GitHub and actionlint judge it).
+func readJobs(root *yaml.Node) []job {
+	var wf struct {
+		Jobs yaml.Node `yaml:"jobs"`
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
+	_ = root.Decode(&wf)
+	var jobs []job
+	// The decoded nodes share their children with the tree, so a step
+	// replaced through node is replaced in the document.
+	for i := 0; wf.Jobs.Kind == yaml.MappingNode && i+1 < len(wf.Jobs.Content); i += 2 {
+		j := job{id: wf.Jobs.Content[i].Value}
+		var steps struct {
+			Steps yaml.Node `yaml:"steps"`
 		}
-	}
-	return nil
-}
-
-// entries are a mapping's keys and values in order.
-func entries(n *yaml.Node) [][2]*yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	var out [][2]*yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		out = append(out, [2]*yaml.Node{n.Content[i], n.Content[i+1]})
-	}
-	return out
-}
-
-// scalar is a scalar node's value, "" for anything else.
-func scalar(n *yaml.Node) string {
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return ""
-	}
-	return n.Value
-}
-
-// eachUses calls f with each `uses:` of a workflow's jobs, a job's own
-// (jobLevel) then its steps', with the job's id and the step's or job's
-// `with:`.
-func eachUses(root *yaml.Node, f func(job string, jobLevel bool, uses string, with *yaml.Node)) {
-	for _, kv := range entries(get(root, "jobs")) {
-		f(kv[0].Value, true, scalar(get(kv[1], "uses")), get(kv[1], "with"))
-		for _, st := range seqItems(get(kv[1], "steps")) {
-			f(kv[0].Value, false, scalar(get(st, "uses")), get(st, "with"))
+		_ = wf.Jobs.Content[i+1].Decode(&j.call)
+		_ = wf.Jobs.Content[i+1].Decode(&steps)
+		for _, n := range steps.Steps.Content {
+			st := uses{node: n}
+			_ = n.Decode(&st)
+			j.steps = append(j.steps, st)
 		}
+		jobs = append(jobs, j)
 	}
+	return jobs
 }
 
 // isRecessUses tells a `uses:` of recess's action or of one of its
@@ -216,18 +214,16 @@ func isRecessUses(uses string) (ref string, ok bool) {
 // the `workflow` input it gives recess's reusable front door or action, or
 // the action's default, agent.yml. Two different names are an error.
 func frontDoorWorkflowInput(data []byte) (string, error) {
-	root, err := parseWorkflow(data)
+	all, err := usesOf(data)
 	if err != nil {
 		return "", err
 	}
 	names := map[string]bool{}
-	eachUses(root, func(_ string, _ bool, uses string, with *yaml.Node) {
-		if _, ok := isRecessUses(uses); ok || strings.HasPrefix(uses, "./") {
-			if v := scalar(get(with, "workflow")); v != "" {
-				names[v] = true
-			}
+	for _, u := range all {
+		if _, ok := isRecessUses(u.Uses); (ok || strings.HasPrefix(u.Uses, "./")) && u.With["workflow"] != "" {
+			names[u.With["workflow"]] = true
 		}
-	})
+	}
 	switch len(names) {
 	case 0:
 		return "agent.yml", nil
@@ -246,8 +242,9 @@ func frontDoorWorkflowInput(data []byte) (string, error) {
 // workflow file uses, sorted.
 func recessRefs(data []byte) []string {
 	refs := map[string]bool{}
-	for _, uses := range usesOf(data) {
-		if ref, ok := isRecessUses(uses); ok {
+	all, _ := usesOf(data)
+	for _, u := range all {
+		if ref, ok := isRecessUses(u.Uses); ok {
 			refs[ref] = true
 		}
 	}
@@ -265,10 +262,11 @@ var servedActions = map[string]bool{
 // that recess-lab act does not serve: act fetches them from github.com.
 func otherActions(data []byte) []string {
 	found := map[string]bool{}
-	for _, uses := range usesOf(data) {
-		name, _, ok := strings.Cut(uses, "@")
+	all, _ := usesOf(data)
+	for _, u := range all {
+		name, _, ok := strings.Cut(u.Uses, "@")
 		parts := strings.Split(name, "/")
-		if !ok || strings.HasPrefix(uses, "./") || strings.HasPrefix(uses, "docker://") || len(parts) < 2 || slices.Contains(parts, ".github") {
+		if !ok || strings.HasPrefix(u.Uses, "./") || strings.HasPrefix(u.Uses, "docker://") || len(parts) < 2 || slices.Contains(parts, ".github") {
 			continue
 		}
 		if repo := parts[0] + "/" + parts[1]; !servedActions[repo] {
@@ -278,16 +276,16 @@ func otherActions(data []byte) []string {
 	return slices.Sorted(maps.Keys(found))
 }
 
-// usesOf are the `uses:` of a workflow's jobs and steps (none when it does
-// not parse).
-func usesOf(data []byte) []string {
+// usesOf are the `uses:` of a workflow's jobs and steps.
+func usesOf(data []byte) ([]uses, error) {
 	root, err := parseWorkflow(data)
-	if err != nil {
-		return nil
+	var out []uses
+	if err == nil {
+		for _, j := range readJobs(root) {
+			out = append(append(out, j.call), j.steps...)
+		}
 	}
-	var out []string
-	eachUses(root, func(_ string, _ bool, uses string, _ *yaml.Node) { out = append(out, uses) })
-	return out
+	return out, err
 }
 
 // actCopy is a workflow file as recess-lab act runs it, and what it changed.
@@ -326,38 +324,43 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 	if err != nil {
 		return c, err
 	}
+	jobs := readJobs(root)
 	claimJob := "" // the job whose prompt output the scripted lead prints
-	eachUses(root, func(job string, jobLevel bool, uses string, with *yaml.Node) {
-		_, recess := isRecessUses(uses)
-		if jobLevel && strings.HasSuffix(strings.SplitN(uses, "@", 2)[0], "/claim.yml") ||
-			!jobLevel && (recess || uses == "./") && scalar(get(with, "command")) == "claim" {
-			claimJob = job
+	for _, j := range jobs {
+		if strings.HasSuffix(strings.SplitN(j.call.Uses, "@", 2)[0], "/claim.yml") {
+			claimJob = j.id
 		}
-	})
-	for _, kv := range entries(get(root, "jobs")) {
-		jobID, steps := kv[0].Value, seqItems(get(kv[1], "steps"))
-		for i, st := range steps {
-			uses := scalar(get(st, "uses"))
-			name, _, _ := strings.Cut(uses, "@")
+		for _, st := range j.steps {
+			if _, recess := isRecessUses(st.Uses); (recess || st.Uses == "./") && st.With["command"] == "claim" {
+				claimJob = j.id
+			}
+		}
+	}
+	for _, j := range jobs {
+		for _, st := range j.steps {
+			name, _, _ := strings.Cut(st.Uses, "@")
 			key, isModel := modelActions[name]
 			if !isModel {
 				continue
 			}
 			if lead.Keys(key) != "" {
-				c.Changes = append(c.Changes, fmt.Sprintf("job %s: %s runs as written (%s is set)", jobID, uses, key))
+				c.Changes = append(c.Changes, fmt.Sprintf("job %s: %s runs as written (%s is set)", j.id, st.Uses, key))
 				c.Kept = append(c.Kept, key)
 				continue
 			}
-			args, err := recessMCPArgs(st)
+			args, err := recessMCPArgs(st.With)
 			if err != nil {
-				return c, fmt.Errorf("job %s, step %s (line %d): %w", jobID, uses, st.Line, err)
+				return c, fmt.Errorf("job %s, step %s (line %d): %w", j.id, st.Uses, st.node.Line, err)
 			}
-			if steps[i], err = scriptedLeadStep(uses, key, args, claimJob, jobID, lead.Lab); err != nil {
+			n, err := scriptedLeadStep(st.Uses, key, args, claimJob, j.id, lead.Lab)
+			if err != nil {
 				return c, err
 			}
-			steps[i].HeadComment, steps[i].LineComment, steps[i].FootComment = st.HeadComment, st.LineComment, st.FootComment
-			c.Replaced = append(c.Replaced, uses)
-			c.Changes = append(c.Changes, fmt.Sprintf("job %s: the step %s (line %d) is replaced by the scripted lead (recess-lab mcp-script), which starts recess mcp with the flags the step gives it (%s is not set)", jobID, uses, st.Line, key))
+			n.HeadComment, n.LineComment, n.FootComment = st.node.HeadComment, st.node.LineComment, st.node.FootComment
+			line := st.node.Line
+			*st.node = *n
+			c.Replaced = append(c.Replaced, st.Uses)
+			c.Changes = append(c.Changes, fmt.Sprintf("job %s: the step %s (line %d) is replaced by the scripted lead (recess-lab mcp-script), which starts recess mcp with the flags the step gives it (%s is not set)", j.id, st.Uses, line, key))
 		}
 	}
 	if len(c.Replaced) > 0 {
@@ -380,20 +383,13 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 	return c, nil
 }
 
-func seqItems(n *yaml.Node) []*yaml.Node {
-	if n == nil || n.Kind != yaml.SequenceNode {
-		return nil
-	}
-	return n.Content
-}
-
 // recessMCPArgs are the arguments a model step gives `recess mcp`: the
 // step's inputs are searched for an MCP configuration ({"mcpServers": ...},
 // as claude-code-action's --mcp-config takes it) with a server whose
 // command is recess and whose first argument is mcp.
-func recessMCPArgs(step *yaml.Node) ([]string, error) {
-	for _, kv := range entries(get(step, "with")) {
-		v := scalar(kv[1])
+func recessMCPArgs(with map[string]string) ([]string, error) {
+	for _, k := range slices.Sorted(maps.Keys(with)) {
+		v := with[k]
 		for i := strings.Index(v, "{"); i >= 0; {
 			var cfg struct {
 				MCPServers map[string]struct {

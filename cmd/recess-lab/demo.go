@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -99,10 +100,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		for i := len(runs) - 1; i >= 0; i-- {
 			if rc := runs[i].Inputs["resume_context"]; rc != "" {
-				var v any
-				if json.Unmarshal([]byte(rc), &v) == nil {
-					b, _ := json.MarshalIndent(v, "", "  ")
-					fmt.Fprintf(stdout, "\nThe resume_context of agent run %d:\n%s\n", runs[i].ID, b)
+				var b bytes.Buffer
+				if json.Indent(&b, []byte(rc), "", "  ") == nil {
+					fmt.Fprintf(stdout, "\nThe resume_context of agent run %d:\n%s\n", runs[i].ID, b.Bytes())
 				}
 				break
 			}

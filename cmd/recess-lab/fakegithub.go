@@ -14,11 +14,6 @@ import (
 	"github.com/recess-action/recess/resume"
 )
 
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
-
 const fakeGitHubUsage = `usage: recess-lab fakegithub [--addr HOST:PORT] [--seed FILE] [--token TOKEN=LOGIN]... [--repo OWNER/NAME]...
 
 Serves recess's in-memory GitHub (GraphQL and the REST calls recess makes) on
@@ -36,9 +31,9 @@ func runFakeGitHub(ctx context.Context, args []string, out io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
 	seedFile := fs.String("seed", "", "YAML seed file: tokens, repos, labels, workflows, discussions")
 	serverURL := fs.String("server-url", "", "web base for html_url fields (default: the fake's own URL)")
-	var tokens, repos listFlag
-	fs.Var(&tokens, "token", "TOKEN=LOGIN (repeatable); a login ending in [bot] is a bot")
-	fs.Var(&repos, "repo", "OWNER/NAME to create (repeatable)")
+	var tokens, repos []string
+	fs.Func("token", "TOKEN=LOGIN (repeatable); a login ending in [bot] is a bot", func(v string) error { tokens = append(tokens, v); return nil })
+	fs.Func("repo", "OWNER/NAME to create (repeatable)", func(v string) error { repos = append(repos, v); return nil })
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), fakeGitHubUsage)
 		fs.PrintDefaults()
@@ -146,7 +141,7 @@ func playRecess(ctx context.Context, g *githubfake.GitHub, repo string, number i
 		return err
 	}
 	defer os.RemoveAll(dir)
-	st := &story{s: &scenario{}, out: io.Discard, gh: g, repo: repo, discID: d.ID, number: number, token: token,
+	st := &story{s: &scenario{}, out: io.Discard, clock: resume.ClockFunc(time.Now), gh: g, repo: repo, discID: d.ID, token: token,
 		serverURL: g.Env()["GITHUB_SERVER_URL"], dir: dir, handled: map[int64]bool{}, runSeq: 9000}
 	// Refuse a verdict recess would refuse before anything is written; the
 	// error names the field (trigger.kind, verdict.replies[0].body, ...).

@@ -12,11 +12,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/recess-action/recess/internal/action"
-	gh "github.com/recess-action/recess/internal/github"
+	"github.com/recess-action/recess/internal/fakeclock"
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
@@ -155,8 +154,9 @@ type story struct {
 	out     io.Writer
 	verbose bool
 
-	mu  sync.Mutex
-	now time.Time
+	// clock is the story's time: a scenario's fake clock, which its wait
+	// steps move, or the real one for a seed played on a running fake.
+	clock resume.Clock
 
 	gh   *githubfake.GitHub
 	repo string
@@ -164,7 +164,6 @@ type story struct {
 	// token's), serverURL the web address in links recess writes.
 	token, bot, serverURL string
 	discID                string
-	number                int
 	labels                map[string]string // comment label -> id
 	handled               map[int64]bool    // agent runs that answered
 	last                  *resume.Result    // what the last recess run reported
@@ -180,17 +179,6 @@ const (
 	storyBot = "github-actions"
 )
 
-// clock is the story's time; a story without a start (a seed played on a
-// running fake) runs on the real clock.
-func (st *story) clock() time.Time {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.now.IsZero() {
-		return time.Now()
-	}
-	return st.now
-}
-
 // newStory starts the embedded fake GitHub with the repository, the
 // labels and the agent workflow a story needs. Close it with st.close.
 func newStory(s *scenario, out io.Writer, verbose bool) (*story, error) {
@@ -198,10 +186,10 @@ func newStory(s *scenario, out io.Writer, verbose bool) (*story, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &story{s: s, out: out, verbose: verbose, now: s.Start.UTC(), labels: map[string]string{},
+	st := &story{s: s, out: out, verbose: verbose, clock: fakeclock.New(s.Start.UTC()), labels: map[string]string{},
 		handled: map[int64]bool{}, dir: dir, repo: storyOwner + "/" + storyRepo, runSeq: 9000,
 		token: storyToken, bot: storyBot, serverURL: storyServerURL}
-	st.gh = githubfake.New(githubfake.WithClock(st.clock))
+	st.gh = githubfake.New(githubfake.WithClock(st.clock.Now))
 	err = st.gh.InstallRecess(githubfake.RecessSetup{Owner: storyOwner, Name: storyRepo,
 		Token: st.token, Bot: st.bot, Maintainers: s.Maintainers})
 	if err != nil {
@@ -238,7 +226,7 @@ func runScenario(ctx context.Context, s *scenario, out io.Writer, verbose bool) 
 }
 
 func (st *story) say(format string, args ...any) {
-	fmt.Fprintf(st.out, "%s  %s\n", st.clock().Format("Mon 15:04"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(st.out, "%s  %s\n", st.clock.Now().Format("Mon 15:04"), fmt.Sprintf(format, args...))
 }
 
 func (st *story) step(ctx context.Context, s step) error {
@@ -252,7 +240,7 @@ func (st *story) step(ctx context.Context, s step) error {
 		if err != nil {
 			return err
 		}
-		st.discID, st.number = d.ID, d.Number
+		st.discID = d.ID
 		st.say("@%s opens discussion #%d %q", s.Discussion.Author, d.Number, d.Title)
 		payload, err := st.gh.DiscussionPayload(d.ID, githubfake.Event{Action: "created"})
 		if err != nil {
@@ -295,9 +283,8 @@ func (st *story) step(ctx context.Context, s step) error {
 		return st.agent(ctx, s.Agent)
 	case s.Wait != "":
 		d, _ := wait.ParseDuration(s.Wait)
-		st.mu.Lock()
-		st.now = d.AddTo(st.now)
-		st.mu.Unlock()
+		c := st.clock.(*fakeclock.Clock) // only a scenario has wait steps
+		c.SetTime(d.AddTo(c.Now()))
 		st.say("… %s later", s.Wait)
 		return nil
 	case s.Sweep:
@@ -353,7 +340,7 @@ func (st *story) recess(ctx context.Context, r storyRun) error {
 		GraphQLURL: st.gh.GraphQLURL(),
 		ServerURL:  st.serverURL,
 		RunID:      cmp.Or(r.runID, st.runSeq),
-		Clock:      resume.ClockFunc(st.clock),
+		Clock:      st.clock,
 		Verdict:    r.verdict,
 	})
 	if st.verbose {
@@ -418,8 +405,10 @@ func (st *story) agent(ctx context.Context, a *agentStep) error {
 		return errors.New("agent: no dispatched agent run is waiting to answer")
 	}
 	st.handled[ru.ID] = true
-	payload, _ := json.Marshal(map[string]any{"inputs": ru.Inputs, "ref": "refs/heads/main",
-		"repository": map[string]any{"full_name": st.repo}, "workflow": ".github/workflows/" + gh.DefaultWorkflow})
+	payload, err := st.gh.WorkflowDispatchPayload(ru.ID)
+	if err != nil {
+		return err
+	}
 	if err := st.recess(ctx, storyRun{event: "workflow_dispatch", payload: payload, command: action.CommandClaim, runID: ru.ID}); err != nil {
 		return err
 	}
@@ -451,7 +440,7 @@ func (st *story) agent(ctx context.Context, a *agentStep) error {
 		t, _ := json.Marshal(a.Trigger)
 		words := string(t)
 		if tr, err := wait.ParseTrigger(t, wait.TriggerLimits{}); err == nil {
-			words = resume.Describe(tr, wait.Observed{OpenedAt: st.clock()})
+			words = resume.Describe(tr, wait.Observed{OpenedAt: st.clock.Now()})
 		}
 		st.say("agent run %d recesses: resume it %s", ru.ID, words)
 	case a.Verdict == resume.VerdictAdjourned:
@@ -468,27 +457,24 @@ func (st *story) agent(ctx context.Context, a *agentStep) error {
 // verdictDoc is the verdict document of agent step a for the run with
 // correlation id cid on discussion n.
 func (st *story) verdictDoc(a *agentStep, cid string, n int) ([]byte, error) {
-	doc := map[string]any{"verdict": a.Verdict, "correlation_id": cid, "discussion_number": n}
-	var replies []map[string]string
+	type reply struct {
+		Body    string `json:"body"`
+		ReplyTo string `json:"reply_to,omitempty"`
+	}
+	doc := struct {
+		Verdict          string         `json:"verdict"`
+		CorrelationID    string         `json:"correlation_id"`
+		DiscussionNumber int            `json:"discussion_number"`
+		Replies          []reply        `json:"replies,omitempty"`
+		Trigger          map[string]any `json:"trigger,omitempty"`
+		Summary          string         `json:"summary,omitempty"`
+	}{Verdict: a.Verdict, CorrelationID: cid, DiscussionNumber: n, Trigger: a.Trigger, Summary: a.Summary}
 	for _, r := range a.Replies {
-		m := map[string]string{"body": r.Body}
-		if r.ReplyTo != "" {
-			id, ok := st.labels[r.ReplyTo]
-			if !ok {
-				return nil, fmt.Errorf("agent.replies.reply_to: no comment labelled %q", r.ReplyTo)
-			}
-			m["reply_to"] = id
+		id, ok := st.labels[r.ReplyTo]
+		if r.ReplyTo != "" && !ok {
+			return nil, fmt.Errorf("agent.replies.reply_to: no comment labelled %q", r.ReplyTo)
 		}
-		replies = append(replies, m)
-	}
-	if replies != nil {
-		doc["replies"] = replies
-	}
-	if a.Trigger != nil {
-		doc["trigger"] = a.Trigger
-	}
-	if a.Summary != "" {
-		doc["summary"] = a.Summary
+		doc.Replies = append(doc.Replies, reply{r.Body, id})
 	}
 	return json.Marshal(doc)
 }

@@ -32,6 +32,9 @@ type Event struct {
 // exampleFor picks the real example closest to the event.
 func exampleFor(event, action string) (map[string]any, error) {
 	name := event + "." + action + ".json"
+	if action == "" {
+		name = event + ".json"
+	}
 	if _, err := examples.Open("webhooks/" + name); err != nil {
 		switch {
 		case event == "discussion" && (action == "unlabeled"):
@@ -136,6 +139,33 @@ func (g *GitHub) DiscussionCommentPayload(commentID string, ev Event) ([]byte, e
 	return json.Marshal(m)
 }
 
+// WorkflowDispatchPayload builds the JSON GitHub delivers to a run that a
+// `workflow_dispatch` started: the run's inputs, its ref, the repository
+// and the account that dispatched it.
+func (g *GitHub) WorkflowDispatchPayload(runID int64) ([]byte, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ru, ok := g.runs[runID]
+	if !ok {
+		return nil, fmt.Errorf("%w: %d", ErrUnknownRun, runID)
+	}
+	sender, err := g.lookupAccount(ru.Actor)
+	if err != nil {
+		return nil, err
+	}
+	m, err := exampleFor("workflow_dispatch", "")
+	if err != nil {
+		return nil, err
+	}
+	delete(m, "organization") // the fake's owners are accounts, not organizations
+	m["inputs"] = ru.Inputs
+	m["ref"] = "refs/heads/" + ru.HeadBranch
+	m["repository"] = g.repoPayload(m["repository"].(map[string]any), ru.repo)
+	m["sender"] = g.userJSONAt(g.webAPIRoot(), sender)
+	m["workflow"] = ".github/workflows/" + ru.Workflow
+	return json.Marshal(m)
+}
+
 // anyDiscussion finds a discussion by id, deleted ones included.
 func (g *GitHub) anyDiscussion(id string) *discussion {
 	for _, r := range g.repos {
@@ -209,7 +239,7 @@ func (g *GitHub) fillCommon(m map[string]any, d *discussion, author *identity, e
 // r's paths and the identifying fields are replaced.
 func (g *GitHub) repoPayload(ex map[string]any, r *repo) map[string]any {
 	root := g.webAPIRoot()
-	const exName = "Codertocat/Hello-World"
+	exName, _ := ex["full_name"].(string) // the example's repository
 	out := map[string]any{}
 	for k, v := range ex {
 		if s, ok := v.(string); ok {

@@ -5,11 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -222,5 +225,64 @@ func TestEmbeddedDataIsGitHubs(t *testing.T) {
 		if err != nil || !bytes.Equal(embedded, original) {
 			t.Errorf("webhooks/%s differs from testdata/github/webhooks (%v)", e.Name(), err)
 		}
+	}
+}
+
+// The run recess dispatched is handed GitHub's workflow_dispatch payload:
+// the run's inputs, ref, workflow, repository and the dispatching account.
+func TestWorkflowDispatchPayload(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	agentWorkflow(t, w.g)
+	inputs := map[string]any{"correlation_id": "c-1", "discussion_number": "12"}
+	if status, _, body := w.restCall(t, botToken, http.MethodPost, dispatchPath, map[string]any{"ref": "main", "inputs": inputs}); status != http.StatusNoContent {
+		t.Fatalf("dispatch status = %d (%v)", status, body)
+	}
+	runs, _ := w.g.Runs(testRepo)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs, want 1", len(runs))
+	}
+	b, err := w.g.WorkflowDispatchPayload(runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type payload struct {
+		Inputs     map[string]string
+		Ref        string
+		Workflow   string
+		Repository struct {
+			FullName      string `json:"full_name"`
+			HTMLURL       string `json:"html_url"`
+			DefaultBranch string `json:"default_branch"`
+			Owner         struct{ Login string }
+		}
+		Sender struct{ Login, Type string }
+	}
+	var got payload
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := payload{Inputs: map[string]string{"correlation_id": "c-1", "discussion_number": "12", "mode": "normal", "resume_context": ""},
+		Ref: "refs/heads/main", Workflow: ".github/workflows/agent.yml"}
+	want.Repository.FullName, want.Repository.HTMLURL, want.Repository.DefaultBranch = testRepo, "https://github.com/octo/hello", "main"
+	want.Repository.Owner.Login = "octo"
+	want.Sender.Login, want.Sender.Type = "github-actions[bot]", "Bot"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("payload (-want +got):\n%s", diff)
+	}
+	// Every key GitHub's example has, but the example's own inputs and
+	// the organization of an organization-owned repository.
+	ex, err := os.ReadFile(filepath.Join("..", "..", "testdata", "github", "webhooks", "workflow_dispatch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := shape(t, b)
+	for p := range shape(t, ex) {
+		if !have[p] && !strings.HasPrefix(p, ".inputs.") && !strings.HasPrefix(p, ".organization") {
+			t.Errorf("the payload lacks %s", p)
+		}
+	}
+	if _, err := w.g.WorkflowDispatchPayload(987654); !errors.Is(err, ErrUnknownRun) {
+		t.Errorf("WorkflowDispatchPayload(unknown run) = %v, want ErrUnknownRun", err)
 	}
 }
