@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -152,10 +152,24 @@ func randomID(prefix string) string {
 // carries a resume's or retry's correlation id (NewResumeCorrelationID).
 // Only fresh dispatches (intake, follow-ups) are rate-limited; a resume
 // answers a recess that was already paid for.
-func FreshRun(name string) bool { return !resumeID.MatchString(name) }
+func FreshRun(name string) bool {
+	return !slices.ContainsFunc(runNameTokens(name), func(t string) bool {
+		return len(t) == len(resumePrefix)+20 && strings.HasPrefix(t, resumePrefix) &&
+			strings.Trim(t[len(resumePrefix):], "0123456789abcdef") == ""
+	})
+}
 
-// resumeID finds a resume's correlation id in a run-name, as a whole token.
-var resumeID = regexp.MustCompile(`(?:^|[^-_.0-9a-zA-Z])` + resumePrefix + `[0-9a-f]{20}(?:$|[^-_.0-9a-zA-Z])`)
+// RunNameHas reports whether the run-name name carries the correlation id
+// id as a whole token, not as part of a longer id ("c-1" is not in
+// "agent c-12", nor in "agent c-1.2").
+func RunNameHas(name, id string) bool { return slices.Contains(runNameTokens(name), id) }
+
+// runNameTokens splits a run-name into the words a correlation id can be:
+// the longest runs of the characters an id may hold (correlationIDChars,
+// '.' included), so an id is never found inside a longer one.
+func runNameTokens(name string) []string {
+	return strings.FieldsFunc(name, func(r rune) bool { return !strings.ContainsRune(correlationIDChars, r) })
+}
 
 // Engine decides and acts for recess. Create one per run; it is not safe
 // for concurrent use (runs of recess never are: the engine is sequential by

@@ -170,3 +170,39 @@ func TestFreshRun(t *testing.T) {
 		}
 	}
 }
+
+// TestRunNameHas pins the one rule FindRun and FreshRun share: a
+// correlation id is found in a run-name only as a whole token of the
+// characters an id may hold, '.' among them (an id like "c-1.2" is valid,
+// so "c-1" must not be found in it, nor "c-1" in "c-1.").
+func TestRunNameHas(t *testing.T) {
+	t.Parallel()
+	resumed := resume.NewResumeCorrelationID()
+	tests := []struct {
+		name, id   string
+		has, fresh bool
+	}{
+		{name: "agent c-1", id: "c-1", has: true, fresh: true},
+		{name: "c-1", id: "c-1", has: true, fresh: true},
+		{name: "agent c-12", id: "c-1", fresh: true},
+		{name: "agent xc-1", id: "c-1", fresh: true},
+		{name: "agent c-1_b", id: "c-1", fresh: true},
+		{name: "resume c-1: #4", id: "c-1", has: true, fresh: true},
+		{name: "", id: "c-1", fresh: true},
+		// Where a '.'-as-separator rule disagreed.
+		{name: "agent c-1.2", id: "c-1", fresh: true},
+		{name: "agent c-1.2", id: "c-1.2", has: true, fresh: true},
+		{name: "c-12 then c-1.", id: "c-1", fresh: true},
+		{name: "agent " + resumed + ".1", id: resumed, fresh: true},
+		{name: "agent v1." + resumed, id: resumed, fresh: true},
+		{name: "agent " + resumed + " (retry)", id: resumed, has: true},
+	}
+	for _, tt := range tests {
+		if got := resume.RunNameHas(tt.name, tt.id); got != tt.has {
+			t.Errorf("RunNameHas(%q, %q) = %v, want %v", tt.name, tt.id, got, tt.has)
+		}
+		if got := resume.FreshRun(tt.name); got != tt.fresh {
+			t.Errorf("FreshRun(%q) = %v, want %v", tt.name, got, tt.fresh)
+		}
+	}
+}
