@@ -369,7 +369,6 @@ type pass struct {
 	snap *snapshot
 	logf func(format string, args ...any)
 
-	isNew bool
 	// readOnly marks a decision that changes nothing whatever seal would
 	// recompute (a re-delivered verdict, a stale claim, a status report):
 	// a status text that reads differently under this run's configuration
@@ -498,7 +497,7 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 	if rec.OpenRFCs == nil {
 		rec.OpenRFCs = map[string]*state.RFC{}
 	}
-	p := &pass{decision: decision{res: res, rec: rec, d: s.d, now: now}, cfg: c, opts: opts, snap: s, isNew: s.isNew, logf: func(string, ...any) {}}
+	p := &pass{decision: decision{res: res, rec: rec, d: s.d, now: now}, cfg: c, opts: opts, snap: s, logf: func(string, ...any) {}}
 	p.awaited = awaitedSignals(rec)
 	// Every decision prunes the rate limit's history, whatever the entry
 	// point: a verdict that kept entries past the hour would hold a
@@ -629,7 +628,7 @@ func (p *pass) seal() {
 			p.rec.Status = p.status()
 		}
 		changed := fingerprint(p.rec) != fingerprint(p.snap.rec) || p.plan != nil || p.behind()
-		if changed && p.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
+		if changed && p.snap.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
 			// Nothing worth remembering about a discussion recess never
 			// acted on; a waiting label there is stray (one transferred in
 			// with another repository's label, a record lost and not
@@ -670,7 +669,7 @@ func (p *pass) waitingLabel(keep bool) {
 		}
 	}
 	switch want := p.rec.Pending(); {
-	case want && has == "" && !p.isNew && (p.write || p.plan != nil):
+	case want && has == "" && !p.snap.isNew && (p.write || p.plan != nil):
 		p.first = append(p.first, Effect{Kind: EffectLabel, Label: LabelWaiting})
 	case want && has == "":
 		p.add(Effect{Kind: EffectLabel, Label: LabelWaiting})

@@ -119,12 +119,12 @@ func (p *pass) reconcile() error {
 		// Reopened or unlocked: watch it again.
 		p.rec.Closed = ""
 	}
-	if p.isNew && !p.inScope() {
+	if p.snap.isNew && !p.inScope() {
 		// Never served: no record, no status comment, no answer.
 		p.res.note("discussion %d is out of scope (categories, labels): nothing to do", p.rec.Discussion)
 		return nil
 	}
-	if p.isNew {
+	if p.snap.isNew {
 		p.restore()
 	}
 	ask := p.commands()
@@ -313,7 +313,7 @@ func (p *pass) intake() error {
 	if p.rec.Active != nil || len(p.rec.OpenRFCs) > 0 || p.rec.Escalated != nil {
 		return nil
 	}
-	if p.isNew && p.opts.sweep {
+	if p.snap.isNew && p.opts.sweep {
 		// The first look at a discussion belongs to its own event's run: a
 		// sweep that meets a discussion with no record (a stray label, a
 		// record not written yet) must not race that run with an intake.
@@ -322,9 +322,7 @@ func (p *pass) intake() error {
 	if !p.inScope() {
 		// Out of scope: answered by nobody here (an open recess was still
 		// served above until it resolved).
-		if p.rec.Queued != nil {
-			p.rec.Queued = nil
-		}
+		p.rec.Queued = nil
 		return nil
 	}
 	first := p.rec.Seen.At.IsZero()
@@ -340,9 +338,7 @@ func (p *pass) intake() error {
 		}
 	}
 	if !owed {
-		if p.rec.Queued != nil {
-			p.rec.Queued = nil
-		}
+		p.rec.Queued = nil
 		return nil
 	}
 	if n := len(p.rec.Dispatches); n >= p.cfg.MaxDispatchesPerHour {
@@ -414,27 +410,12 @@ func (p *pass) cancelMoment(id string, rfc *state.RFC) (time.Time, bool) {
 	if p.d == nil {
 		return time.Time{}, false
 	}
-	var expiries []wait.Duration
-	var collect func(*wait.Trigger)
-	collect = func(t *wait.Trigger) {
-		if t.Expires != nil && t.OnExpire == wait.OnExpireCancel {
-			expiries = append(expiries, *t.Expires)
+	o := p.observedFor(id, rfc)
+	var moments []time.Time
+	for _, n := range nodes(t) {
+		if n.Expires != nil && n.OnExpire == wait.OnExpireCancel {
+			moments = append(moments, wait.Moment(*n.Expires, o))
 		}
-		for _, c := range t.Of {
-			collect(c)
-		}
-	}
-	collect(t)
-	if len(expiries) == 0 {
-		return time.Time{}, false
-	}
-	o, ok := p.observed[id]
-	if !ok {
-		o = p.observe(rfc)
-	}
-	moments := make([]time.Time, len(expiries))
-	for i, d := range expiries {
-		moments[i] = wait.Moment(d, o)
 	}
 	slices.SortFunc(moments, time.Time.Compare)
 	for _, m := range moments {

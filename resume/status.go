@@ -197,7 +197,7 @@ func containsID(list []string, id string) bool { return id != "" && slices.Conta
 func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
 	return e.run(ctx, number, passOpts{command: "status", discussion: true}, func(p *pass) error {
 		p.readOnly = true
-		if p.isNew {
+		if p.snap.isNew {
 			p.res.note("recess has no record of discussion %d", number)
 			return nil
 		}
