@@ -376,9 +376,10 @@ type pass struct {
 	readOnly bool
 	// awaited are the signals the open recesses this run found wait for
 	// (see unawaited).
-	awaited  awaited
-	evals    map[string]wait.Evaluation
-	observed map[string]wait.Observed
+	awaited awaited
+	// evals are the evaluations of the open recesses, when the decision
+	// evaluated them (their reasons go into Result.RFCs).
+	evals map[string]wait.Evaluation
 }
 
 // dispatchPlan is the one dispatch a decision may make.
@@ -705,7 +706,7 @@ func (p *pass) report() {
 			v.Reason = ev.Reason
 		}
 		if p.d != nil {
-			v.Waiting = Describe(rfc.Trigger, p.observedFor(id, rfc))
+			v.Waiting = Describe(rfc.Trigger, p.observe(rfc))
 		}
 		p.views = append(p.views, v)
 	}

@@ -167,7 +167,6 @@ func (p *pass) evaluate(ask asked) {
 		return cmp.Or(p.rec.OpenRFCs[a].OpenedAt.Compare(p.rec.OpenRFCs[b].OpenedAt), strings.Compare(a, b))
 	})
 	p.evals = map[string]wait.Evaluation{}
-	p.observed = map[string]wait.Observed{}
 	for _, id := range ids {
 		rfc := p.rec.OpenRFCs[id]
 		if ask.cancel != "" {
@@ -177,10 +176,10 @@ func (p *pass) evaluate(ask asked) {
 		t := rfc.Trigger
 		o := p.observe(rfc)
 		ev := wait.Evaluate(t, o, p.now)
-		p.evals[id], p.observed[id] = ev, o
+		p.evals[id] = ev
 		rfc.DueAt = ev.DueAt
 		rfc.CancelAt = nil
-		if at, ok := p.cancelMoment(id, rfc); ok {
+		if at, ok := cancelMoment(t, o); ok {
 			rfc.CancelAt = &at
 		}
 		if p.rec.Active != nil || p.plan != nil {
@@ -393,24 +392,10 @@ func (p *pass) queue(until time.Time, reason, why string) error {
 	return nil
 }
 
-// observedFor is what the recess's trigger sees: as evaluated in this pass,
-// or recomputed from the discussion.
-func (p *pass) observedFor(id string, rfc *state.RFC) wait.Observed {
-	if o, ok := p.observed[id]; ok {
-		return o
-	}
-	return p.observe(rfc)
-}
-
 // cancelMoment is the first expiry moment (on_expire "cancel", anywhere in
-// the trigger) at which, given what the discussion shows now, the recess is
-// cancelled; false when there is none.
-func (p *pass) cancelMoment(id string, rfc *state.RFC) (time.Time, bool) {
-	t := rfc.Trigger
-	if p.d == nil {
-		return time.Time{}, false
-	}
-	o := p.observedFor(id, rfc)
+// the trigger t) at which, given what the discussion shows now (o), the
+// recess is cancelled; false when there is none.
+func cancelMoment(t *wait.Trigger, o wait.Observed) (time.Time, bool) {
 	var moments []time.Time
 	for _, n := range nodes(t) {
 		if n.Expires != nil && n.OnExpire == wait.OnExpireCancel {
