@@ -494,10 +494,7 @@ func lookupRun(c Config, a *state.Run, now time.Time, sweep bool) lookup {
 
 // newPass starts a decision over a snapshot, on a copy of its record.
 func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *pass {
-	rec := s.rec.Clone()
-	if rec.OpenRFCs == nil {
-		rec.OpenRFCs = map[string]*state.RFC{}
-	}
+	rec := s.rec.Clone() // read made its OpenRFCs non-nil
 	p := &pass{decision: decision{res: res, rec: rec, d: s.d, now: now}, cfg: c, opts: opts, snap: s, logf: func(string, ...any) {}}
 	p.awaited = awaitedSignals(rec)
 	// Every decision prunes the rate limit's history, whatever the entry
