@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -94,11 +95,7 @@ func (p *pass) checkRun(a *state.Run) {
 	if !run.Completed() {
 		return
 	}
-	conclusion := run.Conclusion
-	if conclusion == "" {
-		conclusion = "unknown"
-	}
-	p.failed(a, fmt.Sprintf("agent run %d ended (%s) without a verdict", run.ID, conclusion))
+	p.failed(a, fmt.Sprintf("agent run %d ended (%s) without a verdict", run.ID, cmp.Or(run.Conclusion, "unknown")))
 }
 
 // failed retries a run that ended without a verdict, or escalates.

@@ -274,7 +274,7 @@ func (p *pass) applied(id string) {
 // addReply records one of recess's replies for a recess: replies after it
 // count, and its top-level comment is a root of the recess's thread.
 func addReply(rfc *state.RFC, c *Comment) {
-	rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, state.Cursor{At: c.CreatedAt.UTC(), IDs: []string{c.ID}})
+	rfc.RepliesAfter = rfc.RepliesAfter.Advance(c.ID, c.CreatedAt.UTC())
 	rfc.ReplyIDs = append(rfc.ReplyIDs, c.ID)
 	if root := c.Thread(); !containsID(rfc.ThreadRoots, root) {
 		rfc.ThreadRoots = append(rfc.ThreadRoots, root)
