@@ -75,9 +75,6 @@ func authorityKey(c *Comment) string {
 // admin. This is the one rule for command authority; author_association is
 // no proof of it.
 func (p *pass) writer(c *Comment) bool {
-	if p.snap == nil {
-		return false
-	}
 	a, ok := p.snap.perms[authorityKey(c)]
 	return ok && a.err == nil && a.perm.Write
 }
@@ -87,10 +84,7 @@ func (p *pass) writer(c *Comment) bool {
 // warning for the maintainer when recess could not ask. Either way the
 // comment is an ordinary reply.
 func (p *pass) unauthorized(c *Comment, cmd command) {
-	var a access
-	if p.snap != nil {
-		a = p.snap.perms[authorityKey(c)]
-	}
+	a := p.snap.perms[authorityKey(c)]
 	if a.err != nil {
 		p.logf("discussion %d: refused /recess %s from @%s: %v", p.rec.Discussion, cmd.name, c.Author, a.err)
 		p.res.warn("comment %s: /recess %s from @%s refused: recess may not read @%s's permission on the repository (%v); give the token read access to the repository's metadata", c.ID, cmd.name, c.Author, c.Author, a.err)

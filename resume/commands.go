@@ -199,23 +199,27 @@ type awaited struct {
 // (escalation_needed anywhere in their triggers).
 func awaitedSignals(rec *state.Record) awaited {
 	a := awaited{working: rec.Active != nil && rec.Active.State != state.RunEscalated}
-	var walk func(*wait.Trigger)
-	walk = func(t *wait.Trigger) {
-		if t == nil {
-			return
-		}
-		if t.Kind == wait.KindEscalationNeeded && !slices.ContainsFunc(a.names, func(s string) bool { return wait.SameSignal(s, t.Signal) }) {
-			a.names = append(a.names, t.Signal)
-		}
-		for _, c := range t.Of {
-			walk(c)
-		}
-	}
 	for _, rfc := range rec.OpenRFCs {
-		walk(rfc.Trigger)
+		for _, t := range nodes(rfc.Trigger) {
+			if t.Kind == wait.KindEscalationNeeded && !slices.ContainsFunc(a.names, func(s string) bool { return wait.SameSignal(s, t.Signal) }) {
+				a.names = append(a.names, t.Signal)
+			}
+		}
 	}
 	sort.Strings(a.names)
 	return a
+}
+
+// nodes lists a trigger and every trigger nested in it, parents first.
+func nodes(t *wait.Trigger) []*wait.Trigger {
+	if t == nil {
+		return nil
+	}
+	out := []*wait.Trigger{t}
+	for _, c := range t.Of {
+		out = append(out, nodes(c)...)
+	}
+	return out
 }
 
 // commandWindow is how far back a discussion recess sees for the first
@@ -238,7 +242,7 @@ type asked struct {
 // answer carries a marker, so a re-run neither repeats nor loses one.
 func (p *pass) commands() asked {
 	var ask asked
-	if p.isNew && p.rec.Commands.At.IsZero() {
+	if p.snap.isNew && p.rec.Commands.At.IsZero() {
 		p.rec.Commands = newest(p.d)
 		p.rec.Commands.At = p.rec.Commands.At.Add(-commandWindow)
 		p.rec.Commands.IDs = nil

@@ -134,7 +134,7 @@ func (e *Engine) dispatchFailed(ctx context.Context, out *decision, derr error) 
 // missing workflow input, an unknown workflow) cannot succeed by retrying
 // and is escalated.
 func (e *Engine) failed(out *decision, derr error) *decision {
-	p := &pass{decision: decision{res: out.res, rec: out.rec, d: out.d, now: out.now, write: true}, cfg: e.cfg()}
+	p := &pass{decision: decision{res: out.res, rec: out.rec, d: out.d, now: out.now, write: true}, cfg: e.cfg(), snap: &snapshot{rec: out.rec}, logf: e.logf}
 	a := p.rec.Active
 	a.DispatchErrors++
 	if errors.Is(derr, ErrDispatchRefused) {

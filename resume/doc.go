@@ -39,6 +39,7 @@
 //	status (comment text, recess status)  resume/status.go
 //	escalation, retries, stuck runs       resume/escalate.go
 //	exactly-once dispatch                 resume/dispatch.go
+//	correlation id in a run-name          resume/engine.go (RunNameHas, FreshRun)
 //	texts and Markdown escaping           resume/texts.go
 //	resume_context                        resume/context.go
 //	prompt (the agent's resumed prompt)   resume/prompt.go

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -152,10 +152,24 @@ func randomID(prefix string) string {
 // carries a resume's or retry's correlation id (NewResumeCorrelationID).
 // Only fresh dispatches (intake, follow-ups) are rate-limited; a resume
 // answers a recess that was already paid for.
-func FreshRun(name string) bool { return !resumeID.MatchString(name) }
+func FreshRun(name string) bool {
+	return !slices.ContainsFunc(runNameTokens(name), func(t string) bool {
+		return len(t) == len(resumePrefix)+20 && strings.HasPrefix(t, resumePrefix) &&
+			strings.Trim(t[len(resumePrefix):], "0123456789abcdef") == ""
+	})
+}
 
-// resumeID finds a resume's correlation id in a run-name, as a whole token.
-var resumeID = regexp.MustCompile(`(?:^|[^-_.0-9a-zA-Z])` + resumePrefix + `[0-9a-f]{20}(?:$|[^-_.0-9a-zA-Z])`)
+// RunNameHas reports whether the run-name name carries the correlation id
+// id as a whole token, not as part of a longer id ("c-1" is not in
+// "agent c-12", nor in "agent c-1.2").
+func RunNameHas(name, id string) bool { return slices.Contains(runNameTokens(name), id) }
+
+// runNameTokens splits a run-name into the words a correlation id can be:
+// the longest runs of the characters an id may hold (correlationIDChars,
+// '.' included), so an id is never found inside a longer one.
+func runNameTokens(name string) []string {
+	return strings.FieldsFunc(name, func(r rune) bool { return !strings.ContainsRune(correlationIDChars, r) })
+}
 
 // Engine decides and acts for recess. Create one per run; it is not safe
 // for concurrent use (runs of recess never are: the engine is sequential by
@@ -355,7 +369,6 @@ type pass struct {
 	snap *snapshot
 	logf func(format string, args ...any)
 
-	isNew bool
 	// readOnly marks a decision that changes nothing whatever seal would
 	// recompute (a re-delivered verdict, a stale claim, a status report):
 	// a status text that reads differently under this run's configuration
@@ -363,9 +376,10 @@ type pass struct {
 	readOnly bool
 	// awaited are the signals the open recesses this run found wait for
 	// (see unawaited).
-	awaited  awaited
-	evals    map[string]wait.Evaluation
-	observed map[string]wait.Observed
+	awaited awaited
+	// evals are the evaluations of the open recesses, when the decision
+	// evaluated them (their reasons go into Result.RFCs).
+	evals map[string]wait.Evaluation
 }
 
 // dispatchPlan is the one dispatch a decision may make.
@@ -480,11 +494,8 @@ func lookupRun(c Config, a *state.Run, now time.Time, sweep bool) lookup {
 
 // newPass starts a decision over a snapshot, on a copy of its record.
 func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *pass {
-	rec := s.rec.Clone()
-	if rec.OpenRFCs == nil {
-		rec.OpenRFCs = map[string]*state.RFC{}
-	}
-	p := &pass{decision: decision{res: res, rec: rec, d: s.d, now: now}, cfg: c, opts: opts, snap: s, isNew: s.isNew, logf: func(string, ...any) {}}
+	rec := s.rec.Clone() // read made its OpenRFCs non-nil
+	p := &pass{decision: decision{res: res, rec: rec, d: s.d, now: now}, cfg: c, opts: opts, snap: s, logf: func(string, ...any) {}}
 	p.awaited = awaitedSignals(rec)
 	// Every decision prunes the rate limit's history, whatever the entry
 	// point: a verdict that kept entries past the hour would hold a
@@ -615,7 +626,7 @@ func (p *pass) seal() {
 			p.rec.Status = p.status()
 		}
 		changed := fingerprint(p.rec) != fingerprint(p.snap.rec) || p.plan != nil || p.behind()
-		if changed && p.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
+		if changed && p.snap.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
 			// Nothing worth remembering about a discussion recess never
 			// acted on; a waiting label there is stray (one transferred in
 			// with another repository's label, a record lost and not
@@ -656,7 +667,7 @@ func (p *pass) waitingLabel(keep bool) {
 		}
 	}
 	switch want := p.rec.Pending(); {
-	case want && has == "" && !p.isNew && (p.write || p.plan != nil):
+	case want && has == "" && !p.snap.isNew && (p.write || p.plan != nil):
 		p.first = append(p.first, Effect{Kind: EffectLabel, Label: LabelWaiting})
 	case want && has == "":
 		p.add(Effect{Kind: EffectLabel, Label: LabelWaiting})
@@ -692,7 +703,7 @@ func (p *pass) report() {
 			v.Reason = ev.Reason
 		}
 		if p.d != nil {
-			v.Waiting = Describe(rfc.Trigger, p.observedFor(id, rfc))
+			v.Waiting = Describe(rfc.Trigger, p.observe(rfc))
 		}
 		p.views = append(p.views, v)
 	}

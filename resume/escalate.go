@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -46,16 +47,15 @@ func (p *pass) checkActive(retry bool) error {
 // flight (young, no error), done after all (the run exists), or to be sent
 // again.
 func (p *pass) checkIntent(a *state.Run) {
-	age := p.now.Sub(a.IntentAt)
-	if a.DispatchErrors == 0 && age < p.cfg.DispatchGrace {
-		p.res.note("a dispatch (%s) was started %s ago and is not confirmed yet; leaving it to the run that started it", a.CorrelationID, age.Round(time.Second))
-		return
-	}
-	if a.DispatchErrors > 0 && age < p.cfg.RetryDelay {
-		p.res.note("the last dispatch call for %s failed %s ago; trying again after %s", a.CorrelationID, age.Round(time.Second), p.cfg.RetryDelay)
-		return
-	}
 	if !p.snap.looked {
+		// Not looked up (see lookupRun): still within its grace, or its
+		// retry delay after a failed call.
+		age := p.now.Sub(a.IntentAt).Round(time.Second)
+		if a.DispatchErrors == 0 {
+			p.res.note("a dispatch (%s) was started %s ago and is not confirmed yet; leaving it to the run that started it", a.CorrelationID, age)
+		} else {
+			p.res.note("the last dispatch call for %s failed %s ago; trying again after %s", a.CorrelationID, age, p.cfg.RetryDelay)
+		}
 		return
 	}
 	run, err := p.snap.run, p.snap.runErr
@@ -95,11 +95,7 @@ func (p *pass) checkRun(a *state.Run) {
 	if !run.Completed() {
 		return
 	}
-	conclusion := run.Conclusion
-	if conclusion == "" {
-		conclusion = "unknown"
-	}
-	p.failed(a, fmt.Sprintf("agent run %d ended (%s) without a verdict", run.ID, conclusion))
+	p.failed(a, fmt.Sprintf("agent run %d ended (%s) without a verdict", run.ID, cmp.Or(run.Conclusion, "unknown")))
 }
 
 // failed retries a run that ended without a verdict, or escalates.

@@ -119,12 +119,12 @@ func (p *pass) reconcile() error {
 		// Reopened or unlocked: watch it again.
 		p.rec.Closed = ""
 	}
-	if p.isNew && !p.inScope() {
+	if p.snap.isNew && !p.inScope() {
 		// Never served: no record, no status comment, no answer.
 		p.res.note("discussion %d is out of scope (categories, labels): nothing to do", p.rec.Discussion)
 		return nil
 	}
-	if p.isNew {
+	if p.snap.isNew {
 		p.restore()
 	}
 	ask := p.commands()
@@ -167,7 +167,6 @@ func (p *pass) evaluate(ask asked) {
 		return cmp.Or(p.rec.OpenRFCs[a].OpenedAt.Compare(p.rec.OpenRFCs[b].OpenedAt), strings.Compare(a, b))
 	})
 	p.evals = map[string]wait.Evaluation{}
-	p.observed = map[string]wait.Observed{}
 	for _, id := range ids {
 		rfc := p.rec.OpenRFCs[id]
 		if ask.cancel != "" {
@@ -177,10 +176,10 @@ func (p *pass) evaluate(ask asked) {
 		t := rfc.Trigger
 		o := p.observe(rfc)
 		ev := wait.Evaluate(t, o, p.now)
-		p.evals[id], p.observed[id] = ev, o
+		p.evals[id] = ev
 		rfc.DueAt = ev.DueAt
 		rfc.CancelAt = nil
-		if at, ok := p.cancelMoment(id, rfc); ok {
+		if at, ok := cancelMoment(t, o); ok {
 			rfc.CancelAt = &at
 		}
 		if p.rec.Active != nil || p.plan != nil {
@@ -313,7 +312,7 @@ func (p *pass) intake() error {
 	if p.rec.Active != nil || len(p.rec.OpenRFCs) > 0 || p.rec.Escalated != nil {
 		return nil
 	}
-	if p.isNew && p.opts.sweep {
+	if p.snap.isNew && p.opts.sweep {
 		// The first look at a discussion belongs to its own event's run: a
 		// sweep that meets a discussion with no record (a stray label, a
 		// record not written yet) must not race that run with an intake.
@@ -322,9 +321,7 @@ func (p *pass) intake() error {
 	if !p.inScope() {
 		// Out of scope: answered by nobody here (an open recess was still
 		// served above until it resolved).
-		if p.rec.Queued != nil {
-			p.rec.Queued = nil
-		}
+		p.rec.Queued = nil
 		return nil
 	}
 	first := p.rec.Seen.At.IsZero()
@@ -340,9 +337,7 @@ func (p *pass) intake() error {
 		}
 	}
 	if !owed {
-		if p.rec.Queued != nil {
-			p.rec.Queued = nil
-		}
+		p.rec.Queued = nil
 		return nil
 	}
 	if n := len(p.rec.Dispatches); n >= p.cfg.MaxDispatchesPerHour {
@@ -397,44 +392,15 @@ func (p *pass) queue(until time.Time, reason, why string) error {
 	return nil
 }
 
-// observedFor is what the recess's trigger sees: as evaluated in this pass,
-// or recomputed from the discussion.
-func (p *pass) observedFor(id string, rfc *state.RFC) wait.Observed {
-	if o, ok := p.observed[id]; ok {
-		return o
-	}
-	return p.observe(rfc)
-}
-
 // cancelMoment is the first expiry moment (on_expire "cancel", anywhere in
-// the trigger) at which, given what the discussion shows now, the recess is
-// cancelled; false when there is none.
-func (p *pass) cancelMoment(id string, rfc *state.RFC) (time.Time, bool) {
-	t := rfc.Trigger
-	if p.d == nil {
-		return time.Time{}, false
-	}
-	var expiries []wait.Duration
-	var collect func(*wait.Trigger)
-	collect = func(t *wait.Trigger) {
-		if t.Expires != nil && t.OnExpire == wait.OnExpireCancel {
-			expiries = append(expiries, *t.Expires)
+// the trigger t) at which, given what the discussion shows now (o), the
+// recess is cancelled; false when there is none.
+func cancelMoment(t *wait.Trigger, o wait.Observed) (time.Time, bool) {
+	var moments []time.Time
+	for _, n := range nodes(t) {
+		if n.Expires != nil && n.OnExpire == wait.OnExpireCancel {
+			moments = append(moments, wait.Moment(*n.Expires, o))
 		}
-		for _, c := range t.Of {
-			collect(c)
-		}
-	}
-	collect(t)
-	if len(expiries) == 0 {
-		return time.Time{}, false
-	}
-	o, ok := p.observed[id]
-	if !ok {
-		o = p.observe(rfc)
-	}
-	moments := make([]time.Time, len(expiries))
-	for i, d := range expiries {
-		moments[i] = wait.Moment(d, o)
 	}
 	slices.SortFunc(moments, time.Time.Compare)
 	for _, m := range moments {

@@ -154,19 +154,43 @@ func TestParseWakeOn(t *testing.T) {
 	}
 }
 
-func TestFreshRun(t *testing.T) {
+// TestRunNameHas pins the one rule FindRun and FreshRun share: a
+// correlation id is found in a run-name only as a whole token of the
+// characters an id may hold, '.' among them (an id like "c-1.2" is valid,
+// so "c-1" must not be found in it, nor "c-1" in "c-1.").
+func TestRunNameHas(t *testing.T) {
 	t.Parallel()
 	fresh, resumed := resume.NewCorrelationID(), resume.NewResumeCorrelationID()
-	for name, want := range map[string]bool{
-		"agent " + fresh:                         true,
-		"agent " + resumed:                       false,
-		"Answer discussion 12 (" + resumed + ")": false,
-		"agent r-12":                             true, // not a resume id's shape
-		"agent xr-0123456789abcdef0123":          true,
-		"":                                       true,
-	} {
-		if got := resume.FreshRun(name); got != want {
-			t.Errorf("FreshRun(%q) = %v, want %v", name, got, want)
+	tests := []struct {
+		name, id   string
+		has, fresh bool
+	}{
+		{name: "agent c-1", id: "c-1", has: true, fresh: true},
+		{name: "c-1", id: "c-1", has: true, fresh: true},
+		{name: "agent c-12", id: "c-1", fresh: true},
+		{name: "agent xc-1", id: "c-1", fresh: true},
+		{name: "agent c-1_b", id: "c-1", fresh: true},
+		{name: "resume c-1: #4", id: "c-1", has: true, fresh: true},
+		{name: "", id: "c-1", fresh: true},
+		{name: "agent " + fresh, id: fresh, has: true, fresh: true},
+		{name: "agent " + resumed, id: resumed, has: true},
+		{name: "Answer discussion 12 (" + resumed + ")", id: resumed, has: true},
+		{name: "agent r-12", id: "r-12", has: true, fresh: true}, // not a resume id's shape
+		{name: "agent xr-0123456789abcdef0123", id: "r-0123456789abcdef0123", fresh: true},
+		// Where a '.'-as-separator rule disagreed.
+		{name: "agent c-1.2", id: "c-1", fresh: true},
+		{name: "agent c-1.2", id: "c-1.2", has: true, fresh: true},
+		{name: "c-12 then c-1.", id: "c-1", fresh: true},
+		{name: "agent " + resumed + ".1", id: resumed, fresh: true},
+		{name: "agent v1." + resumed, id: resumed, fresh: true},
+		{name: "agent " + resumed + " (retry)", id: resumed, has: true},
+	}
+	for _, tt := range tests {
+		if got := resume.RunNameHas(tt.name, tt.id); got != tt.has {
+			t.Errorf("RunNameHas(%q, %q) = %v, want %v", tt.name, tt.id, got, tt.has)
+		}
+		if got := resume.FreshRun(tt.name); got != tt.fresh {
+			t.Errorf("FreshRun(%q) = %v, want %v", tt.name, got, tt.fresh)
 		}
 	}
 }

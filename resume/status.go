@@ -56,7 +56,7 @@ func (p *pass) statusLine() string {
 		var lines []string
 		for _, id := range sortedRFCs(r) {
 			rfc := r.OpenRFCs[id]
-			line := p.text("status.waiting", "what", Describe(rfc.Trigger, p.observedFor(id, rfc)))
+			line := p.text("status.waiting", "what", Describe(rfc.Trigger, p.observe(rfc)))
 			if rfc.Summary != "" && !p.cfg.HideSummary {
 				line += "\n" + p.text("status.why", "summary", rfc.Summary)
 			}
@@ -197,17 +197,16 @@ func containsID(list []string, id string) bool { return id != "" && slices.Conta
 func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
 	return e.run(ctx, number, passOpts{command: "status", discussion: true}, func(p *pass) error {
 		p.readOnly = true
-		if p.isNew {
+		if p.snap.isNew {
 			p.res.note("recess has no record of discussion %d", number)
 			return nil
 		}
 		if p.d == nil {
 			return fmt.Errorf("read discussion %d: %w", number, p.snap.dErr)
 		}
-		p.evals, p.observed = map[string]wait.Evaluation{}, map[string]wait.Observed{}
+		p.evals = map[string]wait.Evaluation{}
 		for id, rfc := range p.rec.OpenRFCs {
-			o := p.observe(rfc)
-			p.evals[id], p.observed[id] = wait.Evaluate(rfc.Trigger, o, p.now), o
+			p.evals[id] = wait.Evaluate(rfc.Trigger, p.observe(rfc), p.now)
 		}
 		p.res.note("%s", p.statusLine())
 		return nil

@@ -39,7 +39,7 @@ func (e *Engine) Verdict(ctx context.Context, v *Verdict, runID int64) (*Result,
 	idle := false
 	res, err := e.run(ctx, v.DiscussionNumber, passOpts{command: "verdict", discussion: true}, func(p *pass) error {
 		err := p.verdict(v, runID)
-		idle = err == nil && !p.isNew && !p.rec.Pending()
+		idle = err == nil && !p.snap.isNew && !p.rec.Pending()
 		return err
 	})
 	if err != nil || !idle {
@@ -76,7 +76,7 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		}
 	}
 	a := p.rec.Active
-	if p.isNew {
+	if p.snap.isNew {
 		return refuse("verdict.discussion_number", "recess has no record of discussion %d", v.DiscussionNumber)
 	}
 	switch expects(a, v.CorrelationID, runID) {
@@ -274,7 +274,7 @@ func (p *pass) applied(id string) {
 // addReply records one of recess's replies for a recess: replies after it
 // count, and its top-level comment is a root of the recess's thread.
 func addReply(rfc *state.RFC, c *Comment) {
-	rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, state.Cursor{At: c.CreatedAt.UTC(), IDs: []string{c.ID}})
+	rfc.RepliesAfter = rfc.RepliesAfter.Advance(c.ID, c.CreatedAt.UTC())
 	rfc.ReplyIDs = append(rfc.ReplyIDs, c.ID)
 	if root := c.Thread(); !containsID(rfc.ThreadRoots, root) {
 		rfc.ThreadRoots = append(rfc.ThreadRoots, root)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	gogithub "github.com/google/go-github/v92/github"
@@ -114,7 +113,7 @@ func (c *Client) FindRun(ctx context.Context, correlationID string) (*resume.Wor
 		return nil, restErr(what, resp, err)
 	}
 	for _, r := range runs.WorkflowRuns {
-		if hasToken(r.GetName(), correlationID) || hasToken(r.GetDisplayTitle(), correlationID) {
+		if resume.RunNameHas(r.GetName(), correlationID) || resume.RunNameHas(r.GetDisplayTitle(), correlationID) {
 			return toRun(r), nil
 		}
 	}
@@ -176,24 +175,4 @@ func toRun(r *gogithub.WorkflowRun) *resume.WorkflowRun {
 		CreatedAt:  r.GetCreatedAt().Time,
 		URL:        r.GetHTMLURL(),
 	}
-}
-
-// hasToken reports whether s contains tok as a whole token: not as part of a
-// longer id ("c-12" must not match "c-123").
-func hasToken(s, tok string) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], tok)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(tok)
-		if (start == 0 || !idByte(s[start-1])) && (end == len(s) || !idByte(s[end])) {
-			return true
-		}
-		i = start + 1
-	}
-}
-
-func idByte(b byte) bool {
-	return b == '-' || b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }

@@ -308,28 +308,6 @@ func TestRecentDispatches(t *testing.T) {
 	}
 }
 
-func TestHasToken(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		s, tok string
-		want   bool
-	}{
-		{"agent c-1", "c-1", true},
-		{"c-1", "c-1", true},
-		{"agent c-12", "c-1", false},
-		{"agent xc-1", "c-1", false},
-		{"agent c-1_b", "c-1", false},
-		{"resume c-1: #4", "c-1", true},
-		{"c-12 then c-1.", "c-1", true},
-		{"", "c-1", false},
-	}
-	for _, tt := range tests {
-		if got := hasToken(tt.s, tt.tok); got != tt.want {
-			t.Errorf("hasToken(%q, %q) = %v, want %v", tt.s, tt.tok, got, tt.want)
-		}
-	}
-}
-
 func itoa(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
