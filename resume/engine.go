@@ -160,16 +160,30 @@ func FreshRun(name string) bool {
 }
 
 // RunNameHas reports whether the run-name name carries the correlation id
-// id as a whole token, not as part of a longer id ("c-1" is not in
-// "agent c-12", nor in "agent c-1.2").
-func RunNameHas(name, id string) bool { return slices.Contains(runNameTokens(name), id) }
-
-// runNameTokens splits a run-name into the words a correlation id can be:
-// the longest runs of the characters an id may hold (correlationIDChars,
-// '.' included), so an id is never found inside a longer one.
-func runNameTokens(name string) []string {
-	return strings.FieldsFunc(name, func(r rune) bool { return !strings.ContainsRune(correlationIDChars, r) })
+// id as a whole word: not inside a longer id ("c-1" is not in "agent c-12"
+// nor in "agent xc-1_b"). Words end at anything but a letter, digit, '_' or
+// '-'; recess's own ids (NewCorrelationID, NewResumeCorrelationID) hold only
+// those, so a run-name that ends a sentence after the id ("… c-1.") still
+// names its run.
+func RunNameHas(name, id string) bool {
+	for i := 0; id != ""; {
+		j := strings.Index(name[i:], id)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(id)
+		if (start == 0 || runNameSep(rune(name[start-1]))) && (end == len(name) || runNameSep(rune(name[end]))) {
+			return true
+		}
+		i = start + 1
+	}
+	return false
 }
+
+// runNameTokens splits a run-name into its words (see RunNameHas).
+func runNameTokens(name string) []string { return strings.FieldsFunc(name, runNameSep) }
+
+func runNameSep(r rune) bool { return !strings.ContainsRune(alnum+"_-", r) }
 
 // Engine decides and acts for recess. Create one per run; it is not safe
 // for concurrent use (runs of recess never are: the engine is sequential by

@@ -177,12 +177,15 @@ func TestRunNameHas(t *testing.T) {
 		{name: "Answer discussion 12 (" + resumed + ")", id: resumed, has: true},
 		{name: "agent r-12", id: "r-12", has: true, fresh: true}, // not a resume id's shape
 		{name: "agent xr-0123456789abcdef0123", id: "r-0123456789abcdef0123", fresh: true},
-		// Where a '.'-as-separator rule disagreed.
-		{name: "agent c-1.2", id: "c-1", fresh: true},
+		// A '.' ends a word: recess's ids never hold one, and a run-name
+		// may end a sentence right after the id.
+		{name: "agent c-1.2", id: "c-1", has: true, fresh: true},
 		{name: "agent c-1.2", id: "c-1.2", has: true, fresh: true},
-		{name: "c-12 then c-1.", id: "c-1", fresh: true},
-		{name: "agent " + resumed + ".1", id: resumed, fresh: true},
-		{name: "agent v1." + resumed, id: resumed, fresh: true},
+		{name: "c-12 then c-1.", id: "c-1", has: true, fresh: true},
+		{name: "Agent run " + resumed + ".", id: resumed, has: true},
+		{name: "agent " + resumed + ".1", id: resumed, has: true},
+		{name: "agent v1." + resumed, id: resumed, has: true},
+		{name: "agent " + resumed + "0", id: resumed, fresh: true},
 		{name: "agent " + resumed + " (retry)", id: resumed, has: true},
 	}
 	for _, tt := range tests {
