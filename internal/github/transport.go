@@ -32,17 +32,6 @@ const maxRateLimitRetries = 3
 
 // Stats are the transport's counters since the client was built.
 type Stats struct {
-	// Retries counts re-sent requests after a server error or network error.
-	Retries int
-	// RateLimited counts rate-limit answers (and pre-emptive waits on an
-	// exhausted budget).
-	RateLimited int
-	// Paced counts content-creating requests that had to wait for pacing.
-	Paced int
-	// MaxInFlight is the most requests the transport ever had on the wire
-	// at once; anything but 1 would be a bug.
-	MaxInFlight int
-
 	sent int
 }
 
@@ -153,9 +142,8 @@ type transport struct {
 	refilled     time.Time
 	blockedUntil time.Time
 
-	mu       sync.Mutex // guards stats and inflight, read by Stats at any time
-	stats    Stats
-	inflight int
+	mu    sync.Mutex // guards stats, read by Stats at any time
+	stats Stats
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -218,7 +206,6 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if err == nil {
 				t.logf("github: %s %s: status %d, retrying", req.Method, req.URL.Path, resp.StatusCode)
 			}
-			t.count(func(s *Stats) { s.Retries++ })
 			if err := t.backoffWait(ctx, retries); err != nil {
 				return nil, err
 			}
@@ -254,12 +241,9 @@ func (t *transport) send(orig *http.Request, body []byte) (*http.Response, []byt
 		req.Header.Set("User-Agent", userAgent)
 	}
 
-	t.count(func(s *Stats) {
-		s.sent++
-		t.inflight++
-		s.MaxInFlight = max(s.MaxInFlight, t.inflight)
-	})
-	defer t.count(func(*Stats) { t.inflight-- })
+	t.mu.Lock()
+	t.stats.sent++
+	t.mu.Unlock()
 
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
@@ -340,7 +324,6 @@ func (t *transport) rateLimit(resp *http.Response, data []byte, gerr *GraphQLErr
 // limitWait waits out a rate limit, or refuses with a *RateLimitError when
 // the wait is longer than the client's bound or GitHub refused too often.
 func (t *transport) limitWait(ctx context.Context, wait time.Duration, tooOften bool, msg string) error {
-	t.count(func(s *Stats) { s.RateLimited++ })
 	if wait > t.maxWait || tooOften {
 		return &RateLimitError{ResetAt: t.clock.Now().Add(wait), Message: msg}
 	}
@@ -377,7 +360,6 @@ func (t *transport) pace(ctx context.Context) error {
 		t.tokens--
 		return nil
 	}
-	t.count(func(s *Stats) { s.Paced++ })
 	if err := t.wait(ctx, time.Duration((1-t.tokens)*float64(contentInterval))); err != nil {
 		return err
 	}
@@ -407,12 +389,6 @@ func (t *transport) wait(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 	return t.sleep(ctx, d)
-}
-
-func (t *transport) count(f func(*Stats)) {
-	t.mu.Lock()
-	f(&t.stats)
-	t.mu.Unlock()
 }
 
 func (t *transport) snapshot() Stats {
