@@ -757,32 +757,32 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	s.mu.Lock()
 	s.advice = nil
 	s.mu.Unlock()
-	var out []scanNode
-	var after *githubv4.String
-	for {
+	total := 0
+	out, err := pages(nil, 0, func(after *string) ([]scanNode, pageInfo, error) {
 		var q searchQuery
-		if err := s.c.query(ctx, &q, map[string]any{"query": githubv4.String(query), "after": after}); err != nil {
-			return nil, fmt.Errorf("search %s: %w", query, err)
+		if err := s.c.query(ctx, &q, map[string]any{"query": githubv4.String(query), "after": (*githubv4.String)(after)}); err != nil {
+			return nil, pageInfo{}, fmt.Errorf("search %s: %w", query, err)
 		}
+		total = q.Search.DiscussionCount
+		var nodes []scanNode
 		for _, n := range q.Search.Nodes {
-			out = append(out, n.D)
+			nodes = append(nodes, n.D)
 		}
-		pi := q.Search.PageInfo
-		if pi.HasNextPage && pi.EndCursor != nil {
-			after = githubv4.NewString(githubv4.String(*pi.EndCursor))
-			continue
-		}
-		if total := q.Search.DiscussionCount; total > len(out) {
-			// GitHub search reaches 1,000 results at most: the other
-			// order comes next sweep.
-			advice := fmt.Sprintf("%d discussions wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, len(out), 2*len(out))
-			s.c.logf("github: comment store: %s", advice)
-			s.mu.Lock()
-			s.advice = []string{advice}
-			s.mu.Unlock()
-		}
-		return out, nil
+		return nodes, q.Search.PageInfo, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	if total > len(out) {
+		// GitHub search reaches 1,000 results at most: the other order
+		// comes next sweep.
+		advice := fmt.Sprintf("%d discussions wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, len(out), 2*len(out))
+		s.c.logf("github: comment store: %s", advice)
+		s.mu.Lock()
+		s.advice = []string{advice}
+		s.mu.Unlock()
+	}
+	return out, nil
 }
 
 // recentQuery lists the most recently updated open discussions.
@@ -795,26 +795,18 @@ type recentQuery struct {
 	} `graphql:"repository(owner: $owner, name: $name)"`
 }
 
-// recentlyUpdated reads up to pages pages of the most recently updated open
+// recentlyUpdated reads up to limit pages of the most recently updated open
 // discussions, as the search reads the labelled ones.
-func (s *CommentStore) recentlyUpdated(ctx context.Context, pages int) ([]scanNode, error) {
-	var out []scanNode
-	var after *githubv4.String
-	for range pages {
+func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanNode, error) {
+	return pages(nil, limit, func(after *string) ([]scanNode, pageInfo, error) {
 		var q recentQuery
 		vars := s.c.repoVars()
-		vars["after"] = after
+		vars["after"] = (*githubv4.String)(after)
 		if err := s.c.query(ctx, &q, vars); err != nil {
-			return nil, fmt.Errorf("recently updated discussions: %w", err)
+			return nil, pageInfo{}, fmt.Errorf("recently updated discussions: %w", err)
 		}
-		conn := q.Repository.Discussions
-		out = append(out, conn.Nodes...)
-		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
-			break
-		}
-		after = githubv4.NewString(githubv4.String(*conn.PageInfo.EndCursor))
-	}
-	return out, nil
+		return q.Repository.Discussions.Nodes, q.Repository.Discussions.PageInfo, nil
+	})
 }
 
 // deeperQuery reads an earlier page of a discussion's top-level comments,

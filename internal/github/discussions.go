@@ -219,33 +219,36 @@ func (c *Client) fetch(ctx context.Context, number int) (*snapshot, error) {
 func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode) (*snapshot, error) {
 	c.noteFacts(d.Repository)
 	what := fmt.Sprintf("github: discussion %d", number)
-	var all []storedComment
-	conn := d.Comments
-	for {
-		for _, top := range conn.Nodes {
-			all = append(all, toStored(top.C, ""))
-			replies, err := c.allReplies(ctx, top.C.ID, top.Replies)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", what, err)
-			}
-			for _, r := range replies {
-				all = append(all, toStored(r, top.C.ID))
-			}
-		}
-		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
-			break
+	tops, err := pages(nil, 0, func(after *string) ([]topComment, pageInfo, error) {
+		if after == nil {
+			return d.Comments.Nodes, d.Comments.PageInfo, nil
 		}
 		var pq commentsPageQuery
 		pv := c.repoVars()
 		pv["number"] = githubv4.Int(number)
-		pv["after"] = githubv4.String(*conn.PageInfo.EndCursor)
+		pv["after"] = githubv4.String(*after)
 		if err := c.query(ctx, &pq, pv); err != nil {
-			return nil, fmt.Errorf("%s: comments after %s: %w", what, *conn.PageInfo.EndCursor, err)
+			return nil, pageInfo{}, fmt.Errorf("comments after %s: %w", *after, err)
 		}
 		if pq.Repository.Discussion == nil {
-			return nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
+			return nil, pageInfo{}, resume.ErrNotFound
 		}
-		conn = pq.Repository.Discussion.Comments
+		conn := pq.Repository.Discussion.Comments
+		return conn.Nodes, conn.PageInfo, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	var all []storedComment
+	for _, top := range tops {
+		all = append(all, toStored(top.C, ""))
+		replies, err := c.allReplies(ctx, top.C.ID, top.Replies)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		for _, r := range replies {
+			all = append(all, toStored(r, top.C.ID))
+		}
 	}
 	// GitHub lists replies under their comment; the engine wants one
 	// timeline. Stable, so equal timestamps keep GitHub's order.
@@ -281,24 +284,38 @@ func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode) 
 // allReplies returns a comment's replies, following further pages when the
 // first one was not all.
 func (c *Client) allReplies(ctx context.Context, commentID string, first replyConn) ([]commentNode, error) {
-	out := first.Nodes
-	page := first.PageInfo
-	for page.HasNextPage && page.EndCursor != nil {
+	return pages(nil, 0, func(after *string) ([]commentNode, pageInfo, error) {
+		if after == nil {
+			return first.Nodes, first.PageInfo, nil
+		}
 		var q commentQuery[struct {
 			Replies replyConn `graphql:"replies(first: 100, after: $after)"`
 		}]
-		vars := map[string]any{
-			"id":    githubv4.ID(commentID),
-			"after": githubv4.String(*page.EndCursor),
-		}
+		vars := map[string]any{"id": githubv4.ID(commentID), "after": githubv4.String(*after)}
 		if err := c.query(ctx, &q, vars); err != nil {
-			return nil, fmt.Errorf("replies of %s: %w", commentID, err)
+			return nil, pageInfo{}, fmt.Errorf("replies of %s: %w", commentID, err)
 		}
 		if q.Node == nil {
-			return nil, fmt.Errorf("replies of %s: %w", commentID, resume.ErrNotFound)
+			return nil, pageInfo{}, fmt.Errorf("replies of %s: %w", commentID, resume.ErrNotFound)
 		}
-		out = append(out, q.Node.C.Replies.Nodes...)
-		page = q.Node.C.Replies.PageInfo
+		return q.Node.C.Replies.Nodes, q.Node.C.Replies.PageInfo, nil
+	})
+}
+
+// pages reads a connection page by page, from after (nil: its start), until
+// GitHub says there is no more or limit pages were read (0: no limit).
+func pages[T any](after *string, limit int, read func(after *string) ([]T, pageInfo, error)) ([]T, error) {
+	var out []T
+	for n := 0; limit == 0 || n < limit; n++ {
+		nodes, pi, err := read(after)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nodes...)
+		if !pi.HasNextPage || pi.EndCursor == nil {
+			break
+		}
+		after = pi.EndCursor
 	}
 	return out, nil
 }
