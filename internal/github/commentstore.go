@@ -105,9 +105,6 @@ type CommentStore struct {
 	// (past a discussion's first and last comments): the next save moves
 	// the record to a new status comment at the end (see Save).
 	stray map[string]bool
-	// duplicates counts reads that found more than one trusted status
-	// comment in a discussion.
-	duplicates int
 	// advice is what the last Pending could not do (PendingAdvice).
 	advice []string
 }
@@ -123,14 +120,6 @@ func (s *CommentStore) ForgedMarkers() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Sorted(maps.Keys(s.forged))
-}
-
-// DuplicateStatus counts reads that found several trusted status comments in
-// one discussion (the newest wins): the trace of a cross-process race.
-func (s *CommentStore) DuplicateStatus() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.duplicates
 }
 
 // PendingAdvice says what the last Pending could not do, for the
@@ -254,9 +243,7 @@ func (s *CommentStore) status(n int, comments []storedComment) (string, *state.R
 		id, found = cm.ID, rec
 	}
 	if count > 1 {
-		s.mu.Lock()
-		s.duplicates++
-		s.mu.Unlock()
+		// The trace of a cross-process race.
 		s.logf(n, "%d status comments by recess; using the newest, %s", count, id)
 	}
 	return id, found, nil
