@@ -13,6 +13,7 @@ import (
 
 	gogithub "github.com/google/go-github/v92/github"
 	"github.com/shurcooL/githubv4"
+	"golang.org/x/time/rate"
 
 	"github.com/recess-action/recess/resume"
 )
@@ -179,6 +180,7 @@ func New(cfg Config) (*Client, error) {
 		logf:    logf,
 		maxWait: cmp.Or(cfg.MaxWait, DefaultMaxWait),
 		sem:     make(chan struct{}, 1),
+		paced:   rate.NewLimiter(rate.Every(contentInterval), contentBurst),
 	}
 	hc := &http.Client{Transport: tr, Timeout: timeout}
 

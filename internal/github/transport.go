@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/recess-action/recess/resume"
 )
 
@@ -137,9 +139,9 @@ type transport struct {
 	// that a waiting caller can give up with its context.
 	sem chan struct{}
 
+	// paced is the bucket of content-creating requests (see pace).
+	paced *rate.Limiter
 	// Guarded by sem.
-	tokens       float64
-	refilled     time.Time
 	blockedUntil time.Time
 
 	mu    sync.Mutex // guards stats, read by Stats at any time
@@ -355,28 +357,13 @@ func resetTime(h http.Header) (time.Time, bool) {
 // 10 and 1 s, no 60-second window holds more than 70, under GitHub's 80 per minute,
 // and a sustained stream keeps GitHub's advice of a second between writes.
 func (t *transport) pace(ctx context.Context) error {
-	t.refill(t.clock.Now())
-	if t.tokens >= 1 {
-		t.tokens--
-		return nil
-	}
-	if err := t.wait(ctx, time.Duration((1-t.tokens)*float64(contentInterval))); err != nil {
+	now := t.clock.Now()
+	r := t.paced.ReserveN(now, 1)
+	if err := t.wait(ctx, r.DelayFrom(now)); err != nil {
+		r.CancelAt(t.clock.Now())
 		return err
 	}
-	t.refill(t.clock.Now())
-	t.tokens = max(t.tokens-1, 0)
 	return nil
-}
-
-func (t *transport) refill(now time.Time) {
-	if t.refilled.IsZero() {
-		t.tokens, t.refilled = contentBurst, now
-		return
-	}
-	if d := now.Sub(t.refilled); d > 0 {
-		t.tokens = min(contentBurst, t.tokens+float64(d)/float64(contentInterval))
-		t.refilled = now
-	}
 }
 
 // backoffWait waits before the nth retry: backoff, doubling after.
