@@ -294,8 +294,8 @@ func TestCommentStoreTrust(t *testing.T) {
 		name string
 		// setup plants comments and returns the record Load must find
 		// (nil: none) and the forged comment ids.
-		setup      func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string)
-		wantErr    error
+		setup   func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string)
+		wantErr error
 	}{
 		{
 			name: "forged_marker_only",
