@@ -371,11 +371,9 @@ func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resu
 	}
 	var disc *resume.Discussion
 	if d != nil {
-		if snap, err := s.c.snapshotOf(ctx, n, d); err != nil {
+		if disc, _, err = s.c.discussionOf(ctx, n, d); err != nil {
 			// The record is read; the engine reads the discussion.
 			s.c.logf("github: branch store: discussion %d: completing the discussion read: %v", n, err)
-		} else {
-			disc = snap.disc
 		}
 	}
 	if r.missing {
@@ -482,12 +480,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 	if n <= 0 {
 		return s.fail(n, state.ErrInvalid)
 	}
-	// Like every store, stamp UpdatedAt only when the caller did not (the
-	// engine's clock wins).
-	stamped := *rec
-	if stamped.UpdatedAt.IsZero() {
-		stamped.UpdatedAt = s.c.tr.clock.Now().UTC()
-	}
+	stamped := s.c.stamped(rec)
 	data, err := state.Encode(&stamped)
 	if err != nil {
 		return s.fail(n, err)

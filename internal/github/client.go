@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
 )
 
 // The client satisfies the engine's ports.
@@ -228,6 +229,16 @@ func httpURL(field, s string) (*url.URL, error) {
 		return nil, &ConfigError{Field: field, Reason: fmt.Sprintf("%q is not an http(s) URL", s)}
 	}
 	return u, nil
+}
+
+// stamped is rec with UpdatedAt set to now when the caller left it zero:
+// like every store, the engine's clock wins.
+func (c *Client) stamped(rec *state.Record) state.Record {
+	out := *rec
+	if out.UpdatedAt.IsZero() {
+		out.UpdatedAt = c.tr.clock.Now().UTC()
+	}
+	return out
 }
 
 // Stats returns the transport's counters, for logs and benchmarks.

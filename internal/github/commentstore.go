@@ -162,7 +162,7 @@ func (s *CommentStore) Load(ctx context.Context, discussion int) (*state.Record,
 // record is the discussion the engine decides on, so a run pays for one
 // read.
 func (s *CommentStore) LoadWith(ctx context.Context, n int) (*state.Record, *resume.Discussion, error) {
-	snap, err := s.c.fetch(ctx, n)
+	disc, comments, err := s.c.fetch(ctx, n)
 	if errors.Is(err, resume.ErrNotFound) {
 		// A deleted discussion took its status comment with it.
 		return nil, nil, s.fail(n, fmt.Errorf("%w: %w", state.ErrNotFound, err))
@@ -170,17 +170,17 @@ func (s *CommentStore) LoadWith(ctx context.Context, n int) (*state.Record, *res
 	if err != nil {
 		return nil, nil, fmt.Errorf("github: comment store: %w", err)
 	}
-	id, rec, err := s.status(n, snap.comments)
+	id, rec, err := s.status(n, comments)
 	if err != nil {
 		return nil, nil, err
 	}
 	if rec == nil {
-		return nil, snap.disc, s.fail(n, state.ErrNotFound)
+		return nil, disc, s.fail(n, state.ErrNotFound)
 	}
 	s.mu.Lock()
-	s.stray[id] = outOfScan(snap.comments, id)
+	s.stray[id] = outOfScan(comments, id)
 	s.mu.Unlock()
-	return rec, snap.disc, nil
+	return rec, disc, nil
 }
 
 // outOfScan reports whether the top-level comment id stands where a
@@ -359,12 +359,7 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 		return errors.New("github: comment store: nil record")
 	}
 	n := rec.Discussion
-	// Like every store, stamp UpdatedAt only when the caller did not (the
-	// engine's clock wins).
-	stamped := *rec
-	if stamped.UpdatedAt.IsZero() {
-		stamped.UpdatedAt = s.c.tr.clock.Now().UTC()
-	}
+	stamped := s.c.stamped(rec)
 	body, err := state.EncodeComment(rec.Status, &stamped)
 	if err != nil {
 		return s.fail(n, err)
@@ -389,18 +384,18 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 // create posts the first status comment of discussion n, unless one
 // appeared since the caller's read.
 func (s *CommentStore) create(ctx context.Context, n int, body string) (commentNode, error) {
-	snap, err := s.c.fetch(ctx, n)
+	disc, comments, err := s.c.fetch(ctx, n)
 	if err != nil {
 		return commentNode{}, s.fail(n, err)
 	}
-	id, rec, err := s.status(n, snap.comments)
+	id, rec, err := s.status(n, comments)
 	if err != nil {
 		return commentNode{}, err
 	}
 	if rec != nil {
 		return commentNode{}, s.fail(n, fmt.Errorf("a status comment (%s) already exists: %w", id, state.ErrConflict))
 	}
-	written, err := s.c.addComment(ctx, snap.disc.ID, "", body)
+	written, err := s.c.addComment(ctx, disc.ID, "", body)
 	if err != nil {
 		return commentNode{}, s.fail(n, err)
 	}
@@ -408,21 +403,17 @@ func (s *CommentStore) create(ctx context.Context, n int, body string) (commentN
 }
 
 // statusQuery re-reads a status comment before it is overwritten.
-type statusQuery struct {
-	Node *struct {
-		C struct {
-			ID              string
-			Body            string
-			UpdatedAt       time.Time
-			ViewerDidAuthor bool
-			DeletedAt       *time.Time
-			Discussion      *struct {
-				ID     string
-				Number int
-			}
-		} `graphql:"... on DiscussionComment"`
-	} `graphql:"node(id: $id)"`
-}
+type statusQuery = commentQuery[struct {
+	ID              string
+	Body            string
+	UpdatedAt       time.Time
+	ViewerDidAuthor bool
+	DeletedAt       *time.Time
+	Discussion      *struct {
+		ID     string
+		Number int
+	}
+}]
 
 // update re-reads the status comment rev names and, if it is still at rev,
 // writes body into it (or into a new one at the end: see move).

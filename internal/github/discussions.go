@@ -163,14 +163,8 @@ type commentQuery[T any] struct {
 	} `graphql:"node(id: $id)"`
 }
 
-// snapshot is one read of a discussion, with what the engine's types do not
-// carry but the comment store needs.
-type snapshot struct {
-	disc     *resume.Discussion
-	comments []storedComment
-}
-
-// storedComment is a comment as the store sees it.
+// storedComment is a comment as the comment store sees it: with what the
+// engine's types do not carry.
 type storedComment struct {
 	resume.Comment
 	UpdatedAt time.Time
@@ -188,35 +182,33 @@ func (c *Client) repoVars() map[string]any {
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
 func (c *Client) Discussion(ctx context.Context, number int) (*resume.Discussion, error) {
-	s, err := c.fetch(ctx, number)
-	if err != nil {
-		return nil, err
-	}
-	return s.disc, nil
+	d, _, err := c.fetch(ctx, number)
+	return d, err
 }
 
 // fetch reads a discussion completely: the main query, then further pages
-// only where GitHub says there are more.
-func (c *Client) fetch(ctx context.Context, number int) (*snapshot, error) {
+// only where GitHub says there are more. It returns the comments also as
+// the comment store sees them.
+func (c *Client) fetch(ctx context.Context, number int) (*resume.Discussion, []storedComment, error) {
 	what := fmt.Sprintf("github: discussion %d", number)
 	vars := c.repoVars()
 	vars["number"] = githubv4.Int(number)
 	var q discussionQuery
 	if err := c.query(ctx, &q, vars); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	d := q.Repository.Discussion
 	if d == nil {
-		return nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
+		return nil, nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
 	}
-	return c.snapshotOf(ctx, number, d)
+	return c.discussionOf(ctx, number, d)
 }
 
-// snapshotOf completes a discussion read whose first page arrived in d:
+// discussionOf completes a discussion read whose first page arrived in d:
 // further pages only where GitHub says there are more. A store whose own
 // document embeds discussionNode completes its read with it too. The
 // repository facts the read carried are noted (see repoFacts).
-func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode) (*snapshot, error) {
+func (c *Client) discussionOf(ctx context.Context, number int, d *discussionNode) (*resume.Discussion, []storedComment, error) {
 	c.noteFacts(d.Repository)
 	what := fmt.Sprintf("github: discussion %d", number)
 	tops, err := pages(nil, 0, func(after *string) ([]topComment, pageInfo, error) {
@@ -237,14 +229,14 @@ func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode) 
 		return conn.Nodes, conn.PageInfo, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	var all []storedComment
 	for _, top := range tops {
 		all = append(all, toStored(top.C, ""))
 		replies, err := c.allReplies(ctx, top.C.ID, top.Replies)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
+			return nil, nil, fmt.Errorf("%s: %w", what, err)
 		}
 		for _, r := range replies {
 			all = append(all, toStored(r, top.C.ID))
@@ -278,7 +270,7 @@ func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode) 
 		c.parents[sc.ID] = sc.ParentID
 	}
 	c.mu.Unlock()
-	return &snapshot{disc: disc, comments: all}, nil
+	return disc, all, nil
 }
 
 // allReplies returns a comment's replies, following further pages when the
