@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -144,8 +144,8 @@ type transport struct {
 	// Guarded by sem.
 	blockedUntil time.Time
 
-	mu    sync.Mutex // guards stats, read by Stats at any time
-	stats Stats
+	// sent counts the requests that went over the wire (Stats).
+	sent atomic.Int64
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -243,9 +243,7 @@ func (t *transport) send(orig *http.Request, body []byte) (*http.Response, []byt
 		req.Header.Set("User-Agent", userAgent)
 	}
 
-	t.mu.Lock()
-	t.stats.sent++
-	t.mu.Unlock()
+	t.sent.Add(1)
 
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
@@ -376,12 +374,6 @@ func (t *transport) wait(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 	return t.sleep(ctx, d)
-}
-
-func (t *transport) snapshot() Stats {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.stats
 }
 
 // graphQLErrors returns the answer's errors array, or nil when it has none
