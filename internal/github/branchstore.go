@@ -486,7 +486,11 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		return s.fail(n, err)
 	}
 	want := gitBlobOID(data)
-	entry := indexEntryOf(&stamped)
+	var entry *state.Summary
+	if stamped.Pending() {
+		e := summaryOf(&stamped)
+		entry = &e
+	}
 	revBlob := ""
 	if rec.Rev != "" {
 		b, _, ok := parseBranchRev(rec.Rev)
@@ -550,7 +554,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		}
 
 		old, had := b.shard[n]
-		entryChanged := had != (entry != nil) || entry != nil && !old.equal(*entry)
+		entryChanged := had != (entry != nil) || entry != nil && !(old.NextDue.Equal(entry.NextDue) && old.Checked.Equal(entry.Checked))
 		fileChanged := want != revBlob
 		if !fileChanged && !entryChanged {
 			if !verified {
@@ -819,9 +823,7 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 			return nil, s.fail("pending", err)
 		}
 		parsed[k] = ix
-		for n, e := range ix {
-			out = append(out, state.Summary{Discussion: n, NextDue: e.NextDue, Known: true, Checked: e.Checked})
-		}
+		out = slices.AppendSeq(out, maps.Values(ix))
 	}
 	s.mu.Lock()
 	s.view.moveTo(ref.Target.Oid, false)
@@ -831,30 +833,12 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	return out, nil
 }
 
-// indexEntry is what the index keeps of a pending record.
-type indexEntry struct {
-	NextDue time.Time
-	Checked time.Time
-}
-
-func (e indexEntry) equal(o indexEntry) bool {
-	return e.NextDue.Equal(o.NextDue) && e.Checked.Equal(o.Checked)
-}
-
-// indexEntryOf is rec's index entry; nil when rec does not belong in the
-// index (nothing pending).
-func indexEntryOf(rec *state.Record) *indexEntry {
-	if !rec.Pending() {
-		return nil
-	}
-	return &indexEntry{NextDue: rec.NextDue(), Checked: rec.Checked}
-}
-
-// branchIndex is one index shard: discussion number -> entry.
-type branchIndex map[int]indexEntry
+// branchIndex is one index shard: discussion number -> the summary of its
+// pending record (NextDue and Checked are what the file keeps).
+type branchIndex map[int]state.Summary
 
 // with returns a copy with n's entry set, or removed when e is nil.
-func (ix branchIndex) with(n int, e *indexEntry) branchIndex {
+func (ix branchIndex) with(n int, e *state.Summary) branchIndex {
 	out := maps.Clone(ix)
 	if out == nil {
 		out = branchIndex{}
@@ -931,7 +915,7 @@ func (s *BranchStore) parseIndex(path string, k int, obj *gitObjectNode) (branch
 		case e == nil:
 			return nil, s.fileErr(path, fmt.Sprintf("entry %q is null", key), nil)
 		}
-		var ie indexEntry
+		ie := state.Summary{Discussion: n, Known: true}
 		if e.NextDue != nil {
 			ie.NextDue = *e.NextDue
 		}

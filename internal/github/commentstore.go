@@ -683,7 +683,7 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 			// Nothing pending under the label: a stale label, which the
 			// visit of any run puts right.
 		case rec != nil:
-			out = append(out, state.Summary{Discussion: d.Number, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked})
+			out = append(out, summaryOf(rec))
 		case !unlabelled[d.Number]:
 			// A discussion found without the label counts only when its
 			// pending record was read.
@@ -691,6 +691,12 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 		}
 	}
 	return out, nil
+}
+
+// summaryOf is what a sweep needs of a pending record, as both stores
+// report it.
+func summaryOf(rec *state.Record) state.Summary {
+	return state.Summary{Discussion: rec.Discussion, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked}
 }
 
 // overlaps reports whether d's first and last comments scanned meet, so
