@@ -122,7 +122,7 @@ func (v *branchView) moveTo(head string, missing bool) {
 // NewBranchStore returns the branch store over c, writing branch (empty:
 // DefaultStateBranch; a "refs/heads/" prefix is accepted). It sends no
 // request: the branch is created by the first Save that needs it. An
-// unusable branch name makes every call fail with a *ConfigError.
+// unusable branch name makes every call fail with a *wait.FieldError.
 func NewBranchStore(c *Client, branch string) *BranchStore {
 	branch = strings.TrimPrefix(branch, "refs/heads/")
 	if branch == "" {
@@ -156,7 +156,7 @@ func checkBranchName(name string) error {
 	if reason == "" {
 		return nil
 	}
-	return &ConfigError{Field: "StateBranch", Reason: fmt.Sprintf("%q %s", name, reason)}
+	return &wait.FieldError{Field: "StateBranch", Reason: fmt.Sprintf("%q %s", name, reason)}
 }
 
 // fail is every error the store returns: what it was doing (a discussion

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
 )
 
 func TestRateLimitWaits(t *testing.T) {
@@ -400,9 +401,9 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := New(tt.cfg)
-			var ce *ConfigError
+			var ce *wait.FieldError
 			if !errors.As(err, &ce) || ce.Field != tt.field {
-				t.Errorf("New(%+v) = %v, want a *ConfigError for %s", tt.cfg, err, tt.field)
+				t.Errorf("New(%+v) = %v, want a *wait.FieldError for %s", tt.cfg, err, tt.field)
 			}
 		})
 	}
