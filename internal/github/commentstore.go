@@ -770,14 +770,12 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 }
 
 // recentQuery lists the most recently updated open discussions.
-type recentQuery struct {
-	Repository struct {
-		Discussions struct {
-			PageInfo pageInfo
-			Nodes    []scanNode
-		} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
+type recentQuery = repoQuery[struct {
+	Discussions struct {
+		PageInfo pageInfo
+		Nodes    []scanNode
+	} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
+}]
 
 // recentlyUpdated reads up to limit pages of the most recently updated open
 // discussions, as the search reads the labelled ones.
@@ -795,16 +793,14 @@ func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanNo
 
 // deeperQuery reads an earlier page of a discussion's top-level comments,
 // backwards from the last ones scanNode read.
-type deeperQuery struct {
-	Repository struct {
-		Discussion *struct {
-			Comments struct {
-				PageInfo backInfo
-				Nodes    []scanComment
-			} `graphql:"comments(last: 100, before: $before)"`
-		} `graphql:"discussion(number: $number)"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
+type deeperQuery = repoQuery[struct {
+	Discussion *struct {
+		Comments struct {
+			PageInfo backInfo
+			Nodes    []scanComment
+		} `graphql:"comments(last: 100, before: $before)"`
+	} `graphql:"discussion(number: $number)"`
+}]
 
 // scanDeeper looks for d's status comment between the first and the last
 // comments the search scanned, paging backwards from the last ones (a
