@@ -390,16 +390,8 @@ func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resu
 // does not exist (GitHub answers NOT_FOUND for repository.discussion and
 // drops the whole answer).
 func discussionGone(err error) bool {
-	var ge *GraphQLError
-	if !errors.As(err, &ge) || !ge.NotFound() {
-		return false
-	}
-	for _, it := range ge.Errors {
-		if len(it.Path) == 0 || it.Path[len(it.Path)-1] != "discussion" {
-			return false
-		}
-	}
-	return true
+	at, ok := notFoundAt(err)
+	return ok && !slices.ContainsFunc(at, func(field string) bool { return field != "discussion" })
 }
 
 // decodeFile decodes discussion n's record file, or says why it cannot be

@@ -681,16 +681,12 @@ func later(a, b time.Time) time.Time {
 // goneAliases returns the discussion numbers of an answer whose every error
 // is a NOT_FOUND of a "dN" alias; nil when the error is anything else.
 func goneAliases(err error) map[int]bool {
-	var ge *GraphQLError
-	if !errors.As(err, &ge) || !ge.NotFound() {
+	at, ok := notFoundAt(err)
+	if !ok {
 		return nil
 	}
 	out := map[int]bool{}
-	for _, it := range ge.Errors {
-		if len(it.Path) == 0 {
-			return nil
-		}
-		alias, _ := it.Path[len(it.Path)-1].(string)
+	for _, alias := range at {
 		n, perr := strconv.Atoi(strings.TrimPrefix(alias, "d"))
 		if !strings.HasPrefix(alias, "d") || perr != nil {
 			return nil
@@ -698,4 +694,22 @@ func goneAliases(err error) map[int]bool {
 		out[n] = true
 	}
 	return out
+}
+
+// notFoundAt returns the field (the last path element) each error of a
+// NOT_FOUND answer names; ok is false for any other error, or one that
+// names no field.
+func notFoundAt(err error) (fields []string, ok bool) {
+	var ge *GraphQLError
+	if !errors.As(err, &ge) || !ge.NotFound() {
+		return nil, false
+	}
+	for _, it := range ge.Errors {
+		if len(it.Path) == 0 {
+			return nil, false
+		}
+		field, _ := it.Path[len(it.Path)-1].(string)
+		fields = append(fields, field)
+	}
+	return fields, true
 }
