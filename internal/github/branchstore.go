@@ -331,12 +331,7 @@ func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, 
 	return r, q.Repository.Discussion, nil
 }
 
-// Load returns the record of a discussion: state.ErrNotFound when the branch
-// or the file does not exist, an error wrapping state.ErrCorrupt (naming the
-// file, which is left as it is) when the file cannot be decoded. See
-// LoadWith, which it is without the discussion.
-//
-// GitHub docs: https://docs.github.com/graphql/reference/objects#repository
+// Load is LoadWith without the discussion.
 func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, error) {
 	rec, _, err := s.LoadWith(ctx, discussion)
 	return rec, err
@@ -344,7 +339,10 @@ func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, 
 
 // LoadWith is resume.DiscussionStore: one request reads the branch head, the
 // record file, its index shard and the discussion with its first comments,
-// and returns the record (as Load does) with the discussion. When the
+// and returns the record with the discussion. The record is
+// state.ErrNotFound when the branch or the file does not exist, an error
+// wrapping state.ErrCorrupt (naming the file, which is left as it is) when
+// the file cannot be decoded. When the
 // discussion is deleted, or its read cannot be completed, the discussion is
 // nil and the error is the record's alone: the engine reads the discussion
 // itself then (a deleted one still has its recesses expired). A deleted

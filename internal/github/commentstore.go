@@ -29,9 +29,7 @@ var (
 
 // WaitingLabel marks the discussions whose record is pending, so that a
 // sweep finds them with a search instead of reading every discussion. The
-// store only reads it: the engine keeps it right as an effect of its
-// decisions (see resume.LabelFinder), creating it when it is missing;
-// Pending never lists every open discussion.
+// store only reads it: the engine keeps it right (resume.LabelFinder).
 const WaitingLabel = resume.LabelWaiting
 
 // sweepSlot is the schedule's usual interval: consecutive sweeps fall in
@@ -79,14 +77,7 @@ const recentDailyPages = 10
 // branch store (a real compare-and-swap on a git ref) closes it. Saves
 // within one process are serialised.
 //
-// A status comment stays where a sweep's scan finds it without paging
-// (Pending): among a discussion's first or last 100 top-level comments.
-// When a hundred more were written after it, the next save moves the
-// record to a new status comment at the end (see move).
-//
-// Load and Save read and write the record and nothing else. Pending finds
-// the waiting discussions by the waiting label, which the engine keeps on a
-// discussion exactly while its record is pending (see FindsPendingByLabel).
+// Load and Save read and write the record and nothing else.
 type CommentStore struct {
 	// Clock is the sweep's moment, which alternates the search's order and
 	// chooses the hour's first slot (Pending); nil: the client's clock. Set
@@ -346,12 +337,8 @@ func bodySum(body string) string {
 // and sets rec.Rev. It returns an error wrapping state.ErrConflict when the
 // comment changed, appeared or vanished since it was read, and
 // state.ErrCorrupt when the stored record is corrupt (it is never
-// overwritten). It writes no label: the waiting label is the engine's
-// effect (resume.LabelFinder).
-//
-// Every update is preceded by a re-read of the status comment (one small
-// request; for a first save, of the discussion, to see that no status
-// comment appeared meanwhile).
+// overwritten). Every update is preceded by a re-read of the status comment
+// (for a first save, of the discussion: see CommentStore).
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment
 func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
@@ -541,14 +528,10 @@ type scanComment struct {
 }
 
 // scanNode is what Pending reads of each discussion: its number, and which
-// of its first and last comments recess wrote. The status comment is
-// written by the first save of a discussion's record, so it stands among the
-// first 100 comments unless the discussion was longer than that when recess
-// first met it, and then among the last 100 until a hundred more top-level
-// comments were written after it (the store moves it back among the last
-// ones on its next write then: see Save). Past both, Pending pages on
-// backwards from the last ones (scanDeeper). The literals are scanFirst and
-// scanLast (a struct tag cannot name a constant; a test keeps them equal).
+// of its first and last comments recess wrote (the status comment stands
+// among them unless it slipped between: see move and scanDeeper). The
+// literals are scanFirst and scanLast (a struct tag cannot name a constant;
+// a test keeps them equal).
 type scanNode struct {
 	Number int
 	First  struct {
