@@ -216,10 +216,9 @@ func (s *CommentStore) status(n int, comments []storedComment) (string, *state.R
 			continue
 		}
 		rec, err := decodeStatus(n, cm.Body)
-		var fe *foreignError
 		switch {
-		case errors.As(err, &fe):
-			s.logf(n, "status comment %s %v", cm.ID, fe)
+		case errors.Is(err, errForeign):
+			s.logf(n, "status comment %s %v", cm.ID, err)
 			continue
 		case rec == nil && err == nil:
 			continue
@@ -242,7 +241,7 @@ func (s *CommentStore) status(n int, comments []storedComment) (string, *state.R
 
 // decodeStatus decodes a status comment body of discussion n: nil and no
 // error when it holds no marker after all; an error wrapping
-// state.ErrCorrupt when its record cannot be read; a *foreignError when it
+// state.ErrCorrupt when its record cannot be read; one wrapping errForeign when it
 // holds another discussion's record.
 func decodeStatus(n int, body string) (*state.Record, error) {
 	rec, ok, err := state.DecodeComment(body)
@@ -254,20 +253,16 @@ func decodeStatus(n int, body string) (*state.Record, error) {
 	case err != nil:
 		return nil, err
 	case rec.Discussion != n:
-		return nil, &foreignError{discussion: rec.Discussion}
+		return nil, fmt.Errorf("holds the record of discussion %d (%w): left as it is", rec.Discussion, errForeign)
 	}
 	return rec, nil
 }
 
-// foreignError is a status comment that holds another discussion's record
+// errForeign marks a status comment that holds another discussion's record
 // (one that came with a discussion transferred from another repository, or
 // another number): foreign, not corrupt. It is left as it is and this
 // discussion starts a fresh record.
-type foreignError struct{ discussion int }
-
-func (e *foreignError) Error() string {
-	return fmt.Sprintf("holds the record of discussion %d (a discussion transferred from another repository?): left as it is", e.discussion)
-}
+var errForeign = errors.New("a discussion transferred from another repository?")
 
 // Lost is resume.Restorer: the record a deleted comment held, when the
 // comment was recess's status comment of the discussion. A body without a
@@ -293,10 +288,9 @@ func (s *CommentStore) Lost(ctx context.Context, n int, gone resume.DeletedComme
 		return nil, nil
 	}
 	rec, err := decodeStatus(n, gone.Body)
-	var fe *foreignError
 	switch {
-	case errors.As(err, &fe):
-		s.logf(n, "the deleted status comment %v; nothing restored", fe)
+	case errors.Is(err, errForeign):
+		s.logf(n, "the deleted status comment %v; nothing restored", err)
 		return nil, nil
 	case err != nil:
 		return nil, s.fail(n, fmt.Errorf("recess's deleted status comment holds a record that cannot be read, so it is not restored: %w", err))
