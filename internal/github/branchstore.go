@@ -122,7 +122,7 @@ func (v *branchView) moveTo(head string, missing bool) {
 // NewBranchStore returns the branch store over c, writing branch (empty:
 // DefaultStateBranch; a "refs/heads/" prefix is accepted). It sends no
 // request: the branch is created by the first Save that needs it. An
-// unusable branch name makes every call fail with a *ConfigError.
+// unusable branch name makes every call fail with a *wait.FieldError.
 func NewBranchStore(c *Client, branch string) *BranchStore {
 	branch = strings.TrimPrefix(branch, "refs/heads/")
 	if branch == "" {
@@ -156,7 +156,7 @@ func checkBranchName(name string) error {
 	if reason == "" {
 		return nil
 	}
-	return &ConfigError{Field: "StateBranch", Reason: fmt.Sprintf("%q %s", name, reason)}
+	return &wait.FieldError{Field: "StateBranch", Reason: fmt.Sprintf("%q %s", name, reason)}
 }
 
 // fail is every error the store returns: what it was doing (a discussion
@@ -249,41 +249,37 @@ type headRead struct {
 // branchReadQuery reads the head, one record file and its index shard, and
 // for a Load the discussion as Discussion reads it, so that the engine's
 // next Discussion call costs nothing.
-type branchReadQuery struct {
-	Repository struct {
-		Ref        *headRead       `graphql:"ref(qualifiedName: $ref)"`
-		Discussion *discussionNode `graphql:"discussion(number: $number) @include(if: $load)"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
+type branchReadQuery = repoQuery[struct {
+	Ref        *headRead       `graphql:"ref(qualifiedName: $ref)"`
+	Discussion *discussionNode `graphql:"discussion(number: $number) @include(if: $load)"`
+}]
 
 // branchPendingQuery reads every index shard of the head at once.
-type branchPendingQuery struct {
-	Repository struct {
-		Ref *struct {
-			Target *struct {
-				Oid    string
-				Commit struct {
-					S0  *treeFile `graphql:"s0: file(path: $s0)"`
-					S1  *treeFile `graphql:"s1: file(path: $s1)"`
-					S2  *treeFile `graphql:"s2: file(path: $s2)"`
-					S3  *treeFile `graphql:"s3: file(path: $s3)"`
-					S4  *treeFile `graphql:"s4: file(path: $s4)"`
-					S5  *treeFile `graphql:"s5: file(path: $s5)"`
-					S6  *treeFile `graphql:"s6: file(path: $s6)"`
-					S7  *treeFile `graphql:"s7: file(path: $s7)"`
-					S8  *treeFile `graphql:"s8: file(path: $s8)"`
-					S9  *treeFile `graphql:"s9: file(path: $s9)"`
-					S10 *treeFile `graphql:"s10: file(path: $s10)"`
-					S11 *treeFile `graphql:"s11: file(path: $s11)"`
-					S12 *treeFile `graphql:"s12: file(path: $s12)"`
-					S13 *treeFile `graphql:"s13: file(path: $s13)"`
-					S14 *treeFile `graphql:"s14: file(path: $s14)"`
-					S15 *treeFile `graphql:"s15: file(path: $s15)"`
-				} `graphql:"... on Commit"`
-			}
-		} `graphql:"ref(qualifiedName: $ref)"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
+type branchPendingQuery = repoQuery[struct {
+	Ref *struct {
+		Target *struct {
+			Oid    string
+			Commit struct {
+				S0  *treeFile `graphql:"s0: file(path: $s0)"`
+				S1  *treeFile `graphql:"s1: file(path: $s1)"`
+				S2  *treeFile `graphql:"s2: file(path: $s2)"`
+				S3  *treeFile `graphql:"s3: file(path: $s3)"`
+				S4  *treeFile `graphql:"s4: file(path: $s4)"`
+				S5  *treeFile `graphql:"s5: file(path: $s5)"`
+				S6  *treeFile `graphql:"s6: file(path: $s6)"`
+				S7  *treeFile `graphql:"s7: file(path: $s7)"`
+				S8  *treeFile `graphql:"s8: file(path: $s8)"`
+				S9  *treeFile `graphql:"s9: file(path: $s9)"`
+				S10 *treeFile `graphql:"s10: file(path: $s10)"`
+				S11 *treeFile `graphql:"s11: file(path: $s11)"`
+				S12 *treeFile `graphql:"s12: file(path: $s12)"`
+				S13 *treeFile `graphql:"s13: file(path: $s13)"`
+				S14 *treeFile `graphql:"s14: file(path: $s14)"`
+				S15 *treeFile `graphql:"s15: file(path: $s15)"`
+			} `graphql:"... on Commit"`
+		}
+	} `graphql:"ref(qualifiedName: $ref)"`
+}]
 
 func (s *BranchStore) vars() map[string]any {
 	vars := s.c.repoVars()
@@ -335,12 +331,7 @@ func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, 
 	return r, q.Repository.Discussion, nil
 }
 
-// Load returns the record of a discussion: state.ErrNotFound when the branch
-// or the file does not exist, an error wrapping state.ErrCorrupt (naming the
-// file, which is left as it is) when the file cannot be decoded. See
-// LoadWith, which it is without the discussion.
-//
-// GitHub docs: https://docs.github.com/graphql/reference/objects#repository
+// Load is LoadWith without the discussion.
 func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, error) {
 	rec, _, err := s.LoadWith(ctx, discussion)
 	return rec, err
@@ -348,7 +339,10 @@ func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, 
 
 // LoadWith is resume.DiscussionStore: one request reads the branch head, the
 // record file, its index shard and the discussion with its first comments,
-// and returns the record (as Load does) with the discussion. When the
+// and returns the record with the discussion. The record is
+// state.ErrNotFound when the branch or the file does not exist, an error
+// wrapping state.ErrCorrupt (naming the file, which is left as it is) when
+// the file cannot be decoded. When the
 // discussion is deleted, or its read cannot be completed, the discussion is
 // nil and the error is the record's alone: the engine reads the discussion
 // itself then (a deleted one still has its recesses expired). A deleted
@@ -371,11 +365,9 @@ func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resu
 	}
 	var disc *resume.Discussion
 	if d != nil {
-		if snap, err := s.c.snapshotOf(ctx, n, d); err != nil {
+		if disc, _, err = s.c.discussionOf(ctx, n, d); err != nil {
 			// The record is read; the engine reads the discussion.
 			s.c.logf("github: branch store: discussion %d: completing the discussion read: %v", n, err)
-		} else {
-			disc = snap.disc
 		}
 	}
 	if r.missing {
@@ -396,16 +388,8 @@ func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resu
 // does not exist (GitHub answers NOT_FOUND for repository.discussion and
 // drops the whole answer).
 func discussionGone(err error) bool {
-	var ge *GraphQLError
-	if !errors.As(err, &ge) || !ge.NotFound() {
-		return false
-	}
-	for _, it := range ge.Errors {
-		if len(it.Path) == 0 || it.Path[len(it.Path)-1] != "discussion" {
-			return false
-		}
-	}
-	return true
+	at, ok := notFoundAt(err)
+	return ok && !slices.ContainsFunc(at, func(field string) bool { return field != "discussion" })
 }
 
 // decodeFile decodes discussion n's record file, or says why it cannot be
@@ -482,18 +466,17 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 	if n <= 0 {
 		return s.fail(n, state.ErrInvalid)
 	}
-	// Like every store, stamp UpdatedAt only when the caller did not (the
-	// engine's clock wins).
-	stamped := *rec
-	if stamped.UpdatedAt.IsZero() {
-		stamped.UpdatedAt = s.c.tr.clock.Now().UTC()
-	}
+	stamped := s.c.stamped(rec)
 	data, err := state.Encode(&stamped)
 	if err != nil {
 		return s.fail(n, err)
 	}
 	want := gitBlobOID(data)
-	entry := indexEntryOf(&stamped)
+	var entry *state.Summary
+	if stamped.Pending() {
+		e := summaryOf(&stamped)
+		entry = &e
+	}
 	revBlob := ""
 	if rec.Rev != "" {
 		b, _, ok := parseBranchRev(rec.Rev)
@@ -557,7 +540,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		}
 
 		old, had := b.shard[n]
-		entryChanged := had != (entry != nil) || entry != nil && !old.equal(*entry)
+		entryChanged := had != (entry != nil) || entry != nil && !(old.NextDue.Equal(entry.NextDue) && old.Checked.Equal(entry.Checked))
 		fileChanged := want != revBlob
 		if !fileChanged && !entryChanged {
 			if !verified {
@@ -826,9 +809,7 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 			return nil, s.fail("pending", err)
 		}
 		parsed[k] = ix
-		for n, e := range ix {
-			out = append(out, state.Summary{Discussion: n, NextDue: e.NextDue, Known: true, Checked: e.Checked})
-		}
+		out = slices.AppendSeq(out, maps.Values(ix))
 	}
 	s.mu.Lock()
 	s.view.moveTo(ref.Target.Oid, false)
@@ -838,30 +819,12 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	return out, nil
 }
 
-// indexEntry is what the index keeps of a pending record.
-type indexEntry struct {
-	NextDue time.Time
-	Checked time.Time
-}
-
-func (e indexEntry) equal(o indexEntry) bool {
-	return e.NextDue.Equal(o.NextDue) && e.Checked.Equal(o.Checked)
-}
-
-// indexEntryOf is rec's index entry; nil when rec does not belong in the
-// index (nothing pending).
-func indexEntryOf(rec *state.Record) *indexEntry {
-	if !rec.Pending() {
-		return nil
-	}
-	return &indexEntry{NextDue: rec.NextDue(), Checked: rec.Checked}
-}
-
-// branchIndex is one index shard: discussion number -> entry.
-type branchIndex map[int]indexEntry
+// branchIndex is one index shard: discussion number -> the summary of its
+// pending record (NextDue and Checked are what the file keeps).
+type branchIndex map[int]state.Summary
 
 // with returns a copy with n's entry set, or removed when e is nil.
-func (ix branchIndex) with(n int, e *indexEntry) branchIndex {
+func (ix branchIndex) with(n int, e *state.Summary) branchIndex {
 	out := maps.Clone(ix)
 	if out == nil {
 		out = branchIndex{}
@@ -938,7 +901,7 @@ func (s *BranchStore) parseIndex(path string, k int, obj *gitObjectNode) (branch
 		case e == nil:
 			return nil, s.fileErr(path, fmt.Sprintf("entry %q is null", key), nil)
 		}
-		var ie indexEntry
+		ie := state.Summary{Discussion: n, Known: true}
 		if e.NextDue != nil {
 			ie.NextDue = *e.NextDue
 		}

@@ -188,9 +188,6 @@ func TestBranchStoreRequestCounts(t *testing.T) {
 	if want := (counts{Queries: 1}); got != want {
 		t.Errorf("Pending() sent %+v, want %+v", got, want)
 	}
-	if st := c.Stats(); st.MaxInFlight != 1 {
-		t.Errorf("Stats().MaxInFlight = %d, want 1", st.MaxInFlight)
-	}
 	t.Logf("points: %d for the last Pending", f.gh.GraphQLPoints())
 }
 
@@ -690,7 +687,7 @@ func TestBranchStorePermissions(t *testing.T) {
 }
 
 // TestBranchStoreBranchName: unusable names fail every call with a
-// *ConfigError, before any request.
+// *wait.FieldError, before any request.
 func TestBranchStoreBranchName(t *testing.T) {
 	t.Parallel()
 	f := newFakeRepo(t)
@@ -702,15 +699,15 @@ func TestBranchStoreBranchName(t *testing.T) {
 		t.Run(label, func(t *testing.T) {
 			t.Parallel()
 			s := NewBranchStore(c, name)
-			var ce *ConfigError
+			var ce *wait.FieldError
 			if _, err := s.Load(context.Background(), 1); !errors.As(err, &ce) {
-				t.Errorf("Load with branch %q = %v, want *ConfigError", name, err)
+				t.Errorf("Load with branch %q = %v, want *wait.FieldError", name, err)
 			}
 			if err := s.Save(context.Background(), dueRecord(1, epoch)); !errors.As(err, &ce) {
-				t.Errorf("Save with branch %q = %v, want *ConfigError", name, err)
+				t.Errorf("Save with branch %q = %v, want *wait.FieldError", name, err)
 			}
 			if _, err := s.Pending(context.Background()); !errors.As(err, &ce) {
-				t.Errorf("Pending with branch %q = %v, want *ConfigError", name, err)
+				t.Errorf("Pending with branch %q = %v, want *wait.FieldError", name, err)
 			}
 		})
 	}

@@ -230,9 +230,9 @@ func TestBranchIndexEncodeParse(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 21, 10, 0, 0, 123456789, time.FixedZone("UTC+2", 2*60*60))
 	ix := branchIndex{
-		35: {NextDue: at, Checked: at.Add(-time.Hour)},
-		3:  {},
-		19: {Checked: at},
+		35: {Discussion: 35, Known: true, NextDue: at, Checked: at.Add(-time.Hour)},
+		3:  {Discussion: 3, Known: true},
+		19: {Discussion: 19, Known: true, Checked: at},
 	}
 	want := "{\n" +
 		`  "3": {"next_due":null,"checked":null},` + "\n" +

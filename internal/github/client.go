@@ -13,8 +13,11 @@ import (
 
 	gogithub "github.com/google/go-github/v92/github"
 	"github.com/shurcooL/githubv4"
+	"golang.org/x/time/rate"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // The client satisfies the engine's ports.
@@ -82,16 +85,6 @@ type Config struct {
 	MaxWait time.Duration
 }
 
-// ConfigError names the Config field that is unusable.
-type ConfigError struct {
-	Field  string
-	Reason string
-}
-
-func (e *ConfigError) Error() string {
-	return "github: config " + e.Field + ": " + e.Reason
-}
-
 // Client talks to one repository on one GitHub. Build it with New.
 type Client struct {
 	owner, repo, workflow string
@@ -118,20 +111,21 @@ type Client struct {
 	parents map[string]string
 }
 
-// New builds a Client. It sends no request.
+// New builds a Client. It sends no request. An unusable Config field is a
+// *wait.FieldError naming it.
 func New(cfg Config) (*Client, error) {
 	if cfg.Owner == "" {
-		return nil, &ConfigError{Field: "Owner", Reason: "empty"}
+		return nil, &wait.FieldError{Field: "Owner", Reason: "empty"}
 	}
 	if cfg.Repo == "" {
-		return nil, &ConfigError{Field: "Repo", Reason: "empty"}
+		return nil, &wait.FieldError{Field: "Repo", Reason: "empty"}
 	}
 	if strings.ContainsAny(cfg.Owner+cfg.Repo, "/ ?#") {
-		return nil, &ConfigError{Field: "Owner/Repo", Reason: fmt.Sprintf("%q/%q is not a repository name", cfg.Owner, cfg.Repo)}
+		return nil, &wait.FieldError{Field: "Owner/Repo", Reason: fmt.Sprintf("%q/%q is not a repository name", cfg.Owner, cfg.Repo)}
 	}
 	workflow := cmp.Or(cfg.Workflow, DefaultWorkflow)
 	if strings.ContainsAny(workflow, "/?#") {
-		return nil, &ConfigError{Field: "Workflow", Reason: fmt.Sprintf("%q is not a workflow file name", workflow)}
+		return nil, &wait.FieldError{Field: "Workflow", Reason: fmt.Sprintf("%q is not a workflow file name", workflow)}
 	}
 
 	api, err := httpURL("APIURL", cmp.Or(cfg.APIURL, DefaultAPIURL))
@@ -179,6 +173,7 @@ func New(cfg Config) (*Client, error) {
 		logf:    logf,
 		maxWait: cmp.Or(cfg.MaxWait, DefaultMaxWait),
 		sem:     make(chan struct{}, 1),
+		paced:   rate.NewLimiter(rate.Every(contentInterval), contentBurst),
 	}
 	hc := &http.Client{Transport: tr, Timeout: timeout}
 
@@ -192,7 +187,7 @@ func New(cfg Config) (*Client, error) {
 		gogithub.WithUserAgent(userAgent),
 	)
 	if err != nil {
-		return nil, &ConfigError{Field: "APIURL", Reason: err.Error()}
+		return nil, &wait.FieldError{Field: "APIURL", Reason: err.Error()}
 	}
 
 	return &Client{
@@ -223,13 +218,23 @@ func deriveGraphQLURL(api *url.URL) string {
 func httpURL(field, s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &ConfigError{Field: field, Reason: fmt.Sprintf("%q is not an http(s) URL", s)}
+		return nil, &wait.FieldError{Field: field, Reason: fmt.Sprintf("%q is not an http(s) URL", s)}
 	}
 	return u, nil
 }
 
+// stamped is rec with UpdatedAt set to now when the caller left it zero:
+// like every store, the engine's clock wins.
+func (c *Client) stamped(rec *state.Record) state.Record {
+	out := *rec
+	if out.UpdatedAt.IsZero() {
+		out.UpdatedAt = c.tr.clock.Now().UTC()
+	}
+	return out
+}
+
 // Stats returns the transport's counters, for logs and benchmarks.
-func (c *Client) Stats() Stats { return c.tr.snapshot() }
+func (c *Client) Stats() Stats { return Stats{sent: int(c.tr.sent.Load())} }
 
 // query and mutate run githubv4 operations. net/http wraps the transport's
 // typed errors in a *url.Error that only repeats the endpoint; it is dropped.

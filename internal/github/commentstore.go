@@ -29,9 +29,7 @@ var (
 
 // WaitingLabel marks the discussions whose record is pending, so that a
 // sweep finds them with a search instead of reading every discussion. The
-// store only reads it: the engine keeps it right as an effect of its
-// decisions (see resume.LabelFinder), creating it when it is missing;
-// Pending never lists every open discussion.
+// store only reads it: the engine keeps it right (resume.LabelFinder).
 const WaitingLabel = resume.LabelWaiting
 
 // sweepSlot is the schedule's usual interval: consecutive sweeps fall in
@@ -79,14 +77,7 @@ const recentDailyPages = 10
 // branch store (a real compare-and-swap on a git ref) closes it. Saves
 // within one process are serialised.
 //
-// A status comment stays where a sweep's scan finds it without paging
-// (Pending): among a discussion's first or last 100 top-level comments.
-// When a hundred more were written after it, the next save moves the
-// record to a new status comment at the end (see move).
-//
-// Load and Save read and write the record and nothing else. Pending finds
-// the waiting discussions by the waiting label, which the engine keeps on a
-// discussion exactly while its record is pending (see FindsPendingByLabel).
+// Load and Save read and write the record and nothing else.
 type CommentStore struct {
 	// Clock is the sweep's moment, which alternates the search's order and
 	// chooses the hour's first slot (Pending); nil: the client's clock. Set
@@ -105,9 +96,6 @@ type CommentStore struct {
 	// (past a discussion's first and last comments): the next save moves
 	// the record to a new status comment at the end (see Save).
 	stray map[string]bool
-	// duplicates counts reads that found more than one trusted status
-	// comment in a discussion.
-	duplicates int
 	// advice is what the last Pending could not do (PendingAdvice).
 	advice []string
 }
@@ -123,14 +111,6 @@ func (s *CommentStore) ForgedMarkers() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Sorted(maps.Keys(s.forged))
-}
-
-// DuplicateStatus counts reads that found several trusted status comments in
-// one discussion (the newest wins): the trace of a cross-process race.
-func (s *CommentStore) DuplicateStatus() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.duplicates
 }
 
 // PendingAdvice says what the last Pending could not do, for the
@@ -173,7 +153,7 @@ func (s *CommentStore) Load(ctx context.Context, discussion int) (*state.Record,
 // record is the discussion the engine decides on, so a run pays for one
 // read.
 func (s *CommentStore) LoadWith(ctx context.Context, n int) (*state.Record, *resume.Discussion, error) {
-	snap, err := s.c.fetch(ctx, n)
+	disc, comments, err := s.c.fetch(ctx, n)
 	if errors.Is(err, resume.ErrNotFound) {
 		// A deleted discussion took its status comment with it.
 		return nil, nil, s.fail(n, fmt.Errorf("%w: %w", state.ErrNotFound, err))
@@ -181,17 +161,17 @@ func (s *CommentStore) LoadWith(ctx context.Context, n int) (*state.Record, *res
 	if err != nil {
 		return nil, nil, fmt.Errorf("github: comment store: %w", err)
 	}
-	id, rec, err := s.status(n, snap.comments)
+	id, rec, err := s.status(n, comments)
 	if err != nil {
 		return nil, nil, err
 	}
 	if rec == nil {
-		return nil, snap.disc, s.fail(n, state.ErrNotFound)
+		return nil, disc, s.fail(n, state.ErrNotFound)
 	}
 	s.mu.Lock()
-	s.stray[id] = outOfScan(snap.comments, id)
+	s.stray[id] = outOfScan(comments, id)
 	s.mu.Unlock()
-	return rec, snap.disc, nil
+	return rec, disc, nil
 }
 
 // outOfScan reports whether the top-level comment id stands where a
@@ -236,10 +216,9 @@ func (s *CommentStore) status(n int, comments []storedComment) (string, *state.R
 			continue
 		}
 		rec, err := decodeStatus(n, cm.Body)
-		var fe *foreignError
 		switch {
-		case errors.As(err, &fe):
-			s.logf(n, "status comment %s %v", cm.ID, fe)
+		case errors.Is(err, errForeign):
+			s.logf(n, "status comment %s %v", cm.ID, err)
 			continue
 		case rec == nil && err == nil:
 			continue
@@ -254,9 +233,7 @@ func (s *CommentStore) status(n int, comments []storedComment) (string, *state.R
 		id, found = cm.ID, rec
 	}
 	if count > 1 {
-		s.mu.Lock()
-		s.duplicates++
-		s.mu.Unlock()
+		// The trace of a cross-process race.
 		s.logf(n, "%d status comments by recess; using the newest, %s", count, id)
 	}
 	return id, found, nil
@@ -264,7 +241,7 @@ func (s *CommentStore) status(n int, comments []storedComment) (string, *state.R
 
 // decodeStatus decodes a status comment body of discussion n: nil and no
 // error when it holds no marker after all; an error wrapping
-// state.ErrCorrupt when its record cannot be read; a *foreignError when it
+// state.ErrCorrupt when its record cannot be read; one wrapping errForeign when it
 // holds another discussion's record.
 func decodeStatus(n int, body string) (*state.Record, error) {
 	rec, ok, err := state.DecodeComment(body)
@@ -276,20 +253,16 @@ func decodeStatus(n int, body string) (*state.Record, error) {
 	case err != nil:
 		return nil, err
 	case rec.Discussion != n:
-		return nil, &foreignError{discussion: rec.Discussion}
+		return nil, fmt.Errorf("holds the record of discussion %d (%w): left as it is", rec.Discussion, errForeign)
 	}
 	return rec, nil
 }
 
-// foreignError is a status comment that holds another discussion's record
+// errForeign marks a status comment that holds another discussion's record
 // (one that came with a discussion transferred from another repository, or
 // another number): foreign, not corrupt. It is left as it is and this
 // discussion starts a fresh record.
-type foreignError struct{ discussion int }
-
-func (e *foreignError) Error() string {
-	return fmt.Sprintf("holds the record of discussion %d (a discussion transferred from another repository?): left as it is", e.discussion)
-}
+var errForeign = errors.New("a discussion transferred from another repository?")
 
 // Lost is resume.Restorer: the record a deleted comment held, when the
 // comment was recess's status comment of the discussion. A body without a
@@ -315,10 +288,9 @@ func (s *CommentStore) Lost(ctx context.Context, n int, gone resume.DeletedComme
 		return nil, nil
 	}
 	rec, err := decodeStatus(n, gone.Body)
-	var fe *foreignError
 	switch {
-	case errors.As(err, &fe):
-		s.logf(n, "the deleted status comment %v; nothing restored", fe)
+	case errors.Is(err, errForeign):
+		s.logf(n, "the deleted status comment %v; nothing restored", err)
 		return nil, nil
 	case err != nil:
 		return nil, s.fail(n, fmt.Errorf("recess's deleted status comment holds a record that cannot be read, so it is not restored: %w", err))
@@ -359,12 +331,8 @@ func bodySum(body string) string {
 // and sets rec.Rev. It returns an error wrapping state.ErrConflict when the
 // comment changed, appeared or vanished since it was read, and
 // state.ErrCorrupt when the stored record is corrupt (it is never
-// overwritten). It writes no label: the waiting label is the engine's
-// effect (resume.LabelFinder).
-//
-// Every update is preceded by a re-read of the status comment (one small
-// request; for a first save, of the discussion, to see that no status
-// comment appeared meanwhile).
+// overwritten). Every update is preceded by a re-read of the status comment
+// (for a first save, of the discussion: see CommentStore).
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment
 func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
@@ -372,12 +340,7 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 		return errors.New("github: comment store: nil record")
 	}
 	n := rec.Discussion
-	// Like every store, stamp UpdatedAt only when the caller did not (the
-	// engine's clock wins).
-	stamped := *rec
-	if stamped.UpdatedAt.IsZero() {
-		stamped.UpdatedAt = s.c.tr.clock.Now().UTC()
-	}
+	stamped := s.c.stamped(rec)
 	body, err := state.EncodeComment(rec.Status, &stamped)
 	if err != nil {
 		return s.fail(n, err)
@@ -402,18 +365,18 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 // create posts the first status comment of discussion n, unless one
 // appeared since the caller's read.
 func (s *CommentStore) create(ctx context.Context, n int, body string) (commentNode, error) {
-	snap, err := s.c.fetch(ctx, n)
+	disc, comments, err := s.c.fetch(ctx, n)
 	if err != nil {
 		return commentNode{}, s.fail(n, err)
 	}
-	id, rec, err := s.status(n, snap.comments)
+	id, rec, err := s.status(n, comments)
 	if err != nil {
 		return commentNode{}, err
 	}
 	if rec != nil {
 		return commentNode{}, s.fail(n, fmt.Errorf("a status comment (%s) already exists: %w", id, state.ErrConflict))
 	}
-	written, err := s.c.addComment(ctx, snap.disc.ID, "", body)
+	written, err := s.c.addComment(ctx, disc.ID, "", body)
 	if err != nil {
 		return commentNode{}, s.fail(n, err)
 	}
@@ -421,21 +384,17 @@ func (s *CommentStore) create(ctx context.Context, n int, body string) (commentN
 }
 
 // statusQuery re-reads a status comment before it is overwritten.
-type statusQuery struct {
-	Node *struct {
-		C struct {
-			ID              string
-			Body            string
-			UpdatedAt       time.Time
-			ViewerDidAuthor bool
-			DeletedAt       *time.Time
-			Discussion      *struct {
-				ID     string
-				Number int
-			}
-		} `graphql:"... on DiscussionComment"`
-	} `graphql:"node(id: $id)"`
-}
+type statusQuery = commentQuery[struct {
+	ID              string
+	Body            string
+	UpdatedAt       time.Time
+	ViewerDidAuthor bool
+	DeletedAt       *time.Time
+	Discussion      *struct {
+		ID     string
+		Number int
+	}
+}]
 
 // update re-reads the status comment rev names and, if it is still at rev,
 // writes body into it (or into a new one at the end: see move).
@@ -563,14 +522,10 @@ type scanComment struct {
 }
 
 // scanNode is what Pending reads of each discussion: its number, and which
-// of its first and last comments recess wrote. The status comment is
-// written by the first save of a discussion's record, so it stands among the
-// first 100 comments unless the discussion was longer than that when recess
-// first met it, and then among the last 100 until a hundred more top-level
-// comments were written after it (the store moves it back among the last
-// ones on its next write then: see Save). Past both, Pending pages on
-// backwards from the last ones (scanDeeper). The literals are scanFirst and
-// scanLast (a struct tag cannot name a constant; a test keeps them equal).
+// of its first and last comments recess wrote (the status comment stands
+// among them unless it slipped between: see move and scanDeeper). The
+// literals are scanFirst and scanLast (a struct tag cannot name a constant;
+// a test keeps them equal).
 type scanNode struct {
 	Number int
 	First  struct {
@@ -705,7 +660,7 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 			// Nothing pending under the label: a stale label, which the
 			// visit of any run puts right.
 		case rec != nil:
-			out = append(out, state.Summary{Discussion: d.Number, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked})
+			out = append(out, summaryOf(rec))
 		case !unlabelled[d.Number]:
 			// A discussion found without the label counts only when its
 			// pending record was read.
@@ -713,6 +668,12 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 		}
 	}
 	return out, nil
+}
+
+// summaryOf is what a sweep needs of a pending record, as both stores
+// report it.
+func summaryOf(rec *state.Record) state.Summary {
+	return state.Summary{Discussion: rec.Discussion, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked}
 }
 
 // overlaps reports whether d's first and last comments scanned meet, so
@@ -757,78 +718,66 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	s.mu.Lock()
 	s.advice = nil
 	s.mu.Unlock()
-	var out []scanNode
-	var after *githubv4.String
-	for {
+	total := 0
+	out, err := pages(nil, 0, func(after *string) ([]scanNode, pageInfo, error) {
 		var q searchQuery
-		if err := s.c.query(ctx, &q, map[string]any{"query": githubv4.String(query), "after": after}); err != nil {
-			return nil, fmt.Errorf("search %s: %w", query, err)
+		if err := s.c.query(ctx, &q, map[string]any{"query": githubv4.String(query), "after": (*githubv4.String)(after)}); err != nil {
+			return nil, pageInfo{}, fmt.Errorf("search %s: %w", query, err)
 		}
+		total = q.Search.DiscussionCount
+		var nodes []scanNode
 		for _, n := range q.Search.Nodes {
-			out = append(out, n.D)
+			nodes = append(nodes, n.D)
 		}
-		pi := q.Search.PageInfo
-		if pi.HasNextPage && pi.EndCursor != nil {
-			after = githubv4.NewString(githubv4.String(*pi.EndCursor))
-			continue
-		}
-		if total := q.Search.DiscussionCount; total > len(out) {
-			// GitHub search reaches 1,000 results at most: the other
-			// order comes next sweep.
-			advice := fmt.Sprintf("%d discussions wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, len(out), 2*len(out))
-			s.c.logf("github: comment store: %s", advice)
-			s.mu.Lock()
-			s.advice = []string{advice}
-			s.mu.Unlock()
-		}
-		return out, nil
+		return nodes, q.Search.PageInfo, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-}
-
-// recentQuery lists the most recently updated open discussions.
-type recentQuery struct {
-	Repository struct {
-		Discussions struct {
-			PageInfo pageInfo
-			Nodes    []scanNode
-		} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
-
-// recentlyUpdated reads up to pages pages of the most recently updated open
-// discussions, as the search reads the labelled ones.
-func (s *CommentStore) recentlyUpdated(ctx context.Context, pages int) ([]scanNode, error) {
-	var out []scanNode
-	var after *githubv4.String
-	for range pages {
-		var q recentQuery
-		vars := s.c.repoVars()
-		vars["after"] = after
-		if err := s.c.query(ctx, &q, vars); err != nil {
-			return nil, fmt.Errorf("recently updated discussions: %w", err)
-		}
-		conn := q.Repository.Discussions
-		out = append(out, conn.Nodes...)
-		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
-			break
-		}
-		after = githubv4.NewString(githubv4.String(*conn.PageInfo.EndCursor))
+	if total > len(out) {
+		// GitHub search reaches 1,000 results at most: the other order
+		// comes next sweep.
+		advice := fmt.Sprintf("%d discussions wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, len(out), 2*len(out))
+		s.c.logf("github: comment store: %s", advice)
+		s.mu.Lock()
+		s.advice = []string{advice}
+		s.mu.Unlock()
 	}
 	return out, nil
 }
 
+// recentQuery lists the most recently updated open discussions.
+type recentQuery = repoQuery[struct {
+	Discussions struct {
+		PageInfo pageInfo
+		Nodes    []scanNode
+	} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
+}]
+
+// recentlyUpdated reads up to limit pages of the most recently updated open
+// discussions, as the search reads the labelled ones.
+func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanNode, error) {
+	return pages(nil, limit, func(after *string) ([]scanNode, pageInfo, error) {
+		var q recentQuery
+		vars := s.c.repoVars()
+		vars["after"] = (*githubv4.String)(after)
+		if err := s.c.query(ctx, &q, vars); err != nil {
+			return nil, pageInfo{}, fmt.Errorf("recently updated discussions: %w", err)
+		}
+		return q.Repository.Discussions.Nodes, q.Repository.Discussions.PageInfo, nil
+	})
+}
+
 // deeperQuery reads an earlier page of a discussion's top-level comments,
 // backwards from the last ones scanNode read.
-type deeperQuery struct {
-	Repository struct {
-		Discussion *struct {
-			Comments struct {
-				PageInfo backInfo
-				Nodes    []scanComment
-			} `graphql:"comments(last: 100, before: $before)"`
-		} `graphql:"discussion(number: $number)"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
+type deeperQuery = repoQuery[struct {
+	Discussion *struct {
+		Comments struct {
+			PageInfo backInfo
+			Nodes    []scanComment
+		} `graphql:"comments(last: 100, before: $before)"`
+	} `graphql:"discussion(number: $number)"`
+}]
 
 // scanDeeper looks for d's status comment between the first and the last
 // comments the search scanned, paging backwards from the last ones (a

@@ -163,14 +163,8 @@ type commentQuery[T any] struct {
 	} `graphql:"node(id: $id)"`
 }
 
-// snapshot is one read of a discussion, with what the engine's types do not
-// carry but the comment store needs.
-type snapshot struct {
-	disc     *resume.Discussion
-	comments []storedComment
-}
-
-// storedComment is a comment as the store sees it.
+// storedComment is a comment as the comment store sees it: with what the
+// engine's types do not carry.
 type storedComment struct {
 	resume.Comment
 	UpdatedAt time.Time
@@ -188,64 +182,65 @@ func (c *Client) repoVars() map[string]any {
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
 func (c *Client) Discussion(ctx context.Context, number int) (*resume.Discussion, error) {
-	s, err := c.fetch(ctx, number)
-	if err != nil {
-		return nil, err
-	}
-	return s.disc, nil
+	d, _, err := c.fetch(ctx, number)
+	return d, err
 }
 
 // fetch reads a discussion completely: the main query, then further pages
-// only where GitHub says there are more.
-func (c *Client) fetch(ctx context.Context, number int) (*snapshot, error) {
+// only where GitHub says there are more. It returns the comments also as
+// the comment store sees them.
+func (c *Client) fetch(ctx context.Context, number int) (*resume.Discussion, []storedComment, error) {
 	what := fmt.Sprintf("github: discussion %d", number)
 	vars := c.repoVars()
 	vars["number"] = githubv4.Int(number)
 	var q discussionQuery
 	if err := c.query(ctx, &q, vars); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	d := q.Repository.Discussion
 	if d == nil {
-		return nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
+		return nil, nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
 	}
-	return c.snapshotOf(ctx, number, d)
+	return c.discussionOf(ctx, number, d)
 }
 
-// snapshotOf completes a discussion read whose first page arrived in d:
+// discussionOf completes a discussion read whose first page arrived in d:
 // further pages only where GitHub says there are more. A store whose own
 // document embeds discussionNode completes its read with it too. The
 // repository facts the read carried are noted (see repoFacts).
-func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode) (*snapshot, error) {
+func (c *Client) discussionOf(ctx context.Context, number int, d *discussionNode) (*resume.Discussion, []storedComment, error) {
 	c.noteFacts(d.Repository)
 	what := fmt.Sprintf("github: discussion %d", number)
-	var all []storedComment
-	conn := d.Comments
-	for {
-		for _, top := range conn.Nodes {
-			all = append(all, toStored(top.C, ""))
-			replies, err := c.allReplies(ctx, top.C.ID, top.Replies)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", what, err)
-			}
-			for _, r := range replies {
-				all = append(all, toStored(r, top.C.ID))
-			}
-		}
-		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
-			break
+	tops, err := pages(nil, 0, func(after *string) ([]topComment, pageInfo, error) {
+		if after == nil {
+			return d.Comments.Nodes, d.Comments.PageInfo, nil
 		}
 		var pq commentsPageQuery
 		pv := c.repoVars()
 		pv["number"] = githubv4.Int(number)
-		pv["after"] = githubv4.String(*conn.PageInfo.EndCursor)
+		pv["after"] = githubv4.String(*after)
 		if err := c.query(ctx, &pq, pv); err != nil {
-			return nil, fmt.Errorf("%s: comments after %s: %w", what, *conn.PageInfo.EndCursor, err)
+			return nil, pageInfo{}, fmt.Errorf("comments after %s: %w", *after, err)
 		}
 		if pq.Repository.Discussion == nil {
-			return nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
+			return nil, pageInfo{}, resume.ErrNotFound
 		}
-		conn = pq.Repository.Discussion.Comments
+		conn := pq.Repository.Discussion.Comments
+		return conn.Nodes, conn.PageInfo, nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	var all []storedComment
+	for _, top := range tops {
+		all = append(all, toStored(top.C, ""))
+		replies, err := c.allReplies(ctx, top.C.ID, top.Replies)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", what, err)
+		}
+		for _, r := range replies {
+			all = append(all, toStored(r, top.C.ID))
+		}
 	}
 	// GitHub lists replies under their comment; the engine wants one
 	// timeline. Stable, so equal timestamps keep GitHub's order.
@@ -275,30 +270,44 @@ func (c *Client) snapshotOf(ctx context.Context, number int, d *discussionNode) 
 		c.parents[sc.ID] = sc.ParentID
 	}
 	c.mu.Unlock()
-	return &snapshot{disc: disc, comments: all}, nil
+	return disc, all, nil
 }
 
 // allReplies returns a comment's replies, following further pages when the
 // first one was not all.
 func (c *Client) allReplies(ctx context.Context, commentID string, first replyConn) ([]commentNode, error) {
-	out := first.Nodes
-	page := first.PageInfo
-	for page.HasNextPage && page.EndCursor != nil {
+	return pages(nil, 0, func(after *string) ([]commentNode, pageInfo, error) {
+		if after == nil {
+			return first.Nodes, first.PageInfo, nil
+		}
 		var q commentQuery[struct {
 			Replies replyConn `graphql:"replies(first: 100, after: $after)"`
 		}]
-		vars := map[string]any{
-			"id":    githubv4.ID(commentID),
-			"after": githubv4.String(*page.EndCursor),
-		}
+		vars := map[string]any{"id": githubv4.ID(commentID), "after": githubv4.String(*after)}
 		if err := c.query(ctx, &q, vars); err != nil {
-			return nil, fmt.Errorf("replies of %s: %w", commentID, err)
+			return nil, pageInfo{}, fmt.Errorf("replies of %s: %w", commentID, err)
 		}
 		if q.Node == nil {
-			return nil, fmt.Errorf("replies of %s: %w", commentID, resume.ErrNotFound)
+			return nil, pageInfo{}, fmt.Errorf("replies of %s: %w", commentID, resume.ErrNotFound)
 		}
-		out = append(out, q.Node.C.Replies.Nodes...)
-		page = q.Node.C.Replies.PageInfo
+		return q.Node.C.Replies.Nodes, q.Node.C.Replies.PageInfo, nil
+	})
+}
+
+// pages reads a connection page by page, from after (nil: its start), until
+// GitHub says there is no more or limit pages were read (0: no limit).
+func pages[T any](after *string, limit int, read func(after *string) ([]T, pageInfo, error)) ([]T, error) {
+	var out []T
+	for n := 0; limit == 0 || n < limit; n++ {
+		nodes, pi, err := read(after)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nodes...)
+		if !pi.HasNextPage || pi.EndCursor == nil {
+			break
+		}
+		after = pi.EndCursor
 	}
 	return out, nil
 }
@@ -672,16 +681,12 @@ func later(a, b time.Time) time.Time {
 // goneAliases returns the discussion numbers of an answer whose every error
 // is a NOT_FOUND of a "dN" alias; nil when the error is anything else.
 func goneAliases(err error) map[int]bool {
-	var ge *GraphQLError
-	if !errors.As(err, &ge) || !ge.NotFound() {
+	at, ok := notFoundAt(err)
+	if !ok {
 		return nil
 	}
 	out := map[int]bool{}
-	for _, it := range ge.Errors {
-		if len(it.Path) == 0 {
-			return nil
-		}
-		alias, _ := it.Path[len(it.Path)-1].(string)
+	for _, alias := range at {
 		n, perr := strconv.Atoi(strings.TrimPrefix(alias, "d"))
 		if !strings.HasPrefix(alias, "d") || perr != nil {
 			return nil
@@ -689,4 +694,22 @@ func goneAliases(err error) map[int]bool {
 		out[n] = true
 	}
 	return out
+}
+
+// notFoundAt returns the field (the last path element) each error of a
+// NOT_FOUND answer names; ok is false for any other error, or one that
+// names no field.
+func notFoundAt(err error) (fields []string, ok bool) {
+	var ge *GraphQLError
+	if !errors.As(err, &ge) || !ge.NotFound() {
+		return nil, false
+	}
+	for _, it := range ge.Errors {
+		if len(it.Path) == 0 {
+			return nil, false
+		}
+		field, _ := it.Path[len(it.Path)-1].(string)
+		fields = append(fields, field)
+	}
+	return fields, true
 }

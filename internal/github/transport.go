@@ -10,8 +10,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/recess-action/recess/resume"
 )
@@ -32,17 +34,6 @@ const maxRateLimitRetries = 3
 
 // Stats are the transport's counters since the client was built.
 type Stats struct {
-	// Retries counts re-sent requests after a server error or network error.
-	Retries int
-	// RateLimited counts rate-limit answers (and pre-emptive waits on an
-	// exhausted budget).
-	RateLimited int
-	// Paced counts content-creating requests that had to wait for pacing.
-	Paced int
-	// MaxInFlight is the most requests the transport ever had on the wire
-	// at once; anything but 1 would be a bug.
-	MaxInFlight int
-
 	sent int
 }
 
@@ -148,14 +139,13 @@ type transport struct {
 	// that a waiting caller can give up with its context.
 	sem chan struct{}
 
+	// paced is the bucket of content-creating requests (see pace).
+	paced *rate.Limiter
 	// Guarded by sem.
-	tokens       float64
-	refilled     time.Time
 	blockedUntil time.Time
 
-	mu       sync.Mutex // guards stats and inflight, read by Stats at any time
-	stats    Stats
-	inflight int
+	// sent counts the requests that went over the wire (Stats).
+	sent atomic.Int64
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -218,7 +208,6 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if err == nil {
 				t.logf("github: %s %s: status %d, retrying", req.Method, req.URL.Path, resp.StatusCode)
 			}
-			t.count(func(s *Stats) { s.Retries++ })
 			if err := t.backoffWait(ctx, retries); err != nil {
 				return nil, err
 			}
@@ -254,12 +243,7 @@ func (t *transport) send(orig *http.Request, body []byte) (*http.Response, []byt
 		req.Header.Set("User-Agent", userAgent)
 	}
 
-	t.count(func(s *Stats) {
-		s.sent++
-		t.inflight++
-		s.MaxInFlight = max(s.MaxInFlight, t.inflight)
-	})
-	defer t.count(func(*Stats) { t.inflight-- })
+	t.sent.Add(1)
 
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
@@ -340,7 +324,6 @@ func (t *transport) rateLimit(resp *http.Response, data []byte, gerr *GraphQLErr
 // limitWait waits out a rate limit, or refuses with a *RateLimitError when
 // the wait is longer than the client's bound or GitHub refused too often.
 func (t *transport) limitWait(ctx context.Context, wait time.Duration, tooOften bool, msg string) error {
-	t.count(func(s *Stats) { s.RateLimited++ })
 	if wait > t.maxWait || tooOften {
 		return &RateLimitError{ResetAt: t.clock.Now().Add(wait), Message: msg}
 	}
@@ -372,29 +355,13 @@ func resetTime(h http.Header) (time.Time, bool) {
 // 10 and 1 s, no 60-second window holds more than 70, under GitHub's 80 per minute,
 // and a sustained stream keeps GitHub's advice of a second between writes.
 func (t *transport) pace(ctx context.Context) error {
-	t.refill(t.clock.Now())
-	if t.tokens >= 1 {
-		t.tokens--
-		return nil
-	}
-	t.count(func(s *Stats) { s.Paced++ })
-	if err := t.wait(ctx, time.Duration((1-t.tokens)*float64(contentInterval))); err != nil {
+	now := t.clock.Now()
+	r := t.paced.ReserveN(now, 1)
+	if err := t.wait(ctx, r.DelayFrom(now)); err != nil {
+		r.CancelAt(t.clock.Now())
 		return err
 	}
-	t.refill(t.clock.Now())
-	t.tokens = max(t.tokens-1, 0)
 	return nil
-}
-
-func (t *transport) refill(now time.Time) {
-	if t.refilled.IsZero() {
-		t.tokens, t.refilled = contentBurst, now
-		return
-	}
-	if d := now.Sub(t.refilled); d > 0 {
-		t.tokens = min(contentBurst, t.tokens+float64(d)/float64(contentInterval))
-		t.refilled = now
-	}
 }
 
 // backoffWait waits before the nth retry: backoff, doubling after.
@@ -407,18 +374,6 @@ func (t *transport) wait(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 	return t.sleep(ctx, d)
-}
-
-func (t *transport) count(f func(*Stats)) {
-	t.mu.Lock()
-	f(&t.stats)
-	t.mu.Unlock()
-}
-
-func (t *transport) snapshot() Stats {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.stats
 }
 
 // graphQLErrors returns the answer's errors array, or nil when it has none
