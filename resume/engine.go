@@ -166,13 +166,20 @@ func FreshRun(name string) bool {
 // those, so a run-name that ends a sentence after the id ("… c-1.") still
 // names its run.
 func RunNameHas(name, id string) bool {
-	for i := 0; id != ""; {
-		j := strings.Index(name[i:], id)
+	return hasWord(name, id, func(b byte) bool { return !runNameSep(rune(b)) })
+}
+
+// hasWord reports whether s holds w (non-empty) with no byte of a word
+// (inWord) right before or right after it: the one whole-word search, for
+// run-names and @-mentions.
+func hasWord(s, w string, inWord func(byte) bool) bool {
+	for i := 0; w != ""; {
+		j := strings.Index(s[i:], w)
 		if j < 0 {
 			return false
 		}
-		start, end := i+j, i+j+len(id)
-		if (start == 0 || runNameSep(rune(name[start-1]))) && (end == len(name) || runNameSep(rune(name[end]))) {
+		start, end := i+j, i+j+len(w)
+		if (start == 0 || !inWord(s[start-1])) && (end == len(s) || !inWord(s[end])) {
 			return true
 		}
 		i = start + 1

@@ -2,7 +2,6 @@ package resume
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -79,11 +78,17 @@ func (p *pass) firstWakes() bool {
 // mentions reports whether text @-mentions one of the mention handles, as
 // a whole handle (@lead, not @leader), case-insensitive.
 func (p *pass) mentions(text string) bool {
+	lower := strings.ToLower(text)
 	for _, h := range p.cfg.MentionHandles {
-		h = strings.TrimPrefix(strings.TrimSpace(h), "@")
-		if h != "" && regexp.MustCompile(`(?i)(?:^|[^a-z0-9_/-])@`+regexp.QuoteMeta(h)+`(?:$|[^a-z0-9_/-])`).MatchString(text) {
+		h = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(h), "@"))
+		if h != "" && hasWord(lower, "@"+h, handleByte) {
 			return true
 		}
 	}
 	return false
+}
+
+// handleByte is a byte a GitHub handle (a login, or org/team) may hold.
+func handleByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '/'
 }
