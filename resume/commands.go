@@ -34,7 +34,7 @@ func parseCommand(body string) (command, bool) {
 
 // firstLine splits a body into its first non-empty line and what follows
 // it, trimmed.
-func firstLine(body string) (line, rest string) {
+func firstLine(body string) (string, string) {
 	for {
 		line, rest, found := strings.Cut(body, "\n")
 		if strings.TrimSpace(line) != "" || !found {

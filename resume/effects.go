@@ -198,8 +198,12 @@ func (e *Engine) effects(ctx context.Context, out *decision, list []Effect) erro
 
 // postOnce posts a note unless recess already posted one with its marker.
 func (e *Engine) postOnce(ctx context.Context, out *decision, f Effect) error {
-	for _, c := range out.d.Comments {
-		if k, _, ok := state.ParseReplyMarker(c.Body); ok && c.Mine && k == f.Key {
+	for i := range out.d.Comments {
+		c := &out.d.Comments[i]
+		if !c.Mine {
+			continue
+		}
+		if k, _, ok := state.ParseReplyMarker(c.Body); ok && k == f.Key {
 			return nil
 		}
 	}
