@@ -277,6 +277,9 @@ const markerWord = "recess:"
 // recess posts but did not write (an agent's reply, a summary, a person's
 // words quoted back) so that only the markers recess appends itself count.
 func Neutralize(text string) string {
+	if !strings.Contains(text, markerWord) {
+		return text // the usual case: nothing to copy
+	}
 	var b strings.Builder
 	for {
 		before, after, found := strings.Cut(text, markerWord)

@@ -704,9 +704,13 @@ func findAct(ctx context.Context, out io.Writer) (string, error) {
 	if gobin = strings.TrimSpace(gobin); gobin == "" {
 		gobin = filepath.Join(strings.TrimSpace(gopath), "bin")
 	}
-	candidates := []string{filepath.Join(gobin, "act")}
+	var candidates []string
 	if p, err := exec.LookPath("act"); err == nil {
-		candidates = slices.Insert(candidates, 0, p)
+		candidates = append(candidates, p)
+	}
+	if err == nil {
+		// Only when go answered: otherwise gobin is the relative "bin".
+		candidates = append(candidates, filepath.Join(gobin, "act"))
 	}
 	for _, c := range candidates {
 		if v, err := exec.CommandContext(ctx, c, "--version").Output(); err == nil && strings.TrimSpace(string(v)) == "act version "+actVersion {

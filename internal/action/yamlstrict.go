@@ -118,6 +118,10 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 			return want("a mapping")
 		}
 		seen := map[string]bool{}
+		var fields map[string]reflect.Type
+		if k == reflect.Struct {
+			fields = yamlFields(t)
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key := n.Content[i]
 			kp := joinPath(path, key.Value)
@@ -130,7 +134,6 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 			if k == reflect.Map {
 				ft = t.Elem()
 			} else {
-				fields := yamlFields(t)
 				var ok bool
 				if ft, ok = fields[key.Value]; !ok {
 					return yamlError(key.Line, kp, "unknown key "+strconv.Quote(key.Value)+"; "+orDocument(path)+" has "+strings.Join(slices.Sorted(maps.Keys(fields)), ", "))

@@ -65,9 +65,9 @@ func ParseTrigger(data []byte, lim TriggerLimits) (*Trigger, error) {
 	return lim.node(&doc, root, 0)
 }
 
-// triggerDoc is one node of a trigger document, each member kept raw to be
-// judged in a fixed order (the kind first, which says what the others may
-// be); the JSON reader refuses members no kind has.
+// triggerDoc is one node of a trigger document. A member no kind has is
+// refused first, by the JSON reader; the others are kept raw to be judged
+// in a fixed order (the kind first, which says what the others may be).
 type triggerDoc struct {
 	Kind     jsontext.Value `json:"kind"`
 	Replies  jsontext.Value `json:"replies"`
