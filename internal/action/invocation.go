@@ -203,7 +203,7 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 		Logf:       logf,
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, renameField(err, map[string]string{"Workflow": inputField(inWorkflow), "APIURL": "GITHUB_API_URL", "GraphQLURL": "GITHUB_GRAPHQL_URL"})
 	}
 	var store resume.Store
 	switch inv.Set.StateStore {
@@ -213,6 +213,9 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 		cs.Clock = inv.Clock
 		store = cs
 	case storeBranch:
+		if err := gh.CheckBranchName(inv.Set.StateBranch); err != nil {
+			return nil, nil, renameField(err, map[string]string{"StateBranch": inputField(inStateBranch)})
+		}
 		store = gh.NewBranchStore(c, inv.Set.StateBranch)
 	default:
 		return nil, nil, checkStore(inputField(inStateStore), inv.Set.StateStore)
@@ -374,6 +377,17 @@ func verdictDocument(verdict, file string) ([]byte, error) {
 		return b, nil
 	}
 	return nil, &wait.FieldError{Field: inputField(inVerdict), Reason: "the verdict command needs verdict or verdict-file"}
+}
+
+// renameField is err with the *wait.FieldError's field, a name the GitHub
+// adapter gives its Config, renamed to what the user set (names maps one
+// to the other); any other error is returned as it is.
+func renameField(err error, names map[string]string) error {
+	var fe *wait.FieldError
+	if errors.As(err, &fe) && names[fe.Field] != "" {
+		return &wait.FieldError{Field: names[fe.Field], Reason: fe.Reason}
+	}
+	return err
 }
 
 // RefusedField is the field a refused input names, or "" when err is not a

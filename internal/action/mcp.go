@@ -196,11 +196,7 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 		}
 		c, err := gh.New(gh.Config{Token: o.Token, APIURL: o.APIURL, GraphQLURL: o.GraphQLURL, Owner: owner, Repo: name})
 		if err != nil {
-			var ce *wait.FieldError
-			if errors.As(err, &ce) && ce.Field == "APIURL" {
-				return nil, &wait.FieldError{Field: "--api-url", Reason: ce.Reason}
-			}
-			return nil, err
+			return nil, renameField(err, map[string]string{"APIURL": "--api-url", "GraphQLURL": "--graphql-url"})
 		}
 		reader = c
 	}

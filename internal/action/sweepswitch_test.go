@@ -540,3 +540,31 @@ func TestSweepPlan_hourly_look_follows_the_runs_clock(t *testing.T) {
 		})
 	}
 }
+
+// A workflow or state-branch input the GitHub adapter cannot use is a
+// refusal that names the input, not the adapter's Config field, and the
+// run changes nothing.
+func TestAdapterSettings_refusals_name_the_input(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, store string
+		inputs      map[string]string
+		field       string
+	}{
+		{"workflow_path", "comment", map[string]string{"INPUT_WORKFLOW": "a/agent.yml"}, inputField(inWorkflow)},
+		{"state_branch", "branch", map[string]string{"INPUT_STATE-BRANCH": "bad..name"}, inputField(inStateBranch)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRepo(t, tc.store)
+			r.gh.ResetLog()
+			_, _, o := r.openWith("alice", tc.inputs)
+			if o.code != ExitRefused || !strings.Contains(o.stdout, tc.field) {
+				t.Errorf("exit %d, want %d naming %q:\n%s", o.code, ExitRefused, tc.field, o.stdout)
+			}
+			if n := len(r.gh.Requests()); n != 0 {
+				t.Errorf("a refused run sent %d requests, want none", n)
+			}
+		})
+	}
+}

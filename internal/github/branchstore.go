@@ -2,6 +2,7 @@ package github
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha1"
 	"encoding/base64"
@@ -124,19 +125,24 @@ func (v *branchView) moveTo(head string, missing bool) {
 // request: the branch is created by the first Save that needs it. An
 // unusable branch name makes every call fail with a *wait.FieldError.
 func NewBranchStore(c *Client, branch string) *BranchStore {
-	branch = strings.TrimPrefix(branch, "refs/heads/")
-	if branch == "" {
-		branch = DefaultStateBranch
-	}
-	return &BranchStore{c: c, branch: branch, err: checkBranchName(branch)}
+	branch = branchName(branch)
+	return &BranchStore{c: c, branch: branch, err: CheckBranchName(branch)}
+}
+
+// branchName is the branch a state-branch setting names.
+func branchName(branch string) string {
+	return cmp.Or(strings.TrimPrefix(branch, "refs/heads/"), DefaultStateBranch)
 }
 
 // Branch returns the name of the branch the store writes.
 func (s *BranchStore) Branch() string { return s.branch }
 
-// checkBranchName refuses names git refuses (git check-ref-format) and
-// names that would break an object expression ("branch:path").
-func checkBranchName(name string) error {
+// CheckBranchName refuses the state branches git refuses (git
+// check-ref-format) and names that would break an object expression
+// ("branch:path"), as NewBranchStore's calls would; empty and "refs/heads/"
+// are read as NewBranchStore reads them.
+func CheckBranchName(name string) error {
+	name = branchName(name)
 	reason := ""
 	switch {
 	case name == "@", strings.HasPrefix(name, "-"):
