@@ -98,7 +98,7 @@ func (e *Engine) confirm(ctx context.Context, out *decision, runID int64) error 
 		if !write {
 			return nil
 		}
-		err := e.save(ctx, &decision{rec: rec, d: out.d, now: out.now, write: true})
+		err := e.store(ctx, rec, out.d, out.now)
 		if !errors.Is(err, state.ErrConflict) {
 			return err
 		}
@@ -111,9 +111,9 @@ func (e *Engine) confirm(ctx context.Context, out *decision, runID int64) error 
 }
 
 // dispatchFailed records a failed dispatch call, a decision of its own
-// (see failed) applied as any other: its write, then its effects.
+// (see dispatchFailure) applied as any other: its write, then its effects.
 func (e *Engine) dispatchFailed(ctx context.Context, out *decision, derr error) error {
-	f := e.failed(out, derr)
+	f := e.dispatchFailure(out, derr)
 	switch err := e.save(ctx, f); {
 	case err == nil:
 		if err := e.effects(ctx, f, f.effects); err != nil {
@@ -128,12 +128,12 @@ func (e *Engine) dispatchFailed(ctx context.Context, out *decision, derr error) 
 	return nil
 }
 
-// failed decides over the record whose intent was written what a failed
-// dispatch call comes to. A transient failure is retried by a later run
+// dispatchFailure decides over the record whose intent was written what a
+// failed dispatch call comes to. A transient failure is retried by a later run
 // and does not burn an attempt; a refusal (the request itself is wrong: a
 // missing workflow input, an unknown workflow) cannot succeed by retrying
 // and is escalated.
-func (e *Engine) failed(out *decision, derr error) *decision {
+func (e *Engine) dispatchFailure(out *decision, derr error) *decision {
 	p := &pass{decision: decision{res: out.res, rec: out.rec, d: out.d, now: out.now, write: true}, cfg: e.cfg(), snap: &snapshot{rec: out.rec}, logf: e.logf}
 	a := p.rec.Active
 	a.DispatchErrors++

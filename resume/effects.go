@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/recess-action/recess/state"
 )
@@ -131,14 +132,19 @@ func (e *Engine) save(ctx context.Context, out *decision) error {
 	if !out.write {
 		return nil
 	}
-	if out.d != nil {
-		out.rec.Checked = newest(out.d).At
+	return e.store(ctx, out.rec, out.d, out.now)
+}
+
+// store writes rec as of now, checked up to the newest comment of d (when
+// read).
+func (e *Engine) store(ctx context.Context, rec *state.Record, d *Discussion, now time.Time) error {
+	if d != nil {
+		rec.Checked = newest(d).At
 	}
-	out.rec.UpdatedAt = out.now
-	if err := e.Store.Save(ctx, out.rec); err != nil {
-		return fmt.Errorf("save record of discussion %d: %w", out.rec.Discussion, err)
+	rec.UpdatedAt = now
+	if err := e.Store.Save(ctx, rec); err != nil {
+		return fmt.Errorf("save record of discussion %d: %w", rec.Discussion, err)
 	}
-	out.write = false
 	return nil
 }
 

@@ -381,7 +381,7 @@ type decision struct {
 
 // pass is one decision under way: what it reads (the snapshot, the clock,
 // the configuration) and the decision it builds. It lives only inside
-// Engine.decide and Engine.failed, which perform no I/O; the runner and the
+// Engine.decide and Engine.dispatchFailure, which perform no I/O; the runner and the
 // applier see the decision alone.
 type pass struct {
 	decision
