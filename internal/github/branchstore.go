@@ -298,12 +298,19 @@ type branchRead struct {
 	// missing is set when the branch does not exist.
 	missing bool
 	head    string
-	// file is the record file (nil when there is none), fileOID its oid.
-	file    *gitObjectNode
-	fileOID string
+	// file is the record file (nil when there is none).
+	file *gitObjectNode
 	// shard is the discussion's index shard, or shardErr why it is unusable.
 	shard    branchIndex
 	shardErr error
+}
+
+// fileOID is the record file's oid, "" when there is none.
+func (r *branchRead) fileOID() string {
+	if r.file == nil {
+		return ""
+	}
+	return r.file.Oid
 }
 
 // read reads the head, a discussion's record file and its shard, and the
@@ -325,12 +332,9 @@ func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, 
 		return &branchRead{missing: true}, q.Repository.Discussion, nil
 	}
 	r := &branchRead{head: ref.Target.Oid, file: ref.Target.Commit.File.object()}
-	if r.file != nil {
-		r.fileOID = r.file.Oid
-	}
 	r.shard, r.shardErr = s.parseIndex(shard, k, ref.Target.Commit.Shard.object())
 	s.view.moveTo(r.head, false)
-	s.view.files[n] = r.fileOID
+	s.view.files[n] = r.fileOID()
 	if r.shardErr == nil {
 		s.view.shards[k] = r.shard
 	}
@@ -386,7 +390,7 @@ func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resu
 	if err != nil {
 		return nil, nil, s.fail(n, err)
 	}
-	rec.Rev = makeBranchRev(r.fileOID, r.head)
+	rec.Rev = makeBranchRev(r.fileOID(), r.head)
 	return rec, disc, nil
 }
 
@@ -491,7 +495,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		}
 		revBlob = b
 	}
-	filePath, shardPath, k := branchPaths(n)
+	filePath, shardFile, k := branchPaths(n)
 
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
@@ -527,7 +531,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 			if b, err = s.judge(n, r, revBlob, want, applied); err != nil {
 				return s.fail(n, err)
 			}
-			if applied && r.fileOID == want {
+			if applied && r.fileOID() == want {
 				revBlob = want
 			}
 			verified = true
@@ -565,7 +569,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 			adds = append(adds, fileAddition(filePath, data))
 		}
 		if entryChanged {
-			adds = append(adds, fileAddition(shardPath, shard.encode()))
+			adds = append(adds, fileAddition(shardFile, shard.encode()))
 		}
 		head, err := s.commit(ctx, b.head, fmt.Sprintf("recess: discussion #%d", n), adds)
 		switch commitOutcomeOf(err) {
@@ -603,7 +607,7 @@ func (s *BranchStore) judge(n int, r *branchRead, revBlob, want string, applied 
 		return branchBase{missing: true}, nil
 	}
 	path, _, _ := branchPaths(n)
-	switch cur := r.fileOID; {
+	switch cur := r.fileOID(); {
 	case cur == revBlob || applied && cur == want:
 		if r.shardErr != nil {
 			return branchBase{}, r.shardErr
@@ -616,7 +620,7 @@ func (s *BranchStore) judge(n int, r *branchRead, revBlob, want string, applied 
 		}
 	}
 	switch {
-	case r.fileOID == "":
+	case r.fileOID() == "":
 		return branchBase{}, fmt.Errorf("%s was removed since it was read: %w", path, state.ErrConflict)
 	case revBlob == "":
 		return branchBase{}, fmt.Errorf("%s already exists: %w", path, state.ErrConflict)

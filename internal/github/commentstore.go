@@ -612,11 +612,11 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 	// unlabelled are found by the hourly look, not by the label's search.
 	unlabelled := map[int]bool{}
 	if now := s.now().UTC(); now.Minute() < int(sweepSlot/time.Minute) {
-		pages := 1
+		look := 1
 		if now.Hour() == 0 {
-			pages = recentDailyPages
+			look = recentDailyPages
 		}
-		recent, err := s.recentlyUpdated(ctx, pages)
+		recent, err := s.recentlyUpdated(ctx, look)
 		if err != nil {
 			return nil, err
 		}
@@ -719,7 +719,7 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	s.advice = nil
 	s.mu.Unlock()
 	total := 0
-	out, err := pages(nil, 0, func(after *string) ([]scanNode, pageInfo, error) {
+	out, err := pages(0, func(after *string) ([]scanNode, pageInfo, error) {
 		var q searchQuery
 		if err := s.c.query(ctx, &q, map[string]any{"query": githubv4.String(query), "after": (*githubv4.String)(after)}); err != nil {
 			return nil, pageInfo{}, fmt.Errorf("search %s: %w", query, err)
@@ -757,7 +757,7 @@ type recentQuery = repoQuery[struct {
 // recentlyUpdated reads up to limit pages of the most recently updated open
 // discussions, as the search reads the labelled ones.
 func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanNode, error) {
-	return pages(nil, limit, func(after *string) ([]scanNode, pageInfo, error) {
+	return pages(limit, func(after *string) ([]scanNode, pageInfo, error) {
 		var q recentQuery
 		vars := s.c.repoVars()
 		vars["after"] = (*githubv4.String)(after)

@@ -211,7 +211,7 @@ func (c *Client) fetch(ctx context.Context, number int) (*resume.Discussion, []s
 func (c *Client) discussionOf(ctx context.Context, number int, d *discussionNode) (*resume.Discussion, []storedComment, error) {
 	c.noteFacts(d.Repository)
 	what := fmt.Sprintf("github: discussion %d", number)
-	tops, err := pages(nil, 0, func(after *string) ([]topComment, pageInfo, error) {
+	tops, err := pages(0, func(after *string) ([]topComment, pageInfo, error) {
 		if after == nil {
 			return d.Comments.Nodes, d.Comments.PageInfo, nil
 		}
@@ -276,7 +276,7 @@ func (c *Client) discussionOf(ctx context.Context, number int, d *discussionNode
 // allReplies returns a comment's replies, following further pages when the
 // first one was not all.
 func (c *Client) allReplies(ctx context.Context, commentID string, first replyConn) ([]commentNode, error) {
-	return pages(nil, 0, func(after *string) ([]commentNode, pageInfo, error) {
+	return pages(0, func(after *string) ([]commentNode, pageInfo, error) {
 		if after == nil {
 			return first.Nodes, first.PageInfo, nil
 		}
@@ -294,10 +294,11 @@ func (c *Client) allReplies(ctx context.Context, commentID string, first replyCo
 	})
 }
 
-// pages reads a connection page by page, from after (nil: its start), until
+// pages reads a connection page by page from its start, until
 // GitHub says there is no more or limit pages were read (0: no limit).
-func pages[T any](after *string, limit int, read func(after *string) ([]T, pageInfo, error)) ([]T, error) {
+func pages[T any](limit int, read func(after *string) ([]T, pageInfo, error)) ([]T, error) {
 	var out []T
+	var after *string
 	for n := 0; limit == 0 || n < limit; n++ {
 		nodes, pi, err := read(after)
 		if err != nil {
@@ -607,9 +608,7 @@ func (c *Client) Activity(ctx context.Context, numbers []int) (map[int]time.Time
 	numbers = slices.Clone(numbers)
 	slices.Sort(numbers)
 	numbers = slices.Compact(numbers)
-	for len(numbers) > 0 {
-		chunk := numbers[:min(len(numbers), pageSize)]
-		numbers = numbers[len(chunk):]
+	for chunk := range slices.Chunk(numbers, pageSize) {
 		if err := c.activityPage(ctx, chunk, out); err != nil {
 			return nil, err
 		}
