@@ -159,8 +159,11 @@ func playRecess(ctx context.Context, g *githubfake.GitHub, repo string, number i
 	if err := st.recess(ctx, storyRun{event: "discussion", payload: payload}); err != nil {
 		return err
 	}
-	if st.last == nil || !st.last.Dispatched {
+	if st.last == nil {
 		return errors.New("intake dispatched no agent run")
+	}
+	if !st.last.Dispatched {
+		return fmt.Errorf("intake dispatched no agent run: %s", strings.Join(append(st.last.Notes, st.last.Warnings...), "; "))
 	}
 	return st.agent(ctx, a)
 }
