@@ -33,8 +33,10 @@ func parseCommand(body string) (command, bool) {
 }
 
 // firstLine splits a body into its first non-empty line and what follows
-// it, trimmed.
+// it, trimmed. Every line-break form ends a line (normalizeBreaks): a body
+// typed in GitHub's web UI has CRLF, and CR, NEL, LS and PS end a line too.
 func firstLine(body string) (string, string) {
+	body = normalizeBreaks(body)
 	for {
 		line, rest, found := strings.Cut(body, "\n")
 		if strings.TrimSpace(line) != "" || !found {

@@ -103,6 +103,12 @@ func TestCommands_signal_names(t *testing.T) {
 	}{
 		{name: "same_case_fires", body: "/recess signal security-review", wantFired: true, wantReact: []string{"THUMBS_UP"}},
 		{name: "other_case_fires", body: "/recess signal Security-Review", wantFired: true, wantReact: []string{"THUMBS_UP"}},
+		// The command is the first line, whatever ends it; the words after it
+		// are a reply (👀: it woke recess).
+		{name: "crlf_ends_the_line", body: "/recess signal legal\r\nCleared by counsel.", wantFired: true, wantReact: []string{"THUMBS_UP", "EYES"}},
+		{name: "cr_ends_the_line", body: "/recess signal legal\rCleared by counsel.", wantFired: true, wantReact: []string{"THUMBS_UP", "EYES"}},
+		{name: "line_separator_ends_the_line", body: "/recess signal legal\u2028Cleared by counsel.", wantFired: true, wantReact: []string{"THUMBS_UP", "EYES"}},
+		{name: "next_line_ends_the_line", body: "/recess signal legal\u0085Cleared by counsel.", wantFired: true, wantReact: []string{"THUMBS_UP", "EYES"}},
 		{
 			name: "unawaited_signal_is_refused", body: "/recess signal secuirty-review", wantReact: []string{"CONFUSED"},
 			wantAnswers: []string{"I did not act on this: no open recess here waits for the signal “secuirty-review”; the awaited signals are “legal”, “security-review”."},
