@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
@@ -125,7 +126,8 @@ func decodeEvent(name string, payload io.Reader) (*event, error) {
 	return ev, nil
 }
 
-// deletedComment reads a deleted comment's body and author's login.
+// deletedComment reads a deleted comment's body and its author's login in
+// REST form (an app's with its "[bot]" suffix).
 func deletedComment(body, user jsontext.Value) (*resume.DeletedComment, error) {
 	var d resume.DeletedComment
 	var ok bool
@@ -141,6 +143,17 @@ func deletedComment(body, user jsontext.Value) (*resume.DeletedComment, error) {
 	}
 	if d.Author == "" {
 		return nil, &wait.FieldError{Field: "event payload comment.user.login", Reason: "empty"}
+	}
+	// An app's login carries "[bot]" in webhooks; the type says so too, and
+	// the restore compares the whole login (wait.SameAccount).
+	if t, ok := u["type"]; ok {
+		kind, ok := wait.StringValue(t)
+		if !ok {
+			return nil, &wait.FieldError{Field: "event payload comment.user.type", Reason: "not a string"}
+		}
+		if kind == "Bot" && !strings.HasSuffix(strings.ToLower(d.Author), "[bot]") {
+			d.Author += "[bot]"
+		}
 	}
 	return &d, nil
 }

@@ -34,6 +34,10 @@ func TestDecodeEvent_reads_a_deleted_comment(t *testing.T) {
 		{name: "body_a_number", payload: `{"action":"deleted","discussion":{"number":1},"comment":{"body":7,"user":{"login":"bob"}}}`, wantField: "event payload comment.body"},
 		{name: "user_missing", payload: `{"action":"deleted","discussion":{"number":1},"comment":{"body":"x"}}`, wantField: "event payload comment.user.login"},
 		{name: "login_not_text", payload: `{"action":"deleted","discussion":{"number":1},"comment":{"body":"x","user":{"login":["bob"]}}}`, wantField: "event payload comment.user.login"},
+		{name: "app_login_as_webhooks_give_it", payload: `{"action":"deleted","discussion":{"number":1},"comment":{"body":"x","user":{"login":"foo[bot]","type":"Bot"}}}`, want: &resume.DeletedComment{Body: "x", Author: "foo[bot]"}},
+		{name: "app_type_without_the_suffix", payload: `{"action":"deleted","discussion":{"number":1},"comment":{"body":"x","user":{"login":"foo","type":"Bot"}}}`, want: &resume.DeletedComment{Body: "x", Author: "foo[bot]"}},
+		{name: "person_named_like_the_app", payload: `{"action":"deleted","discussion":{"number":1},"comment":{"body":"x","user":{"login":"foo","type":"User"}}}`, want: &resume.DeletedComment{Body: "x", Author: "foo"}},
+		{name: "type_not_text", payload: `{"action":"deleted","discussion":{"number":1},"comment":{"body":"x","user":{"login":"foo","type":1}}}`, wantField: "event payload comment.user.type"},
 		{name: "login_empty", payload: `{"action":"deleted","discussion":{"number":1},"comment":{"body":"x","user":{"login":""}}}`, wantField: "event payload comment.user.login"},
 	}
 	for _, tt := range tests {

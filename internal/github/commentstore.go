@@ -268,7 +268,8 @@ var errForeign = errors.New("a discussion transferred from another repository?")
 // comment was recess's status comment of the discussion. A body without a
 // record marker costs nothing; one with a marker costs one request, to
 // learn recess's own login (GraphQL viewer), which the author's login must
-// match (wait.SameLogin, the one login rule): a marker in anyone else's
+// be exactly (wait.SameAccount: the person "foo" is not the app
+// "foo[bot]"): a marker in anyone else's
 // deleted comment is ignored and reported, as in a live one. The record is
 // decoded as Load decodes it (decodeStatus): a record that does not decode
 // is an error wrapping state.ErrCorrupt, and a record of another discussion
@@ -283,7 +284,7 @@ func (s *CommentStore) Lost(ctx context.Context, n int, gone resume.DeletedComme
 	if err != nil {
 		return nil, s.fail(n, err)
 	}
-	if !wait.SameLogin(gone.Author, me) {
+	if !wait.SameAccount(gone.Author, me) {
 		s.logf(n, "ignoring a state marker in a deleted comment by %q (not authored by recess, %q): nothing restored", gone.Author, me)
 		return nil, nil
 	}

@@ -284,7 +284,9 @@ func TestCommentStoreLost(t *testing.T) {
 		requests   int
 	}{
 		{name: "recess_status_comment", discussion: 5, body: status, author: "github-actions[bot]", want: want, requests: 1},
-		{name: "login_compared_as_one_account", discussion: 5, body: status, author: " GitHub-Actions ", want: want, requests: 1},
+		{name: "login_compared_as_one_account", discussion: 5, body: status, author: " GitHub-Actions[BOT] ", want: want, requests: 1},
+		// The person whose login is the app's base name is not the app.
+		{name: "person_with_the_apps_base_name", discussion: 5, body: status, author: "github-actions", requests: 1},
 		{name: "someone_elses_comment_with_the_marker", discussion: 5, body: status, author: "mallory", requests: 1},
 		{name: "no_marker", discussion: 5, body: "Thanks!", author: "github-actions[bot]", requests: 0},
 		{name: "record_of_another_discussion", discussion: 5, body: other, author: "github-actions[bot]", requests: 1},

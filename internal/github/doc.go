@@ -19,7 +19,9 @@
 // dedicated branch (state-store: branch).
 //
 // Identity is GitHub's viewerDidAuthor wherever GitHub reports it: the
-// Actions bot is "github-actions" in GraphQL but "github-actions[bot]" in REST
-// and webhooks. The one exception, a deleted comment known only from its
-// webhook, compares logins through wait.SameLogin.
+// Actions bot is "github-actions" as a comment's GraphQL author but
+// "github-actions[bot]" in REST, webhooks and GraphQL's viewer. The one
+// exception, a deleted comment known only from its webhook, compares its
+// author with the viewer's login through wait.SameAccount, so the person
+// "foo" is never taken for the app "foo[bot]".
 package github

@@ -189,14 +189,25 @@ func counted(t *Trigger, o Observed) []time.Time {
 // NormLogin folds a GitHub login for comparison: surrounding space, case,
 // and the "[bot]" suffix that REST and webhooks give an app's login and
 // GraphQL leaves off ("renovate[bot]" and "renovate" are one bot). It is the
-// one rule for comparing logins: a trigger's from, ignore-authors, recess's
-// own identity, command authors.
+// one rule for comparing the logins people write or GraphQL reports: a
+// trigger's from, ignore-authors, command authors. Where both logins come in
+// REST form and the question is "is this that very account", SameAccount
+// decides instead.
 func NormLogin(s string) string {
 	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "[bot]")
 }
 
 // SameLogin reports whether two logins name the same account (NormLogin).
 func SameLogin(a, b string) bool { return NormLogin(a) == NormLogin(b) }
+
+// SameAccount reports whether two logins in REST form (an app's with its
+// "[bot]" suffix, as webhooks and GraphQL's viewer give it) are one account:
+// space and case aside, they are equal. The suffix counts here: the person
+// "foo" is not the app "foo[bot]", so a comment only counts as recess's own
+// when its author is recess's very identity.
+func SameAccount(a, b string) bool {
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
 
 // SameSignal reports whether two signal names are the same signal: they
 // compare case-insensitively ("/recess signal Security-Review" delivers
