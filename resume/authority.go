@@ -79,15 +79,15 @@ func (p *pass) writer(c *Comment) bool {
 	return ok && a.err == nil && a.perm.Write
 }
 
-// unauthorized records a slash command from an author who may not use
-// one: a log line and a note when GitHub says the author cannot write, a
-// warning for the maintainer when recess could not ask. Either way the
-// comment is an ordinary reply.
+// unauthorized records a slash command recess does not carry out: a log
+// line and a note when GitHub says the author cannot write (the comment is
+// then an ordinary reply), a warning for the maintainer when recess could
+// not ask (the command is then held until it can: see reading).
 func (p *pass) unauthorized(c *Comment, cmd command) {
 	a := p.snap.perms[authorityKey(c)]
 	if a.err != nil {
-		p.logf("discussion %d: refused /recess %s from @%s: %v", p.rec.Discussion, cmd.name, c.Author, a.err)
-		p.res.warn("comment %s: /recess %s from @%s refused: recess may not read @%s's permission on the repository (%v); give the token read access to the repository's metadata", c.ID, cmd.name, c.Author, c.Author, a.err)
+		p.logf("discussion %d: held /recess %s from @%s: %v", p.rec.Discussion, cmd.name, c.Author, a.err)
+		p.res.warn("comment %s: /recess %s from @%s is held: recess may not read @%s's permission on the repository (%v); give the token read access to the repository's metadata, and the next run carries it out", c.ID, cmd.name, c.Author, c.Author, a.err)
 		return
 	}
 	role := a.perm.Role

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
@@ -33,17 +34,31 @@ func parseCommand(body string) (command, bool) {
 }
 
 // firstLine splits a body into its first non-empty line and what follows
-// it, trimmed. Every line-break form ends a line (normalizeBreaks): a body
-// typed in GitHub's web UI has CRLF, and CR, NEL, LS and PS end a line too.
+// it, trimmed. Every line-break form ends a line (lineBreak): a body typed
+// in GitHub's web UI has CRLF, and CR, NEL, LS and PS end a line too.
 func firstLine(body string) (string, string) {
-	body = normalizeBreaks(body)
 	for {
-		line, rest, found := strings.Cut(body, "\n")
+		line, rest, found := cutLine(body)
 		if strings.TrimSpace(line) != "" || !found {
 			return line, strings.TrimSpace(rest)
 		}
 		body = rest
 	}
+}
+
+// cutLine cuts s at its first line break of any form (lineBreak, CRLF as
+// one), leaving every other byte as it was.
+func cutLine(s string) (line, rest string, found bool) {
+	for i, r := range s {
+		if lineBreak(r) {
+			n := utf8.RuneLen(r)
+			if r == '\r' && strings.HasPrefix(s[i+1:], "\n") {
+				n++
+			}
+			return s[:i], s[i+n:], true
+		}
+	}
+	return s, "", false
 }
 
 // reading is what one comment is to recess; see pass.reading.
@@ -54,6 +69,10 @@ type reading struct {
 	cmd      command
 	hasCmd   bool
 	outsider bool
+	// unknown says recess could not read the author's permission: the
+	// command is held, neither applied nor counted as a reply, until a
+	// run can read it (commands).
+	unknown bool
 	// refused says why a command from a write-level author is refused
 	// (the zero refusal when it is not).
 	refused refusal
@@ -63,7 +82,9 @@ type reading struct {
 }
 
 // accepted reports a slash command recess acts on.
-func (r reading) accepted() bool { return r.hasCmd && !r.outsider && r.refused.people == "" }
+func (r reading) accepted() bool {
+	return r.hasCmd && !r.outsider && !r.unknown && r.refused.people == ""
+}
 
 // reply reports whether the comment is a reply: a person's words that count
 // toward missing_input, reach history_since and may wake recess.
@@ -75,7 +96,8 @@ func (r reading) reply() bool { return r.said != "" }
 // nothing: no reply, no command. A slash command from a write-level author
 // is accepted or refused; a refused one counts toward nothing, and the text
 // after an accepted one's line is a reply. Anyone else's "/recess ..." is an
-// ordinary reply. The answer depends on the comment, the configuration and
+// ordinary reply. A command whose author's permission could not be read is
+// held: nothing yet, until a run can read it. The answer depends on the comment, the configuration and
 // the signals the discussion's open recesses await (see awaitedSignals),
 // never on the clock.
 func (p *pass) reading(c *Comment) reading {
@@ -85,6 +107,10 @@ func (p *pass) reading(c *Comment) reading {
 	r := reading{said: c.Body}
 	r.cmd, r.hasCmd = parseCommand(c.Body)
 	if !r.hasCmd {
+		return r
+	}
+	if a, ok := p.snap.perms[authorityKey(c)]; ok && a.err != nil {
+		r.unknown, r.said = true, ""
 		return r
 	}
 	if !p.writer(c) {
@@ -241,7 +267,9 @@ type asked struct {
 // "/recess ..." is an ordinary reply and a log line.
 // Each command is handled once: the command cursor moves past it in the same
 // record write that records its effect, and every comment recess posts in
-// answer carries a marker, so a re-run neither repeats nor loses one.
+// answer carries a marker, so a re-run neither repeats nor loses one. A
+// command whose author's permission could not be read stops the walk
+// without moving the cursor (see reading): it is neither lost nor consumed.
 func (p *pass) commands() asked {
 	var ask asked
 	if p.snap.isNew && p.rec.Commands.At.IsZero() {
@@ -257,6 +285,13 @@ func (p *pass) commands() asked {
 		r := p.reading(c)
 		if !r.hasCmd {
 			continue
+		}
+		if r.unknown {
+			// Held, and every later command with it (they are handled in
+			// order): the cursor stays before it, so a run that can read the
+			// permission carries it out. Only the maintainer is told.
+			p.unauthorized(c, r.cmd)
+			break
 		}
 		p.rec.Commands = p.rec.Commands.Advance(c.ID, c.CreatedAt)
 		switch {

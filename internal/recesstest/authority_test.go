@@ -62,7 +62,7 @@ func TestAuthority_slash_commands_need_write_permission(t *testing.T) {
 		{"app_is_not_a_user_and_cannot_cancel", func(t *testing.T, w *World) {
 			w.GH.AddAccount("renovate[bot]", githubfake.KindBot)
 		}, "renovate[bot]", outcome{OpenRFCs: 1, Ignored: true}},
-		{"token_that_may_not_ask_refuses_with_a_warning", func(t *testing.T, w *World) {
+		{"token_that_may_not_ask_holds_it_with_a_warning", func(t *testing.T, w *World) {
 			w.GH.Fail(githubfake.Fault{Path: "/repos/" + Repo + "/collaborators/", Status: http.StatusForbidden,
 				Body: `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`})
 		}, "maya", outcome{OpenRFCs: 1, Warnings: 1}},
@@ -89,6 +89,50 @@ func TestAuthority_slash_commands_need_write_permission(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestAuthority_command_held_while_the_permission_is_unreadable: a
+// maintainer's command whose permission the token may not read is neither
+// carried out nor taken for a reply, and nobody in the thread is answered;
+// each run warns the maintainer. Once the permission can be read, the next
+// run carries the command out: nothing was consumed.
+func TestAuthority_command_held_while_the_permission_is_unreadable(t *testing.T) {
+	t.Parallel()
+	for _, store := range bothStores {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			// One reply would fire: the held command must not count as one.
+			w, n, id := recessedWorld(t, store, `{"kind":"missing_input","replies":1}`, Options{Maintainers: []string{"maya"}})
+			before := len(w.Runs())
+			w.GH.Fail(githubfake.Fault{Path: "/repos/" + Repo + "/collaborators/", Status: http.StatusForbidden,
+				Body: `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`})
+			cmd := w.Say(id, "", "maya", "/recess cancel")
+			for run := 1; run <= 2; run++ {
+				res := must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
+				if res.Fired || res.OpenRFCs != 1 || len(newRuns(w, before)) != 0 {
+					t.Fatalf("run %d with the permission unreadable: fired %v, open recesses %d, agent runs %d; want the recess open and untouched (notes %q)",
+						run, res.Fired, res.OpenRFCs, len(newRuns(w, before)), res.Notes)
+				}
+				if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "/recess cancel from @maya is held") {
+					t.Errorf("run %d warnings = %q, want one saying the command is held", run, res.Warnings)
+				}
+				if got := recessReactions(t, w, id, cmd); len(got) != 0 {
+					t.Errorf("run %d: recess reacted %q to the held command", run, got)
+				}
+				if got := answersUnder(w, id, cmd); len(got) != 0 {
+					t.Errorf("run %d: recess answered the held command: %q", run, got)
+				}
+			}
+			w.GH.ClearFaults()
+			res := must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
+			if res.OpenRFCs != 0 || len(newRuns(w, before)) != 0 {
+				t.Errorf("once the permission reads, the held /recess cancel left %d open recesses and started %d runs (notes %q)", res.OpenRFCs, len(newRuns(w, before)), res.Notes)
+			}
+			if diff := cmp.Diff([]string{"THUMBS_UP"}, recessReactions(t, w, id, cmd)); diff != "" {
+				t.Errorf("reactions on the carried-out command (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

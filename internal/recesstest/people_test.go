@@ -1,6 +1,7 @@
 package recesstest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,7 +32,7 @@ func comment(t *testing.T, w *World, discussionID, commentID string) githubfake.
 	return githubfake.Comment{}
 }
 
-// recessReactions are the reactions recess put on a comment.
+// recessReactions are the reactions recess put on a comment, sorted.
 func recessReactions(t *testing.T, w *World, discussionID, commentID string) []string {
 	t.Helper()
 	var out []string
@@ -40,6 +41,7 @@ func recessReactions(t *testing.T, w *World, discussionID, commentID string) []s
 			out = append(out, content)
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 
@@ -105,10 +107,10 @@ func TestCommands_signal_names(t *testing.T) {
 		{name: "other_case_fires", body: "/recess signal Security-Review", wantFired: true, wantReact: []string{"THUMBS_UP"}},
 		// The command is the first line, whatever ends it; the words after it
 		// are a reply (👀: it woke recess).
-		{name: "crlf_ends_the_line", body: "/recess signal legal\r\nCleared by counsel.", wantFired: true, wantReact: []string{"THUMBS_UP", "EYES"}},
-		{name: "cr_ends_the_line", body: "/recess signal legal\rCleared by counsel.", wantFired: true, wantReact: []string{"THUMBS_UP", "EYES"}},
-		{name: "line_separator_ends_the_line", body: "/recess signal legal\u2028Cleared by counsel.", wantFired: true, wantReact: []string{"THUMBS_UP", "EYES"}},
-		{name: "next_line_ends_the_line", body: "/recess signal legal\u0085Cleared by counsel.", wantFired: true, wantReact: []string{"THUMBS_UP", "EYES"}},
+		{name: "crlf_ends_the_line", body: "/recess signal legal\r\nCleared by counsel.", wantFired: true, wantReact: []string{"EYES", "THUMBS_UP"}},
+		{name: "cr_ends_the_line", body: "/recess signal legal\rCleared by counsel.", wantFired: true, wantReact: []string{"EYES", "THUMBS_UP"}},
+		{name: "line_separator_ends_the_line", body: "/recess signal legal\u2028Cleared by counsel.", wantFired: true, wantReact: []string{"EYES", "THUMBS_UP"}},
+		{name: "next_line_ends_the_line", body: "/recess signal legal\u0085Cleared by counsel.", wantFired: true, wantReact: []string{"EYES", "THUMBS_UP"}},
 		{
 			name: "unawaited_signal_is_refused", body: "/recess signal secuirty-review", wantReact: []string{"CONFUSED"},
 			wantAnswers: []string{"I did not act on this: no open recess here waits for the signal “secuirty-review”; the awaited signals are “legal”, “security-review”."},
