@@ -122,7 +122,7 @@ func (e *Engine) dispatchFailed(ctx context.Context, out *decision, derr error) 
 	case !errors.Is(err, state.ErrConflict):
 		return e.saveFailed(ctx, f, err)
 	}
-	if errors.Is(derr, ErrDispatchRefused) {
+	if errors.Is(derr, ErrDispatchRefused) || errors.Is(derr, ErrNoWorkflow) {
 		return fmt.Errorf("dispatch of the agent workflow: %w", derr)
 	}
 	return nil
@@ -130,18 +130,22 @@ func (e *Engine) dispatchFailed(ctx context.Context, out *decision, derr error) 
 
 // dispatchFailure decides over the record whose intent was written what a
 // failed dispatch call comes to. A transient failure is retried by a later run
-// and does not burn an attempt; a refusal (the request itself is wrong: a
-// missing workflow input, an unknown workflow) cannot succeed by retrying
-// and is escalated.
+// and does not burn an attempt; so is a missing agent workflow, which also
+// fails the run (dispatchFailed) until a person fixes the workflow input; a
+// refusal (the request itself is wrong: a missing workflow input) cannot
+// succeed by retrying and is escalated.
 func (e *Engine) dispatchFailure(out *decision, derr error) *decision {
 	p := &pass{decision: decision{res: out.res, rec: out.rec, d: out.d, now: out.now, write: true}, cfg: e.cfg(), snap: &snapshot{rec: out.rec}, logf: e.logf}
 	a := p.rec.Active
 	a.DispatchErrors++
-	if errors.Is(derr, ErrDispatchRefused) {
+	switch {
+	case errors.Is(derr, ErrNoWorkflow):
+		// The run's error says it, with the fix (dispatchFailed).
+	case errors.Is(derr, ErrDispatchRefused):
 		// People read what happened; what GitHub answered is for the
 		// maintainer (the run's annotation, the record's last error).
 		p.escalate(a, "GitHub refused to start the agent workflow; the recess run's log says why")
-	} else {
+	default:
 		p.res.warn("the dispatch call failed (%v); a later run looks for the run and retries", derr)
 	}
 	a.LastError = clip(derr.Error(), maxErrorText)

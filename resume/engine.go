@@ -375,6 +375,9 @@ type decision struct {
 	plan       *dispatchPlan
 	posts      []post
 	needRecent bool
+	// fail is the error the run ends with once the decision is applied:
+	// what is owed is written down, and a person must act (ErrNoWorkflow).
+	fail error
 	// views describe the open recesses, for the result once applied.
 	views []RFCView
 }
@@ -600,7 +603,7 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, step func(*
 			err = e.apply(ctx, out)
 			if err == nil {
 				out.viewed()
-				return out.res, nil
+				return out.res, out.fail
 			}
 			if errors.Is(err, state.ErrConflict) && try < maxConflictRetries {
 				e.logf("discussion %d: the record changed while this run worked; deciding again from a fresh read", number)

@@ -356,6 +356,11 @@ func (p *pass) intake() error {
 		return nil
 	}
 	n, err := p.snap.recent, p.snap.recentErr
+	if errors.Is(err, ErrNoWorkflow) {
+		// Owed, and queued so; the run fails once the record is written.
+		p.fail = err
+		return p.queue(p.now, "recess could not find the agent workflow; a maintainer has been told", "the agent workflow is missing")
+	}
 	if err != nil {
 		p.res.warn("could not count recent dispatches: %v; queued for a later run", err)
 		return p.queue(p.now, "the repository's recent agent runs could not be counted", "the repository's dispatch count could not be read")

@@ -93,7 +93,8 @@ type Dispatcher interface {
 	// Dispatch starts the agent workflow. It returns GitHub's run id when the
 	// server reports it (0 when it does not). An error wrapping
 	// ErrDispatchRefused means GitHub refused the request itself (retrying the
-	// same request cannot help); any other error may be transient.
+	// same request cannot help); ErrNoWorkflow, that the agent workflow is
+	// not there; any other error may be transient.
 	Dispatch(ctx context.Context, req DispatchRequest) (runID int64, err error)
 	// FindRun looks a run up by the correlation id in its run-name.
 	// ErrNotFound when there is none (yet).
@@ -102,7 +103,8 @@ type Dispatcher interface {
 	Run(ctx context.Context, id int64) (*WorkflowRun, error)
 	// RecentDispatches counts the fresh dispatches among the agent runs
 	// created by workflow_dispatch at or after since (FreshRun on their
-	// run-names), for the repository-wide rate limit.
+	// run-names), for the repository-wide rate limit. ErrNoWorkflow when
+	// the agent workflow is not there.
 	RecentDispatches(ctx context.Context, since time.Time) (int, error)
 }
 
@@ -110,6 +112,11 @@ type Dispatcher interface {
 var (
 	ErrNotFound        = errors.New("not found")
 	ErrDispatchRefused = errors.New("dispatch refused")
+	// ErrNoWorkflow: the repository has no agent workflow by the name recess
+	// was given (the workflow input). Nothing recess can retry mends it, and
+	// nothing is lost to it either: what is owed stays owed, and the run
+	// that meets it fails, naming the input, until a person fixes it.
+	ErrNoWorkflow = errors.New("no such agent workflow")
 	// ErrPermissionUnreadable: the token may not read an account's
 	// permission on the repository (GitHub answered 401, 403 or 404).
 	ErrPermissionUnreadable = errors.New("permission unreadable")

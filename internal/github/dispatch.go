@@ -21,7 +21,8 @@ import (
 //
 // A dispatch is never retried on a server error: a 502 may hide an applied
 // dispatch, and the engine's intent bookkeeping looks for the run instead.
-// 400, 404 and 422 answers wrap resume.ErrDispatchRefused.
+// 400 and 422 answers wrap resume.ErrDispatchRefused; a 404 is the agent
+// workflow missing (resume.ErrNoWorkflow, see noWorkflow).
 //
 // GitHub docs: https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event
 func (c *Client) Dispatch(ctx context.Context, req resume.DispatchRequest) (runID int64, err error) {
@@ -59,7 +60,9 @@ func (c *Client) Dispatch(ctx context.Context, req resume.DispatchRequest) (runI
 	}
 	if err != nil {
 		switch restStatus(resp, err) {
-		case http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity:
+		case http.StatusNotFound:
+			return 0, c.noWorkflow(err)
+		case http.StatusBadRequest, http.StatusUnprocessableEntity:
 			return 0, fmt.Errorf("%s: %w: %w", what, resume.ErrDispatchRefused, err)
 		}
 		return 0, fmt.Errorf("%s: %w", what, err)
@@ -109,6 +112,10 @@ func (c *Client) FindRun(ctx context.Context, correlationID string) (*resume.Wor
 		ListOptions: gogithub.ListOptions{PerPage: pageSize},
 	}
 	runs, resp, err := c.rest.Actions.ListWorkflowRunsByFileName(ctx, c.owner, c.repo, c.workflow, opts)
+	if restStatus(resp, err) == http.StatusNotFound {
+		// No workflow, so no run of it either.
+		return nil, fmt.Errorf("%s: %w: %w", what, resume.ErrNotFound, c.noWorkflow(err))
+	}
 	if err != nil {
 		return nil, restErr(what, resp, err)
 	}
@@ -147,6 +154,9 @@ func (c *Client) RecentDispatches(ctx context.Context, since time.Time) (int, er
 	for page := 1; page <= recentPages; page++ {
 		opts.Page = page
 		runs, resp, err := c.rest.Actions.ListWorkflowRunsByFileName(ctx, c.owner, c.repo, c.workflow, opts)
+		if restStatus(resp, err) == http.StatusNotFound {
+			return 0, c.noWorkflow(err)
+		}
 		if err != nil {
 			return 0, restErr("github: recent dispatches", resp, err)
 		}
@@ -160,6 +170,15 @@ func (c *Client) RecentDispatches(ctx context.Context, since time.Time) (int, er
 		}
 	}
 	return fresh, nil
+}
+
+// noWorkflow is GitHub's 404 for the agent workflow, in words that name the
+// input and the fix (resume.ErrNoWorkflow). GitHub answers 404 for a
+// workflow file the repository's default branch does not have, both when
+// its runs are listed and when it is dispatched.
+func (c *Client) noWorkflow(err error) error {
+	return fmt.Errorf("the workflow input names %q, and %s/%s has no such workflow (.github/workflows/%s; GitHub answered: %v): set the workflow input to the agent workflow's file name, or add that file to the default branch; what is owed stays owed until then: %w",
+		c.workflow, c.owner, c.repo, c.workflow, err, resume.ErrNoWorkflow)
 }
 
 // recentPages bounds RecentDispatches' listing: 1,000 agent runs in an hour

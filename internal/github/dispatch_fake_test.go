@@ -84,13 +84,19 @@ func TestDispatchOnFakeGitHub(t *testing.T) {
 			if _, err := c.FindRun(ctx, "c-other"); !errors.Is(err, resume.ErrNotFound) {
 				t.Errorf("FindRun(%q) = %v, want ErrNotFound", "c-other", err)
 			}
-			// A workflow that does not exist is refused by GitHub itself:
-			// retrying cannot help.
+			// A workflow that does not exist is GitHub's 404: its own
+			// answer, naming the input, whether dispatched or listed.
 			bad := resume.DispatchRequest{CorrelationID: "c-x", Discussion: 1}
 			c2, _ := New(Config{Token: testToken, APIURL: gh.URL(), GraphQLURL: gh.GraphQLURL(), Owner: "o", Repo: "r",
 				Workflow: "missing.yml", Clock: clock, Sleep: clock.Sleep})
-			if _, err := c2.Dispatch(ctx, bad); !errors.Is(err, resume.ErrDispatchRefused) {
-				t.Errorf("Dispatch(missing workflow) = %v, want ErrDispatchRefused", err)
+			if _, err := c2.Dispatch(ctx, bad); !errors.Is(err, resume.ErrNoWorkflow) || errors.Is(err, resume.ErrDispatchRefused) {
+				t.Errorf("Dispatch(missing workflow) = %v, want ErrNoWorkflow", err)
+			}
+			if _, err := c2.RecentDispatches(ctx, clock.Now().Add(-time.Hour)); !errors.Is(err, resume.ErrNoWorkflow) {
+				t.Errorf("RecentDispatches(missing workflow) = %v, want ErrNoWorkflow", err)
+			}
+			if _, err := c2.FindRun(ctx, "c-x"); !errors.Is(err, resume.ErrNotFound) || !errors.Is(err, resume.ErrNoWorkflow) {
+				t.Errorf("FindRun(missing workflow) = %v, want ErrNotFound and ErrNoWorkflow", err)
 			}
 		})
 	}

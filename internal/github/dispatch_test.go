@@ -87,6 +87,7 @@ func TestDispatch(t *testing.T) {
 		wantID  int64
 		refused bool
 		failed  bool
+		missing bool
 		bodies  []dispatchBody
 	}{
 		{
@@ -111,9 +112,11 @@ func TestDispatch(t *testing.T) {
 			bodies:  []dispatchBody{{Ref: "trunk", Inputs: wantInputs, ReturnRunDetails: &yes}},
 		},
 		{
-			name:    "missing_workflow_is_refused",
+			// A missing agent workflow is its own answer (ErrNoWorkflow):
+			// what is owed waits for the workflow input to be fixed.
+			name:    "missing_workflow_is_no_workflow",
 			answer:  status(404, "Not Found"),
-			refused: true,
+			missing: true,
 			bodies:  []dispatchBody{{Ref: "trunk", Inputs: wantInputs, ReturnRunDetails: &yes}},
 		},
 		{
@@ -145,7 +148,10 @@ func TestDispatch(t *testing.T) {
 			if got := errors.Is(err, resume.ErrDispatchRefused); got != tt.refused {
 				t.Errorf("Dispatch() = %v; refused %v, want %v", err, got, tt.refused)
 			}
-			if wantErr := tt.refused || tt.failed; (err != nil) != wantErr {
+			if got := errors.Is(err, resume.ErrNoWorkflow); got != tt.missing {
+				t.Errorf("Dispatch() = %v; no workflow %v, want %v", err, got, tt.missing)
+			}
+			if wantErr := tt.refused || tt.failed || tt.missing; (err != nil) != wantErr {
 				t.Errorf("Dispatch() = %v, want error %v", err, wantErr)
 			}
 			if id != tt.wantID {

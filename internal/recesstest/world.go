@@ -8,6 +8,7 @@
 package recesstest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,6 +55,9 @@ type Options struct {
 	// Maintainers get the MEMBER association and, through it, write
 	// permission (see githubfake.GitHub.SetPermission).
 	Maintainers []string
+	// Workflow is the workflow input recess is given (default the
+	// installed agent workflow, Workflow).
+	Workflow string
 }
 
 // World is one fake GitHub with recess installed on one repository.
@@ -116,7 +120,7 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 		GraphQLURL: w.GH.GraphQLURL(),
 		Owner:      Owner,
 		Repo:       Name,
-		Workflow:   Workflow,
+		Workflow:   cmp.Or(w.opt.Workflow, Workflow),
 		HTTPClient: &http.Client{Transport: rt, Timeout: 30 * time.Second},
 		Sleep:      func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 		MaxWait:    time.Hour,
