@@ -596,6 +596,9 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, step func(*
 			// repairs it.
 			out.res.SweepSwitch = sweepSwitchFor(opts.command, out.rec.Pending(), -1)
 			if e.DryRun {
+				if out.fail != nil {
+					out.res.warn("a real run would fail: %v", out.fail)
+				}
 				e.describe(out, planned)
 				out.viewed()
 				return out.res, nil

@@ -29,9 +29,16 @@ func TestMissingAgentWorkflow(t *testing.T) {
 			if len(w.Runs()) != 0 {
 				t.Fatalf("agent runs = %d, want none", len(w.Runs()))
 			}
+			// A dry run predicts the failure instead of failing.
+			dry := w.Engine(nil).Engine
+			dry.DryRun = true
+			res, err := dry.Inbound(ctx, n)
+			if err != nil || len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "a real run would fail") {
+				t.Errorf("dry run = %v, warnings %q; want no error and a warning that a real run would fail", err, res.Warnings)
+			}
 			w.opt.Workflow = ""
 			w.Advance(time.Minute)
-			res := must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
+			res = must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
 			if !res.Dispatched || len(w.Runs()) != 1 {
 				t.Errorf("with the input fixed: dispatched %v, agent runs %d; want one (notes %q)", res.Dispatched, len(w.Runs()), res.Notes)
 			}
