@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // access is what the Permissions port answered for one author: the
@@ -18,16 +20,17 @@ type access struct {
 }
 
 // permissions reads into Engine.perms, for every author of a comment in d
-// that holds a slash command, the author's permission on the repository:
-// once per author per Engine (a sweep asks once for an author it meets in many discussions),
-// and not at all when no comment holds a command. A token that may not ask
-// gives an answer that says so (the command is refused with a warning);
-// any other error fails the run, which changed nothing yet.
-func (e *Engine) permissions(ctx context.Context, d *Discussion) error {
+// that holds a slash command and is not settled in rec, the author's
+// permission on the repository: once per author per Engine (a sweep asks
+// once for an author it meets in many discussions), and not at all when no
+// such comment holds a command. A token that may not ask gives an answer
+// that says so (the command is held with a warning); any other error fails
+// the run, which changed nothing yet.
+func (e *Engine) permissions(ctx context.Context, rec *state.Record, isNew bool, d *Discussion) error {
 	for i := range d.Comments {
 		c := &d.Comments[i]
 		key := authorityKey(c)
-		if _, cmd := parseCommand(c.Body); key == "" || !cmd || !spoken(c, e.cfg().IgnoreAuthors) {
+		if _, cmd := parseCommand(c.Body); key == "" || !cmd || !spoken(c, e.cfg().IgnoreAuthors) || settled(rec, isNew, c) {
 			continue
 		}
 		if _, ok := e.perms[key]; ok {
@@ -48,6 +51,26 @@ func (e *Engine) permissions(ctx context.Context, d *Discussion) error {
 		e.perms[key] = a
 	}
 	return nil
+}
+
+// settled reports whether no decision over rec reads comment c again: the
+// command cursor has passed it (its command was handled), and so have what
+// the runs were shown (Seen), every open recess's windows and the active
+// run's history. Its author's permission is then not asked again: a
+// command handled long ago costs later runs nothing. A new record settles
+// nothing.
+func settled(rec *state.Record, isNew bool, c *Comment) bool {
+	if isNew {
+		return false
+	}
+	cursors := []state.Cursor{rec.Commands, rec.Seen}
+	for _, rfc := range rec.OpenRFCs {
+		cursors = append(cursors, rfc.RepliesAfter, rfc.Since)
+	}
+	if a := rec.Active; a != nil {
+		cursors = append(cursors, a.Since)
+	}
+	return !slices.ContainsFunc(cursors, func(k state.Cursor) bool { return !k.Covers(c.ID, c.CreatedAt) })
 }
 
 // restLogin is the login that names a comment's author in REST: an app's

@@ -109,7 +109,8 @@ func (p *pass) reading(c *Comment) reading {
 	if !r.hasCmd {
 		return r
 	}
-	if a, ok := p.snap.perms[authorityKey(c)]; ok && a.err != nil {
+	if a, ok := p.snap.perms[authorityKey(c)]; !ok || a.err != nil {
+		// Not asked (settled: see Engine.permissions), or not answered.
 		r.unknown, r.said = true, ""
 		return r
 	}

@@ -462,7 +462,7 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 	}
 	if s.d != nil {
 		sort.SliceStable(s.d.Comments, func(i, j int) bool { return s.d.Comments[i].CreatedAt.Before(s.d.Comments[j].CreatedAt) })
-		if err := e.permissions(ctx, s.d); err != nil {
+		if err := e.permissions(ctx, s.rec, s.isNew, s.d); err != nil {
 			return nil, fmt.Errorf("discussion %d: %w", number, err)
 		}
 		s.perms = e.perms

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -158,6 +159,41 @@ func TestAuthority_permission_asked_once_per_author_only_for_commands(t *testing
 			must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
 			if diff := cmp.Diff([]string{"maya", Member}, permissionReads(w)); diff != "" {
 				t.Errorf("permission reads (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestAuthority_settled_commands_are_not_asked_again: once the commands are
+// handled and no open recess can count them, later runs over the
+// discussion ask GitHub for nobody's permission. Before that, each run asks
+// for the authors of the commands in an open recess's window: whether one
+// counts as a reply depends on who wrote it.
+func TestAuthority_settled_commands_are_not_asked_again(t *testing.T) {
+	t.Parallel()
+	for _, store := range bothStores {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			w, n, id := recessedWorld(t, store, `{"kind":"missing_input","replies":9}`, Options{Maintainers: []string{"maya"}})
+			w.Say(id, "", Member, "/recess status")
+			w.Say(id, "", "maya", "/recess status")
+			must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
+			w.Say(id, "", "bob", "Postgres.")
+			w.GH.ResetLog()
+			if res := must(t)(w.Engine(nil).Engine.Inbound(ctx, n)); res.OpenRFCs != 1 {
+				t.Fatalf("open recesses = %d, want 1", res.OpenRFCs)
+			}
+			if diff := cmp.Diff([]string{Member, "maya"}, permissionReads(w)); diff != "" {
+				t.Errorf("permission reads while the recess is open (-want +got):\n%s", diff)
+			}
+			w.Say(id, "", "maya", "/recess cancel")
+			must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
+			w.Advance(time.Minute)
+			w.Say(id, "", "bob", "Thanks.")
+			w.GH.ResetLog()
+			must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
+			if got := permissionReads(w); len(got) != 0 {
+				t.Errorf("a run after every command was settled asked for the permissions of %v", got)
 			}
 		})
 	}
