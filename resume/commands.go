@@ -97,9 +97,9 @@ func (r reading) reply() bool { return r.said != "" }
 // is accepted or refused; a refused one counts toward nothing, and the text
 // after an accepted one's line is a reply. Anyone else's "/recess ..." is an
 // ordinary reply. A command whose author's permission could not be read is
-// held: nothing yet, until a run can read it. The answer depends on the comment, the configuration and
-// the signals the discussion's open recesses await (see awaitedSignals),
-// never on the clock.
+// held: nothing yet, until a run can read it. The answer depends on the
+// comment, the configuration and the signals the discussion's open recesses
+// await (see awaitedSignals), never on the clock.
 func (p *pass) reading(c *Comment) reading {
 	if !spoken(c, p.cfg.IgnoreAuthors) {
 		return reading{}
