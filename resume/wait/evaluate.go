@@ -67,10 +67,11 @@ type evaluator struct {
 	now time.Time
 }
 
-// known returns t, or the opening moment when t is unknown (zero).
-func (e *evaluator) known(t time.Time) time.Time {
+// at is the moment something observed arrived: t, or the opening moment
+// when t is unknown (zero). It is the one rule for an unknown moment.
+func (o Observed) at(t time.Time) time.Time {
 	if t.IsZero() {
-		return e.OpenedAt
+		return o.OpenedAt
 	}
 	return t
 }
@@ -177,10 +178,8 @@ func counted(t *Trigger, o Observed) []time.Time {
 		switch {
 		case len(t.From) > 0 && !slices.ContainsFunc(t.From, func(f string) bool { return SameLogin(f, rp.Author) }):
 		case t.Scope == ScopeThread && (rp.ParentID == "" || !slices.Contains(o.ThreadRoots, rp.ParentID)):
-		case rp.CreatedAt.IsZero():
-			times = append(times, o.OpenedAt)
 		default:
-			times = append(times, rp.CreatedAt)
+			times = append(times, o.at(rp.CreatedAt))
 		}
 	}
 	return times
@@ -232,7 +231,7 @@ func (e *evaluator) escalation(t *Trigger) result {
 		if !SameSignal(s.Name, t.Signal) && s.Name != AnySignal {
 			continue
 		}
-		if ts := e.known(s.At); found == nil || ts.Before(at) {
+		if ts := e.at(s.At); found == nil || ts.Before(at) {
 			found, at = &e.Signals[i], ts
 		}
 	}
