@@ -177,8 +177,9 @@ func (c *Client) RecentDispatches(ctx context.Context, since time.Time) (int, er
 // workflow file the repository's default branch does not have, both when
 // its runs are listed and when it is dispatched.
 func (c *Client) noWorkflow(err error) error {
-	return fmt.Errorf("the workflow input names %q, and %s/%s has no such workflow (.github/workflows/%s; GitHub answered: %v): set the workflow input to the agent workflow's file name, or add that file to the default branch; what is owed stays owed until then: %w",
-		c.workflow, c.owner, c.repo, c.workflow, err, resume.ErrNoWorkflow)
+	c.logf("github: agent workflow %s: %v", c.workflow, err)
+	return fmt.Errorf("the workflow input names %q, and %s/%s has no such workflow (GitHub answered 404 for .github/workflows/%s): set the workflow input to the agent workflow's file name, or add that file to the default branch; what is owed stays owed until then: %w",
+		c.workflow, c.owner, c.repo, c.workflow, resume.ErrNoWorkflow)
 }
 
 // recentPages bounds RecentDispatches' listing: 1,000 agent runs in an hour
