@@ -651,11 +651,11 @@ func TestHostile_events(t *testing.T) {
 	}
 }
 
-// TestHostile_permission_unreadable_refuses_commands: when GitHub refuses
+// TestHostile_permission_unreadable_holds_commands: when GitHub refuses
 // the token the collaborator-permission question, a maintainer's command
-// is refused with a warning annotation that says so, and changes nothing:
+// is held with a warning annotation that says so, and changes nothing:
 // the recess stays open.
-func TestHostile_permission_unreadable_refuses_commands(t *testing.T) {
+func TestHostile_permission_unreadable_holds_commands(t *testing.T) {
 	t.Parallel()
 	for _, store := range []string{"comment", "branch"} {
 		t.Run(store, func(t *testing.T) {
