@@ -73,15 +73,9 @@ func settled(rec *state.Record, isNew bool, c *Comment) bool {
 	return !slices.ContainsFunc(cursors, func(k state.Cursor) bool { return !k.Covers(c.ID, c.CreatedAt) })
 }
 
-// restLogin is the login that names a comment's author in REST: an app's
-// account carries "[bot]", so that it is never taken for the person whose
-// login is the app's name.
-func restLogin(c *Comment) string {
-	if c.AuthorBot && !strings.HasSuffix(strings.ToLower(c.Author), "[bot]") {
-		return c.Author + "[bot]"
-	}
-	return c.Author
-}
+// restLogin is the login that names a comment's author in REST
+// (wait.RESTLogin).
+func restLogin(c *Comment) string { return wait.RESTLogin(c.Author, c.AuthorBot) }
 
 // authorityKey is the key of a comment author's permission: the normalised
 // login, and for an app's account a key no person's login can have.

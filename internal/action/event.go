@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
@@ -151,9 +150,7 @@ func deletedComment(body, user jsontext.Value) (*resume.DeletedComment, error) {
 		if !ok {
 			return nil, &wait.FieldError{Field: "event payload comment.user.type", Reason: "not a string"}
 		}
-		if kind == "Bot" && !strings.HasSuffix(strings.ToLower(d.Author), "[bot]") {
-			d.Author += "[bot]"
-		}
+		d.Author = wait.RESTLogin(d.Author, kind == "Bot")
 	}
 	return &d, nil
 }

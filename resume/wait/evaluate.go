@@ -199,6 +199,17 @@ func NormLogin(s string) string {
 // SameLogin reports whether two logins name the same account (NormLogin).
 func SameLogin(a, b string) bool { return NormLogin(a) == NormLogin(b) }
 
+// RESTLogin is an account's login in REST form: an app's (bot is true)
+// carries "[bot]", as REST and webhooks give it, so that it is never taken
+// for the person whose login is the app's name. It is the one place the
+// suffix is added.
+func RESTLogin(login string, bot bool) string {
+	if bot && !strings.HasSuffix(strings.ToLower(login), "[bot]") {
+		return login + "[bot]"
+	}
+	return login
+}
+
 // SameAccount reports whether two logins in REST form (an app's with its
 // "[bot]" suffix, as webhooks and GraphQL's viewer give it) are one account:
 // space and case aside, they are equal. The suffix counts here: the person
