@@ -237,6 +237,22 @@ func (r *repo) ok(o outcome, what string) outcome {
 
 func (r *repo) open(author string) (int, string) {
 	r.t.Helper()
+	n, id, o := r.openWith(author, nil)
+	r.ok(o, "intake")
+	return n, id
+}
+
+// openWith opens a discussion and runs the front door's event job on it
+// with extra inputs, whatever its outcome.
+func (r *repo) openWith(author string, extra map[string]string) (int, string, outcome) {
+	r.t.Helper()
+	n, id, _, o := r.openEnv(author, extra)
+	return n, id, o
+}
+
+// openEnv is openWith, and the run's environment (where its summary is).
+func (r *repo) openEnv(author string, extra map[string]string) (int, string, map[string]string, outcome) {
+	r.t.Helper()
 	d, err := r.gh.CreateDiscussion(hostileRepo, author, "RFC", "please review")
 	if err != nil {
 		r.t.Fatal(err)
@@ -245,8 +261,8 @@ func (r *repo) open(author string) (int, string) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	r.ok(r.action("discussion", payload, nil), "intake")
-	return d.Number, d.ID
+	env, o := r.actionEnv("discussion", payload, extra)
+	return d.Number, d.ID, env, o
 }
 
 // say comments and runs recess for the comment's event.

@@ -77,21 +77,6 @@ func (r *repo) switchCalls(fn func()) []string {
 	return out
 }
 
-// openWith opens a discussion and runs the front door's event job on it
-// with extra inputs.
-func (r *repo) openWith(author string, extra map[string]string) (int, string, outcome) {
-	r.t.Helper()
-	d, err := r.gh.CreateDiscussion(hostileRepo, author, "RFC", "please review")
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	payload, err := r.gh.DiscussionPayload(d.ID, githubfake.Event{Action: "created"})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return d.Number, d.ID, r.action("discussion", payload, extra)
-}
-
 // sayWith comments and runs the front door's event job with extra inputs.
 func (r *repo) sayWith(discussionID, author, body string, extra map[string]string) outcome {
 	r.t.Helper()

@@ -193,16 +193,8 @@ func TestRefusedDispatchIsSaidToPeopleWithoutGitHubsAnswer(t *testing.T) {
 			if err := r.gh.AddWorkflow(hostileRepo, "narrow.yml", narrow, func(in map[string]string) string { return "agent " + in["correlation_id"] }); err != nil {
 				t.Fatal(err)
 			}
-			d, err := r.gh.CreateDiscussion(hostileRepo, "alice", "RFC", "please review")
-			if err != nil {
-				t.Fatal(err)
-			}
-			payload, err := r.gh.DiscussionPayload(d.ID, githubfake.Event{Action: "created"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := r.action("discussion", payload, map[string]string{"INPUT_WORKFLOW": "narrow.yml"})
-			cs, err := r.gh.Comments(d.ID)
+			_, id, o := r.openWith("alice", map[string]string{"INPUT_WORKFLOW": "narrow.yml"})
+			cs, err := r.gh.Comments(id)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,15 +18,7 @@ func TestAction_missing_agent_workflow_fails_loudly(t *testing.T) {
 		t.Run(store, func(t *testing.T) {
 			t.Parallel()
 			r := newRepo(t, store)
-			d, err := r.gh.CreateDiscussion(hostileRepo, "alice", "RFC", "please review")
-			if err != nil {
-				t.Fatal(err)
-			}
-			payload, err := r.gh.DiscussionPayload(d.ID, githubfake.Event{Action: "created"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			env, o := r.actionEnv("discussion", payload, map[string]string{"INPUT_WORKFLOW": "agnet.yml"})
+			_, id, env, o := r.openEnv("alice", map[string]string{"INPUT_WORKFLOW": "agnet.yml"})
 			if o.code == 0 || len(r.runs()) != 0 {
 				t.Fatalf("intake with a missing agent workflow: exit %d, %d agent runs; want a failed run and none\n%s", o.code, len(r.runs()), o.stdout)
 			}
@@ -48,11 +40,11 @@ func TestAction_missing_agent_workflow_fails_loudly(t *testing.T) {
 					t.Errorf("job summary does not say %q:\n%s", want, summary)
 				}
 			}
-			c, err := r.gh.Comment(d.ID, "bob", "any news?")
+			c, err := r.gh.Comment(id, "bob", "any news?")
 			if err != nil {
 				t.Fatal(err)
 			}
-			payload, err = r.gh.DiscussionCommentPayload(c.ID, githubfake.Event{Action: "created"})
+			payload, err := r.gh.DiscussionCommentPayload(c.ID, githubfake.Event{Action: "created"})
 			if err != nil {
 				t.Fatal(err)
 			}

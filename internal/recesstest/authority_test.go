@@ -23,6 +23,11 @@ func permissionReads(w *World) []string {
 	return logins
 }
 
+// permissionForbidden is GitHub's answer to a token that may not ask the
+// collaborator-permission question.
+var permissionForbidden = githubfake.Fault{Path: "/repos/" + Repo + "/collaborators/", Status: http.StatusForbidden,
+	Body: `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`}
+
 // TestAuthority_slash_commands_need_write_permission: who may use a slash
 // command is what GitHub's collaborator-permission endpoint says (write,
 // maintain or admin), read through the adapter from the fake GitHub; an
@@ -64,8 +69,7 @@ func TestAuthority_slash_commands_need_write_permission(t *testing.T) {
 			w.GH.AddAccount("renovate[bot]", githubfake.KindBot)
 		}, "renovate[bot]", outcome{OpenRFCs: 1, Ignored: true}},
 		{"token_that_may_not_ask_holds_it_with_a_warning", func(t *testing.T, w *World) {
-			w.GH.Fail(githubfake.Fault{Path: "/repos/" + Repo + "/collaborators/", Status: http.StatusForbidden,
-				Body: `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`})
+			w.GH.Fail(permissionForbidden)
 		}, "maya", outcome{OpenRFCs: 1, Warnings: 1}},
 	}
 	for _, store := range bothStores {
@@ -106,8 +110,7 @@ func TestAuthority_command_held_while_the_permission_is_unreadable(t *testing.T)
 			// One reply would fire: the held command must not count as one.
 			w, n, id := recessedWorld(t, store, `{"kind":"missing_input","replies":1}`, Options{Maintainers: []string{"maya"}})
 			before := len(w.Runs())
-			w.GH.Fail(githubfake.Fault{Path: "/repos/" + Repo + "/collaborators/", Status: http.StatusForbidden,
-				Body: `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`})
+			w.GH.Fail(permissionForbidden)
 			cmd := w.Say(id, "", "maya", "/recess cancel")
 			for run := 1; run <= 2; run++ {
 				res := must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
