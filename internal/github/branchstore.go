@@ -100,12 +100,11 @@ type BranchStore struct {
 
 // branchView is what the store last knew of the branch.
 type branchView struct {
-	// head is the commit the rest describes; "" when unknown or missing.
+	// head is the commit the rest describes; "" when unknown, or when
+	// complete: the branch does not exist.
 	head string
-	// missing is set when the last read found no branch.
-	missing bool
 	// complete is set when every file not listed is known to be absent at
-	// head: the store created the branch itself.
+	// head: the store created the branch itself, or saw there is none.
 	complete bool
 	// files are record blob oids by discussion ("" for no file).
 	files map[int]string
@@ -114,10 +113,17 @@ type branchView struct {
 }
 
 // moveTo makes the view describe head, forgetting what it knew of another.
-func (v *branchView) moveTo(head string, missing bool) {
-	if v.files == nil || v.head != head || v.missing != missing {
-		*v = branchView{head: head, missing: missing, files: map[int]string{}, shards: map[int]branchIndex{}}
+func (v *branchView) moveTo(head string) {
+	if v.files == nil || v.head != head {
+		*v = branchView{head: head, files: map[int]string{}, shards: map[int]branchIndex{}}
 	}
+}
+
+// forget drops what the store knew of the branch: the next save reads it.
+func (s *BranchStore) forget() {
+	s.mu.Lock()
+	s.view = branchView{}
+	s.mu.Unlock()
 }
 
 // NewBranchStore returns the branch store over c, writing branch (empty:
@@ -295,9 +301,8 @@ func (s *BranchStore) vars() map[string]any {
 
 // branchRead is one look at a discussion's files.
 type branchRead struct {
-	// missing is set when the branch does not exist.
-	missing bool
-	head    string
+	// head is "" when the branch does not exist.
+	head string
 	// file is the record file (nil when there is none).
 	file *gitObjectNode
 	// shard is the discussion's index shard, or shardErr why it is unusable.
@@ -326,17 +331,19 @@ func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ref := q.Repository.Ref
-	if ref == nil || ref.Target == nil {
-		s.view.moveTo("", true)
-		return &branchRead{missing: true}, q.Repository.Discussion, nil
+	r := &branchRead{}
+	if ref := q.Repository.Ref; ref != nil && ref.Target != nil {
+		r.head, r.file = ref.Target.Oid, ref.Target.Commit.File.object()
+		r.shard, r.shardErr = s.parseIndex(shard, k, ref.Target.Commit.Shard.object())
 	}
-	r := &branchRead{head: ref.Target.Oid, file: ref.Target.Commit.File.object()}
-	r.shard, r.shardErr = s.parseIndex(shard, k, ref.Target.Commit.Shard.object())
-	s.view.moveTo(r.head, false)
-	s.view.files[n] = r.fileOID()
-	if r.shardErr == nil {
-		s.view.shards[k] = r.shard
+	s.view.moveTo(r.head)
+	if r.head == "" {
+		s.view.complete = true
+	} else {
+		s.view.files[n] = r.fileOID()
+		if r.shardErr == nil {
+			s.view.shards[k] = r.shard
+		}
 	}
 	return r, q.Repository.Discussion, nil
 }
@@ -380,10 +387,10 @@ func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resu
 			s.c.logf("github: branch store: discussion %d: completing the discussion read: %v", n, err)
 		}
 	}
-	if r.missing {
+	switch {
+	case r.head == "":
 		return nil, disc, s.fail(n, fmt.Errorf("branch %s does not exist yet: %w", s.branch, state.ErrNotFound))
-	}
-	if r.file == nil {
+	case r.file == nil:
 		return nil, disc, s.fail(n, state.ErrNotFound)
 	}
 	rec, err := s.decodeFile(n, r.file)
@@ -420,32 +427,20 @@ func (s *BranchStore) decodeFile(n int, f *gitObjectNode) (*state.Record, error)
 	return rec, nil
 }
 
-// branchBase is the state a commit is built on.
-type branchBase struct {
-	missing bool
-	head    string
-	shard   branchIndex
-}
-
-// fromView returns the base the view knows for a discussion whose file the
-// caller read as revBlob ("" for none); ok is false when the view does not
-// know enough or knows the file changed.
-func (s *BranchStore) fromView(n, k int, revBlob string) (branchBase, bool) {
+// fromView returns the head and shard the view knows for a discussion
+// whose file the caller read as revBlob ("" for none; head "" for a branch
+// that does not exist); ok is false when the view does not know enough or
+// knows the file changed.
+func (s *BranchStore) fromView(n, k int, revBlob string) (head string, shard branchIndex, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := &s.view
-	if v.missing {
-		return branchBase{missing: true}, revBlob == ""
-	}
 	file, fok := v.files[n]
 	shard, sok := v.shards[k]
 	if v.complete {
 		fok, sok = true, true
 	}
-	if v.head == "" || !fok || !sok || file != revBlob {
-		return branchBase{}, false
-	}
-	return branchBase{head: v.head, shard: shard}, true
+	return v.head, shard, fok && sok && file == revBlob
 }
 
 // Save writes rec as discussions/<n>.json and its entry in the index, in one
@@ -487,145 +482,136 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		e := summaryOf(&stamped)
 		entry = &e
 	}
-	revBlob := ""
-	if rec.Rev != "" {
-		b, _, ok := parseBranchRev(rec.Rev)
-		if !ok {
-			return s.fail(n, fmt.Errorf("revision %q is not this store's: %w", rec.Rev, state.ErrConflict))
-		}
-		revBlob = b
+	revBlob, ok := branchRevBlob(rec.Rev)
+	if !ok {
+		return s.fail(n, fmt.Errorf("revision %q is not this store's: %w", rec.Rev, state.ErrConflict))
 	}
 	filePath, shardFile, k := branchPaths(n)
+	done := func(head string) error {
+		rec.Rev, rec.UpdatedAt = makeBranchRev(want, head), stamped.UpdatedAt
+		return nil
+	}
 
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-
 	var (
-		mustRead   bool
-		verified   bool   // a read in this call saw the file at revBlob
-		applied    bool   // a commit of this call may have gone through
-		staleAt    string // the head a commit of this call failed on
-		lagRetries int
+		verified bool   // a read in this call saw the file at revBlob
+		applied  bool   // a commit of this call may have gone through
+		staleAt  string // the head a commit of this call failed on
+		lag      int
 	)
 	for range branchSaveAttempts {
-		b, ok := branchBase{}, false
-		if !mustRead {
-			b, ok = s.fromView(n, k, revBlob)
-		}
-		if !ok {
+		head, shard, known := s.fromView(n, k, revBlob)
+		if !known {
 			r, _, err := s.read(ctx, n, false)
 			if err != nil {
 				return s.fail(n, err)
 			}
-			mustRead = false
-			if !r.missing && r.head == staleAt && lagRetries < 3 {
+			if r.head != "" && r.head == staleAt && lag < 3 {
 				// The read trails the commit that beat ours; give
 				// GitHub a moment rather than fail on it again.
-				lagRetries++
-				if err := s.c.tr.backoffWait(ctx, lagRetries); err != nil {
+				lag++
+				if err := s.c.tr.backoffWait(ctx, lag); err != nil {
 					return s.fail(n, err)
 				}
-				mustRead = true
+				s.forget()
 				continue
 			}
-			if b, err = s.judge(n, r, revBlob, want, applied); err != nil {
+			if err := s.judge(n, r, revBlob, want, applied); err != nil {
 				return s.fail(n, err)
 			}
 			if applied && r.fileOID() == want {
 				revBlob = want
 			}
-			verified = true
+			head, shard, verified = r.head, r.shard, true
 		}
-		if b.missing {
-			head, created, err := s.createBranch(ctx)
-			if err != nil {
+		if head == "" {
+			if head, err = s.createBranch(ctx); err != nil {
 				return s.fail(n, err)
 			}
-			if !created {
+			if head == "" {
 				// Another run created it first: use theirs.
-				mustRead = true
+				s.forget()
 				continue
 			}
-			b = branchBase{head: head, shard: branchIndex{}}
 		}
 
-		old, had := b.shard[n]
-		entryChanged := had != (entry != nil) || entry != nil && !(old.NextDue.Equal(entry.NextDue) && old.Checked.Equal(entry.Checked))
-		fileChanged := want != revBlob
-		if !fileChanged && !entryChanged {
-			if !verified {
-				// Nothing to write, but Rev must still be checked: a
-				// record changed or corrupted since the caller read it
-				// must not pass as saved.
-				mustRead = true
-				continue
-			}
-			rec.Rev, rec.UpdatedAt = makeBranchRev(want, b.head), stamped.UpdatedAt
-			return nil
-		}
-		shard := b.shard.with(n, entry)
 		var adds []githubv4.FileAddition
-		if fileChanged {
+		if want != revBlob {
 			adds = append(adds, fileAddition(filePath, data))
 		}
-		if entryChanged {
+		if old, had := shard[n]; had != (entry != nil) || entry != nil && !(old.NextDue.Equal(entry.NextDue) && old.Checked.Equal(entry.Checked)) {
+			shard = shard.with(n, entry)
 			adds = append(adds, fileAddition(shardFile, shard.encode()))
 		}
-		head, err := s.commit(ctx, b.head, fmt.Sprintf("recess: discussion #%d", n), adds)
-		switch commitOutcomeOf(err) {
-		case commitDone:
+		if len(adds) == 0 {
+			if verified {
+				return done(head)
+			}
+			// Nothing to write, but Rev must still be checked: a record
+			// changed or corrupted since the caller read it must not
+			// pass as saved.
+			s.forget()
+			continue
+		}
+		next, err := s.commit(ctx, head, fmt.Sprintf("recess: discussion #%d", n), adds)
+		if err == nil {
 			s.mu.Lock()
-			s.view.moveTo(b.head, false)
-			s.view.head, s.view.files[n], s.view.shards[k] = head, want, shard
+			s.view.moveTo(head)
+			s.view.head, s.view.files[n], s.view.shards[k] = next, want, shard
 			s.mu.Unlock()
-			rec.Rev, rec.UpdatedAt = makeBranchRev(want, head), stamped.UpdatedAt
-			return nil
-		case commitStale:
-			staleAt = b.head
-		case commitNoBranch:
-			staleAt = ""
-		case commitUnknown:
+			return done(next)
+		}
+		switch moved, unknown := commitRetry(err); {
+		case moved:
+			staleAt = head
+		case unknown:
 			s.c.logf("github: branch store: discussion %d: the commit may not have gone through (%v); reading the branch again", n, err)
 			applied = true
 		default:
 			return s.fail(n, err)
 		}
-		s.mu.Lock()
-		s.view = branchView{}
-		s.mu.Unlock()
-		mustRead = true
+		s.forget()
 	}
 	return s.fail(n, fmt.Errorf("branch %s kept moving for %d attempts: %w", s.branch, branchSaveAttempts, state.ErrConflict))
 }
 
-// judge decides from a fresh read whether a save may go on, and on what.
-func (s *BranchStore) judge(n int, r *branchRead, revBlob, want string, applied bool) (branchBase, error) {
-	if r.missing {
+// judge decides from a fresh read whether a save of the file the caller
+// read as revBlob may go on (nil), or why not.
+func (s *BranchStore) judge(n int, r *branchRead, revBlob, want string, applied bool) error {
+	if r.head == "" {
 		if revBlob != "" {
-			return branchBase{}, fmt.Errorf("the record is gone (branch %s does not exist): %w", s.branch, state.ErrConflict)
+			return fmt.Errorf("the record is gone (branch %s does not exist): %w", s.branch, state.ErrConflict)
 		}
-		return branchBase{missing: true}, nil
+		return nil
 	}
 	path, _, _ := branchPaths(n)
-	switch cur := r.fileOID(); {
-	case cur == revBlob || applied && cur == want:
-		if r.shardErr != nil {
-			return branchBase{}, r.shardErr
-		}
-		return branchBase{head: r.head, shard: r.shard}, nil
-	case r.file != nil:
-		// Corrupt wins over conflict: the engine must stop, not retry.
-		if _, err := s.decodeFile(n, r.file); err != nil {
-			return branchBase{}, err
+	if cur := r.fileOID(); cur == revBlob || applied && cur == want {
+		return r.shardErr
+	}
+	return judgeChange(path, revBlob, r.fileOID(), func() error {
+		_, err := s.decodeFile(n, r.file)
+		return err
+	})
+}
+
+// judgeChange says why a stored record that is no longer at the version
+// the caller read (rev; now cur, "" for none) may not be overwritten:
+// corrupt wins over conflict (the engine must stop, not retry), then gone,
+// appeared or changed, each wrapping state.ErrConflict.
+func judgeChange(what, rev, cur string, decode func() error) error {
+	if cur != "" {
+		if err := decode(); errors.Is(err, state.ErrCorrupt) {
+			return err
 		}
 	}
 	switch {
-	case r.fileOID() == "":
-		return branchBase{}, fmt.Errorf("%s was removed since it was read: %w", path, state.ErrConflict)
-	case revBlob == "":
-		return branchBase{}, fmt.Errorf("%s already exists: %w", path, state.ErrConflict)
+	case cur == "":
+		return fmt.Errorf("%s was removed since it was read: %w", what, state.ErrConflict)
+	case rev == "":
+		return fmt.Errorf("%s already exists: %w", what, state.ErrConflict)
 	}
-	return branchBase{}, fmt.Errorf("%s changed since it was read: %w", path, state.ErrConflict)
+	return fmt.Errorf("%s changed since it was read: %w", what, state.ErrConflict)
 }
 
 func fileAddition(path string, data []byte) githubv4.FileAddition {
@@ -662,63 +648,42 @@ func (s *BranchStore) commit(ctx context.Context, expected, headline string, add
 	return "", nil
 }
 
-type commitOutcome int
-
-const (
-	commitDone commitOutcome = iota
-	// commitStale: the head moved (GitHub's STALE_DATA answer to a stale
-	// expectedHeadOid: HTTP 200, createCommitOnBranch null, "Expected branch
-	// to point to ... but it did not.  Pull and try again.").
-	commitStale
-	// commitNoBranch: the branch is gone.
-	commitNoBranch
-	// commitUnknown: no answer (server error, broken connection); the
-	// commit may have been applied.
-	commitUnknown
-	// commitFailed: refused for another reason.
-	commitFailed
-)
-
-func commitOutcomeOf(err error) commitOutcome {
+// commitRetry says whether a failed commit is worth trying again from a
+// fresh read: moved when the head moved or the branch went (GitHub's
+// STALE_DATA answer to a stale expectedHeadOid: HTTP 200,
+// createCommitOnBranch null, "Expected branch to point to ... but it did
+// not.  Pull and try again."; or NOT_FOUND), unknown when no answer came
+// (server error, broken connection) and the commit may have been applied.
+// Anything else was refused.
+func commitRetry(err error) (moved, unknown bool) {
 	var (
 		ge *GraphQLError
 		se *StatusError
 		rl *RateLimitError
 	)
 	switch {
-	case err == nil:
-		return commitDone
 	case errors.As(err, &ge):
-		for _, it := range ge.Errors {
-			if it.Type == "STALE_DATA" || strings.HasPrefix(it.Message, "Expected branch to point to") {
-				return commitStale
-			}
-		}
-		if ge.NotFound() {
-			return commitNoBranch
-		}
-		return commitFailed
+		return ge.NotFound() || slices.ContainsFunc(ge.Errors, func(it GraphQLErrorItem) bool {
+			return it.Type == "STALE_DATA" || strings.HasPrefix(it.Message, "Expected branch to point to")
+		}), false
 	case errors.As(err, &se):
-		if se.StatusCode >= 500 {
-			return commitUnknown
-		}
-		return commitFailed
+		return false, se.StatusCode >= 500
 	case errors.As(err, &rl), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return commitFailed
+		return false, false
 	}
-	return commitUnknown
+	return false, true
 }
 
 // createBranch creates the branch as an orphan: a tree holding only the
-// README, a commit without parents, and the ref. created is false when
-// another run created the branch first (GitHub: 422 "Reference already
-// exists"); the commit made here is then left unreferenced, for GitHub to
-// collect.
+// README, a commit without parents, and the ref, and returns its head; ""
+// when another run created the branch first (GitHub: 422 "Reference
+// already exists"): the commit made here is then left unreferenced, for
+// GitHub to collect.
 //
 // GitHub docs: https://docs.github.com/rest/git/trees#create-a-tree,
 // https://docs.github.com/rest/git/commits#create-a-commit,
 // https://docs.github.com/rest/git/refs#create-a-reference
-func (s *BranchStore) createBranch(ctx context.Context) (head string, created bool, err error) {
+func (s *BranchStore) createBranch(ctx context.Context) (string, error) {
 	readme := gogithub.TreeEntry{
 		Path:    gogithub.Ptr("README.md"),
 		Mode:    gogithub.Ptr("100644"),
@@ -728,7 +693,7 @@ func (s *BranchStore) createBranch(ctx context.Context) (head string, created bo
 	// No base tree: the tree holds the README and nothing of the project.
 	tree, resp, err := s.c.rest.Git.CreateTree(ctx, s.c.owner, s.c.repo, "", []*gogithub.TreeEntry{&readme})
 	if err != nil {
-		return "", false, restErr("create tree", resp, err)
+		return "", restErr("create tree", resp, err)
 	}
 	// No parents: a root commit, sharing no history with the project.
 	commit, resp, err := s.c.rest.Git.CreateCommit(ctx, s.c.owner, s.c.repo, gogithub.Commit{
@@ -736,7 +701,7 @@ func (s *BranchStore) createBranch(ctx context.Context) (head string, created bo
 		Tree:    &gogithub.Tree{SHA: tree.SHA},
 	}, nil)
 	if err != nil {
-		return "", false, restErr("create commit", resp, err)
+		return "", restErr("create commit", resp, err)
 	}
 	_, resp, err = s.c.rest.Git.CreateRef(ctx, s.c.owner, s.c.repo, gogithub.CreateRef{
 		Ref: "refs/heads/" + s.branch,
@@ -747,16 +712,16 @@ func (s *BranchStore) createBranch(ctx context.Context) (head string, created bo
 	case restStatus(resp, err) == http.StatusUnprocessableEntity && errors.As(err, &er) &&
 		strings.Contains(strings.ToLower(er.Message), "already exists"):
 		s.c.logf("github: branch store: branch %s was created by another run meanwhile; using it", s.branch)
-		return "", false, nil
+		return "", nil
 	case err != nil:
-		return "", false, restErr("create ref", resp, err)
+		return "", restErr("create ref", resp, err)
 	}
 	s.mu.Lock()
 	s.view = branchView{}
-	s.view.moveTo(commit.GetSHA(), false)
+	s.view.moveTo(commit.GetSHA())
 	s.view.complete = true
 	s.mu.Unlock()
-	return commit.GetSHA(), true, nil
+	return commit.GetSHA(), nil
 }
 
 // refusedAccess reports GitHub's "you may not": a GraphQL FORBIDDEN error
@@ -822,7 +787,7 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 		out = slices.AppendSeq(out, maps.Values(ix))
 	}
 	s.mu.Lock()
-	s.view.moveTo(ref.Target.Oid, false)
+	s.view.moveTo(ref.Target.Oid)
 	maps.Copy(s.view.shards, parsed)
 	s.mu.Unlock()
 	state.SortSummaries(out)
@@ -932,26 +897,21 @@ func makeBranchRev(blob, head string) string {
 	return blob + "@" + head
 }
 
-// parseBranchRev splits a revision; blob is "" for "absent".
-func parseBranchRev(rev string) (blob, head string, ok bool) {
+// branchRevBlob is the blob oid a revision names: "" for none (an empty
+// revision, or "absent"); ok is false for a revision not of this store.
+func branchRevBlob(rev string) (blob string, ok bool) {
 	blob, head, found := strings.Cut(rev, "@")
 	switch {
-	case !found || !isOID(head) && head != "":
-		return "", "", false
-	case blob == "absent":
-		return "", head, true
-	case !isOID(blob):
-		return "", "", false
+	case rev == "" || found && blob == "absent" && (head == "" || isOID(head)):
+		return "", true
+	case !found || !isOID(blob) || head != "" && !isOID(head):
+		return "", false
 	}
-	return blob, head, true
+	return blob, true
 }
 
 func isOID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil && strings.ToLower(s) == s
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // gitBlobOID is the object id git (and GitHub) gives a file's contents, so

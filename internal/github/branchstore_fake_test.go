@@ -511,8 +511,8 @@ func TestBranchStoreStaleHeadShape(t *testing.T) {
 		!cmp.Equal(e.Path, []any{"createCommitOnBranch"}) {
 		t.Errorf("commit(stale head) error = %+v, want GitHub's STALE_DATA at path [createCommitOnBranch]", e)
 	}
-	if got := commitOutcomeOf(err); got != commitStale {
-		t.Errorf("commitOutcomeOf(%v) = %v, want commitStale", err, got)
+	if moved, unknown := commitRetry(err); !moved || unknown {
+		t.Errorf("commitRetry(%v) = %v, %v, want a moved head", err, moved, unknown)
 	}
 }
 

@@ -383,51 +383,33 @@ func (s *CommentStore) create(ctx context.Context, n int, body string) (commentN
 	return written, nil
 }
 
-// statusQuery re-reads a status comment before it is overwritten.
-type statusQuery = commentQuery[struct {
-	ID              string
-	Body            string
-	UpdatedAt       time.Time
-	ViewerDidAuthor bool
-	DeletedAt       *time.Time
-	Discussion      *struct {
-		ID     string
-		Number int
-	}
-}]
-
 // update re-reads the status comment rev names and, if it is still at rev,
 // writes body into it (or into a new one at the end: see move).
 func (s *CommentStore) update(ctx context.Context, n int, rev, body string) (commentNode, error) {
-	id, _, _ := strings.Cut(rev, "@")
-	if !strings.Contains(rev, "@") || id == "" {
+	id, _, found := strings.Cut(rev, "@")
+	if !found || id == "" {
 		return commentNode{}, s.fail(n, fmt.Errorf("revision %q is not this store's: %w", rev, state.ErrConflict))
 	}
-	gone := s.fail(n, fmt.Errorf("status comment %s is gone: %w", id, state.ErrConflict))
-	var q statusQuery
-	err := s.c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)})
-	if errors.Is(err, resume.ErrNotFound) {
-		return commentNode{}, gone
-	}
+	got, err := s.c.commentsByID(ctx, []string{id})
 	if err != nil {
 		return commentNode{}, s.fail(n, err)
 	}
-	cur := q.Node
-	if cur == nil || cur.C.ID == "" || cur.C.DeletedAt != nil || !cur.C.ViewerDidAuthor || cur.C.Discussion == nil || cur.C.Discussion.Number != n {
-		return commentNode{}, gone
+	cur, now := got[id], ""
+	if cur.ID != "" && cur.DeletedAt == nil && cur.ViewerDidAuthor && cur.Discussion != nil && cur.Discussion.Number == n {
+		now = makeRev(id, cur.UpdatedAt, cur.Body)
 	}
-	if makeRev(id, cur.C.UpdatedAt, cur.C.Body) != rev {
-		if _, err := decodeStatus(n, cur.C.Body); errors.Is(err, state.ErrCorrupt) {
-			return commentNode{}, s.fail(n, fmt.Errorf("status comment %s (left as it is): %w", id, err))
-		}
-		return commentNode{}, s.fail(n, fmt.Errorf("status comment %s changed since it was read: %w", id, state.ErrConflict))
+	if now != rev {
+		return commentNode{}, s.fail(n, judgeChange("status comment "+id, rev, now, func() error {
+			_, err := decodeStatus(n, cur.Body)
+			return err
+		}))
 	}
 	s.mu.Lock()
 	stray := s.stray[id]
 	s.mu.Unlock()
 	var written commentNode
 	if stray {
-		written, err = s.move(ctx, n, cur.C.Discussion.ID, id, body)
+		written, err = s.move(ctx, n, cur.Discussion.ID, id, body)
 	} else {
 		written, err = s.c.updateComment(ctx, id, body)
 	}
@@ -635,7 +617,7 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 	for _, d := range scanned {
 		ids = append(ids, d.candidates()...)
 	}
-	bodies, err := s.c.bodies(ctx, ids)
+	got, err := s.c.commentsByID(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -647,7 +629,7 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 			continue
 		}
 		seen[d.Number] = true
-		rec := statusAmong(d.Number, d.candidates(), bodies)
+		rec := statusAmong(d.Number, d.candidates(), got)
 		if rec == nil && !unlabelled[d.Number] && d.First.PageInfo.HasNextPage && d.Last.PageInfo.HasPreviousPage && !overlaps(d) {
 			// A long discussion whose status comment stands between
 			// the first and the last comments scanned.
@@ -684,12 +666,12 @@ func overlaps(d scanNode) bool {
 	})
 }
 
-// statusAmong returns the record of the first of ids whose body (from
-// bodies) is a status comment of discussion n; nil when none is.
-func statusAmong(n int, ids []string, bodies map[string]string) *state.Record {
+// statusAmong returns the record of the first of ids that is recess's
+// status comment of discussion n (its comment read in got); nil when none is.
+func statusAmong(n int, ids []string, got map[string]idComment) *state.Record {
 	for _, id := range ids {
-		if body, ok := bodies[id]; ok {
-			if rec, err := decodeStatus(n, body); rec != nil && err == nil {
+		if cm, ok := got[id]; ok && cm.ViewerDidAuthor {
+			if rec, err := decodeStatus(n, cm.Body); rec != nil && err == nil {
 				return rec
 			}
 		}
@@ -816,11 +798,11 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Recor
 			}
 		}
 		if ids := candidates(fresh); len(ids) > 0 {
-			bodies, err := s.c.bodies(ctx, ids)
+			got, err := s.c.commentsByID(ctx, ids)
 			if err != nil {
 				return nil, err
 			}
-			if rec := statusAmong(d.Number, ids, bodies); rec != nil {
+			if rec := statusAmong(d.Number, ids, got); rec != nil {
 				return rec, nil
 			}
 		}
@@ -833,38 +815,49 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Recor
 	return nil, nil
 }
 
-// bodiesQuery reads comments by id.
-type bodiesQuery struct {
-	Nodes []*struct {
-		C struct {
-			ID              string
-			Body            string
-			ViewerDidAuthor bool
-		} `graphql:"... on DiscussionComment"`
-	} `graphql:"nodes(ids: $ids)"`
+// idComment is what recess reads of a comment by its id: a sweep, of the
+// candidates for a status comment; a save, of the status comment it is
+// about to overwrite; a reply, of the comment it answers.
+type idComment struct {
+	ID              string
+	Body            string
+	UpdatedAt       time.Time
+	ViewerDidAuthor bool
+	DeletedAt       *time.Time
+	ReplyTo         *node
+	Discussion      *struct {
+		ID     string
+		Number int
+	}
 }
 
-// bodies reads the bodies of recess's own comments by id, 100 per request.
-func (c *Client) bodies(ctx context.Context, ids []string) (map[string]string, error) {
-	out := map[string]string{}
+// commentsByID reads discussion comments by id, 100 per request. A comment
+// deleted since its id was learned voids the whole answer (GitHub answers
+// NOT_FOUND): that request's comments are then left out.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/queries#nodes
+func (c *Client) commentsByID(ctx context.Context, ids []string) (map[string]idComment, error) {
+	out := map[string]idComment{}
 	for chunk := range slices.Chunk(ids, pageSize) {
 		gids := make([]githubv4.ID, len(chunk))
 		for i, id := range chunk {
 			gids[i] = githubv4.ID(id)
 		}
-		var q bodiesQuery
+		var q struct {
+			Nodes []*struct {
+				C idComment `graphql:"... on DiscussionComment"`
+			} `graphql:"nodes(ids: $ids)"`
+		}
 		if err := c.query(ctx, &q, map[string]any{"ids": gids}); err != nil {
 			if errors.Is(err, resume.ErrNotFound) {
-				// A comment deleted since the scan voids the whole
-				// answer; its discussions are then simply unknown.
-				c.logf("github: comment store: some status comments vanished during the sweep: %v", err)
+				c.logf("github: some comments vanished since they were listed: %v", err)
 				continue
 			}
-			return nil, fmt.Errorf("comment bodies: %w", err)
+			return nil, fmt.Errorf("comments by id: %w", err)
 		}
 		for _, n := range q.Nodes {
-			if n != nil && n.C.ViewerDidAuthor {
-				out[n.C.ID] = n.C.Body
+			if n != nil && n.C.ID != "" {
+				out[n.C.ID] = n.C
 			}
 		}
 	}

@@ -105,13 +105,13 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 
 	// Every update is preceded by one small re-read of the status comment.
 	loaded.Applied = append(loaded.Applied, "c-a")
-	count("Save (changed)", []string{"query node", "mutation updateDiscussionComment"}, func() error { return store.Save(ctx, loaded) })
+	count("Save (changed)", []string{"query nodes", "mutation updateDiscussionComment"}, func() error { return store.Save(ctx, loaded) })
 
 	// The client keeps no discussion for later: Discussion reads.
 	count("Discussion", []string{"query repository"}, func() error { _, err := c.Discussion(ctx, 7); return err })
 
 	loaded.OpenRFCs = nil
-	count("Save (no longer pending)", []string{"query node", "mutation updateDiscussionComment"},
+	count("Save (no longer pending)", []string{"query nodes", "mutation updateDiscussionComment"},
 		func() error { return store.Save(ctx, loaded) })
 	if !h.hasLabel(d, WaitingLabel) {
 		t.Errorf("Save took the waiting label off; a store writes only the record")
@@ -129,7 +129,7 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 	// with one small re-read before the write.
 	other := NewCommentStore(h.client(t, nil))
 	again.Applied = append(again.Applied, "c-b")
-	count("Save (revision read elsewhere)", []string{"query node", "mutation updateDiscussionComment"}, func() error { return other.Save(ctx, again) })
+	count("Save (revision read elsewhere)", []string{"query nodes", "mutation updateDiscussionComment"}, func() error { return other.Save(ctx, again) })
 }
 
 func TestCommentStoreConflicts(t *testing.T) {
@@ -268,19 +268,19 @@ func TestCommentStoreRereadsBeforeEveryUpdate(t *testing.T) {
 
 	first := load()
 	stale := load()
-	save("right_after_the_read", first, nil, []string{"query node", "mutation updateDiscussionComment"})
-	save("older_than_the_stores_write", stale, state.ErrConflict, []string{"query node"})
+	save("right_after_the_read", first, nil, []string{"query nodes", "mutation updateDiscussionComment"})
+	save("older_than_the_stores_write", stale, state.ErrConflict, []string{"query nodes"})
 
 	edited := load()
 	h.edit(func() { status.body += "\n(edited by an admin)" })
-	save("after_an_edit_by_hand", edited, state.ErrConflict, []string{"query node"})
+	save("after_an_edit_by_hand", edited, state.ErrConflict, []string{"query nodes"})
 
 	// Reactions and other requests in between change nothing of this.
 	again := load()
 	if err := c.React(ctx, status.id, resume.Eyes); err != nil {
 		t.Fatalf("React = %v", err)
 	}
-	save("after_a_reaction", again, nil, []string{"query node", "mutation updateDiscussionComment"})
+	save("after_a_reaction", again, nil, []string{"query nodes", "mutation updateDiscussionComment"})
 
 	got := load()
 	if diff := cmp.Diff([]string{"c-right_after_the_read", "c-after_a_reaction"}, got.Applied); diff != "" {
@@ -645,9 +645,9 @@ func TestCommentStoreSaveMovesAStatusCommentTheScanCannotSee(t *testing.T) {
 			if err := store.Save(context.Background(), rec); err != nil {
 				t.Fatalf("Save = %v", err)
 			}
-			want := []string{"query node", "mutation updateDiscussionComment"}
+			want := []string{"query nodes", "mutation updateDiscussionComment"}
 			if tc.moved {
-				want = []string{"query node", "mutation addDiscussionComment", "mutation updateDiscussionComment", "mutation deleteDiscussionComment"}
+				want = []string{"query nodes", "mutation addDiscussionComment", "mutation updateDiscussionComment", "mutation deleteDiscussionComment"}
 			}
 			if diff := cmp.Diff(want, roots(h.Calls())); diff != "" {
 				t.Errorf("Save requests (-want +got):\n%s", diff)

@@ -373,17 +373,15 @@ func (c *Client) topLevel(ctx context.Context, id string) (string, error) {
 	parent, known := c.parents[id]
 	c.mu.Unlock()
 	if !known {
-		var q commentQuery[struct {
-			ID      string
-			ReplyTo *node
-		}]
-		if err := c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)}); err != nil {
+		got, err := c.commentsByID(ctx, []string{id})
+		if err != nil {
 			return "", err
 		}
-		if q.Node == nil || q.Node.C.ID == "" {
+		cm, ok := got[id]
+		if !ok {
 			return "", fmt.Errorf("comment %s: %w", id, resume.ErrNotFound)
 		}
-		parent = q.Node.C.ReplyTo.id()
+		parent = cm.ReplyTo.id()
 		c.mu.Lock()
 		c.parents[id] = parent
 		c.mu.Unlock()

@@ -128,9 +128,9 @@ func TestReplyThreadsUnderTopLevel(t *testing.T) {
 		{"reply_to_known_reply", true, func(_, r *hubComment) string { return r.id }, func(top, _ *hubComment) string { return top.id },
 			[]string{"query repository", "mutation addDiscussionComment"}},
 		{"reply_to_unknown_reply", false, func(_, r *hubComment) string { return r.id }, func(top, _ *hubComment) string { return top.id },
-			[]string{"query node", "mutation addDiscussionComment"}},
+			[]string{"query nodes", "mutation addDiscussionComment"}},
 		{"unknown_top_level", false, func(top, _ *hubComment) string { return top.id }, func(top, _ *hubComment) string { return top.id },
-			[]string{"query node", "mutation addDiscussionComment"}},
+			[]string{"query nodes", "mutation addDiscussionComment"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
