@@ -591,8 +591,9 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	// unlabelled are found by the hourly look, not by the label's search.
-	unlabelled := map[int]bool{}
+	// The first labelled are found by the label's search; those after
+	// them by the hourly look.
+	labelled := len(scanned)
 	if now := s.now().UTC(); now.Minute() < int(sweepSlot/time.Minute) {
 		look := 1
 		if now.Hour() == 0 {
@@ -602,13 +603,8 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		labelled := map[int]bool{}
-		for _, d := range scanned {
-			labelled[d.Number] = true
-		}
 		for _, d := range recent {
-			if !labelled[d.Number] {
-				unlabelled[d.Number] = true
+			if !slices.ContainsFunc(scanned[:labelled], func(l scanNode) bool { return l.Number == d.Number }) {
 				scanned = append(scanned, d)
 			}
 		}
@@ -624,15 +620,13 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 
 	seen := map[int]bool{}
 	var out []state.Summary
-	for _, d := range scanned {
+	for i, d := range scanned {
 		if d.Number <= 0 || seen[d.Number] {
 			continue
 		}
 		seen[d.Number] = true
 		rec := statusAmong(d.Number, d.candidates(), got)
-		if rec == nil && !unlabelled[d.Number] && d.First.PageInfo.HasNextPage && d.Last.PageInfo.HasPreviousPage && !overlaps(d) {
-			// A long discussion whose status comment stands between
-			// the first and the last comments scanned.
+		if rec == nil && i < labelled {
 			if rec, err = s.scanDeeper(ctx, d); err != nil {
 				return nil, err
 			}
@@ -643,7 +637,7 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 			// visit of any run puts right.
 		case rec != nil:
 			out = append(out, summaryOf(rec))
-		case !unlabelled[d.Number]:
+		case i < labelled:
 			// A discussion found without the label counts only when its
 			// pending record was read.
 			out = append(out, state.Summary{Discussion: d.Number})
@@ -656,14 +650,6 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 // report it.
 func summaryOf(rec *state.Record) state.Summary {
 	return state.Summary{Discussion: rec.Discussion, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked}
-}
-
-// overlaps reports whether d's first and last comments scanned meet, so
-// that none lies between them.
-func overlaps(d scanNode) bool {
-	return slices.ContainsFunc(d.Last.Nodes, func(l scanComment) bool {
-		return slices.ContainsFunc(d.First.Nodes, func(f scanComment) bool { return f.ID == l.ID })
-	})
 }
 
 // statusAmong returns the record of the first of ids that is recess's
@@ -679,17 +665,8 @@ func statusAmong(n int, ids []string, got map[string]idComment) *state.Record {
 	return nil
 }
 
-// searchQuery finds the discussions that carry the waiting label.
-type searchQuery struct {
-	Search struct {
-		DiscussionCount int
-		PageInfo        pageInfo
-		Nodes           []struct {
-			D scanNode `graphql:"... on Discussion"`
-		}
-	} `graphql:"search(query: $query, type: DISCUSSION, first: 100, after: $after)"`
-}
-
+// searchWaiting finds the discussions that carry the waiting label, in the
+// order of the sweep's moment (see Pending).
 func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	// Sweeps keep no memory: the order alternates with the sweep's moment.
 	order := "created-asc"
@@ -702,7 +679,15 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	s.mu.Unlock()
 	total := 0
 	out, err := pages(0, func(after *string) ([]scanNode, pageInfo, error) {
-		var q searchQuery
+		var q struct {
+			Search struct {
+				DiscussionCount int
+				PageInfo        pageInfo
+				Nodes           []struct {
+					D scanNode `graphql:"... on Discussion"`
+				}
+			} `graphql:"search(query: $query, type: DISCUSSION, first: 100, after: $after)"`
+		}
 		if err := s.c.query(ctx, &q, map[string]any{"query": githubv4.String(query), "after": (*githubv4.String)(after)}); err != nil {
 			return nil, pageInfo{}, fmt.Errorf("search %s: %w", query, err)
 		}
@@ -728,19 +713,16 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	return out, nil
 }
 
-// recentQuery lists the most recently updated open discussions.
-type recentQuery = repoQuery[struct {
-	Discussions struct {
-		PageInfo pageInfo
-		Nodes    []scanNode
-	} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
-}]
-
 // recentlyUpdated reads up to limit pages of the most recently updated open
 // discussions, as the search reads the labelled ones.
 func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanNode, error) {
 	return pages(limit, func(after *string) ([]scanNode, pageInfo, error) {
-		var q recentQuery
+		var q repoQuery[struct {
+			Discussions struct {
+				PageInfo pageInfo
+				Nodes    []scanNode
+			} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
+		}]
 		vars := s.c.repoVars()
 		vars["after"] = (*githubv4.String)(after)
 		if err := s.c.query(ctx, &q, vars); err != nil {
@@ -750,54 +732,45 @@ func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanNo
 	})
 }
 
-// deeperQuery reads an earlier page of a discussion's top-level comments,
-// backwards from the last ones scanNode read.
-type deeperQuery = repoQuery[struct {
-	Discussion *struct {
-		Comments struct {
-			PageInfo backInfo
-			Nodes    []scanComment
-		} `graphql:"comments(last: 100, before: $before)"`
-	} `graphql:"discussion(number: $number)"`
-}]
-
 // scanDeeper looks for d's status comment between the first and the last
 // comments the search scanned, paging backwards from the last ones (a
 // status comment that slipped out of the last comments is likelier near
 // them): one request per further 100 top-level comments and one for the
 // candidates' bodies, scanPages pages at most. It returns nil when it finds
-// none (the sweep then visits the discussion, as for any unknown).
+// none, or when the first and the last comments scanned meet (the sweep
+// then visits the discussion, as for any unknown).
 func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Record, error) {
 	first := map[string]bool{}
 	for _, c := range d.First.Nodes {
 		first[c.ID] = true
 	}
-	before := d.Last.PageInfo.StartCursor
-	for range scanPages {
-		if before == nil {
+	isFirst := func(c scanComment) bool { return first[c.ID] }
+	conn := d.Last
+	for page := 0; conn.PageInfo.HasPreviousPage && conn.PageInfo.StartCursor != nil && !slices.ContainsFunc(conn.Nodes, isFirst); page++ {
+		if page == scanPages {
+			s.logf(d.Number, "no status comment among its first %d top-level comments and its last %d; the sweep visits it", scanFirst, scanLast*(scanPages+1))
 			return nil, nil
 		}
-		var q deeperQuery
+		var q repoQuery[struct {
+			Discussion *struct {
+				Comments struct {
+					PageInfo backInfo
+					Nodes    []scanComment
+				} `graphql:"comments(last: 100, before: $before)"`
+			} `graphql:"discussion(number: $number)"`
+		}]
 		vars := s.c.repoVars()
 		vars["number"] = githubv4.Int(d.Number)
-		vars["before"] = githubv4.String(*before)
+		vars["before"] = githubv4.String(*conn.PageInfo.StartCursor)
 		err := s.c.query(ctx, &q, vars)
 		if errors.Is(err, resume.ErrNotFound) || err == nil && q.Repository.Discussion == nil {
 			return nil, nil // deleted meanwhile: the visit will tell
 		}
 		if err != nil {
-			return nil, fmt.Errorf("comments of discussion %d before %s: %w", d.Number, *before, err)
+			return nil, fmt.Errorf("comments of discussion %d before %s: %w", d.Number, *conn.PageInfo.StartCursor, err)
 		}
-		conn := q.Repository.Discussion.Comments
-		met := false
-		var fresh []scanComment
-		for _, c := range conn.Nodes {
-			met = met || first[c.ID]
-			if !first[c.ID] {
-				fresh = append(fresh, c)
-			}
-		}
-		if ids := candidates(fresh); len(ids) > 0 {
+		conn.PageInfo, conn.Nodes = q.Repository.Discussion.Comments.PageInfo, q.Repository.Discussion.Comments.Nodes
+		if ids := candidates(slices.DeleteFunc(slices.Clone(conn.Nodes), isFirst)); len(ids) > 0 {
 			got, err := s.c.commentsByID(ctx, ids)
 			if err != nil {
 				return nil, err
@@ -806,12 +779,7 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Recor
 				return rec, nil
 			}
 		}
-		if met || !conn.PageInfo.HasPreviousPage {
-			return nil, nil // back at the first comments: none in between
-		}
-		before = conn.PageInfo.StartCursor
 	}
-	s.logf(d.Number, "no status comment among its first %d top-level comments and its last %d; the sweep visits it", scanFirst, scanLast*(scanPages+1))
 	return nil, nil
 }
 
