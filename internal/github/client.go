@@ -233,8 +233,10 @@ func (c *Client) stamped(rec *state.Record) state.Record {
 	return out
 }
 
-// Stats returns the transport's counters, for logs and benchmarks.
-func (c *Client) Stats() Stats { return Stats{sent: int(c.tr.sent.Load())} }
+// Requests returns the number of requests that went over the wire since the
+// client was built, retries included, because that is what GitHub's budgets
+// count: for logs and benchmarks.
+func (c *Client) Requests() int { return int(c.tr.sent.Load()) }
 
 // query and mutate run githubv4 operations. net/http wraps the transport's
 // typed errors in a *url.Error that only repeats the endpoint; it is dropped.

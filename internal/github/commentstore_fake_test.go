@@ -301,7 +301,7 @@ func TestCommentStoreLost(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Lost record (-want +got):\n%s", diff)
 			}
-			if n := c.Stats().Requests(); n != tt.requests {
+			if n := c.Requests(); n != tt.requests {
 				t.Errorf("Lost sent %d requests, want %d", n, tt.requests)
 			}
 		})

@@ -32,15 +32,6 @@ const defaultSecondaryWait = time.Minute
 // limit waits; GitHub asks clients to give up after a few.
 const maxRateLimitRetries = 3
 
-// Stats are the transport's counters since the client was built.
-type Stats struct {
-	sent int
-}
-
-// Requests returns the number of requests that went over the wire, retries
-// included, because that is what GitHub's budgets count.
-func (s Stats) Requests() int { return s.sent }
-
 // RateLimitError means GitHub asked recess to wait longer than the client's
 // bound (Config.MaxWait), or kept refusing after several waits. Nothing was
 // applied by the refused request.
@@ -144,7 +135,7 @@ type transport struct {
 	// Guarded by sem.
 	blockedUntil time.Time
 
-	// sent counts the requests that went over the wire (Stats).
+	// sent counts the requests that went over the wire (Requests).
 	sent atomic.Int64
 }
 
