@@ -247,22 +247,19 @@ func (s *BranchStore) text(path string, f *gitObjectNode) (string, error) {
 // with expectedHeadOid can never land on a version of a file the reader did
 // not see.
 
-// headRead is the branch head with one record file and its index shard.
-type headRead struct {
-	Target *struct {
-		Oid    string
-		Commit struct {
-			File  *treeFile `graphql:"file: file(path: $file)"`
-			Shard *treeFile `graphql:"shard: file(path: $shard)"`
-		} `graphql:"... on Commit"`
-	}
-}
-
 // branchReadQuery reads the head, one record file and its index shard, and
 // for a Load the discussion as Discussion reads it, so that the engine's
 // next Discussion call costs nothing.
 type branchReadQuery = repoQuery[struct {
-	Ref        *headRead       `graphql:"ref(qualifiedName: $ref)"`
+	Ref *struct {
+		Target *struct {
+			Oid    string
+			Commit struct {
+				File  *treeFile `graphql:"file: file(path: $file)"`
+				Shard *treeFile `graphql:"shard: file(path: $shard)"`
+			} `graphql:"... on Commit"`
+		}
+	} `graphql:"ref(qualifiedName: $ref)"`
 	Discussion *discussionNode `graphql:"discussion(number: $number) @include(if: $load)"`
 }]
 

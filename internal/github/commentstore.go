@@ -163,7 +163,7 @@ func (s *CommentStore) LoadWith(ctx context.Context, n int) (*state.Record, *res
 	}
 	id, rec, err := s.status(n, comments)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, s.fail(n, err)
 	}
 	if rec == nil {
 		return nil, disc, s.fail(n, state.ErrNotFound)
@@ -227,7 +227,7 @@ func (s *CommentStore) status(n int, comments []storedComment) (string, *state.R
 			continue
 		}
 		if err != nil {
-			return "", nil, s.fail(n, fmt.Errorf("status comment %s (left as it is): %w", cm.ID, err))
+			return "", nil, fmt.Errorf("status comment %s (left as it is): %w", cm.ID, err)
 		}
 		rec.Rev = makeRev(cm.ID, cm.UpdatedAt, cm.Body)
 		id, found = cm.ID, rec
@@ -348,61 +348,51 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-	var written commentNode
-	if rec.Rev == "" {
-		written, err = s.create(ctx, n, body)
-	} else {
-		written, err = s.update(ctx, n, rec.Rev, body)
-	}
+	written, err := s.write(ctx, n, rec.Rev, body)
 	if err != nil {
-		return err
+		return s.fail(n, err)
 	}
 	rec.Rev = makeRev(written.ID, written.UpdatedAt, written.Body)
 	rec.UpdatedAt = stamped.UpdatedAt
 	return nil
 }
 
-// create posts the first status comment of discussion n, unless one
-// appeared since the caller's read.
-func (s *CommentStore) create(ctx context.Context, n int, body string) (commentNode, error) {
-	disc, comments, err := s.c.fetch(ctx, n)
-	if err != nil {
-		return commentNode{}, s.fail(n, err)
+// write writes body into the status comment rev names, if a re-read finds
+// it still at rev (or into a new one at the end: see move); an empty rev
+// posts the first status comment, unless one appeared since the caller's
+// read.
+func (s *CommentStore) write(ctx context.Context, n int, rev, body string) (commentNode, error) {
+	if rev == "" {
+		disc, comments, err := s.c.fetch(ctx, n)
+		if err != nil {
+			return commentNode{}, err
+		}
+		id, rec, err := s.status(n, comments)
+		switch {
+		case err != nil:
+			return commentNode{}, err
+		case rec != nil:
+			return commentNode{}, fmt.Errorf("a status comment (%s) already exists: %w", id, state.ErrConflict)
+		}
+		return s.c.addComment(ctx, disc.ID, "", body)
 	}
-	id, rec, err := s.status(n, comments)
-	if err != nil {
-		return commentNode{}, err
-	}
-	if rec != nil {
-		return commentNode{}, s.fail(n, fmt.Errorf("a status comment (%s) already exists: %w", id, state.ErrConflict))
-	}
-	written, err := s.c.addComment(ctx, disc.ID, "", body)
-	if err != nil {
-		return commentNode{}, s.fail(n, err)
-	}
-	return written, nil
-}
-
-// update re-reads the status comment rev names and, if it is still at rev,
-// writes body into it (or into a new one at the end: see move).
-func (s *CommentStore) update(ctx context.Context, n int, rev, body string) (commentNode, error) {
 	id, _, found := strings.Cut(rev, "@")
 	if !found || id == "" {
-		return commentNode{}, s.fail(n, fmt.Errorf("revision %q is not this store's: %w", rev, state.ErrConflict))
+		return commentNode{}, fmt.Errorf("revision %q is not this store's: %w", rev, state.ErrConflict)
 	}
 	got, err := s.c.commentsByID(ctx, []string{id})
 	if err != nil {
-		return commentNode{}, s.fail(n, err)
+		return commentNode{}, err
 	}
 	cur, now := got[id], ""
 	if cur.ID != "" && cur.DeletedAt == nil && cur.ViewerDidAuthor && cur.Discussion != nil && cur.Discussion.Number == n {
 		now = makeRev(id, cur.UpdatedAt, cur.Body)
 	}
 	if now != rev {
-		return commentNode{}, s.fail(n, judgeChange("status comment "+id, rev, now, func() error {
+		return commentNode{}, judgeChange("status comment "+id, rev, now, func() error {
 			_, err := decodeStatus(n, cur.Body)
 			return err
-		}))
+		})
 	}
 	s.mu.Lock()
 	stray := s.stray[id]
@@ -414,12 +404,9 @@ func (s *CommentStore) update(ctx context.Context, n int, rev, body string) (com
 		written, err = s.c.updateComment(ctx, id, body)
 	}
 	if errors.Is(err, resume.ErrNotFound) {
-		return commentNode{}, s.fail(n, fmt.Errorf("status comment %s is gone: %w: %w", id, state.ErrConflict, err))
+		return commentNode{}, fmt.Errorf("status comment %s is gone: %w: %w", id, state.ErrConflict, err)
 	}
-	if err != nil {
-		return commentNode{}, s.fail(n, err)
-	}
-	return written, nil
+	return written, err
 }
 
 // move writes the record of discussion n into a new status comment at the

@@ -156,13 +156,6 @@ type commentsPageQuery = repoQuery[struct {
 	} `graphql:"discussion(number: $number)"`
 }]
 
-// commentQuery reads the fields T of one discussion comment by its id.
-type commentQuery[T any] struct {
-	Node *struct {
-		C T `graphql:"... on DiscussionComment"`
-	} `graphql:"node(id: $id)"`
-}
-
 // storedComment is a comment as the comment store sees it: with what the
 // engine's types do not carry.
 type storedComment struct {
@@ -280,9 +273,13 @@ func (c *Client) allReplies(ctx context.Context, commentID string, first replyCo
 		if after == nil {
 			return first.Nodes, first.PageInfo, nil
 		}
-		var q commentQuery[struct {
-			Replies replyConn `graphql:"replies(first: 100, after: $after)"`
-		}]
+		var q struct {
+			Node *struct {
+				C struct {
+					Replies replyConn `graphql:"replies(first: 100, after: $after)"`
+				} `graphql:"... on DiscussionComment"`
+			} `graphql:"node(id: $id)"`
+		}
 		vars := map[string]any{"id": githubv4.ID(commentID), "after": githubv4.String(*after)}
 		if err := c.query(ctx, &q, vars); err != nil {
 			return nil, pageInfo{}, fmt.Errorf("replies of %s: %w", commentID, err)
