@@ -732,15 +732,12 @@ func refusedAccess(err error) bool {
 	)
 	switch {
 	case errors.As(err, &ge):
-		for _, it := range ge.Errors {
+		return slices.ContainsFunc(ge.Errors, func(it GraphQLErrorItem) bool {
 			// Load also reads the discussion: refusing that is about
 			// discussions: read, not the branch.
-			if !slices.Contains(it.Path, any("discussion")) &&
-				(it.Type == "FORBIDDEN" || strings.Contains(it.Message, "Resource not accessible by integration")) {
-				return true
-			}
-		}
-		return false
+			return !slices.Contains(it.Path, any("discussion")) &&
+				(it.Type == "FORBIDDEN" || strings.Contains(it.Message, "Resource not accessible by integration"))
+		})
 	case errors.As(err, &se):
 		return se.StatusCode == http.StatusForbidden
 	}

@@ -631,9 +631,6 @@ func (c *Client) activityPage(ctx context.Context, numbers []int, out map[int]ti
 		err := c.query(ctx, query.Interface(), c.repoVars())
 		if err != nil {
 			gone := goneAliases(err)
-			if gone == nil {
-				return fmt.Errorf("github: activity of %d discussion(s): %w", len(numbers), err)
-			}
 			left := slices.DeleteFunc(slices.Clone(numbers), func(n int) bool { return gone[n] })
 			if len(left) == len(numbers) {
 				return fmt.Errorf("github: activity of %d discussion(s): %w", len(numbers), err)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -93,12 +94,7 @@ func (e *GraphQLError) Error() string {
 // NotFound reports whether every error says something does not exist, so the
 // answer as a whole means "not found" rather than "failed".
 func (e *GraphQLError) NotFound() bool {
-	for _, it := range e.Errors {
-		if it.Type != "NOT_FOUND" {
-			return false
-		}
-	}
-	return len(e.Errors) > 0
+	return len(e.Errors) > 0 && !slices.ContainsFunc(e.Errors, func(it GraphQLErrorItem) bool { return it.Type != "NOT_FOUND" })
 }
 
 // Is lets errors.Is(err, resume.ErrNotFound) see through a NOT_FOUND answer.
@@ -107,12 +103,7 @@ func (e *GraphQLError) Is(target error) bool {
 }
 
 func (e *GraphQLError) rateLimited() bool {
-	for _, it := range e.Errors {
-		if it.Type == "RATE_LIMITED" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(e.Errors, func(it GraphQLErrorItem) bool { return it.Type == "RATE_LIMITED" })
 }
 
 // transport is the single RoundTripper under both API clients.
