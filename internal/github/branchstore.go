@@ -379,7 +379,7 @@ func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resu
 	}
 	var disc *resume.Discussion
 	if d != nil {
-		if disc, _, err = s.c.discussionOf(ctx, n, d); err != nil {
+		if disc, _, err = s.c.readDiscussion(ctx, n, d); err != nil {
 			// The record is read; the engine reads the discussion.
 			s.c.logf("github: branch store: discussion %d: completing the discussion read: %v", n, err)
 		}

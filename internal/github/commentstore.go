@@ -153,7 +153,7 @@ func (s *CommentStore) Load(ctx context.Context, discussion int) (*state.Record,
 // record is the discussion the engine decides on, so a run pays for one
 // read.
 func (s *CommentStore) LoadWith(ctx context.Context, n int) (*state.Record, *resume.Discussion, error) {
-	disc, comments, err := s.c.fetch(ctx, n)
+	disc, comments, err := s.c.readDiscussion(ctx, n, nil)
 	if errors.Is(err, resume.ErrNotFound) {
 		// A deleted discussion took its status comment with it.
 		return nil, nil, s.fail(n, fmt.Errorf("%w: %w", state.ErrNotFound, err))
@@ -363,7 +363,7 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 // read.
 func (s *CommentStore) write(ctx context.Context, n int, rev, body string) (commentNode, error) {
 	if rev == "" {
-		disc, comments, err := s.c.fetch(ctx, n)
+		disc, comments, err := s.c.readDiscussion(ctx, n, nil)
 		if err != nil {
 			return commentNode{}, err
 		}

@@ -175,44 +175,36 @@ func (c *Client) repoVars() map[string]any {
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
 func (c *Client) Discussion(ctx context.Context, number int) (*resume.Discussion, error) {
-	d, _, err := c.fetch(ctx, number)
+	d, _, err := c.readDiscussion(ctx, number, nil)
 	return d, err
 }
 
-// fetch reads a discussion completely: the main query, then further pages
-// only where GitHub says there are more. It returns the comments also as
-// the comment store sees them.
-func (c *Client) fetch(ctx context.Context, number int) (*resume.Discussion, []storedComment, error) {
+// readDiscussion reads a discussion completely: the main query (unless its
+// first page arrived in d, as a store's own document that embeds
+// discussionNode reads it), then further pages only where GitHub says there
+// are more. It returns the comments also as the comment store sees them,
+// and notes the repository facts the read carried (see repoFacts).
+func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNode) (*resume.Discussion, []storedComment, error) {
 	what := fmt.Sprintf("github: discussion %d", number)
 	vars := c.repoVars()
 	vars["number"] = githubv4.Int(number)
-	var q discussionQuery
-	if err := c.query(ctx, &q, vars); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", what, err)
-	}
-	d := q.Repository.Discussion
-	if d == nil {
-		return nil, nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
-	}
-	return c.discussionOf(ctx, number, d)
-}
-
-// discussionOf completes a discussion read whose first page arrived in d:
-// further pages only where GitHub says there are more. A store whose own
-// document embeds discussionNode completes its read with it too. The
-// repository facts the read carried are noted (see repoFacts).
-func (c *Client) discussionOf(ctx context.Context, number int, d *discussionNode) (*resume.Discussion, []storedComment, error) {
-	c.noteFacts(d.Repository)
-	what := fmt.Sprintf("github: discussion %d", number)
 	tops, err := pages(0, func(after *string) ([]topComment, pageInfo, error) {
 		if after == nil {
+			if d == nil {
+				var q discussionQuery
+				if err := c.query(ctx, &q, vars); err != nil {
+					return nil, pageInfo{}, err
+				}
+				if d = q.Repository.Discussion; d == nil {
+					return nil, pageInfo{}, resume.ErrNotFound
+				}
+			}
+			c.noteFacts(d.Repository)
 			return d.Comments.Nodes, d.Comments.PageInfo, nil
 		}
 		var pq commentsPageQuery
-		pv := c.repoVars()
-		pv["number"] = githubv4.Int(number)
-		pv["after"] = githubv4.String(*after)
-		if err := c.query(ctx, &pq, pv); err != nil {
+		vars["after"] = githubv4.String(*after)
+		if err := c.query(ctx, &pq, vars); err != nil {
 			return nil, pageInfo{}, fmt.Errorf("comments after %s: %w", *after, err)
 		}
 		if pq.Repository.Discussion == nil {
