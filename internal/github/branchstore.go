@@ -247,47 +247,46 @@ func (s *BranchStore) text(path string, f *gitObjectNode) (string, error) {
 // with expectedHeadOid can never land on a version of a file the reader did
 // not see.
 
+// branchHead is the branch's head commit with the files C reads in it
+// (Commit.file(path:)).
+type branchHead[C any] struct {
+	Target *struct {
+		Oid    string
+		Commit C `graphql:"... on Commit"`
+	}
+}
+
 // branchReadQuery reads the head, one record file and its index shard, and
 // for a Load the discussion as Discussion reads it, so that the engine's
 // next Discussion call costs nothing.
 type branchReadQuery = repoQuery[struct {
-	Ref *struct {
-		Target *struct {
-			Oid    string
-			Commit struct {
-				File  *treeFile `graphql:"file: file(path: $file)"`
-				Shard *treeFile `graphql:"shard: file(path: $shard)"`
-			} `graphql:"... on Commit"`
-		}
-	} `graphql:"ref(qualifiedName: $ref)"`
+	Ref *branchHead[struct {
+		File  *treeFile `graphql:"file: file(path: $file)"`
+		Shard *treeFile `graphql:"shard: file(path: $shard)"`
+	}] `graphql:"ref(qualifiedName: $ref)"`
 	Discussion *discussionNode `graphql:"discussion(number: $number) @include(if: $load)"`
 }]
 
 // branchPendingQuery reads every index shard of the head at once.
 type branchPendingQuery = repoQuery[struct {
-	Ref *struct {
-		Target *struct {
-			Oid    string
-			Commit struct {
-				S0  *treeFile `graphql:"s0: file(path: $s0)"`
-				S1  *treeFile `graphql:"s1: file(path: $s1)"`
-				S2  *treeFile `graphql:"s2: file(path: $s2)"`
-				S3  *treeFile `graphql:"s3: file(path: $s3)"`
-				S4  *treeFile `graphql:"s4: file(path: $s4)"`
-				S5  *treeFile `graphql:"s5: file(path: $s5)"`
-				S6  *treeFile `graphql:"s6: file(path: $s6)"`
-				S7  *treeFile `graphql:"s7: file(path: $s7)"`
-				S8  *treeFile `graphql:"s8: file(path: $s8)"`
-				S9  *treeFile `graphql:"s9: file(path: $s9)"`
-				S10 *treeFile `graphql:"s10: file(path: $s10)"`
-				S11 *treeFile `graphql:"s11: file(path: $s11)"`
-				S12 *treeFile `graphql:"s12: file(path: $s12)"`
-				S13 *treeFile `graphql:"s13: file(path: $s13)"`
-				S14 *treeFile `graphql:"s14: file(path: $s14)"`
-				S15 *treeFile `graphql:"s15: file(path: $s15)"`
-			} `graphql:"... on Commit"`
-		}
-	} `graphql:"ref(qualifiedName: $ref)"`
+	Ref *branchHead[struct {
+		S0  *treeFile `graphql:"s0: file(path: $s0)"`
+		S1  *treeFile `graphql:"s1: file(path: $s1)"`
+		S2  *treeFile `graphql:"s2: file(path: $s2)"`
+		S3  *treeFile `graphql:"s3: file(path: $s3)"`
+		S4  *treeFile `graphql:"s4: file(path: $s4)"`
+		S5  *treeFile `graphql:"s5: file(path: $s5)"`
+		S6  *treeFile `graphql:"s6: file(path: $s6)"`
+		S7  *treeFile `graphql:"s7: file(path: $s7)"`
+		S8  *treeFile `graphql:"s8: file(path: $s8)"`
+		S9  *treeFile `graphql:"s9: file(path: $s9)"`
+		S10 *treeFile `graphql:"s10: file(path: $s10)"`
+		S11 *treeFile `graphql:"s11: file(path: $s11)"`
+		S12 *treeFile `graphql:"s12: file(path: $s12)"`
+		S13 *treeFile `graphql:"s13: file(path: $s13)"`
+		S14 *treeFile `graphql:"s14: file(path: $s14)"`
+		S15 *treeFile `graphql:"s15: file(path: $s15)"`
+	}] `graphql:"ref(qualifiedName: $ref)"`
 }]
 
 func (s *BranchStore) vars() map[string]any {
