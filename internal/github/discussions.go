@@ -480,12 +480,13 @@ func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
 		desc := githubv4.String(d)
 		input.Description = &desc
 	}
-	if err := c.mutate(ctx, &m, input); err != nil {
-		return "", &LabelError{Label: name, Repo: c.owner + "/" + c.repo, Err: err}
-	}
+	err := c.mutate(ctx, &m, input)
 	id := m.CreateLabel.Label.id()
-	if id == "" {
-		return "", &LabelError{Label: name, Repo: c.owner + "/" + c.repo, Err: errors.New("GitHub answered without the label")}
+	if err == nil && id == "" {
+		err = errors.New("GitHub answered without the label")
+	}
+	if err != nil {
+		return "", &LabelError{Label: name, Repo: c.owner + "/" + c.repo, Err: err}
 	}
 	c.mu.Lock()
 	c.labels[strings.ToLower(name)] = id
@@ -502,14 +503,12 @@ func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#addlabelstolabelable
 func (c *Client) Label(ctx context.Context, discussionID, name string) error {
 	id, err := c.labelID(ctx, name)
+	if err == nil && id == "" {
+		// Missing: recess creates its labels (or says what to do).
+		id, err = c.createLabel(ctx, name)
+	}
 	if err != nil {
 		return err
-	}
-	if id == "" {
-		// Missing: recess creates its labels (or says what to do).
-		if id, err = c.createLabel(ctx, name); err != nil {
-			return err
-		}
 	}
 	var m struct {
 		AddLabelsToLabelable mutationResult `graphql:"addLabelsToLabelable(input: $input)"`
