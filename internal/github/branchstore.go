@@ -1,7 +1,6 @@
 package github
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha1"
@@ -823,23 +822,18 @@ func wireTime(t time.Time) *time.Time {
 // encode renders the shard with one entry per line in number order, so that
 // the branch's history shows each change as a one-line diff.
 func (ix branchIndex) encode() []byte {
-	var b bytes.Buffer
-	b.WriteString("{")
-	for i, n := range slices.Sorted(maps.Keys(ix)) {
-		if i > 0 {
-			b.WriteString(",")
-		}
+	if len(ix) == 0 {
+		return []byte("{}\n")
+	}
+	var lines []string
+	for _, n := range slices.Sorted(maps.Keys(ix)) {
 		line, err := json.Marshal(indexFileEntry{NextDue: wireTime(ix[n].NextDue), Checked: wireTime(ix[n].Checked)})
 		if err != nil {
 			panic(fmt.Sprintf("github: branch store: encoding an index entry: %v", err))
 		}
-		fmt.Fprintf(&b, "\n  %q: %s", strconv.Itoa(n), line)
+		lines = append(lines, fmt.Sprintf("  %q: %s", strconv.Itoa(n), line))
 	}
-	if len(ix) > 0 {
-		b.WriteString("\n")
-	}
-	b.WriteString("}\n")
-	return b.Bytes()
+	return []byte("{\n" + strings.Join(lines, ",\n") + "\n}\n")
 }
 
 // parseIndex reads shard k; an absent shard is empty. Anything but an
