@@ -216,15 +216,9 @@ type gitObjectNode struct {
 	} `graphql:"... on Blob"`
 }
 
-// treeFile is a file of a commit (Commit.file(path:)); nil when absent.
+// treeFile is a file of a commit (Commit.file(path:)); its Object is nil
+// when the file is absent (GitHub answers null, which leaves it zero).
 type treeFile struct{ Object *gitObjectNode }
-
-func (f *treeFile) object() *gitObjectNode {
-	if f == nil {
-		return nil
-	}
-	return f.Object
-}
 
 // text is the file's text, or why it cannot be read (a fileErr).
 func (s *BranchStore) text(path string, f *gitObjectNode) (string, error) {
@@ -260,8 +254,8 @@ type branchHead[C any] struct {
 // next Discussion call costs nothing.
 type branchReadQuery = repoQuery[struct {
 	Ref *branchHead[struct {
-		File  *treeFile `graphql:"file: file(path: $file)"`
-		Shard *treeFile `graphql:"shard: file(path: $shard)"`
+		File  treeFile `graphql:"file: file(path: $file)"`
+		Shard treeFile `graphql:"shard: file(path: $shard)"`
 	}] `graphql:"ref(qualifiedName: $ref)"`
 	Discussion *discussionNode `graphql:"discussion(number: $number) @include(if: $load)"`
 }]
@@ -269,22 +263,22 @@ type branchReadQuery = repoQuery[struct {
 // branchPendingQuery reads every index shard of the head at once.
 type branchPendingQuery = repoQuery[struct {
 	Ref *branchHead[struct {
-		S0  *treeFile `graphql:"s0: file(path: $s0)"`
-		S1  *treeFile `graphql:"s1: file(path: $s1)"`
-		S2  *treeFile `graphql:"s2: file(path: $s2)"`
-		S3  *treeFile `graphql:"s3: file(path: $s3)"`
-		S4  *treeFile `graphql:"s4: file(path: $s4)"`
-		S5  *treeFile `graphql:"s5: file(path: $s5)"`
-		S6  *treeFile `graphql:"s6: file(path: $s6)"`
-		S7  *treeFile `graphql:"s7: file(path: $s7)"`
-		S8  *treeFile `graphql:"s8: file(path: $s8)"`
-		S9  *treeFile `graphql:"s9: file(path: $s9)"`
-		S10 *treeFile `graphql:"s10: file(path: $s10)"`
-		S11 *treeFile `graphql:"s11: file(path: $s11)"`
-		S12 *treeFile `graphql:"s12: file(path: $s12)"`
-		S13 *treeFile `graphql:"s13: file(path: $s13)"`
-		S14 *treeFile `graphql:"s14: file(path: $s14)"`
-		S15 *treeFile `graphql:"s15: file(path: $s15)"`
+		S0  treeFile `graphql:"s0: file(path: $s0)"`
+		S1  treeFile `graphql:"s1: file(path: $s1)"`
+		S2  treeFile `graphql:"s2: file(path: $s2)"`
+		S3  treeFile `graphql:"s3: file(path: $s3)"`
+		S4  treeFile `graphql:"s4: file(path: $s4)"`
+		S5  treeFile `graphql:"s5: file(path: $s5)"`
+		S6  treeFile `graphql:"s6: file(path: $s6)"`
+		S7  treeFile `graphql:"s7: file(path: $s7)"`
+		S8  treeFile `graphql:"s8: file(path: $s8)"`
+		S9  treeFile `graphql:"s9: file(path: $s9)"`
+		S10 treeFile `graphql:"s10: file(path: $s10)"`
+		S11 treeFile `graphql:"s11: file(path: $s11)"`
+		S12 treeFile `graphql:"s12: file(path: $s12)"`
+		S13 treeFile `graphql:"s13: file(path: $s13)"`
+		S14 treeFile `graphql:"s14: file(path: $s14)"`
+		S15 treeFile `graphql:"s15: file(path: $s15)"`
 	}] `graphql:"ref(qualifiedName: $ref)"`
 }]
 
@@ -328,8 +322,8 @@ func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, 
 	defer s.mu.Unlock()
 	r := &branchRead{}
 	if ref := q.Repository.Ref; ref != nil && ref.Target != nil {
-		r.head, r.file = ref.Target.Oid, ref.Target.Commit.File.object()
-		r.shard, r.shardErr = s.parseIndex(shard, k, ref.Target.Commit.Shard.object())
+		r.head, r.file = ref.Target.Oid, ref.Target.Commit.File.Object
+		r.shard, r.shardErr = s.parseIndex(shard, k, ref.Target.Commit.Shard.Object)
 	}
 	s.view.moveTo(r.head)
 	if r.head == "" {
@@ -767,11 +761,11 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 		return nil, nil
 	}
 	c := &ref.Target.Commit
-	files := []*treeFile{c.S0, c.S1, c.S2, c.S3, c.S4, c.S5, c.S6, c.S7, c.S8, c.S9, c.S10, c.S11, c.S12, c.S13, c.S14, c.S15}
+	files := []treeFile{c.S0, c.S1, c.S2, c.S3, c.S4, c.S5, c.S6, c.S7, c.S8, c.S9, c.S10, c.S11, c.S12, c.S13, c.S14, c.S15}
 	parsed := map[int]branchIndex{}
 	var out []state.Summary
 	for k, f := range files {
-		ix, err := s.parseIndex(shardPath(k), k, f.object())
+		ix, err := s.parseIndex(shardPath(k), k, f.Object)
 		if err != nil {
 			return nil, s.fail("pending", err)
 		}
