@@ -385,7 +385,7 @@ func (s *CommentStore) write(ctx context.Context, n int, rev, body string) (comm
 		return commentNode{}, err
 	}
 	cur, now := got[id], ""
-	if cur.ID != "" && cur.DeletedAt == nil && cur.ViewerDidAuthor && cur.Discussion != nil && cur.Discussion.Number == n {
+	if cur.ID != "" && cur.DeletedAt == nil && cur.ViewerDidAuthor && cur.Discussion.Number == n {
 		now = makeRev(id, cur.UpdatedAt, cur.Body)
 	}
 	if now != rev {
@@ -779,8 +779,8 @@ type idComment struct {
 	UpdatedAt       time.Time
 	ViewerDidAuthor bool
 	DeletedAt       *time.Time
-	ReplyTo         *node
-	Discussion      *struct {
+	ReplyTo         node
+	Discussion      struct {
 		ID     string
 		Number int
 	}

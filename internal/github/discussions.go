@@ -24,6 +24,8 @@ const pageSize = 100
 // selection set. A test validates every document they produce against
 // GitHub's schema.
 
+// actor is a comment's or discussion's author; a deleted account has none
+// (GitHub answers null, which leaves every field empty).
 type actor struct {
 	Login string
 	// Typename is "Bot" for an app's account, whose GraphQL login lacks
@@ -31,16 +33,9 @@ type actor struct {
 	Typename string `graphql:"__typename"`
 }
 
-// node is any object recess knows only by its node id.
+// node is any object recess knows only by its node id; "" when GitHub
+// answers null (no such label, no comment replied to).
 type node struct{ ID string }
-
-// id is the node's id, "" for none.
-func (n *node) id() string {
-	if n == nil {
-		return ""
-	}
-	return n.ID
-}
 
 // mutationResult is the selection of a mutation whose answer recess does not
 // need.
@@ -62,8 +57,8 @@ type commentNode struct {
 	DeletedAt         *time.Time
 	ViewerDidAuthor   bool
 	AuthorAssociation string
-	Author            *actor
-	ReplyTo           *node
+	Author            actor
+	ReplyTo           node
 }
 
 type replyConn struct {
@@ -97,7 +92,7 @@ type discussionNode struct {
 	Closed          bool
 	Locked          bool
 	ViewerDidAuthor bool
-	Author          *actor
+	Author          actor
 	// Category is the discussion's category, for the categories scope.
 	Category struct{ Name, Slug string }
 	Labels   struct {
@@ -115,9 +110,9 @@ type discussionNode struct {
 // tag cannot name a constant; a test keeps them equal).
 type repoFacts struct {
 	ID               string
-	DefaultBranchRef *struct{ Name string }
-	Waiting          *node `graphql:"waiting: label(name: \"recess:waiting\")"`
-	Escalated        *node `graphql:"escalated: label(name: \"recess:escalated\")"`
+	DefaultBranchRef struct{ Name string }
+	Waiting          node `graphql:"waiting: label(name: \"recess:waiting\")"`
+	Escalated        node `graphql:"escalated: label(name: \"recess:escalated\")"`
 }
 
 // noteFacts records the repository facts a discussion read carried: the
@@ -129,11 +124,11 @@ func (c *Client) noteFacts(f repoFacts) {
 	if c.repoID == "" {
 		c.repoID = f.ID
 	}
-	if c.ref == "" && f.DefaultBranchRef != nil && f.DefaultBranchRef.Name != "" {
+	if c.ref == "" && f.DefaultBranchRef.Name != "" {
 		c.ref = f.DefaultBranchRef.Name
 	}
-	c.labels[strings.ToLower(resume.LabelWaiting)] = f.Waiting.id()
-	c.labels[strings.ToLower(resume.LabelEscalated)] = f.Escalated.id()
+	c.labels[strings.ToLower(resume.LabelWaiting)] = f.Waiting.ID
+	c.labels[strings.ToLower(resume.LabelEscalated)] = f.Escalated.ID
 }
 
 // repoQuery reads the fields T of the client's repository, with the
@@ -236,7 +231,7 @@ func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNo
 		Number:       d.Number,
 		Title:        d.Title,
 		Body:         d.Body,
-		Author:       login(d.Author),
+		Author:       d.Author.Login,
 		CreatedAt:    d.CreatedAt,
 		URL:          d.URL,
 		Closed:       d.Closed,
@@ -303,13 +298,13 @@ func pages[T any](limit int, read func(after *string) ([]T, pageInfo, error)) ([
 }
 
 func toStored(n commentNode, parent string) storedComment {
-	parent = cmp.Or(n.ReplyTo.id(), parent)
+	parent = cmp.Or(n.ReplyTo.ID, parent)
 	return storedComment{
 		Comment: resume.Comment{
 			ID:          n.ID,
 			ParentID:    parent,
-			Author:      login(n.Author),
-			AuthorBot:   n.Author != nil && n.Author.Typename == "Bot",
+			Author:      n.Author.Login,
+			AuthorBot:   n.Author.Typename == "Bot",
 			Association: n.AuthorAssociation,
 			Body:        n.Body,
 			CreatedAt:   n.CreatedAt,
@@ -320,14 +315,6 @@ func toStored(n commentNode, parent string) storedComment {
 		},
 		UpdatedAt: n.UpdatedAt,
 	}
-}
-
-// login is an actor's login; a deleted account has no actor and no login.
-func login(a *actor) string {
-	if a == nil {
-		return ""
-	}
-	return a.Login
 }
 
 // Reply posts a comment on a discussion, threaded under replyTo when given.
@@ -370,7 +357,7 @@ func (c *Client) topLevel(ctx context.Context, id string) (string, error) {
 		if !ok {
 			return "", fmt.Errorf("comment %s: %w", id, resume.ErrNotFound)
 		}
-		parent = cm.ReplyTo.id()
+		parent = cm.ReplyTo.ID
 		c.mu.Lock()
 		c.parents[id] = parent
 		c.mu.Unlock()
@@ -422,14 +409,14 @@ func (c *Client) labelID(ctx context.Context, name string) (string, error) {
 	}
 	var q repoQuery[struct {
 		ID    string
-		Label *node `graphql:"label(name: $label)"`
+		Label node `graphql:"label(name: $label)"`
 	}]
 	vars := c.repoVars()
 	vars["label"] = githubv4.String(name)
 	if err := c.query(ctx, &q, vars); err != nil {
 		return "", fmt.Errorf("github: label %q: %w", name, err)
 	}
-	id = q.Repository.Label.id()
+	id = q.Repository.Label.ID
 	c.mu.Lock()
 	c.labels[strings.ToLower(name)] = id
 	if c.repoID == "" {
@@ -473,7 +460,7 @@ func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
 	repoID := c.repoID
 	c.mu.Unlock()
 	var m struct {
-		CreateLabel struct{ Label *node } `graphql:"createLabel(input: $input)"`
+		CreateLabel struct{ Label node } `graphql:"createLabel(input: $input)"`
 	}
 	input := githubv4.CreateLabelInput{RepositoryID: githubv4.ID(repoID), Name: githubv4.String(name), Color: githubv4.String(labelColor)}
 	if d, ok := labelDescriptions[name]; ok {
@@ -481,7 +468,7 @@ func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
 		input.Description = &desc
 	}
 	err := c.mutate(ctx, &m, input)
-	id := m.CreateLabel.Label.id()
+	id := m.CreateLabel.Label.ID
 	if err == nil && id == "" {
 		err = errors.New("GitHub answered without the label")
 	}
