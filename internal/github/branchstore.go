@@ -241,9 +241,10 @@ func (s *BranchStore) text(path string, f *gitObjectNode) (string, error) {
 // not see.
 
 // branchHead is the branch's head commit with the files C reads in it
-// (Commit.file(path:)).
+// (Commit.file(path:)); all empty when the branch does not exist (GitHub
+// answers null for the ref).
 type branchHead[C any] struct {
-	Target *struct {
+	Target struct {
 		Oid    string
 		Commit C `graphql:"... on Commit"`
 	}
@@ -253,7 +254,7 @@ type branchHead[C any] struct {
 // for a Load the discussion as Discussion reads it, so that the engine's
 // next Discussion call costs nothing.
 type branchReadQuery = repoQuery[struct {
-	Ref *branchHead[struct {
+	Ref branchHead[struct {
 		File  treeFile `graphql:"file: file(path: $file)"`
 		Shard treeFile `graphql:"shard: file(path: $shard)"`
 	}] `graphql:"ref(qualifiedName: $ref)"`
@@ -262,7 +263,7 @@ type branchReadQuery = repoQuery[struct {
 
 // branchPendingQuery reads every index shard of the head at once.
 type branchPendingQuery = repoQuery[struct {
-	Ref *branchHead[struct {
+	Ref branchHead[struct {
 		S0  treeFile `graphql:"s0: file(path: $s0)"`
 		S1  treeFile `graphql:"s1: file(path: $s1)"`
 		S2  treeFile `graphql:"s2: file(path: $s2)"`
@@ -320,11 +321,9 @@ func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := &branchRead{}
-	if ref := q.Repository.Ref; ref != nil && ref.Target != nil {
-		r.head, r.file = ref.Target.Oid, ref.Target.Commit.File.Object
-		r.shard, r.shardErr = s.parseIndex(shard, k, ref.Target.Commit.Shard.Object)
-	}
+	head := q.Repository.Ref.Target
+	r := &branchRead{head: head.Oid, file: head.Commit.File.Object}
+	r.shard, r.shardErr = s.parseIndex(shard, k, head.Commit.Shard.Object)
 	s.view.moveTo(r.head)
 	if r.head == "" {
 		s.view.complete = true
@@ -623,18 +622,13 @@ func (s *BranchStore) commit(ctx context.Context, expected, headline string, add
 	}
 	var m struct {
 		CreateCommitOnBranch struct {
-			Commit *struct{ Oid string }
+			Commit struct{ Oid string }
 		} `graphql:"createCommitOnBranch(input: $input)"`
 	}
-	if err := s.c.mutate(ctx, &m, input); err != nil {
-		return "", err
-	}
-	if c := m.CreateCommitOnBranch.Commit; c != nil {
-		return c.Oid, nil
-	}
-	// Applied, but GitHub did not say where the branch is now: the next
-	// commit finds out (and fails over to a read).
-	return "", nil
+	err := s.c.mutate(ctx, &m, input)
+	// An empty head: applied, but GitHub did not say where the branch is
+	// now; the next commit finds out (and fails over to a read).
+	return m.CreateCommitOnBranch.Commit.Oid, err
 }
 
 // commitRetry says whether a failed commit is worth trying again from a
@@ -756,11 +750,11 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	if err := s.c.query(ctx, &q, vars); err != nil {
 		return nil, s.fail("pending", err)
 	}
-	ref := q.Repository.Ref
-	if ref == nil || ref.Target == nil || ref.Target.Oid == "" {
+	head := q.Repository.Ref.Target
+	if head.Oid == "" {
 		return nil, nil
 	}
-	c := &ref.Target.Commit
+	c := &head.Commit
 	files := []treeFile{c.S0, c.S1, c.S2, c.S3, c.S4, c.S5, c.S6, c.S7, c.S8, c.S9, c.S10, c.S11, c.S12, c.S13, c.S14, c.S15}
 	parsed := map[int]branchIndex{}
 	var out []state.Summary
@@ -773,7 +767,7 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 		out = slices.AppendSeq(out, maps.Values(ix))
 	}
 	s.mu.Lock()
-	s.view.moveTo(ref.Target.Oid)
+	s.view.moveTo(head.Oid)
 	maps.Copy(s.view.shards, parsed)
 	s.mu.Unlock()
 	state.SortSummaries(out)
