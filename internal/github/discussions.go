@@ -622,29 +622,22 @@ func (c *Client) activityPage(ctx context.Context, numbers []int, out map[int]ti
 			if d == nil || d.Closed || d.Locked {
 				continue
 			}
-			newest := d.CreatedAt
+			seen := []time.Time{d.CreatedAt}
 			for _, cm := range d.Comments.Nodes {
 				if !cm.ViewerDidAuthor {
-					newest = later(newest, cm.CreatedAt)
+					seen = append(seen, cm.CreatedAt)
 				}
 				for _, r := range cm.Replies.Nodes {
 					if !r.ViewerDidAuthor {
-						newest = later(newest, r.CreatedAt)
+						seen = append(seen, r.CreatedAt)
 					}
 				}
 			}
-			out[n] = newest
+			out[n] = slices.MaxFunc(seen, time.Time.Compare)
 		}
 		return nil
 	}
 	return nil
-}
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // goneAliases returns the discussion numbers of an answer whose every error
