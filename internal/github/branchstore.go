@@ -1,6 +1,7 @@
 package github
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha1"
@@ -465,11 +466,6 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		return s.fail(n, err)
 	}
 	want := gitBlobOID(data)
-	var entry *state.Summary
-	if stamped.Pending() {
-		e := summaryOf(&stamped)
-		entry = &e
-	}
 	revBlob, ok := branchRevBlob(rec.Rev)
 	if !ok {
 		return s.fail(n, fmt.Errorf("revision %q is not this store's: %w", rec.Rev, state.ErrConflict))
@@ -528,8 +524,8 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		if want != revBlob {
 			adds = append(adds, fileAddition(filePath, data))
 		}
-		if old, had := shard[n]; had != (entry != nil) || entry != nil && !(old.NextDue.Equal(entry.NextDue) && old.Checked.Equal(entry.Checked)) {
-			shard = shard.with(n, entry)
+		if next := shard.with(&stamped); !bytes.Equal(next.encode(), shard.encode()) {
+			shard = next
 			adds = append(adds, fileAddition(shardFile, shard.encode()))
 		}
 		if len(adds) == 0 {
@@ -778,16 +774,14 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 // pending record (NextDue and Checked are what the file keeps).
 type branchIndex map[int]state.Summary
 
-// with returns a copy with n's entry set, or removed when e is nil.
-func (ix branchIndex) with(n int, e *state.Summary) branchIndex {
-	out := maps.Clone(ix)
-	if out == nil {
-		out = branchIndex{}
-	}
-	if e != nil {
-		out[n] = *e
-	} else {
-		delete(out, n)
+// with returns a copy with rec's entry: its summary while rec is pending,
+// none otherwise.
+func (ix branchIndex) with(rec *state.Record) branchIndex {
+	out := branchIndex{}
+	maps.Copy(out, ix)
+	delete(out, rec.Discussion)
+	if rec.Pending() {
+		out[rec.Discussion] = summaryOf(rec)
 	}
 	return out
 }
