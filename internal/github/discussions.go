@@ -144,13 +144,6 @@ type discussionQuery = repoQuery[struct {
 	Discussion *discussionNode `graphql:"discussion(number: $number)"`
 }]
 
-// commentsPageQuery reads a further page of top-level comments.
-type commentsPageQuery = repoQuery[struct {
-	Discussion *struct {
-		Comments commentConn `graphql:"comments(first: 100, after: $after)"`
-	} `graphql:"discussion(number: $number)"`
-}]
-
 // storedComment is a comment as the comment store sees it: with what the
 // engine's types do not carry.
 type storedComment struct {
@@ -197,7 +190,11 @@ func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNo
 			c.noteFacts(d.Repository)
 			return d.Comments.Nodes, d.Comments.PageInfo, nil
 		}
-		var pq commentsPageQuery
+		var pq repoQuery[struct {
+			Discussion *struct {
+				Comments commentConn `graphql:"comments(first: 100, after: $after)"`
+			} `graphql:"discussion(number: $number)"`
+		}]
 		vars["after"] = githubv4.String(*after)
 		if err := c.query(ctx, &pq, vars); err != nil {
 			return nil, pageInfo{}, fmt.Errorf("comments after %s: %w", *after, err)
@@ -578,9 +575,7 @@ var activityNodeType = reflect.TypeFor[*activityNode]()
 // GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
 func (c *Client) Activity(ctx context.Context, numbers []int) (map[int]time.Time, error) {
 	out := make(map[int]time.Time, len(numbers))
-	numbers = slices.Clone(numbers)
-	slices.Sort(numbers)
-	numbers = slices.Compact(numbers)
+	numbers = slices.Compact(slices.Sorted(slices.Values(numbers)))
 	for chunk := range slices.Chunk(numbers, pageSize) {
 		if err := c.activityPage(ctx, chunk, out); err != nil {
 			return nil, err
