@@ -77,11 +77,11 @@ waiting discussion.
 // unchanged, commits again on the new head; only a change to the record it
 // read is a conflict.
 //
-// The store remembers what it last saw of the branch (the head, the blob of
-// each file it read, the index shards), so that a Save right after a Load or
-// after its own previous Save is a single request. That memory is only a
-// guess about the base to commit on: expectedHeadOid makes a wrong guess
-// fail, never succeed.
+// The store remembers, for each discussion, what its last read or save saw
+// of the branch (the head, the record file's blob, the index shard), so
+// that a Save right after a Load or after its own previous Save is a single
+// request. That memory is only a guess about the base to commit on:
+// expectedHeadOid makes a wrong guess fail, never succeed.
 //
 // The token needs contents: write (ErrNeedsContentsWrite otherwise).
 type BranchStore struct {
@@ -94,35 +94,29 @@ type BranchStore struct {
 	// head, so concurrent ones would only make each other commit again.
 	saveMu sync.Mutex
 
-	mu   sync.Mutex
-	view branchView
+	mu sync.Mutex
+	// seen is, by discussion, the base its next save commits on.
+	seen map[int]branchSeen
 }
 
-// branchView is what the store last knew of the branch.
-type branchView struct {
-	// head is the commit the rest describes; "" when unknown, or when
-	// complete: the branch does not exist.
-	head string
-	// complete is set when every file not listed is known to be absent at
-	// head: the store created the branch itself, or saw there is none.
-	complete bool
-	// files are record blob oids by discussion ("" for no file).
-	files map[int]string
-	// shards are the parsed index shards.
-	shards map[int]branchIndex
+// branchSeen is what a read or a save saw of one discussion: the head ("" :
+// no branch), the record file's blob ("" : no file) and the index shard.
+type branchSeen struct {
+	head, file string
+	shard      branchIndex
 }
 
-// moveTo makes the view describe head, forgetting what it knew of another.
-func (v *branchView) moveTo(head string) {
-	if v.files == nil || v.head != head {
-		*v = branchView{head: head, files: map[int]string{}, shards: map[int]branchIndex{}}
-	}
-}
-
-// forget drops what the store knew of the branch: the next save reads it.
-func (s *BranchStore) forget() {
+// remember records what a read or a save saw of discussion n; forget drops
+// it, so that the next save reads the branch.
+func (s *BranchStore) remember(n int, seen branchSeen) {
 	s.mu.Lock()
-	s.view = branchView{}
+	s.seen[n] = seen
+	s.mu.Unlock()
+}
+
+func (s *BranchStore) forget(n int) {
+	s.mu.Lock()
+	delete(s.seen, n)
 	s.mu.Unlock()
 }
 
@@ -132,7 +126,7 @@ func (s *BranchStore) forget() {
 // unusable branch name makes every call fail with a *wait.FieldError.
 func NewBranchStore(c *Client, branch string) *BranchStore {
 	branch = branchName(branch)
-	return &BranchStore{c: c, branch: branch, err: CheckBranchName(branch)}
+	return &BranchStore{c: c, branch: branch, err: CheckBranchName(branch), seen: map[int]branchSeen{}}
 }
 
 // branchName is the branch a state-branch setting names.
@@ -310,7 +304,7 @@ func (r *branchRead) fileOID() string {
 }
 
 // read reads the head, a discussion's record file and its shard, and the
-// discussion when load is set: one request. What it saw goes into the view.
+// discussion when load is set: one request. What it saw is remembered.
 func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, *discussionNode, error) {
 	file, shard, k := branchPaths(n)
 	vars := s.vars()
@@ -320,19 +314,11 @@ func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, 
 	if err := s.c.query(ctx, &q, vars); err != nil {
 		return nil, nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	head := q.Repository.Ref.Target
 	r := &branchRead{head: head.Oid, file: head.Commit.File.Object}
 	r.shard, r.shardErr = s.parseIndex(shard, k, head.Commit.Shard.Object)
-	s.view.moveTo(r.head)
-	if r.head == "" {
-		s.view.complete = true
-	} else {
-		s.view.files[n] = r.fileOID()
-		if r.shardErr == nil {
-			s.view.shards[k] = r.shard
-		}
+	if r.shardErr == nil {
+		s.remember(n, branchSeen{head: r.head, file: r.fileOID(), shard: r.shard})
 	}
 	return r, q.Repository.Discussion, nil
 }
@@ -416,22 +402,6 @@ func (s *BranchStore) decodeFile(n int, f *gitObjectNode) (*state.Record, error)
 	return rec, nil
 }
 
-// fromView returns the head and shard the view knows for a discussion
-// whose file the caller read as revBlob ("" for none; head "" for a branch
-// that does not exist); ok is false when the view does not know enough or
-// knows the file changed.
-func (s *BranchStore) fromView(n, k int, revBlob string) (head string, shard branchIndex, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := &s.view
-	file, fok := v.files[n]
-	shard, sok := v.shards[k]
-	if v.complete {
-		fok, sok = true, true
-	}
-	return v.head, shard, fok && sok && file == revBlob
-}
-
 // Save writes rec as discussions/<n>.json and its entry in the index, in one
 // commit, if the file is still the one rec.Rev was read from (an empty Rev:
 // only if there is no file), and sets rec.Rev. It returns an error wrapping
@@ -470,7 +440,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 	if !ok {
 		return s.fail(n, fmt.Errorf("revision %q is not this store's: %w", rec.Rev, state.ErrConflict))
 	}
-	filePath, shardFile, k := branchPaths(n)
+	filePath, shardFile, _ := branchPaths(n)
 	done := func(head string) error {
 		rec.Rev, rec.UpdatedAt = makeBranchRev(want, head), stamped.UpdatedAt
 		return nil
@@ -485,8 +455,11 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		lag      int
 	)
 	for range branchSaveAttempts {
-		head, shard, known := s.fromView(n, k, revBlob)
-		if !known {
+		s.mu.Lock()
+		base, known := s.seen[n]
+		s.mu.Unlock()
+		head, shard := base.head, base.shard
+		if !known || base.file != revBlob {
 			r, _, err := s.read(ctx, n, false)
 			if err != nil {
 				return s.fail(n, err)
@@ -498,7 +471,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 				if err := s.c.tr.backoffWait(ctx, lag); err != nil {
 					return s.fail(n, err)
 				}
-				s.forget()
+				s.forget(n)
 				continue
 			}
 			if err := s.judge(n, r, revBlob, want, applied); err != nil {
@@ -515,7 +488,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 			}
 			if head == "" {
 				// Another run created it first: use theirs.
-				s.forget()
+				s.forget(n)
 				continue
 			}
 		}
@@ -535,15 +508,12 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 			// Nothing to write, but Rev must still be checked: a record
 			// changed or corrupted since the caller read it must not
 			// pass as saved.
-			s.forget()
+			s.forget(n)
 			continue
 		}
 		next, err := s.commit(ctx, head, fmt.Sprintf("recess: discussion #%d", n), adds)
 		if err == nil {
-			s.mu.Lock()
-			s.view.moveTo(head)
-			s.view.head, s.view.files[n], s.view.shards[k] = next, want, shard
-			s.mu.Unlock()
+			s.remember(n, branchSeen{head: next, file: want, shard: shard})
 			return done(next)
 		}
 		switch moved, unknown := commitRetry(err); {
@@ -555,7 +525,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		default:
 			return s.fail(n, err)
 		}
-		s.forget()
+		s.forget(n)
 	}
 	return s.fail(n, fmt.Errorf("branch %s kept moving for %d attempts: %w", s.branch, branchSaveAttempts, state.ErrConflict))
 }
@@ -695,11 +665,6 @@ func (s *BranchStore) createBranch(ctx context.Context) (string, error) {
 	case err != nil:
 		return "", restErr("create ref", resp, err)
 	}
-	s.mu.Lock()
-	s.view = branchView{}
-	s.view.moveTo(commit.GetSHA())
-	s.view.complete = true
-	s.mu.Unlock()
 	return commit.GetSHA(), nil
 }
 
@@ -752,20 +717,14 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	}
 	c := &head.Commit
 	files := []treeFile{c.S0, c.S1, c.S2, c.S3, c.S4, c.S5, c.S6, c.S7, c.S8, c.S9, c.S10, c.S11, c.S12, c.S13, c.S14, c.S15}
-	parsed := map[int]branchIndex{}
 	var out []state.Summary
 	for k, f := range files {
 		ix, err := s.parseIndex(shardPath(k), k, f.Object)
 		if err != nil {
 			return nil, s.fail("pending", err)
 		}
-		parsed[k] = ix
 		out = slices.AppendSeq(out, maps.Values(ix))
 	}
-	s.mu.Lock()
-	s.view.moveTo(head.Oid)
-	maps.Copy(s.view.shards, parsed)
-	s.mu.Unlock()
 	state.SortSummaries(out)
 	return out, nil
 }

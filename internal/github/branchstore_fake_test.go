@@ -263,10 +263,10 @@ func TestBranchStoreCreateRace(t *testing.T) {
 	f := newFakeRepo(t)
 	ctx := context.Background()
 	a, b := NewBranchStore(f.client(t), ""), NewBranchStore(f.client(t), "")
-	// Both see no branch.
-	for _, s := range []*BranchStore{a, b} {
-		if _, err := s.Load(ctx, 1); !errors.Is(err, state.ErrNotFound) {
-			t.Fatalf("Load(1) = %v, want ErrNotFound", err)
+	// Both see no branch, each for the discussion it writes.
+	for n, s := range map[int]*BranchStore{1: a, 2: b} {
+		if _, err := s.Load(ctx, n); !errors.Is(err, state.ErrNotFound) {
+			t.Fatalf("Load(%d) = %v, want ErrNotFound", n, err)
 		}
 	}
 	if err := a.Save(ctx, dueRecord(1, epoch)); err != nil {
