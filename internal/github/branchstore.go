@@ -284,23 +284,13 @@ func (s *BranchStore) vars() map[string]any {
 	return vars
 }
 
-// branchRead is one look at a discussion's files.
+// branchRead is one look at a discussion's files: what a save builds on,
+// the record file itself (nil when there is none), and why the shard is
+// unusable, if it is.
 type branchRead struct {
-	// head is "" when the branch does not exist.
-	head string
-	// file is the record file (nil when there is none).
-	file *gitObjectNode
-	// shard is the discussion's index shard, or shardErr why it is unusable.
-	shard    branchIndex
+	branchSeen
+	blob     *gitObjectNode
 	shardErr error
-}
-
-// fileOID is the record file's oid, "" when there is none.
-func (r *branchRead) fileOID() string {
-	if r.file == nil {
-		return ""
-	}
-	return r.file.Oid
 }
 
 // read reads the head, a discussion's record file and its shard, and the
@@ -315,10 +305,14 @@ func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, 
 		return nil, nil, err
 	}
 	head := q.Repository.Ref.Target
-	r := &branchRead{head: head.Oid, file: head.Commit.File.Object}
+	r := &branchRead{blob: head.Commit.File.Object}
+	r.head = head.Oid
+	if r.blob != nil {
+		r.file = r.blob.Oid
+	}
 	r.shard, r.shardErr = s.parseIndex(shard, k, head.Commit.Shard.Object)
 	if r.shardErr == nil {
-		s.remember(n, branchSeen{head: r.head, file: r.fileOID(), shard: r.shard})
+		s.remember(n, r.branchSeen)
 	}
 	return r, q.Repository.Discussion, nil
 }
@@ -365,14 +359,14 @@ func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resu
 	switch {
 	case r.head == "":
 		return nil, disc, s.fail(n, fmt.Errorf("branch %s does not exist yet: %w", s.branch, state.ErrNotFound))
-	case r.file == nil:
+	case r.blob == nil:
 		return nil, disc, s.fail(n, state.ErrNotFound)
 	}
-	rec, err := s.decodeFile(n, r.file)
+	rec, err := s.decodeFile(n, r.blob)
 	if err != nil {
 		return nil, nil, s.fail(n, err)
 	}
-	rec.Rev = makeBranchRev(r.fileOID(), r.head)
+	rec.Rev = makeBranchRev(r.file, r.head)
 	return rec, disc, nil
 }
 
@@ -477,7 +471,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 			if err := s.judge(n, r, revBlob, want, applied); err != nil {
 				return s.fail(n, err)
 			}
-			if applied && r.fileOID() == want {
+			if applied && r.file == want {
 				revBlob = want
 			}
 			head, shard, verified = r.head, r.shard, true
@@ -540,11 +534,11 @@ func (s *BranchStore) judge(n int, r *branchRead, revBlob, want string, applied 
 		return nil
 	}
 	path, _, _ := branchPaths(n)
-	if cur := r.fileOID(); cur == revBlob || applied && cur == want {
+	if r.file == revBlob || applied && r.file == want {
 		return r.shardErr
 	}
-	return judgeChange(path, revBlob, r.fileOID(), func() error {
-		_, err := s.decodeFile(n, r.file)
+	return judgeChange(path, revBlob, r.file, func() error {
+		_, err := s.decodeFile(n, r.blob)
 		return err
 	})
 }
