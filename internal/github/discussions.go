@@ -431,23 +431,8 @@ var labelDescriptions = map[string]string{
 	resume.LabelEscalated: "recess stopped starting agent runs here (kept by recess)",
 }
 
-// LabelError says that a label recess needs does not exist and could not be
-// created, and what to do about it.
-type LabelError struct {
-	Label, Repo string
-	Err         error
-}
-
-func (e *LabelError) Error() string {
-	return fmt.Sprintf("github: the label %q does not exist in %s and recess could not create it (%v): create it in the repository (Issues, Labels), or give the workflow issues: write so that recess creates it", e.Label, e.Repo, e.Err)
-}
-
-func (e *LabelError) Unwrap() error { return e.Err }
-
-// Is makes a LabelError a resume.ErrLabelUnavailable.
-func (e *LabelError) Is(target error) bool { return target == resume.ErrLabelUnavailable }
-
-// createLabel creates a label recess needs in the repository.
+// createLabel creates a label recess needs in the repository. An error
+// wraps resume.ErrLabelUnavailable and says what to do about it.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#createlabel
 func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
@@ -470,7 +455,7 @@ func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
 		err = errors.New("GitHub answered without the label")
 	}
 	if err != nil {
-		return "", &LabelError{Label: name, Repo: c.owner + "/" + c.repo, Err: err}
+		return "", fmt.Errorf("github: the label %q does not exist in %s/%s and recess could not create it (%w: %w): create it in the repository (Issues, Labels), or give the workflow issues: write so that recess creates it", name, c.owner, c.repo, resume.ErrLabelUnavailable, err)
 	}
 	c.mu.Lock()
 	c.labels[strings.ToLower(name)] = id
@@ -481,8 +466,8 @@ func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
 
 // Label adds a repository label to a discussion. A label that does not exist
 // yet is created (recess's own labels: recess:waiting, recess:escalated);
-// when the token may not create it, the error is a *LabelError that names
-// the label and the fix.
+// when the token may not create it, the error wraps
+// resume.ErrLabelUnavailable and names the label and the fix.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#addlabelstolabelable
 func (c *Client) Label(ctx context.Context, discussionID, name string) error {

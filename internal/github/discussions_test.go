@@ -208,8 +208,7 @@ func TestLabelCannotBeCreated(t *testing.T) {
 	h.noLabelCreation = true
 	d := h.addDiscussion(1)
 	err := h.client(t, nil).Label(context.Background(), d.id, "recess:waiting")
-	var le *LabelError
-	if !errors.As(err, &le) || le.Label != "recess:waiting" || !strings.Contains(err.Error(), "issues: write") {
-		t.Errorf("Label(missing, may not create) = %v, want a *LabelError naming the label and the fix", err)
+	if !errors.Is(err, resume.ErrLabelUnavailable) || !strings.Contains(err.Error(), `"recess:waiting"`) || !strings.Contains(err.Error(), "issues: write") {
+		t.Errorf("Label(missing, may not create) = %v, want resume.ErrLabelUnavailable naming the label and the fix", err)
 	}
 }
