@@ -27,11 +27,6 @@ var (
 	_ resume.LabelFinder     = (*CommentStore)(nil)
 )
 
-// WaitingLabel marks the discussions whose record is pending, so that a
-// sweep finds them with a search instead of reading every discussion. The
-// store only reads it: the engine keeps it right (resume.LabelFinder).
-const WaitingLabel = resume.LabelWaiting
-
 // sweepSlot is the schedule's usual interval: consecutive sweeps fall in
 // consecutive slots.
 const sweepSlot = 5 * time.Minute
@@ -660,7 +655,7 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	if s.now().Unix()/int64(sweepSlot/time.Second)%2 == 1 {
 		order = "created-desc"
 	}
-	query := fmt.Sprintf("repo:%s/%s label:%q sort:%s", s.c.owner, s.c.repo, WaitingLabel, order)
+	query := fmt.Sprintf("repo:%s/%s label:%q sort:%s", s.c.owner, s.c.repo, resume.LabelWaiting, order)
 	s.mu.Lock()
 	s.advice = nil
 	s.mu.Unlock()

@@ -56,7 +56,7 @@ func (h *hub) body(c *hubComment) string {
 func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 	t.Parallel()
 	h := newHub(t)
-	h.addLabel(WaitingLabel)
+	h.addLabel(resume.LabelWaiting)
 	d := h.addDiscussion(7)
 	h.comment(d, "", "alice", "Which backend?", false)
 	c := h.client(t, nil)
@@ -84,10 +84,10 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 	if rec.Rev == "" {
 		t.Fatalf("Save did not set Rev")
 	}
-	if h.hasLabel(d, WaitingLabel) {
+	if h.hasLabel(d, resume.LabelWaiting) {
 		t.Errorf("Save put the waiting label on; a store writes only the record")
 	}
-	h.edit(func() { d.labels[WaitingLabel] = true })
+	h.edit(func() { d.labels[resume.LabelWaiting] = true })
 
 	var loaded *state.Record
 	var disc *resume.Discussion
@@ -113,7 +113,7 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 	loaded.OpenRFCs = nil
 	count("Save (no longer pending)", []string{"query nodes", "mutation updateDiscussionComment"},
 		func() error { return store.Save(ctx, loaded) })
-	if !h.hasLabel(d, WaitingLabel) {
+	if !h.hasLabel(d, resume.LabelWaiting) {
 		t.Errorf("Save took the waiting label off; a store writes only the record")
 	}
 
@@ -200,7 +200,7 @@ func TestCommentStoreConflicts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHub(t)
-			h.addLabel(WaitingLabel)
+			h.addLabel(resume.LabelWaiting)
 			d := h.addDiscussion(7)
 			status := plant(t, h, d, dueRecord(7, epoch), true)
 			store := NewCommentStore(h.client(t, nil))
@@ -239,10 +239,10 @@ func TestCommentStoreConflicts(t *testing.T) {
 func TestCommentStoreRereadsBeforeEveryUpdate(t *testing.T) {
 	t.Parallel()
 	h := newHub(t)
-	h.addLabel(WaitingLabel)
+	h.addLabel(resume.LabelWaiting)
 	d := h.addDiscussion(7)
 	status := plant(t, h, d, dueRecord(7, epoch), true)
-	h.edit(func() { d.labels[WaitingLabel] = true })
+	h.edit(func() { d.labels[resume.LabelWaiting] = true })
 	c := h.client(t, nil)
 	store := NewCommentStore(c)
 	ctx := context.Background()
@@ -427,7 +427,7 @@ func TestCommentStoreRacingWriters(t *testing.T) {
 		t.Run(fmt.Sprintf("writers_%d", writers), func(t *testing.T) {
 			t.Parallel()
 			h := newHub(t)
-			h.addLabel(WaitingLabel)
+			h.addLabel(resume.LabelWaiting)
 			d := h.addDiscussion(7)
 			store := NewCommentStore(h.client(t, nil))
 			ctx := context.Background()
@@ -482,7 +482,7 @@ func TestCommentStoreRacingWriters(t *testing.T) {
 func TestCommentStorePending(t *testing.T) {
 	t.Parallel()
 	h := newHub(t)
-	h.addLabel(WaitingLabel)
+	h.addLabel(resume.LabelWaiting)
 	var want []state.Summary
 	// 250 waiting discussions, due in reverse order of their numbers.
 	for n := 1; n <= 250; n++ {
@@ -490,7 +490,7 @@ func TestCommentStorePending(t *testing.T) {
 		h.comment(d, "", "alice", "question", false)
 		due := epoch.Add(time.Duration(300-n) * time.Minute)
 		plant(t, h, d, dueRecord(n, due), true)
-		h.edit(func() { d.labels[WaitingLabel] = true })
+		h.edit(func() { d.labels[resume.LabelWaiting] = true })
 		want = append([]state.Summary{{Discussion: n, NextDue: due, Known: true, Checked: epoch.Add(-time.Minute)}}, want...)
 	}
 	// A stale label over a record with nothing pending: left out.
@@ -540,11 +540,11 @@ func TestCommentStorePending(t *testing.T) {
 	unlabelled := h.addDiscussion(254)
 	plant(t, h, unlabelled, dueRecord(254, epoch), true)
 	h.edit(func() {
-		stale.labels[WaitingLabel] = true
-		late.labels[WaitingLabel] = true
-		buried.labels[WaitingLabel] = true
-		deep.labels[WaitingLabel] = true
-		waiting.labels[WaitingLabel] = true
+		stale.labels[resume.LabelWaiting] = true
+		late.labels[resume.LabelWaiting] = true
+		buried.labels[resume.LabelWaiting] = true
+		deep.labels[resume.LabelWaiting] = true
+		waiting.labels[resume.LabelWaiting] = true
 	})
 	want = append([]state.Summary{
 		{Discussion: 252, NextDue: epoch.Add(-time.Minute), Known: true, Checked: epoch.Add(-time.Minute)},
@@ -625,7 +625,7 @@ func TestCommentStoreSaveMovesAStatusCommentTheScanCannotSee(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHub(t)
-			h.addLabel(WaitingLabel)
+			h.addLabel(resume.LabelWaiting)
 			d := h.addDiscussion(9)
 			for range tc.before {
 				h.comment(d, "", "alice", "chatter", false)
@@ -634,7 +634,7 @@ func TestCommentStoreSaveMovesAStatusCommentTheScanCannotSee(t *testing.T) {
 			for range tc.after {
 				h.comment(d, "", "bob", "more chatter", false)
 			}
-			h.edit(func() { d.labels[WaitingLabel] = true })
+			h.edit(func() { d.labels[resume.LabelWaiting] = true })
 			store := NewCommentStore(h.client(t, nil))
 			rec, err := store.Load(context.Background(), 9)
 			if err != nil {

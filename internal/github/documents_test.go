@@ -26,7 +26,7 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 	t.Parallel()
 	h := newHub(t)
 	ctx := context.Background()
-	h.addLabel(WaitingLabel)
+	h.addLabel(resume.LabelWaiting)
 	h.addLabel("recess:escalated")
 	d1 := h.addDiscussion(1)
 	var first *hubComment
@@ -85,7 +85,7 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 			for range scanLast + 1 {
 				h.comment(d3, "", "bob", "comment", false)
 			}
-			h.edit(func() { d3.labels[WaitingLabel] = true })
+			h.edit(func() { d3.labels[resume.LabelWaiting] = true })
 			list, err := NewCommentStore(h.client(t, nil)).Pending(ctx)
 			if err == nil && !slices.ContainsFunc(list, func(s state.Summary) bool { return s.Discussion == 3 && s.Known }) {
 				t.Errorf("Pending() = %v, want discussion 3 known", list)
