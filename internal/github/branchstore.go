@@ -134,9 +134,6 @@ func branchName(branch string) string {
 	return cmp.Or(strings.TrimPrefix(branch, "refs/heads/"), DefaultStateBranch)
 }
 
-// Branch returns the name of the branch the store writes.
-func (s *BranchStore) Branch() string { return s.branch }
-
 // CheckBranchName refuses the state branches git refuses (git
 // check-ref-format) and names that would break an object expression
 // ("branch:path"), as NewBranchStore's calls would; empty and "refs/heads/"

@@ -712,8 +712,8 @@ func TestBranchStoreBranchName(t *testing.T) {
 		})
 	}
 	for name, want := range map[string]string{"": DefaultStateBranch, "refs/heads/ops/recess": "ops/recess", "state": "state"} {
-		if got := NewBranchStore(c, name).Branch(); got != want {
-			t.Errorf("NewBranchStore(%q).Branch() = %q, want %q", name, got, want)
+		if got := NewBranchStore(c, name).branch; got != want {
+			t.Errorf("NewBranchStore(%q) writes branch %q, want %q", name, got, want)
 		}
 	}
 }
