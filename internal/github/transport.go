@@ -174,7 +174,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if isGraphQL && resp.StatusCode == http.StatusOK {
 				gerr = graphQLErrors(data)
 			}
-			t.noteBudget(resp.Header)
+			if at, ok := exhaustedUntil(resp.Header); ok {
+				// The next request waits for the reset instead of being
+				// refused.
+				t.blockedUntil = at.Add(time.Second)
+			}
 			if wait, msg, ok := t.rateLimit(resp, data, gerr, limited); ok {
 				limited++
 				if err := t.limitWait(ctx, wait, limited > maxRateLimitRetries, msg); err != nil {
@@ -293,12 +297,10 @@ func (t *transport) rateLimit(resp *http.Response, data []byte, gerr *GraphQLErr
 			return max(at.Sub(now), 0), msg, true
 		}
 	}
-	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
-		if at, ok := resetTime(resp.Header); ok {
-			// The reset header has one-second resolution: wait until
-			// after it, as GitHub asks.
-			return max(at.Sub(now)+time.Second, time.Second), msg, true
-		}
+	if at, ok := exhaustedUntil(resp.Header); ok {
+		// The reset header has one-second resolution: wait until after
+		// it, as GitHub asks.
+		return max(at.Sub(now)+time.Second, time.Second), msg, true
 	}
 	return defaultSecondaryWait << previous, msg, true
 }
@@ -313,20 +315,10 @@ func (t *transport) limitWait(ctx context.Context, wait time.Duration, tooOften 
 	return t.wait(ctx, wait)
 }
 
-// noteBudget remembers an exhausted primary budget so that the next request
-// waits for the reset instead of being refused.
-func (t *transport) noteBudget(h http.Header) {
-	if h.Get("X-RateLimit-Remaining") != "0" {
-		return
-	}
-	if at, ok := resetTime(h); ok {
-		t.blockedUntil = at.Add(time.Second)
-	}
-}
-
-func resetTime(h http.Header) (time.Time, bool) {
+// exhaustedUntil reports an exhausted primary budget and when it resets.
+func exhaustedUntil(h http.Header) (time.Time, bool) {
 	n, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64)
-	if err != nil || n <= 0 {
+	if h.Get("X-RateLimit-Remaining") != "0" || err != nil || n <= 0 {
 		return time.Time{}, false
 	}
 	return time.Unix(n, 0), true
