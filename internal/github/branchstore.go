@@ -666,7 +666,6 @@ func refusedAccess(err error) bool {
 	var (
 		ge *GraphQLError
 		se *StatusError
-		er *gogithub.ErrorResponse
 	)
 	switch {
 	case errors.As(err, &ge):
@@ -679,7 +678,7 @@ func refusedAccess(err error) bool {
 	case errors.As(err, &se):
 		return se.StatusCode == http.StatusForbidden
 	}
-	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden
+	return restStatus(nil, err) == http.StatusForbidden
 }
 
 // Pending lists every discussion in the index, soonest due first (nothing
