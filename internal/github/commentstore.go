@@ -91,7 +91,8 @@ type CommentStore struct {
 	// (past a discussion's first and last comments): the next save moves
 	// the record to a new status comment at the end (see Save).
 	stray map[string]bool
-	// advice is what the last Pending could not do (PendingAdvice).
+	// advice is what the last Pending that listed the waiting discussions
+	// could not do (PendingAdvice).
 	advice []string
 }
 
@@ -656,9 +657,6 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 		order = "created-desc"
 	}
 	query := fmt.Sprintf("repo:%s/%s label:%q sort:%s", s.c.owner, s.c.repo, resume.LabelWaiting, order)
-	s.mu.Lock()
-	s.advice = nil
-	s.mu.Unlock()
 	total := 0
 	out, err := pages(0, func(after *string) ([]scanNode, pageInfo, error) {
 		var q struct {
@@ -683,15 +681,16 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	var advice []string
 	if total > len(out) {
 		// GitHub search reaches 1,000 results at most: the other order
 		// comes next sweep.
-		advice := fmt.Sprintf("%d discussions wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, len(out), 2*len(out))
-		s.c.logf("github: comment store: %s", advice)
-		s.mu.Lock()
-		s.advice = []string{advice}
-		s.mu.Unlock()
+		advice = append(advice, fmt.Sprintf("%d discussions wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, len(out), 2*len(out)))
+		s.c.logf("github: comment store: %s", advice[0])
 	}
+	s.mu.Lock()
+	s.advice = advice
+	s.mu.Unlock()
 	return out, nil
 }
 
