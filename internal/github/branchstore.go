@@ -1,7 +1,6 @@
 package github
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha1"
@@ -488,7 +487,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		if want != revBlob {
 			adds = append(adds, fileAddition(filePath, data))
 		}
-		if next := shard.with(&stamped); !bytes.Equal(next.encode(), shard.encode()) {
+		if next := shard.with(&stamped); next.line(n) != shard.line(n) {
 			shard = next
 			adds = append(adds, fileAddition(shardFile, shard.encode()))
 		}
@@ -758,13 +757,22 @@ func (ix branchIndex) encode() []byte {
 	}
 	var lines []string
 	for _, n := range slices.Sorted(maps.Keys(ix)) {
-		line, err := json.Marshal(indexFileEntry{NextDue: wireTime(ix[n].NextDue), Checked: wireTime(ix[n].Checked)})
-		if err != nil {
-			panic(fmt.Sprintf("github: branch store: encoding an index entry: %v", err))
-		}
-		lines = append(lines, fmt.Sprintf("  %q: %s", strconv.Itoa(n), line))
+		lines = append(lines, ix.line(n))
 	}
 	return []byte("{\n" + strings.Join(lines, ",\n") + "\n}\n")
+}
+
+// line is n's entry as the shard's file writes it; "" when it has none.
+func (ix branchIndex) line(n int) string {
+	e, ok := ix[n]
+	if !ok {
+		return ""
+	}
+	line, err := json.Marshal(indexFileEntry{NextDue: wireTime(e.NextDue), Checked: wireTime(e.Checked)})
+	if err != nil {
+		panic(fmt.Sprintf("github: branch store: encoding an index entry: %v", err))
+	}
+	return fmt.Sprintf("  %q: %s", strconv.Itoa(n), line)
 }
 
 // parseIndex reads shard k; an absent shard is empty. Anything but an
