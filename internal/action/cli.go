@@ -163,7 +163,7 @@ func (c *repoCommand) known(ctx context.Context, st *execution, err error) (int,
 		return 0, errors.Join(err, werr)
 	}
 	found, ferr := client.RepositoryExists(ctx)
-	sent := client.Stats().Requests()
+	sent := client.Requests()
 	switch {
 	case ferr != nil && err != nil:
 		return sent, err

@@ -101,7 +101,7 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 		return out, err
 	}
 	defer func() {
-		out.Requests = client.Stats().Requests()
+		out.Requests = client.Requests()
 		if out.DryRun {
 			out.Would = would(out.Result)
 		}

@@ -138,9 +138,6 @@ func TestRepoFactsLabelsAreRecessLabels(t *testing.T) {
 			t.Errorf("repoFacts.%s tag = %q, want the label %q", tt.field, tag, tt.label)
 		}
 	}
-	if WaitingLabel != resume.LabelWaiting {
-		t.Errorf("WaitingLabel = %q, want resume.LabelWaiting %q", WaitingLabel, resume.LabelWaiting)
-	}
 }
 
 // TestDispatchRefLearnedFromDiscussionRead checks that a run which has read

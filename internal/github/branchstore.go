@@ -1,7 +1,6 @@
 package github
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha1"
@@ -77,11 +76,11 @@ waiting discussion.
 // unchanged, commits again on the new head; only a change to the record it
 // read is a conflict.
 //
-// The store remembers what it last saw of the branch (the head, the blob of
-// each file it read, the index shards), so that a Save right after a Load or
-// after its own previous Save is a single request. That memory is only a
-// guess about the base to commit on: expectedHeadOid makes a wrong guess
-// fail, never succeed.
+// The store remembers, for each discussion, what its last read or save saw
+// of the branch (the head, the record file's blob, the index shard), so
+// that a Save right after a Load or after its own previous Save is a single
+// request. That memory is only a guess about the base to commit on:
+// expectedHeadOid makes a wrong guess fail, never succeed.
 //
 // The token needs contents: write (ErrNeedsContentsWrite otherwise).
 type BranchStore struct {
@@ -94,30 +93,30 @@ type BranchStore struct {
 	// head, so concurrent ones would only make each other commit again.
 	saveMu sync.Mutex
 
-	mu   sync.Mutex
-	view branchView
+	mu sync.Mutex
+	// seen is, by discussion, the base its next save commits on.
+	seen map[int]branchSeen
 }
 
-// branchView is what the store last knew of the branch.
-type branchView struct {
-	// head is the commit the rest describes; "" when unknown or missing.
-	head string
-	// missing is set when the last read found no branch.
-	missing bool
-	// complete is set when every file not listed is known to be absent at
-	// head: the store created the branch itself.
-	complete bool
-	// files are record blob oids by discussion ("" for no file).
-	files map[int]string
-	// shards are the parsed index shards.
-	shards map[int]branchIndex
+// branchSeen is what a read or a save saw of one discussion: the head ("" :
+// no branch), the record file's blob ("" : no file) and the index shard.
+type branchSeen struct {
+	head, file string
+	shard      branchIndex
 }
 
-// moveTo makes the view describe head, forgetting what it knew of another.
-func (v *branchView) moveTo(head string, missing bool) {
-	if v.files == nil || v.head != head || v.missing != missing {
-		*v = branchView{head: head, missing: missing, files: map[int]string{}, shards: map[int]branchIndex{}}
-	}
+// remember records what a read or a save saw of discussion n; forget drops
+// it, so that the next save reads the branch.
+func (s *BranchStore) remember(n int, seen branchSeen) {
+	s.mu.Lock()
+	s.seen[n] = seen
+	s.mu.Unlock()
+}
+
+func (s *BranchStore) forget(n int) {
+	s.mu.Lock()
+	delete(s.seen, n)
+	s.mu.Unlock()
 }
 
 // NewBranchStore returns the branch store over c, writing branch (empty:
@@ -126,16 +125,13 @@ func (v *branchView) moveTo(head string, missing bool) {
 // unusable branch name makes every call fail with a *wait.FieldError.
 func NewBranchStore(c *Client, branch string) *BranchStore {
 	branch = branchName(branch)
-	return &BranchStore{c: c, branch: branch, err: CheckBranchName(branch)}
+	return &BranchStore{c: c, branch: branch, err: CheckBranchName(branch), seen: map[int]branchSeen{}}
 }
 
 // branchName is the branch a state-branch setting names.
 func branchName(branch string) string {
 	return cmp.Or(strings.TrimPrefix(branch, "refs/heads/"), DefaultStateBranch)
 }
-
-// Branch returns the name of the branch the store writes.
-func (s *BranchStore) Branch() string { return s.branch }
 
 // CheckBranchName refuses the state branches git refuses (git
 // check-ref-format) and names that would break an object expression
@@ -211,15 +207,9 @@ type gitObjectNode struct {
 	} `graphql:"... on Blob"`
 }
 
-// treeFile is a file of a commit (Commit.file(path:)); nil when absent.
+// treeFile is a file of a commit (Commit.file(path:)); its Object is nil
+// when the file is absent (GitHub answers null, which leaves it zero).
 type treeFile struct{ Object *gitObjectNode }
-
-func (f *treeFile) object() *gitObjectNode {
-	if f == nil {
-		return nil
-	}
-	return f.Object
-}
 
 // text is the file's text, or why it cannot be read (a fileErr).
 func (s *BranchStore) text(path string, f *gitObjectNode) (string, error) {
@@ -241,14 +231,13 @@ func (s *BranchStore) text(path string, f *gitObjectNode) (string, error) {
 // with expectedHeadOid can never land on a version of a file the reader did
 // not see.
 
-// headRead is the branch head with one record file and its index shard.
-type headRead struct {
-	Target *struct {
+// branchHead is the branch's head commit with the files C reads in it
+// (Commit.file(path:)); all empty when the branch does not exist (GitHub
+// answers null for the ref).
+type branchHead[C any] struct {
+	Target struct {
 		Oid    string
-		Commit struct {
-			File  *treeFile `graphql:"file: file(path: $file)"`
-			Shard *treeFile `graphql:"shard: file(path: $shard)"`
-		} `graphql:"... on Commit"`
+		Commit C `graphql:"... on Commit"`
 	}
 }
 
@@ -256,35 +245,33 @@ type headRead struct {
 // for a Load the discussion as Discussion reads it, so that the engine's
 // next Discussion call costs nothing.
 type branchReadQuery = repoQuery[struct {
-	Ref        *headRead       `graphql:"ref(qualifiedName: $ref)"`
+	Ref branchHead[struct {
+		File  treeFile `graphql:"file: file(path: $file)"`
+		Shard treeFile `graphql:"shard: file(path: $shard)"`
+	}] `graphql:"ref(qualifiedName: $ref)"`
 	Discussion *discussionNode `graphql:"discussion(number: $number) @include(if: $load)"`
 }]
 
 // branchPendingQuery reads every index shard of the head at once.
 type branchPendingQuery = repoQuery[struct {
-	Ref *struct {
-		Target *struct {
-			Oid    string
-			Commit struct {
-				S0  *treeFile `graphql:"s0: file(path: $s0)"`
-				S1  *treeFile `graphql:"s1: file(path: $s1)"`
-				S2  *treeFile `graphql:"s2: file(path: $s2)"`
-				S3  *treeFile `graphql:"s3: file(path: $s3)"`
-				S4  *treeFile `graphql:"s4: file(path: $s4)"`
-				S5  *treeFile `graphql:"s5: file(path: $s5)"`
-				S6  *treeFile `graphql:"s6: file(path: $s6)"`
-				S7  *treeFile `graphql:"s7: file(path: $s7)"`
-				S8  *treeFile `graphql:"s8: file(path: $s8)"`
-				S9  *treeFile `graphql:"s9: file(path: $s9)"`
-				S10 *treeFile `graphql:"s10: file(path: $s10)"`
-				S11 *treeFile `graphql:"s11: file(path: $s11)"`
-				S12 *treeFile `graphql:"s12: file(path: $s12)"`
-				S13 *treeFile `graphql:"s13: file(path: $s13)"`
-				S14 *treeFile `graphql:"s14: file(path: $s14)"`
-				S15 *treeFile `graphql:"s15: file(path: $s15)"`
-			} `graphql:"... on Commit"`
-		}
-	} `graphql:"ref(qualifiedName: $ref)"`
+	Ref branchHead[struct {
+		S0  treeFile `graphql:"s0: file(path: $s0)"`
+		S1  treeFile `graphql:"s1: file(path: $s1)"`
+		S2  treeFile `graphql:"s2: file(path: $s2)"`
+		S3  treeFile `graphql:"s3: file(path: $s3)"`
+		S4  treeFile `graphql:"s4: file(path: $s4)"`
+		S5  treeFile `graphql:"s5: file(path: $s5)"`
+		S6  treeFile `graphql:"s6: file(path: $s6)"`
+		S7  treeFile `graphql:"s7: file(path: $s7)"`
+		S8  treeFile `graphql:"s8: file(path: $s8)"`
+		S9  treeFile `graphql:"s9: file(path: $s9)"`
+		S10 treeFile `graphql:"s10: file(path: $s10)"`
+		S11 treeFile `graphql:"s11: file(path: $s11)"`
+		S12 treeFile `graphql:"s12: file(path: $s12)"`
+		S13 treeFile `graphql:"s13: file(path: $s13)"`
+		S14 treeFile `graphql:"s14: file(path: $s14)"`
+		S15 treeFile `graphql:"s15: file(path: $s15)"`
+	}] `graphql:"ref(qualifiedName: $ref)"`
 }]
 
 func (s *BranchStore) vars() map[string]any {
@@ -293,28 +280,17 @@ func (s *BranchStore) vars() map[string]any {
 	return vars
 }
 
-// branchRead is one look at a discussion's files.
+// branchRead is one look at a discussion's files: what a save builds on,
+// the record file itself (nil when there is none), and why the shard is
+// unusable, if it is.
 type branchRead struct {
-	// missing is set when the branch does not exist.
-	missing bool
-	head    string
-	// file is the record file (nil when there is none).
-	file *gitObjectNode
-	// shard is the discussion's index shard, or shardErr why it is unusable.
-	shard    branchIndex
+	branchSeen
+	blob     *gitObjectNode
 	shardErr error
 }
 
-// fileOID is the record file's oid, "" when there is none.
-func (r *branchRead) fileOID() string {
-	if r.file == nil {
-		return ""
-	}
-	return r.file.Oid
-}
-
 // read reads the head, a discussion's record file and its shard, and the
-// discussion when load is set: one request. What it saw goes into the view.
+// discussion when load is set: one request. What it saw is remembered.
 func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, *discussionNode, error) {
 	file, shard, k := branchPaths(n)
 	vars := s.vars()
@@ -324,19 +300,15 @@ func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, 
 	if err := s.c.query(ctx, &q, vars); err != nil {
 		return nil, nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ref := q.Repository.Ref
-	if ref == nil || ref.Target == nil {
-		s.view.moveTo("", true)
-		return &branchRead{missing: true}, q.Repository.Discussion, nil
+	head := q.Repository.Ref.Target
+	r := &branchRead{blob: head.Commit.File.Object}
+	r.head = head.Oid
+	if r.blob != nil {
+		r.file = r.blob.Oid
 	}
-	r := &branchRead{head: ref.Target.Oid, file: ref.Target.Commit.File.object()}
-	r.shard, r.shardErr = s.parseIndex(shard, k, ref.Target.Commit.Shard.object())
-	s.view.moveTo(r.head, false)
-	s.view.files[n] = r.fileOID()
+	r.shard, r.shardErr = s.parseIndex(shard, k, head.Commit.Shard.Object)
 	if r.shardErr == nil {
-		s.view.shards[k] = r.shard
+		s.remember(n, r.branchSeen)
 	}
 	return r, q.Repository.Discussion, nil
 }
@@ -375,22 +347,22 @@ func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resu
 	}
 	var disc *resume.Discussion
 	if d != nil {
-		if disc, _, err = s.c.discussionOf(ctx, n, d); err != nil {
+		if disc, _, err = s.c.readDiscussion(ctx, n, d); err != nil {
 			// The record is read; the engine reads the discussion.
 			s.c.logf("github: branch store: discussion %d: completing the discussion read: %v", n, err)
 		}
 	}
-	if r.missing {
+	switch {
+	case r.head == "":
 		return nil, disc, s.fail(n, fmt.Errorf("branch %s does not exist yet: %w", s.branch, state.ErrNotFound))
-	}
-	if r.file == nil {
+	case r.blob == nil:
 		return nil, disc, s.fail(n, state.ErrNotFound)
 	}
-	rec, err := s.decodeFile(n, r.file)
+	rec, err := s.decodeFile(n, r.blob)
 	if err != nil {
 		return nil, nil, s.fail(n, err)
 	}
-	rec.Rev = makeBranchRev(r.fileOID(), r.head)
+	rec.Rev = makeBranchRev(r.file, r.head)
 	return rec, disc, nil
 }
 
@@ -418,34 +390,6 @@ func (s *BranchStore) decodeFile(n int, f *gitObjectNode) (*state.Record, error)
 		return nil, s.fileErr(path, fmt.Sprintf("holds the record of discussion %d", rec.Discussion), nil)
 	}
 	return rec, nil
-}
-
-// branchBase is the state a commit is built on.
-type branchBase struct {
-	missing bool
-	head    string
-	shard   branchIndex
-}
-
-// fromView returns the base the view knows for a discussion whose file the
-// caller read as revBlob ("" for none); ok is false when the view does not
-// know enough or knows the file changed.
-func (s *BranchStore) fromView(n, k int, revBlob string) (branchBase, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := &s.view
-	if v.missing {
-		return branchBase{missing: true}, revBlob == ""
-	}
-	file, fok := v.files[n]
-	shard, sok := v.shards[k]
-	if v.complete {
-		fok, sok = true, true
-	}
-	if v.head == "" || !fok || !sok || file != revBlob {
-		return branchBase{}, false
-	}
-	return branchBase{head: v.head, shard: shard}, true
 }
 
 // Save writes rec as discussions/<n>.json and its entry in the index, in one
@@ -482,150 +426,136 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		return s.fail(n, err)
 	}
 	want := gitBlobOID(data)
-	var entry *state.Summary
-	if stamped.Pending() {
-		e := summaryOf(&stamped)
-		entry = &e
+	revBlob, ok := branchRevBlob(rec.Rev)
+	if !ok {
+		return s.fail(n, fmt.Errorf("revision %q is not this store's: %w", rec.Rev, state.ErrConflict))
 	}
-	revBlob := ""
-	if rec.Rev != "" {
-		b, _, ok := parseBranchRev(rec.Rev)
-		if !ok {
-			return s.fail(n, fmt.Errorf("revision %q is not this store's: %w", rec.Rev, state.ErrConflict))
-		}
-		revBlob = b
+	filePath, shardFile, _ := branchPaths(n)
+	done := func(head string) error {
+		rec.Rev, rec.UpdatedAt = makeBranchRev(want, head), stamped.UpdatedAt
+		return nil
 	}
-	filePath, shardFile, k := branchPaths(n)
 
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-
 	var (
-		mustRead   bool
-		verified   bool   // a read in this call saw the file at revBlob
-		applied    bool   // a commit of this call may have gone through
-		staleAt    string // the head a commit of this call failed on
-		lagRetries int
+		verified bool   // a read in this call saw the file at revBlob
+		applied  bool   // a commit of this call may have gone through
+		staleAt  string // the head a commit of this call failed on
+		lag      int
 	)
 	for range branchSaveAttempts {
-		b, ok := branchBase{}, false
-		if !mustRead {
-			b, ok = s.fromView(n, k, revBlob)
-		}
-		if !ok {
+		s.mu.Lock()
+		base, known := s.seen[n]
+		s.mu.Unlock()
+		head, shard := base.head, base.shard
+		if !known || base.file != revBlob {
 			r, _, err := s.read(ctx, n, false)
 			if err != nil {
 				return s.fail(n, err)
 			}
-			mustRead = false
-			if !r.missing && r.head == staleAt && lagRetries < 3 {
+			if r.head != "" && r.head == staleAt && lag < 3 {
 				// The read trails the commit that beat ours; give
 				// GitHub a moment rather than fail on it again.
-				lagRetries++
-				if err := s.c.tr.backoffWait(ctx, lagRetries); err != nil {
+				lag++
+				if err := s.c.tr.backoffWait(ctx, lag); err != nil {
 					return s.fail(n, err)
 				}
-				mustRead = true
+				s.forget(n)
 				continue
 			}
-			if b, err = s.judge(n, r, revBlob, want, applied); err != nil {
+			if err := s.judge(n, r, revBlob, want, applied); err != nil {
 				return s.fail(n, err)
 			}
-			if applied && r.fileOID() == want {
+			if applied && r.file == want {
 				revBlob = want
 			}
-			verified = true
+			head, shard, verified = r.head, r.shard, true
 		}
-		if b.missing {
-			head, created, err := s.createBranch(ctx)
-			if err != nil {
+		if head == "" {
+			if head, err = s.createBranch(ctx); err != nil {
 				return s.fail(n, err)
 			}
-			if !created {
+			if head == "" {
 				// Another run created it first: use theirs.
-				mustRead = true
+				s.forget(n)
 				continue
 			}
-			b = branchBase{head: head, shard: branchIndex{}}
 		}
 
-		old, had := b.shard[n]
-		entryChanged := had != (entry != nil) || entry != nil && !(old.NextDue.Equal(entry.NextDue) && old.Checked.Equal(entry.Checked))
-		fileChanged := want != revBlob
-		if !fileChanged && !entryChanged {
-			if !verified {
-				// Nothing to write, but Rev must still be checked: a
-				// record changed or corrupted since the caller read it
-				// must not pass as saved.
-				mustRead = true
-				continue
-			}
-			rec.Rev, rec.UpdatedAt = makeBranchRev(want, b.head), stamped.UpdatedAt
-			return nil
-		}
-		shard := b.shard.with(n, entry)
 		var adds []githubv4.FileAddition
-		if fileChanged {
+		if want != revBlob {
 			adds = append(adds, fileAddition(filePath, data))
 		}
-		if entryChanged {
+		if next := shard.with(&stamped); next.line(n) != shard.line(n) {
+			shard = next
 			adds = append(adds, fileAddition(shardFile, shard.encode()))
 		}
-		head, err := s.commit(ctx, b.head, fmt.Sprintf("recess: discussion #%d", n), adds)
-		switch commitOutcomeOf(err) {
-		case commitDone:
-			s.mu.Lock()
-			s.view.moveTo(b.head, false)
-			s.view.head, s.view.files[n], s.view.shards[k] = head, want, shard
-			s.mu.Unlock()
-			rec.Rev, rec.UpdatedAt = makeBranchRev(want, head), stamped.UpdatedAt
-			return nil
-		case commitStale:
-			staleAt = b.head
-		case commitNoBranch:
-			staleAt = ""
-		case commitUnknown:
+		if len(adds) == 0 {
+			if verified {
+				return done(head)
+			}
+			// Nothing to write, but Rev must still be checked: a record
+			// changed or corrupted since the caller read it must not
+			// pass as saved.
+			s.forget(n)
+			continue
+		}
+		next, err := s.commit(ctx, head, fmt.Sprintf("recess: discussion #%d", n), adds)
+		if err == nil {
+			s.remember(n, branchSeen{head: next, file: want, shard: shard})
+			return done(next)
+		}
+		switch moved, unknown := commitRetry(err); {
+		case moved:
+			staleAt = head
+		case unknown:
 			s.c.logf("github: branch store: discussion %d: the commit may not have gone through (%v); reading the branch again", n, err)
 			applied = true
 		default:
 			return s.fail(n, err)
 		}
-		s.mu.Lock()
-		s.view = branchView{}
-		s.mu.Unlock()
-		mustRead = true
+		s.forget(n)
 	}
 	return s.fail(n, fmt.Errorf("branch %s kept moving for %d attempts: %w", s.branch, branchSaveAttempts, state.ErrConflict))
 }
 
-// judge decides from a fresh read whether a save may go on, and on what.
-func (s *BranchStore) judge(n int, r *branchRead, revBlob, want string, applied bool) (branchBase, error) {
-	if r.missing {
+// judge decides from a fresh read whether a save of the file the caller
+// read as revBlob may go on (nil), or why not.
+func (s *BranchStore) judge(n int, r *branchRead, revBlob, want string, applied bool) error {
+	if r.head == "" {
 		if revBlob != "" {
-			return branchBase{}, fmt.Errorf("the record is gone (branch %s does not exist): %w", s.branch, state.ErrConflict)
+			return fmt.Errorf("the record is gone (branch %s does not exist): %w", s.branch, state.ErrConflict)
 		}
-		return branchBase{missing: true}, nil
+		return nil
 	}
 	path, _, _ := branchPaths(n)
-	switch cur := r.fileOID(); {
-	case cur == revBlob || applied && cur == want:
-		if r.shardErr != nil {
-			return branchBase{}, r.shardErr
-		}
-		return branchBase{head: r.head, shard: r.shard}, nil
-	case r.file != nil:
-		// Corrupt wins over conflict: the engine must stop, not retry.
-		if _, err := s.decodeFile(n, r.file); err != nil {
-			return branchBase{}, err
+	if r.file == revBlob || applied && r.file == want {
+		return r.shardErr
+	}
+	return judgeChange(path, revBlob, r.file, func() error {
+		_, err := s.decodeFile(n, r.blob)
+		return err
+	})
+}
+
+// judgeChange says why a stored record that is no longer at the version
+// the caller read (rev; now cur, "" for none) may not be overwritten:
+// corrupt wins over conflict (the engine must stop, not retry), then gone,
+// appeared or changed, each wrapping state.ErrConflict.
+func judgeChange(what, rev, cur string, decode func() error) error {
+	if cur != "" {
+		if err := decode(); errors.Is(err, state.ErrCorrupt) {
+			return err
 		}
 	}
 	switch {
-	case r.fileOID() == "":
-		return branchBase{}, fmt.Errorf("%s was removed since it was read: %w", path, state.ErrConflict)
-	case revBlob == "":
-		return branchBase{}, fmt.Errorf("%s already exists: %w", path, state.ErrConflict)
+	case cur == "":
+		return fmt.Errorf("%s was removed since it was read: %w", what, state.ErrConflict)
+	case rev == "":
+		return fmt.Errorf("%s already exists: %w", what, state.ErrConflict)
 	}
-	return branchBase{}, fmt.Errorf("%s changed since it was read: %w", path, state.ErrConflict)
+	return fmt.Errorf("%s changed since it was read: %w", what, state.ErrConflict)
 }
 
 func fileAddition(path string, data []byte) githubv4.FileAddition {
@@ -648,77 +578,51 @@ func (s *BranchStore) commit(ctx context.Context, expected, headline string, add
 	}
 	var m struct {
 		CreateCommitOnBranch struct {
-			Commit *struct{ Oid string }
+			Commit struct{ Oid string }
 		} `graphql:"createCommitOnBranch(input: $input)"`
 	}
-	if err := s.c.mutate(ctx, &m, input); err != nil {
-		return "", err
-	}
-	if c := m.CreateCommitOnBranch.Commit; c != nil {
-		return c.Oid, nil
-	}
-	// Applied, but GitHub did not say where the branch is now: the next
-	// commit finds out (and fails over to a read).
-	return "", nil
+	err := s.c.mutate(ctx, &m, input)
+	// An empty head: applied, but GitHub did not say where the branch is
+	// now; the next commit finds out (and fails over to a read).
+	return m.CreateCommitOnBranch.Commit.Oid, err
 }
 
-type commitOutcome int
-
-const (
-	commitDone commitOutcome = iota
-	// commitStale: the head moved (GitHub's STALE_DATA answer to a stale
-	// expectedHeadOid: HTTP 200, createCommitOnBranch null, "Expected branch
-	// to point to ... but it did not.  Pull and try again.").
-	commitStale
-	// commitNoBranch: the branch is gone.
-	commitNoBranch
-	// commitUnknown: no answer (server error, broken connection); the
-	// commit may have been applied.
-	commitUnknown
-	// commitFailed: refused for another reason.
-	commitFailed
-)
-
-func commitOutcomeOf(err error) commitOutcome {
+// commitRetry says whether a failed commit is worth trying again from a
+// fresh read: moved when the head moved or the branch went (GitHub's
+// STALE_DATA answer to a stale expectedHeadOid: HTTP 200,
+// createCommitOnBranch null, "Expected branch to point to ... but it did
+// not.  Pull and try again."; or NOT_FOUND), unknown when no answer came
+// (server error, broken connection) and the commit may have been applied.
+// Anything else was refused.
+func commitRetry(err error) (moved, unknown bool) {
 	var (
 		ge *GraphQLError
 		se *StatusError
 		rl *RateLimitError
 	)
 	switch {
-	case err == nil:
-		return commitDone
 	case errors.As(err, &ge):
-		for _, it := range ge.Errors {
-			if it.Type == "STALE_DATA" || strings.HasPrefix(it.Message, "Expected branch to point to") {
-				return commitStale
-			}
-		}
-		if ge.NotFound() {
-			return commitNoBranch
-		}
-		return commitFailed
+		return ge.NotFound() || slices.ContainsFunc(ge.Errors, func(it GraphQLErrorItem) bool {
+			return it.Type == "STALE_DATA" || strings.HasPrefix(it.Message, "Expected branch to point to")
+		}), false
 	case errors.As(err, &se):
-		if se.StatusCode >= 500 {
-			return commitUnknown
-		}
-		return commitFailed
+		return false, se.StatusCode >= 500
 	case errors.As(err, &rl), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return commitFailed
+		return false, false
 	}
-	return commitUnknown
+	return false, true
 }
 
 // createBranch creates the branch as an orphan: a tree holding only the
-// README, a commit without parents, and the ref. created is false when
-// another run created the branch first (GitHub: 422 "Reference already
-// exists"); the commit made here is then left unreferenced, for GitHub to
-// collect.
+// README, a commit without parents, and the ref, and returns its head; ""
+// when another run created the branch first (GitHub: 422 "Reference
+// already exists"): the commit made here is then left unreferenced, for
+// GitHub to collect.
 //
 // GitHub docs: https://docs.github.com/rest/git/trees#create-a-tree,
 // https://docs.github.com/rest/git/commits#create-a-commit,
 // https://docs.github.com/rest/git/refs#create-a-reference
-func (s *BranchStore) createBranch(ctx context.Context) (head string, created bool, err error) {
+func (s *BranchStore) createBranch(ctx context.Context) (string, error) {
 	readme := gogithub.TreeEntry{
 		Path:    gogithub.Ptr("README.md"),
 		Mode:    gogithub.Ptr("100644"),
@@ -728,7 +632,7 @@ func (s *BranchStore) createBranch(ctx context.Context) (head string, created bo
 	// No base tree: the tree holds the README and nothing of the project.
 	tree, resp, err := s.c.rest.Git.CreateTree(ctx, s.c.owner, s.c.repo, "", []*gogithub.TreeEntry{&readme})
 	if err != nil {
-		return "", false, restErr("create tree", resp, err)
+		return "", restErr("create tree", resp, err)
 	}
 	// No parents: a root commit, sharing no history with the project.
 	commit, resp, err := s.c.rest.Git.CreateCommit(ctx, s.c.owner, s.c.repo, gogithub.Commit{
@@ -736,7 +640,7 @@ func (s *BranchStore) createBranch(ctx context.Context) (head string, created bo
 		Tree:    &gogithub.Tree{SHA: tree.SHA},
 	}, nil)
 	if err != nil {
-		return "", false, restErr("create commit", resp, err)
+		return "", restErr("create commit", resp, err)
 	}
 	_, resp, err = s.c.rest.Git.CreateRef(ctx, s.c.owner, s.c.repo, gogithub.CreateRef{
 		Ref: "refs/heads/" + s.branch,
@@ -747,16 +651,11 @@ func (s *BranchStore) createBranch(ctx context.Context) (head string, created bo
 	case restStatus(resp, err) == http.StatusUnprocessableEntity && errors.As(err, &er) &&
 		strings.Contains(strings.ToLower(er.Message), "already exists"):
 		s.c.logf("github: branch store: branch %s was created by another run meanwhile; using it", s.branch)
-		return "", false, nil
+		return "", nil
 	case err != nil:
-		return "", false, restErr("create ref", resp, err)
+		return "", restErr("create ref", resp, err)
 	}
-	s.mu.Lock()
-	s.view = branchView{}
-	s.view.moveTo(commit.GetSHA(), false)
-	s.view.complete = true
-	s.mu.Unlock()
-	return commit.GetSHA(), true, nil
+	return commit.GetSHA(), nil
 }
 
 // refusedAccess reports GitHub's "you may not": a GraphQL FORBIDDEN error
@@ -766,23 +665,19 @@ func refusedAccess(err error) bool {
 	var (
 		ge *GraphQLError
 		se *StatusError
-		er *gogithub.ErrorResponse
 	)
 	switch {
 	case errors.As(err, &ge):
-		for _, it := range ge.Errors {
+		return slices.ContainsFunc(ge.Errors, func(it GraphQLErrorItem) bool {
 			// Load also reads the discussion: refusing that is about
 			// discussions: read, not the branch.
-			if !slices.Contains(it.Path, any("discussion")) &&
-				(it.Type == "FORBIDDEN" || strings.Contains(it.Message, "Resource not accessible by integration")) {
-				return true
-			}
-		}
-		return false
+			return !slices.Contains(it.Path, any("discussion")) &&
+				(it.Type == "FORBIDDEN" || strings.Contains(it.Message, "Resource not accessible by integration"))
+		})
 	case errors.As(err, &se):
 		return se.StatusCode == http.StatusForbidden
 	}
-	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden
+	return restStatus(nil, err) == http.StatusForbidden
 }
 
 // Pending lists every discussion in the index, soonest due first (nothing
@@ -805,26 +700,20 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 	if err := s.c.query(ctx, &q, vars); err != nil {
 		return nil, s.fail("pending", err)
 	}
-	ref := q.Repository.Ref
-	if ref == nil || ref.Target == nil || ref.Target.Oid == "" {
+	head := q.Repository.Ref.Target
+	if head.Oid == "" {
 		return nil, nil
 	}
-	c := &ref.Target.Commit
-	files := []*treeFile{c.S0, c.S1, c.S2, c.S3, c.S4, c.S5, c.S6, c.S7, c.S8, c.S9, c.S10, c.S11, c.S12, c.S13, c.S14, c.S15}
-	parsed := map[int]branchIndex{}
+	c := &head.Commit
+	files := []treeFile{c.S0, c.S1, c.S2, c.S3, c.S4, c.S5, c.S6, c.S7, c.S8, c.S9, c.S10, c.S11, c.S12, c.S13, c.S14, c.S15}
 	var out []state.Summary
 	for k, f := range files {
-		ix, err := s.parseIndex(shardPath(k), k, f.object())
+		ix, err := s.parseIndex(shardPath(k), k, f.Object)
 		if err != nil {
 			return nil, s.fail("pending", err)
 		}
-		parsed[k] = ix
 		out = slices.AppendSeq(out, maps.Values(ix))
 	}
-	s.mu.Lock()
-	s.view.moveTo(ref.Target.Oid, false)
-	maps.Copy(s.view.shards, parsed)
-	s.mu.Unlock()
 	state.SortSummaries(out)
 	return out, nil
 }
@@ -833,16 +722,14 @@ func (s *BranchStore) Pending(ctx context.Context) ([]state.Summary, error) {
 // pending record (NextDue and Checked are what the file keeps).
 type branchIndex map[int]state.Summary
 
-// with returns a copy with n's entry set, or removed when e is nil.
-func (ix branchIndex) with(n int, e *state.Summary) branchIndex {
-	out := maps.Clone(ix)
-	if out == nil {
-		out = branchIndex{}
-	}
-	if e != nil {
-		out[n] = *e
-	} else {
-		delete(out, n)
+// with returns a copy with rec's entry: its summary while rec is pending,
+// none otherwise.
+func (ix branchIndex) with(rec *state.Record) branchIndex {
+	out := branchIndex{}
+	maps.Copy(out, ix)
+	delete(out, rec.Discussion)
+	if rec.Pending() {
+		out[rec.Discussion] = summaryOf(rec)
 	}
 	return out
 }
@@ -865,23 +752,27 @@ func wireTime(t time.Time) *time.Time {
 // encode renders the shard with one entry per line in number order, so that
 // the branch's history shows each change as a one-line diff.
 func (ix branchIndex) encode() []byte {
-	var b bytes.Buffer
-	b.WriteString("{")
-	for i, n := range slices.Sorted(maps.Keys(ix)) {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		line, err := json.Marshal(indexFileEntry{NextDue: wireTime(ix[n].NextDue), Checked: wireTime(ix[n].Checked)})
-		if err != nil {
-			panic(fmt.Sprintf("github: branch store: encoding an index entry: %v", err))
-		}
-		fmt.Fprintf(&b, "\n  %q: %s", strconv.Itoa(n), line)
+	if len(ix) == 0 {
+		return []byte("{}\n")
 	}
-	if len(ix) > 0 {
-		b.WriteString("\n")
+	var lines []string
+	for _, n := range slices.Sorted(maps.Keys(ix)) {
+		lines = append(lines, ix.line(n))
 	}
-	b.WriteString("}\n")
-	return b.Bytes()
+	return []byte("{\n" + strings.Join(lines, ",\n") + "\n}\n")
+}
+
+// line is n's entry as the shard's file writes it; "" when it has none.
+func (ix branchIndex) line(n int) string {
+	e, ok := ix[n]
+	if !ok {
+		return ""
+	}
+	line, err := json.Marshal(indexFileEntry{NextDue: wireTime(e.NextDue), Checked: wireTime(e.Checked)})
+	if err != nil {
+		panic(fmt.Sprintf("github: branch store: encoding an index entry: %v", err))
+	}
+	return fmt.Sprintf("  %q: %s", strconv.Itoa(n), line)
 }
 
 // parseIndex reads shard k; an absent shard is empty. Anything but an
@@ -932,26 +823,21 @@ func makeBranchRev(blob, head string) string {
 	return blob + "@" + head
 }
 
-// parseBranchRev splits a revision; blob is "" for "absent".
-func parseBranchRev(rev string) (blob, head string, ok bool) {
+// branchRevBlob is the blob oid a revision names: "" for none (an empty
+// revision, or "absent"); ok is false for a revision not of this store.
+func branchRevBlob(rev string) (blob string, ok bool) {
 	blob, head, found := strings.Cut(rev, "@")
 	switch {
-	case !found || !isOID(head) && head != "":
-		return "", "", false
-	case blob == "absent":
-		return "", head, true
-	case !isOID(blob):
-		return "", "", false
+	case rev == "" || found && blob == "absent" && (head == "" || isOID(head)):
+		return "", true
+	case !found || !isOID(blob) || head != "" && !isOID(head):
+		return "", false
 	}
-	return blob, head, true
+	return blob, true
 }
 
 func isOID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil && strings.ToLower(s) == s
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // gitBlobOID is the object id git (and GitHub) gives a file's contents, so

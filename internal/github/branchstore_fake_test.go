@@ -263,10 +263,10 @@ func TestBranchStoreCreateRace(t *testing.T) {
 	f := newFakeRepo(t)
 	ctx := context.Background()
 	a, b := NewBranchStore(f.client(t), ""), NewBranchStore(f.client(t), "")
-	// Both see no branch.
-	for _, s := range []*BranchStore{a, b} {
-		if _, err := s.Load(ctx, 1); !errors.Is(err, state.ErrNotFound) {
-			t.Fatalf("Load(1) = %v, want ErrNotFound", err)
+	// Both see no branch, each for the discussion it writes.
+	for n, s := range map[int]*BranchStore{1: a, 2: b} {
+		if _, err := s.Load(ctx, n); !errors.Is(err, state.ErrNotFound) {
+			t.Fatalf("Load(%d) = %v, want ErrNotFound", n, err)
 		}
 	}
 	if err := a.Save(ctx, dueRecord(1, epoch)); err != nil {
@@ -511,8 +511,8 @@ func TestBranchStoreStaleHeadShape(t *testing.T) {
 		!cmp.Equal(e.Path, []any{"createCommitOnBranch"}) {
 		t.Errorf("commit(stale head) error = %+v, want GitHub's STALE_DATA at path [createCommitOnBranch]", e)
 	}
-	if got := commitOutcomeOf(err); got != commitStale {
-		t.Errorf("commitOutcomeOf(%v) = %v, want commitStale", err, got)
+	if moved, unknown := commitRetry(err); !moved || unknown {
+		t.Errorf("commitRetry(%v) = %v, %v, want a moved head", err, moved, unknown)
 	}
 }
 
@@ -712,8 +712,8 @@ func TestBranchStoreBranchName(t *testing.T) {
 		})
 	}
 	for name, want := range map[string]string{"": DefaultStateBranch, "refs/heads/ops/recess": "ops/recess", "state": "state"} {
-		if got := NewBranchStore(c, name).Branch(); got != want {
-			t.Errorf("NewBranchStore(%q).Branch() = %q, want %q", name, got, want)
+		if got := NewBranchStore(c, name).branch; got != want {
+			t.Errorf("NewBranchStore(%q) writes branch %q, want %q", name, got, want)
 		}
 	}
 }

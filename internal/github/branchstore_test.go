@@ -302,29 +302,32 @@ func TestParseIndexRefuses(t *testing.T) {
 	}
 }
 
-func TestParseBranchRev(t *testing.T) {
+func TestBranchRevBlob(t *testing.T) {
 	t.Parallel()
 	blob, head := strings.Repeat("a", 40), strings.Repeat("b", 40)
 	tests := []struct {
-		rev              string
-		wantBlob, wantHd string
-		ok               bool
+		rev      string
+		wantBlob string
+		ok       bool
 	}{
-		{makeBranchRev(blob, head), blob, head, true},
-		{makeBranchRev("", head), "", head, true},
-		{"absent@" + head, "", head, true},
-		{blob + "@", blob, "", true},
-		{"stale", "", "", false},
-		{blob, "", "", false},
-		{"no-such-revision", "", "", false},
-		{strings.ToUpper(blob) + "@" + head, "", "", false},
-		{blob + "@" + head[:39], "", "", false},
-		{"DC_1@2026-11-21T10:00:00Z@abcd", "", "", false},
+		{"", "", true},
+		{makeBranchRev(blob, head), blob, true},
+		{makeBranchRev("", head), "", true},
+		{"absent@" + head, "", true},
+		{blob + "@", blob, true},
+		{"stale", "", false},
+		{blob, "", false},
+		{"absent", "", false},
+		{"no-such-revision", "", false},
+		{strings.ToUpper(blob) + "@" + head, "", false},
+		{blob + "@" + head[:39], "", false},
+		{"absent@" + head[:39], "", false},
+		{"DC_1@2026-11-21T10:00:00Z@abcd", "", false},
 	}
 	for _, tc := range tests {
-		blob, head, ok := parseBranchRev(tc.rev)
-		if blob != tc.wantBlob || head != tc.wantHd || ok != tc.ok {
-			t.Errorf("parseBranchRev(%q) = %q, %q, %v, want %q, %q, %v", tc.rev, blob, head, ok, tc.wantBlob, tc.wantHd, tc.ok)
+		blob, ok := branchRevBlob(tc.rev)
+		if blob != tc.wantBlob || ok != tc.ok {
+			t.Errorf("branchRevBlob(%q) = %q, %v, want %q, %v", tc.rev, blob, ok, tc.wantBlob, tc.ok)
 		}
 	}
 }
@@ -342,33 +345,32 @@ func TestGitBlobOID(t *testing.T) {
 	}
 }
 
-func TestCommitOutcomeOf(t *testing.T) {
+func TestCommitRetry(t *testing.T) {
 	t.Parallel()
 	gql := func(typ, msg string) error {
 		return &GraphQLError{Errors: []GraphQLErrorItem{{Type: typ, Message: msg, Path: []any{"createCommitOnBranch"}}}}
 	}
 	tests := []struct {
-		name string
-		err  error
-		want commitOutcome
+		name           string
+		err            error
+		moved, unknown bool
 	}{
-		{"nil", nil, commitDone},
-		{"stale_data", gql("STALE_DATA", `Expected branch to point to "abc" but it did not.  Pull and try again.`), commitStale},
-		{"stale_message_only", gql("", `Expected branch to point to "abc" but it did not.  Pull and try again.`), commitStale},
-		{"no_branch", gql("NOT_FOUND", "Could not resolve to a Ref with the name 'refs/heads/recess-state'."), commitNoBranch},
-		{"forbidden", gql("FORBIDDEN", "Resource not accessible by integration"), commitFailed},
-		{"unprocessable", gql("UNPROCESSABLE", "A commit message headline is required"), commitFailed},
-		{"bad_gateway", &StatusError{StatusCode: 502}, commitUnknown},
-		{"unauthorized", &StatusError{StatusCode: 401}, commitFailed},
-		{"rate_limited", &RateLimitError{}, commitFailed},
-		{"canceled", fmt.Errorf("x: %w", context.Canceled), commitFailed},
-		{"connection_reset", &url.Error{Op: "Post", URL: "x", Err: errors.New("connection reset by peer")}, commitUnknown},
+		{"stale_data", gql("STALE_DATA", `Expected branch to point to "abc" but it did not.  Pull and try again.`), true, false},
+		{"stale_message_only", gql("", `Expected branch to point to "abc" but it did not.  Pull and try again.`), true, false},
+		{"no_branch", gql("NOT_FOUND", "Could not resolve to a Ref with the name 'refs/heads/recess-state'."), true, false},
+		{"forbidden", gql("FORBIDDEN", "Resource not accessible by integration"), false, false},
+		{"unprocessable", gql("UNPROCESSABLE", "A commit message headline is required"), false, false},
+		{"bad_gateway", &StatusError{StatusCode: 502}, false, true},
+		{"unauthorized", &StatusError{StatusCode: 401}, false, false},
+		{"rate_limited", &RateLimitError{}, false, false},
+		{"canceled", fmt.Errorf("x: %w", context.Canceled), false, false},
+		{"connection_reset", &url.Error{Op: "Post", URL: "x", Err: errors.New("connection reset by peer")}, false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := commitOutcomeOf(tc.err); got != tc.want {
-				t.Errorf("commitOutcomeOf(%v) = %v, want %v", tc.err, got, tc.want)
+			if moved, unknown := commitRetry(tc.err); moved != tc.moved || unknown != tc.unknown {
+				t.Errorf("commitRetry(%v) = %v, %v, want %v, %v", tc.err, moved, unknown, tc.moved, tc.unknown)
 			}
 		})
 	}

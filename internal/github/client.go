@@ -142,14 +142,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 
-	base := http.DefaultTransport
-	var timeout time.Duration
-	if cfg.HTTPClient != nil {
-		if cfg.HTTPClient.Transport != nil {
-			base = cfg.HTTPClient.Transport
-		}
-		timeout = cfg.HTTPClient.Timeout
-	}
+	hc := cmp.Or(cfg.HTTPClient, &http.Client{})
 	clock := cfg.Clock
 	if clock == nil {
 		// The transport needs the real passage of time (see Config.Clock);
@@ -165,7 +158,7 @@ func New(cfg Config) (*Client, error) {
 		logf = func(string, ...any) {}
 	}
 	tr := &transport{
-		base:    base,
+		base:    cmp.Or(hc.Transport, http.DefaultTransport),
 		token:   cfg.Token,
 		graphql: gq,
 		clock:   clock,
@@ -175,7 +168,7 @@ func New(cfg Config) (*Client, error) {
 		sem:     make(chan struct{}, 1),
 		paced:   rate.NewLimiter(rate.Every(contentInterval), contentBurst),
 	}
-	hc := &http.Client{Transport: tr, Timeout: timeout}
+	hc = &http.Client{Transport: tr, Timeout: hc.Timeout}
 
 	apiString := api.String()
 	rest, err := gogithub.NewClient(
@@ -233,8 +226,10 @@ func (c *Client) stamped(rec *state.Record) state.Record {
 	return out
 }
 
-// Stats returns the transport's counters, for logs and benchmarks.
-func (c *Client) Stats() Stats { return Stats{sent: int(c.tr.sent.Load())} }
+// Requests returns the number of requests that went over the wire since the
+// client was built, retries included, because that is what GitHub's budgets
+// count: for logs and benchmarks.
+func (c *Client) Requests() int { return int(c.tr.sent.Load()) }
 
 // query and mutate run githubv4 operations. net/http wraps the transport's
 // typed errors in a *url.Error that only repeats the endpoint; it is dropped.

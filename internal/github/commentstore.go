@@ -27,11 +27,6 @@ var (
 	_ resume.LabelFinder     = (*CommentStore)(nil)
 )
 
-// WaitingLabel marks the discussions whose record is pending, so that a
-// sweep finds them with a search instead of reading every discussion. The
-// store only reads it: the engine keeps it right (resume.LabelFinder).
-const WaitingLabel = resume.LabelWaiting
-
 // sweepSlot is the schedule's usual interval: consecutive sweeps fall in
 // consecutive slots.
 const sweepSlot = 5 * time.Minute
@@ -96,7 +91,8 @@ type CommentStore struct {
 	// (past a discussion's first and last comments): the next save moves
 	// the record to a new status comment at the end (see Save).
 	stray map[string]bool
-	// advice is what the last Pending could not do (PendingAdvice).
+	// advice is what the last Pending that listed the waiting discussions
+	// could not do (PendingAdvice).
 	advice []string
 }
 
@@ -153,7 +149,7 @@ func (s *CommentStore) Load(ctx context.Context, discussion int) (*state.Record,
 // record is the discussion the engine decides on, so a run pays for one
 // read.
 func (s *CommentStore) LoadWith(ctx context.Context, n int) (*state.Record, *resume.Discussion, error) {
-	disc, comments, err := s.c.fetch(ctx, n)
+	disc, comments, err := s.c.readDiscussion(ctx, n, nil)
 	if errors.Is(err, resume.ErrNotFound) {
 		// A deleted discussion took its status comment with it.
 		return nil, nil, s.fail(n, fmt.Errorf("%w: %w", state.ErrNotFound, err))
@@ -163,7 +159,7 @@ func (s *CommentStore) LoadWith(ctx context.Context, n int) (*state.Record, *res
 	}
 	id, rec, err := s.status(n, comments)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, s.fail(n, err)
 	}
 	if rec == nil {
 		return nil, disc, s.fail(n, state.ErrNotFound)
@@ -227,7 +223,7 @@ func (s *CommentStore) status(n int, comments []storedComment) (string, *state.R
 			continue
 		}
 		if err != nil {
-			return "", nil, s.fail(n, fmt.Errorf("status comment %s (left as it is): %w", cm.ID, err))
+			return "", nil, fmt.Errorf("status comment %s (left as it is): %w", cm.ID, err)
 		}
 		rec.Rev = makeRev(cm.ID, cm.UpdatedAt, cm.Body)
 		id, found = cm.ID, rec
@@ -349,96 +345,65 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-	var written commentNode
-	if rec.Rev == "" {
-		written, err = s.create(ctx, n, body)
-	} else {
-		written, err = s.update(ctx, n, rec.Rev, body)
-	}
+	written, err := s.write(ctx, n, rec.Rev, body)
 	if err != nil {
-		return err
+		return s.fail(n, err)
 	}
 	rec.Rev = makeRev(written.ID, written.UpdatedAt, written.Body)
 	rec.UpdatedAt = stamped.UpdatedAt
 	return nil
 }
 
-// create posts the first status comment of discussion n, unless one
-// appeared since the caller's read.
-func (s *CommentStore) create(ctx context.Context, n int, body string) (commentNode, error) {
-	disc, comments, err := s.c.fetch(ctx, n)
-	if err != nil {
-		return commentNode{}, s.fail(n, err)
+// write writes body into the status comment rev names, if a re-read finds
+// it still at rev (or into a new one at the end: see move); an empty rev
+// posts the first status comment, unless one appeared since the caller's
+// read.
+func (s *CommentStore) write(ctx context.Context, n int, rev, body string) (commentNode, error) {
+	if rev == "" {
+		disc, comments, err := s.c.readDiscussion(ctx, n, nil)
+		if err != nil {
+			return commentNode{}, err
+		}
+		id, rec, err := s.status(n, comments)
+		switch {
+		case err != nil:
+			return commentNode{}, err
+		case rec != nil:
+			return commentNode{}, fmt.Errorf("a status comment (%s) already exists: %w", id, state.ErrConflict)
+		}
+		return s.c.addComment(ctx, disc.ID, "", body)
 	}
-	id, rec, err := s.status(n, comments)
+	id, _, found := strings.Cut(rev, "@")
+	if !found || id == "" {
+		return commentNode{}, fmt.Errorf("revision %q is not this store's: %w", rev, state.ErrConflict)
+	}
+	got, err := s.c.commentsByID(ctx, []string{id})
 	if err != nil {
 		return commentNode{}, err
 	}
-	if rec != nil {
-		return commentNode{}, s.fail(n, fmt.Errorf("a status comment (%s) already exists: %w", id, state.ErrConflict))
+	cur, now := got[id], ""
+	if cur.ID != "" && cur.DeletedAt == nil && cur.ViewerDidAuthor && cur.Discussion.Number == n {
+		now = makeRev(id, cur.UpdatedAt, cur.Body)
 	}
-	written, err := s.c.addComment(ctx, disc.ID, "", body)
-	if err != nil {
-		return commentNode{}, s.fail(n, err)
-	}
-	return written, nil
-}
-
-// statusQuery re-reads a status comment before it is overwritten.
-type statusQuery = commentQuery[struct {
-	ID              string
-	Body            string
-	UpdatedAt       time.Time
-	ViewerDidAuthor bool
-	DeletedAt       *time.Time
-	Discussion      *struct {
-		ID     string
-		Number int
-	}
-}]
-
-// update re-reads the status comment rev names and, if it is still at rev,
-// writes body into it (or into a new one at the end: see move).
-func (s *CommentStore) update(ctx context.Context, n int, rev, body string) (commentNode, error) {
-	id, _, _ := strings.Cut(rev, "@")
-	if !strings.Contains(rev, "@") || id == "" {
-		return commentNode{}, s.fail(n, fmt.Errorf("revision %q is not this store's: %w", rev, state.ErrConflict))
-	}
-	gone := s.fail(n, fmt.Errorf("status comment %s is gone: %w", id, state.ErrConflict))
-	var q statusQuery
-	err := s.c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)})
-	if errors.Is(err, resume.ErrNotFound) {
-		return commentNode{}, gone
-	}
-	if err != nil {
-		return commentNode{}, s.fail(n, err)
-	}
-	cur := q.Node
-	if cur == nil || cur.C.ID == "" || cur.C.DeletedAt != nil || !cur.C.ViewerDidAuthor || cur.C.Discussion == nil || cur.C.Discussion.Number != n {
-		return commentNode{}, gone
-	}
-	if makeRev(id, cur.C.UpdatedAt, cur.C.Body) != rev {
-		if _, err := decodeStatus(n, cur.C.Body); errors.Is(err, state.ErrCorrupt) {
-			return commentNode{}, s.fail(n, fmt.Errorf("status comment %s (left as it is): %w", id, err))
-		}
-		return commentNode{}, s.fail(n, fmt.Errorf("status comment %s changed since it was read: %w", id, state.ErrConflict))
+	if now != rev {
+		return commentNode{}, judgeChange("status comment "+id, rev, now, func() error {
+			_, err := decodeStatus(n, cur.Body)
+			return err
+		})
 	}
 	s.mu.Lock()
 	stray := s.stray[id]
 	s.mu.Unlock()
 	var written commentNode
 	if stray {
-		written, err = s.move(ctx, n, cur.C.Discussion.ID, id, body)
+		written, err = s.move(ctx, n, cur.Discussion.ID, id, body)
 	} else {
 		written, err = s.c.updateComment(ctx, id, body)
 	}
 	if errors.Is(err, resume.ErrNotFound) {
-		return commentNode{}, s.fail(n, fmt.Errorf("status comment %s is gone: %w: %w", id, state.ErrConflict, err))
+		return commentNode{}, fmt.Errorf("status comment %s is gone: %w: %w", id, state.ErrConflict, err)
 	}
-	if err != nil {
-		return commentNode{}, s.fail(n, err)
-	}
-	return written, nil
+	return written, err
 }
 
 // move writes the record of discussion n into a new status comment at the
@@ -610,8 +575,9 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	// unlabelled are found by the hourly look, not by the label's search.
-	unlabelled := map[int]bool{}
+	// The first labelled are found by the label's search; those after
+	// them by the hourly look.
+	labelled := len(scanned)
 	if now := s.now().UTC(); now.Minute() < int(sweepSlot/time.Minute) {
 		look := 1
 		if now.Hour() == 0 {
@@ -621,13 +587,8 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		labelled := map[int]bool{}
-		for _, d := range scanned {
-			labelled[d.Number] = true
-		}
 		for _, d := range recent {
-			if !labelled[d.Number] {
-				unlabelled[d.Number] = true
+			if !slices.ContainsFunc(scanned[:labelled], func(l scanNode) bool { return l.Number == d.Number }) {
 				scanned = append(scanned, d)
 			}
 		}
@@ -636,22 +597,20 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 	for _, d := range scanned {
 		ids = append(ids, d.candidates()...)
 	}
-	bodies, err := s.c.bodies(ctx, ids)
+	got, err := s.c.commentsByID(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
 
 	seen := map[int]bool{}
 	var out []state.Summary
-	for _, d := range scanned {
+	for i, d := range scanned {
 		if d.Number <= 0 || seen[d.Number] {
 			continue
 		}
 		seen[d.Number] = true
-		rec := statusAmong(d.Number, d.candidates(), bodies)
-		if rec == nil && !unlabelled[d.Number] && d.First.PageInfo.HasNextPage && d.Last.PageInfo.HasPreviousPage && !overlaps(d) {
-			// A long discussion whose status comment stands between
-			// the first and the last comments scanned.
+		rec := statusAmong(d.Number, d.candidates(), got)
+		if rec == nil && i < labelled {
 			if rec, err = s.scanDeeper(ctx, d); err != nil {
 				return nil, err
 			}
@@ -662,7 +621,7 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 			// visit of any run puts right.
 		case rec != nil:
 			out = append(out, summaryOf(rec))
-		case !unlabelled[d.Number]:
+		case i < labelled:
 			// A discussion found without the label counts only when its
 			// pending record was read.
 			out = append(out, state.Summary{Discussion: d.Number})
@@ -677,20 +636,12 @@ func summaryOf(rec *state.Record) state.Summary {
 	return state.Summary{Discussion: rec.Discussion, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked}
 }
 
-// overlaps reports whether d's first and last comments scanned meet, so
-// that none lies between them.
-func overlaps(d scanNode) bool {
-	return slices.ContainsFunc(d.Last.Nodes, func(l scanComment) bool {
-		return slices.ContainsFunc(d.First.Nodes, func(f scanComment) bool { return f.ID == l.ID })
-	})
-}
-
-// statusAmong returns the record of the first of ids whose body (from
-// bodies) is a status comment of discussion n; nil when none is.
-func statusAmong(n int, ids []string, bodies map[string]string) *state.Record {
+// statusAmong returns the record of the first of ids that is recess's
+// status comment of discussion n (its comment read in got); nil when none is.
+func statusAmong(n int, ids []string, got map[string]idComment) *state.Record {
 	for _, id := range ids {
-		if body, ok := bodies[id]; ok {
-			if rec, err := decodeStatus(n, body); rec != nil && err == nil {
+		if cm, ok := got[id]; ok && cm.ViewerDidAuthor {
+			if rec, err := decodeStatus(n, cm.Body); rec != nil && err == nil {
 				return rec
 			}
 		}
@@ -698,30 +649,26 @@ func statusAmong(n int, ids []string, bodies map[string]string) *state.Record {
 	return nil
 }
 
-// searchQuery finds the discussions that carry the waiting label.
-type searchQuery struct {
-	Search struct {
-		DiscussionCount int
-		PageInfo        pageInfo
-		Nodes           []struct {
-			D scanNode `graphql:"... on Discussion"`
-		}
-	} `graphql:"search(query: $query, type: DISCUSSION, first: 100, after: $after)"`
-}
-
+// searchWaiting finds the discussions that carry the waiting label, in the
+// order of the sweep's moment (see Pending).
 func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	// Sweeps keep no memory: the order alternates with the sweep's moment.
 	order := "created-asc"
 	if s.now().Unix()/int64(sweepSlot/time.Second)%2 == 1 {
 		order = "created-desc"
 	}
-	query := fmt.Sprintf("repo:%s/%s label:%q sort:%s", s.c.owner, s.c.repo, WaitingLabel, order)
-	s.mu.Lock()
-	s.advice = nil
-	s.mu.Unlock()
+	query := fmt.Sprintf("repo:%s/%s label:%q sort:%s", s.c.owner, s.c.repo, resume.LabelWaiting, order)
 	total := 0
 	out, err := pages(0, func(after *string) ([]scanNode, pageInfo, error) {
-		var q searchQuery
+		var q struct {
+			Search struct {
+				DiscussionCount int
+				PageInfo        pageInfo
+				Nodes           []struct {
+					D scanNode `graphql:"... on Discussion"`
+				}
+			} `graphql:"search(query: $query, type: DISCUSSION, first: 100, after: $after)"`
+		}
 		if err := s.c.query(ctx, &q, map[string]any{"query": githubv4.String(query), "after": (*githubv4.String)(after)}); err != nil {
 			return nil, pageInfo{}, fmt.Errorf("search %s: %w", query, err)
 		}
@@ -735,31 +682,29 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	var advice []string
 	if total > len(out) {
 		// GitHub search reaches 1,000 results at most: the other order
 		// comes next sweep.
-		advice := fmt.Sprintf("%d discussions wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, len(out), 2*len(out))
-		s.c.logf("github: comment store: %s", advice)
-		s.mu.Lock()
-		s.advice = []string{advice}
-		s.mu.Unlock()
+		advice = append(advice, fmt.Sprintf("%d discussions wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, len(out), 2*len(out)))
+		s.c.logf("github: comment store: %s", advice[0])
 	}
+	s.mu.Lock()
+	s.advice = advice
+	s.mu.Unlock()
 	return out, nil
 }
-
-// recentQuery lists the most recently updated open discussions.
-type recentQuery = repoQuery[struct {
-	Discussions struct {
-		PageInfo pageInfo
-		Nodes    []scanNode
-	} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
-}]
 
 // recentlyUpdated reads up to limit pages of the most recently updated open
 // discussions, as the search reads the labelled ones.
 func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanNode, error) {
 	return pages(limit, func(after *string) ([]scanNode, pageInfo, error) {
-		var q recentQuery
+		var q repoQuery[struct {
+			Discussions struct {
+				PageInfo pageInfo
+				Nodes    []scanNode
+			} `graphql:"discussions(first: 100, after: $after, states: [OPEN], orderBy: {field: UPDATED_AT, direction: DESC})"`
+		}]
 		vars := s.c.repoVars()
 		vars["after"] = (*githubv4.String)(after)
 		if err := s.c.query(ctx, &q, vars); err != nil {
@@ -769,103 +714,100 @@ func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanNo
 	})
 }
 
-// deeperQuery reads an earlier page of a discussion's top-level comments,
-// backwards from the last ones scanNode read.
-type deeperQuery = repoQuery[struct {
-	Discussion *struct {
-		Comments struct {
-			PageInfo backInfo
-			Nodes    []scanComment
-		} `graphql:"comments(last: 100, before: $before)"`
-	} `graphql:"discussion(number: $number)"`
-}]
-
 // scanDeeper looks for d's status comment between the first and the last
 // comments the search scanned, paging backwards from the last ones (a
 // status comment that slipped out of the last comments is likelier near
 // them): one request per further 100 top-level comments and one for the
 // candidates' bodies, scanPages pages at most. It returns nil when it finds
-// none (the sweep then visits the discussion, as for any unknown).
+// none, or when the first and the last comments scanned meet (the sweep
+// then visits the discussion, as for any unknown).
 func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Record, error) {
 	first := map[string]bool{}
 	for _, c := range d.First.Nodes {
 		first[c.ID] = true
 	}
-	before := d.Last.PageInfo.StartCursor
-	for range scanPages {
-		if before == nil {
+	isFirst := func(c scanComment) bool { return first[c.ID] }
+	conn := d.Last
+	for page := 0; conn.PageInfo.HasPreviousPage && conn.PageInfo.StartCursor != nil && !slices.ContainsFunc(conn.Nodes, isFirst); page++ {
+		if page == scanPages {
+			s.logf(d.Number, "no status comment among its first %d top-level comments and its last %d; the sweep visits it", scanFirst, scanLast*(scanPages+1))
 			return nil, nil
 		}
-		var q deeperQuery
+		var q repoQuery[struct {
+			Discussion *struct {
+				Comments struct {
+					PageInfo backInfo
+					Nodes    []scanComment
+				} `graphql:"comments(last: 100, before: $before)"`
+			} `graphql:"discussion(number: $number)"`
+		}]
 		vars := s.c.repoVars()
 		vars["number"] = githubv4.Int(d.Number)
-		vars["before"] = githubv4.String(*before)
+		vars["before"] = githubv4.String(*conn.PageInfo.StartCursor)
 		err := s.c.query(ctx, &q, vars)
 		if errors.Is(err, resume.ErrNotFound) || err == nil && q.Repository.Discussion == nil {
 			return nil, nil // deleted meanwhile: the visit will tell
 		}
 		if err != nil {
-			return nil, fmt.Errorf("comments of discussion %d before %s: %w", d.Number, *before, err)
+			return nil, fmt.Errorf("comments of discussion %d before %s: %w", d.Number, *conn.PageInfo.StartCursor, err)
 		}
-		conn := q.Repository.Discussion.Comments
-		met := false
-		var fresh []scanComment
-		for _, c := range conn.Nodes {
-			met = met || first[c.ID]
-			if !first[c.ID] {
-				fresh = append(fresh, c)
-			}
-		}
-		if ids := candidates(fresh); len(ids) > 0 {
-			bodies, err := s.c.bodies(ctx, ids)
+		conn.PageInfo, conn.Nodes = q.Repository.Discussion.Comments.PageInfo, q.Repository.Discussion.Comments.Nodes
+		if ids := candidates(slices.DeleteFunc(slices.Clone(conn.Nodes), isFirst)); len(ids) > 0 {
+			got, err := s.c.commentsByID(ctx, ids)
 			if err != nil {
 				return nil, err
 			}
-			if rec := statusAmong(d.Number, ids, bodies); rec != nil {
+			if rec := statusAmong(d.Number, ids, got); rec != nil {
 				return rec, nil
 			}
 		}
-		if met || !conn.PageInfo.HasPreviousPage {
-			return nil, nil // back at the first comments: none in between
-		}
-		before = conn.PageInfo.StartCursor
 	}
-	s.logf(d.Number, "no status comment among its first %d top-level comments and its last %d; the sweep visits it", scanFirst, scanLast*(scanPages+1))
 	return nil, nil
 }
 
-// bodiesQuery reads comments by id.
-type bodiesQuery struct {
-	Nodes []*struct {
-		C struct {
-			ID              string
-			Body            string
-			ViewerDidAuthor bool
-		} `graphql:"... on DiscussionComment"`
-	} `graphql:"nodes(ids: $ids)"`
+// idComment is what recess reads of a comment by its id: a sweep, of the
+// candidates for a status comment; a save, of the status comment it is
+// about to overwrite; a reply, of the comment it answers.
+type idComment struct {
+	ID              string
+	Body            string
+	UpdatedAt       time.Time
+	ViewerDidAuthor bool
+	DeletedAt       *time.Time
+	ReplyTo         node
+	Discussion      struct {
+		ID     string
+		Number int
+	}
 }
 
-// bodies reads the bodies of recess's own comments by id, 100 per request.
-func (c *Client) bodies(ctx context.Context, ids []string) (map[string]string, error) {
-	out := map[string]string{}
+// commentsByID reads discussion comments by id, 100 per request. A comment
+// deleted since its id was learned voids the whole answer (GitHub answers
+// NOT_FOUND): that request's comments are then left out.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/queries#nodes
+func (c *Client) commentsByID(ctx context.Context, ids []string) (map[string]idComment, error) {
+	out := map[string]idComment{}
 	for chunk := range slices.Chunk(ids, pageSize) {
 		gids := make([]githubv4.ID, len(chunk))
 		for i, id := range chunk {
 			gids[i] = githubv4.ID(id)
 		}
-		var q bodiesQuery
+		var q struct {
+			Nodes []*struct {
+				C idComment `graphql:"... on DiscussionComment"`
+			} `graphql:"nodes(ids: $ids)"`
+		}
 		if err := c.query(ctx, &q, map[string]any{"ids": gids}); err != nil {
 			if errors.Is(err, resume.ErrNotFound) {
-				// A comment deleted since the scan voids the whole
-				// answer; its discussions are then simply unknown.
-				c.logf("github: comment store: some status comments vanished during the sweep: %v", err)
+				c.logf("github: some comments vanished since they were listed: %v", err)
 				continue
 			}
-			return nil, fmt.Errorf("comment bodies: %w", err)
+			return nil, fmt.Errorf("comments by id: %w", err)
 		}
 		for _, n := range q.Nodes {
-			if n != nil && n.C.ViewerDidAuthor {
-				out[n.C.ID] = n.C.Body
+			if n != nil && n.C.ID != "" {
+				out[n.C.ID] = n.C
 			}
 		}
 	}

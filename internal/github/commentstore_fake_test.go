@@ -39,7 +39,7 @@ func newFakeRepo(t *testing.T) *fakeRepo {
 	t.Cleanup(gh.Close)
 	gh.AddRepo("o", "r")
 	gh.AddToken(testToken, "github-actions[bot]", githubfake.KindBot)
-	if _, err := gh.AddLabel("o/r", WaitingLabel); err != nil {
+	if _, err := gh.AddLabel("o/r", resume.LabelWaiting); err != nil {
 		t.Fatalf("AddLabel = %v", err)
 	}
 	f := &fakeRepo{gh: gh, clock: clock, ids: map[int]string{}}
@@ -155,11 +155,11 @@ func TestCommentStoreOnFakeGitHub(t *testing.T) {
 	}
 	t.Logf("Save (create) on the fake: %d GraphQL requests, %d points", f.gh.CountGraphQL(), f.gh.GraphQLPoints())
 	d, err := f.gh.Discussion("o/r", 3)
-	if err != nil || contains(d.Labels, WaitingLabel) {
+	if err != nil || contains(d.Labels, resume.LabelWaiting) {
 		t.Errorf("discussion 3 labels after Save = %v, %v, want none (a store writes only the record)", d.Labels, err)
 	}
 	// The engine labels a pending record's discussion (resume.LabelFinder).
-	if err := f.gh.LabelDiscussion(f.ids[3], WaitingLabel); err != nil {
+	if err := f.gh.LabelDiscussion(f.ids[3], resume.LabelWaiting); err != nil {
 		t.Fatal(err)
 	}
 
@@ -211,7 +211,7 @@ func TestCommentStorePendingFindsOldUnlabelledRecordWithinTheDay(t *testing.T) {
 	if err := NewCommentStore(f.client(t)).Save(ctx, rec); err != nil {
 		t.Fatalf("Save(1) = %v", err)
 	}
-	if err := f.gh.UnlabelDiscussion(f.ids[1], WaitingLabel); err != nil {
+	if err := f.gh.UnlabelDiscussion(f.ids[1], resume.LabelWaiting); err != nil {
 		t.Fatalf("UnlabelDiscussion = %v", err)
 	}
 	f.clock.Step(time.Minute)
@@ -303,7 +303,7 @@ func TestCommentStoreLost(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Lost record (-want +got):\n%s", diff)
 			}
-			if n := c.Stats().Requests(); n != tt.requests {
+			if n := c.Requests(); n != tt.requests {
 				t.Errorf("Lost sent %d requests, want %d", n, tt.requests)
 			}
 		})

@@ -56,7 +56,7 @@ func (h *hub) body(c *hubComment) string {
 func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 	t.Parallel()
 	h := newHub(t)
-	h.addLabel(WaitingLabel)
+	h.addLabel(resume.LabelWaiting)
 	d := h.addDiscussion(7)
 	h.comment(d, "", "alice", "Which backend?", false)
 	c := h.client(t, nil)
@@ -84,10 +84,10 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 	if rec.Rev == "" {
 		t.Fatalf("Save did not set Rev")
 	}
-	if h.hasLabel(d, WaitingLabel) {
+	if h.hasLabel(d, resume.LabelWaiting) {
 		t.Errorf("Save put the waiting label on; a store writes only the record")
 	}
-	h.edit(func() { d.labels[WaitingLabel] = true })
+	h.edit(func() { d.labels[resume.LabelWaiting] = true })
 
 	var loaded *state.Record
 	var disc *resume.Discussion
@@ -105,15 +105,15 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 
 	// Every update is preceded by one small re-read of the status comment.
 	loaded.Applied = append(loaded.Applied, "c-a")
-	count("Save (changed)", []string{"query node", "mutation updateDiscussionComment"}, func() error { return store.Save(ctx, loaded) })
+	count("Save (changed)", []string{"query nodes", "mutation updateDiscussionComment"}, func() error { return store.Save(ctx, loaded) })
 
 	// The client keeps no discussion for later: Discussion reads.
 	count("Discussion", []string{"query repository"}, func() error { _, err := c.Discussion(ctx, 7); return err })
 
 	loaded.OpenRFCs = nil
-	count("Save (no longer pending)", []string{"query node", "mutation updateDiscussionComment"},
+	count("Save (no longer pending)", []string{"query nodes", "mutation updateDiscussionComment"},
 		func() error { return store.Save(ctx, loaded) })
-	if !h.hasLabel(d, WaitingLabel) {
+	if !h.hasLabel(d, resume.LabelWaiting) {
 		t.Errorf("Save took the waiting label off; a store writes only the record")
 	}
 
@@ -129,7 +129,7 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 	// with one small re-read before the write.
 	other := NewCommentStore(h.client(t, nil))
 	again.Applied = append(again.Applied, "c-b")
-	count("Save (revision read elsewhere)", []string{"query node", "mutation updateDiscussionComment"}, func() error { return other.Save(ctx, again) })
+	count("Save (revision read elsewhere)", []string{"query nodes", "mutation updateDiscussionComment"}, func() error { return other.Save(ctx, again) })
 }
 
 func TestCommentStoreConflicts(t *testing.T) {
@@ -200,7 +200,7 @@ func TestCommentStoreConflicts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHub(t)
-			h.addLabel(WaitingLabel)
+			h.addLabel(resume.LabelWaiting)
 			d := h.addDiscussion(7)
 			status := plant(t, h, d, dueRecord(7, epoch), true)
 			store := NewCommentStore(h.client(t, nil))
@@ -239,10 +239,10 @@ func TestCommentStoreConflicts(t *testing.T) {
 func TestCommentStoreRereadsBeforeEveryUpdate(t *testing.T) {
 	t.Parallel()
 	h := newHub(t)
-	h.addLabel(WaitingLabel)
+	h.addLabel(resume.LabelWaiting)
 	d := h.addDiscussion(7)
 	status := plant(t, h, d, dueRecord(7, epoch), true)
-	h.edit(func() { d.labels[WaitingLabel] = true })
+	h.edit(func() { d.labels[resume.LabelWaiting] = true })
 	c := h.client(t, nil)
 	store := NewCommentStore(c)
 	ctx := context.Background()
@@ -268,19 +268,19 @@ func TestCommentStoreRereadsBeforeEveryUpdate(t *testing.T) {
 
 	first := load()
 	stale := load()
-	save("right_after_the_read", first, nil, []string{"query node", "mutation updateDiscussionComment"})
-	save("older_than_the_stores_write", stale, state.ErrConflict, []string{"query node"})
+	save("right_after_the_read", first, nil, []string{"query nodes", "mutation updateDiscussionComment"})
+	save("older_than_the_stores_write", stale, state.ErrConflict, []string{"query nodes"})
 
 	edited := load()
 	h.edit(func() { status.body += "\n(edited by an admin)" })
-	save("after_an_edit_by_hand", edited, state.ErrConflict, []string{"query node"})
+	save("after_an_edit_by_hand", edited, state.ErrConflict, []string{"query nodes"})
 
 	// Reactions and other requests in between change nothing of this.
 	again := load()
 	if err := c.React(ctx, status.id, resume.Eyes); err != nil {
 		t.Fatalf("React = %v", err)
 	}
-	save("after_a_reaction", again, nil, []string{"query node", "mutation updateDiscussionComment"})
+	save("after_a_reaction", again, nil, []string{"query nodes", "mutation updateDiscussionComment"})
 
 	got := load()
 	if diff := cmp.Diff([]string{"c-right_after_the_read", "c-after_a_reaction"}, got.Applied); diff != "" {
@@ -427,7 +427,7 @@ func TestCommentStoreRacingWriters(t *testing.T) {
 		t.Run(fmt.Sprintf("writers_%d", writers), func(t *testing.T) {
 			t.Parallel()
 			h := newHub(t)
-			h.addLabel(WaitingLabel)
+			h.addLabel(resume.LabelWaiting)
 			d := h.addDiscussion(7)
 			store := NewCommentStore(h.client(t, nil))
 			ctx := context.Background()
@@ -482,7 +482,7 @@ func TestCommentStoreRacingWriters(t *testing.T) {
 func TestCommentStorePending(t *testing.T) {
 	t.Parallel()
 	h := newHub(t)
-	h.addLabel(WaitingLabel)
+	h.addLabel(resume.LabelWaiting)
 	var want []state.Summary
 	// 250 waiting discussions, due in reverse order of their numbers.
 	for n := 1; n <= 250; n++ {
@@ -490,7 +490,7 @@ func TestCommentStorePending(t *testing.T) {
 		h.comment(d, "", "alice", "question", false)
 		due := epoch.Add(time.Duration(300-n) * time.Minute)
 		plant(t, h, d, dueRecord(n, due), true)
-		h.edit(func() { d.labels[WaitingLabel] = true })
+		h.edit(func() { d.labels[resume.LabelWaiting] = true })
 		want = append([]state.Summary{{Discussion: n, NextDue: due, Known: true, Checked: epoch.Add(-time.Minute)}}, want...)
 	}
 	// A stale label over a record with nothing pending: left out.
@@ -540,11 +540,11 @@ func TestCommentStorePending(t *testing.T) {
 	unlabelled := h.addDiscussion(254)
 	plant(t, h, unlabelled, dueRecord(254, epoch), true)
 	h.edit(func() {
-		stale.labels[WaitingLabel] = true
-		late.labels[WaitingLabel] = true
-		buried.labels[WaitingLabel] = true
-		deep.labels[WaitingLabel] = true
-		waiting.labels[WaitingLabel] = true
+		stale.labels[resume.LabelWaiting] = true
+		late.labels[resume.LabelWaiting] = true
+		buried.labels[resume.LabelWaiting] = true
+		deep.labels[resume.LabelWaiting] = true
+		waiting.labels[resume.LabelWaiting] = true
 	})
 	want = append([]state.Summary{
 		{Discussion: 252, NextDue: epoch.Add(-time.Minute), Known: true, Checked: epoch.Add(-time.Minute)},
@@ -625,7 +625,7 @@ func TestCommentStoreSaveMovesAStatusCommentTheScanCannotSee(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHub(t)
-			h.addLabel(WaitingLabel)
+			h.addLabel(resume.LabelWaiting)
 			d := h.addDiscussion(9)
 			for range tc.before {
 				h.comment(d, "", "alice", "chatter", false)
@@ -634,7 +634,7 @@ func TestCommentStoreSaveMovesAStatusCommentTheScanCannotSee(t *testing.T) {
 			for range tc.after {
 				h.comment(d, "", "bob", "more chatter", false)
 			}
-			h.edit(func() { d.labels[WaitingLabel] = true })
+			h.edit(func() { d.labels[resume.LabelWaiting] = true })
 			store := NewCommentStore(h.client(t, nil))
 			rec, err := store.Load(context.Background(), 9)
 			if err != nil {
@@ -645,9 +645,9 @@ func TestCommentStoreSaveMovesAStatusCommentTheScanCannotSee(t *testing.T) {
 			if err := store.Save(context.Background(), rec); err != nil {
 				t.Fatalf("Save = %v", err)
 			}
-			want := []string{"query node", "mutation updateDiscussionComment"}
+			want := []string{"query nodes", "mutation updateDiscussionComment"}
 			if tc.moved {
-				want = []string{"query node", "mutation addDiscussionComment", "mutation updateDiscussionComment", "mutation deleteDiscussionComment"}
+				want = []string{"query nodes", "mutation addDiscussionComment", "mutation updateDiscussionComment", "mutation deleteDiscussionComment"}
 			}
 			if diff := cmp.Diff(want, roots(h.Calls())); diff != "" {
 				t.Errorf("Save requests (-want +got):\n%s", diff)

@@ -24,6 +24,8 @@ const pageSize = 100
 // selection set. A test validates every document they produce against
 // GitHub's schema.
 
+// actor is a comment's or discussion's author; a deleted account has none
+// (GitHub answers null, which leaves every field empty).
 type actor struct {
 	Login string
 	// Typename is "Bot" for an app's account, whose GraphQL login lacks
@@ -31,16 +33,9 @@ type actor struct {
 	Typename string `graphql:"__typename"`
 }
 
-// node is any object recess knows only by its node id.
+// node is any object recess knows only by its node id; "" when GitHub
+// answers null (no such label, no comment replied to).
 type node struct{ ID string }
-
-// id is the node's id, "" for none.
-func (n *node) id() string {
-	if n == nil {
-		return ""
-	}
-	return n.ID
-}
 
 // mutationResult is the selection of a mutation whose answer recess does not
 // need.
@@ -62,8 +57,8 @@ type commentNode struct {
 	DeletedAt         *time.Time
 	ViewerDidAuthor   bool
 	AuthorAssociation string
-	Author            *actor
-	ReplyTo           *node
+	Author            actor
+	ReplyTo           node
 }
 
 type replyConn struct {
@@ -97,7 +92,7 @@ type discussionNode struct {
 	Closed          bool
 	Locked          bool
 	ViewerDidAuthor bool
-	Author          *actor
+	Author          actor
 	// Category is the discussion's category, for the categories scope.
 	Category struct{ Name, Slug string }
 	Labels   struct {
@@ -115,9 +110,9 @@ type discussionNode struct {
 // tag cannot name a constant; a test keeps them equal).
 type repoFacts struct {
 	ID               string
-	DefaultBranchRef *struct{ Name string }
-	Waiting          *node `graphql:"waiting: label(name: \"recess:waiting\")"`
-	Escalated        *node `graphql:"escalated: label(name: \"recess:escalated\")"`
+	DefaultBranchRef struct{ Name string }
+	Waiting          node `graphql:"waiting: label(name: \"recess:waiting\")"`
+	Escalated        node `graphql:"escalated: label(name: \"recess:escalated\")"`
 }
 
 // noteFacts records the repository facts a discussion read carried: the
@@ -129,11 +124,11 @@ func (c *Client) noteFacts(f repoFacts) {
 	if c.repoID == "" {
 		c.repoID = f.ID
 	}
-	if c.ref == "" && f.DefaultBranchRef != nil && f.DefaultBranchRef.Name != "" {
+	if c.ref == "" && f.DefaultBranchRef.Name != "" {
 		c.ref = f.DefaultBranchRef.Name
 	}
-	c.labels[strings.ToLower(resume.LabelWaiting)] = f.Waiting.id()
-	c.labels[strings.ToLower(resume.LabelEscalated)] = f.Escalated.id()
+	c.labels[strings.ToLower(resume.LabelWaiting)] = f.Waiting.ID
+	c.labels[strings.ToLower(resume.LabelEscalated)] = f.Escalated.ID
 }
 
 // repoQuery reads the fields T of the client's repository, with the
@@ -148,20 +143,6 @@ type repoQuery[T any] struct {
 type discussionQuery = repoQuery[struct {
 	Discussion *discussionNode `graphql:"discussion(number: $number)"`
 }]
-
-// commentsPageQuery reads a further page of top-level comments.
-type commentsPageQuery = repoQuery[struct {
-	Discussion *struct {
-		Comments commentConn `graphql:"comments(first: 100, after: $after)"`
-	} `graphql:"discussion(number: $number)"`
-}]
-
-// commentQuery reads the fields T of one discussion comment by its id.
-type commentQuery[T any] struct {
-	Node *struct {
-		C T `graphql:"... on DiscussionComment"`
-	} `graphql:"node(id: $id)"`
-}
 
 // storedComment is a comment as the comment store sees it: with what the
 // engine's types do not carry.
@@ -182,44 +163,40 @@ func (c *Client) repoVars() map[string]any {
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
 func (c *Client) Discussion(ctx context.Context, number int) (*resume.Discussion, error) {
-	d, _, err := c.fetch(ctx, number)
+	d, _, err := c.readDiscussion(ctx, number, nil)
 	return d, err
 }
 
-// fetch reads a discussion completely: the main query, then further pages
-// only where GitHub says there are more. It returns the comments also as
-// the comment store sees them.
-func (c *Client) fetch(ctx context.Context, number int) (*resume.Discussion, []storedComment, error) {
+// readDiscussion reads a discussion completely: the main query (unless its
+// first page arrived in d, as a store's own document that embeds
+// discussionNode reads it), then further pages only where GitHub says there
+// are more. It returns the comments also as the comment store sees them,
+// and notes the repository facts the read carried (see repoFacts).
+func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNode) (*resume.Discussion, []storedComment, error) {
 	what := fmt.Sprintf("github: discussion %d", number)
 	vars := c.repoVars()
 	vars["number"] = githubv4.Int(number)
-	var q discussionQuery
-	if err := c.query(ctx, &q, vars); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", what, err)
-	}
-	d := q.Repository.Discussion
-	if d == nil {
-		return nil, nil, fmt.Errorf("%s: %w", what, resume.ErrNotFound)
-	}
-	return c.discussionOf(ctx, number, d)
-}
-
-// discussionOf completes a discussion read whose first page arrived in d:
-// further pages only where GitHub says there are more. A store whose own
-// document embeds discussionNode completes its read with it too. The
-// repository facts the read carried are noted (see repoFacts).
-func (c *Client) discussionOf(ctx context.Context, number int, d *discussionNode) (*resume.Discussion, []storedComment, error) {
-	c.noteFacts(d.Repository)
-	what := fmt.Sprintf("github: discussion %d", number)
 	tops, err := pages(0, func(after *string) ([]topComment, pageInfo, error) {
 		if after == nil {
+			if d == nil {
+				var q discussionQuery
+				if err := c.query(ctx, &q, vars); err != nil {
+					return nil, pageInfo{}, err
+				}
+				if d = q.Repository.Discussion; d == nil {
+					return nil, pageInfo{}, resume.ErrNotFound
+				}
+			}
+			c.noteFacts(d.Repository)
 			return d.Comments.Nodes, d.Comments.PageInfo, nil
 		}
-		var pq commentsPageQuery
-		pv := c.repoVars()
-		pv["number"] = githubv4.Int(number)
-		pv["after"] = githubv4.String(*after)
-		if err := c.query(ctx, &pq, pv); err != nil {
+		var pq repoQuery[struct {
+			Discussion *struct {
+				Comments commentConn `graphql:"comments(first: 100, after: $after)"`
+			} `graphql:"discussion(number: $number)"`
+		}]
+		vars["after"] = githubv4.String(*after)
+		if err := c.query(ctx, &pq, vars); err != nil {
 			return nil, pageInfo{}, fmt.Errorf("comments after %s: %w", *after, err)
 		}
 		if pq.Repository.Discussion == nil {
@@ -251,7 +228,7 @@ func (c *Client) discussionOf(ctx context.Context, number int, d *discussionNode
 		Number:       d.Number,
 		Title:        d.Title,
 		Body:         d.Body,
-		Author:       login(d.Author),
+		Author:       d.Author.Login,
 		CreatedAt:    d.CreatedAt,
 		URL:          d.URL,
 		Closed:       d.Closed,
@@ -280,9 +257,13 @@ func (c *Client) allReplies(ctx context.Context, commentID string, first replyCo
 		if after == nil {
 			return first.Nodes, first.PageInfo, nil
 		}
-		var q commentQuery[struct {
-			Replies replyConn `graphql:"replies(first: 100, after: $after)"`
-		}]
+		var q struct {
+			Node *struct {
+				C struct {
+					Replies replyConn `graphql:"replies(first: 100, after: $after)"`
+				} `graphql:"... on DiscussionComment"`
+			} `graphql:"node(id: $id)"`
+		}
 		vars := map[string]any{"id": githubv4.ID(commentID), "after": githubv4.String(*after)}
 		if err := c.query(ctx, &q, vars); err != nil {
 			return nil, pageInfo{}, fmt.Errorf("replies of %s: %w", commentID, err)
@@ -314,13 +295,13 @@ func pages[T any](limit int, read func(after *string) ([]T, pageInfo, error)) ([
 }
 
 func toStored(n commentNode, parent string) storedComment {
-	parent = cmp.Or(n.ReplyTo.id(), parent)
+	parent = cmp.Or(n.ReplyTo.ID, parent)
 	return storedComment{
 		Comment: resume.Comment{
 			ID:          n.ID,
 			ParentID:    parent,
-			Author:      login(n.Author),
-			AuthorBot:   n.Author != nil && n.Author.Typename == "Bot",
+			Author:      n.Author.Login,
+			AuthorBot:   n.Author.Typename == "Bot",
 			Association: n.AuthorAssociation,
 			Body:        n.Body,
 			CreatedAt:   n.CreatedAt,
@@ -331,14 +312,6 @@ func toStored(n commentNode, parent string) storedComment {
 		},
 		UpdatedAt: n.UpdatedAt,
 	}
-}
-
-// login is an actor's login; a deleted account has no actor and no login.
-func login(a *actor) string {
-	if a == nil {
-		return ""
-	}
-	return a.Login
 }
 
 // Reply posts a comment on a discussion, threaded under replyTo when given.
@@ -373,17 +346,15 @@ func (c *Client) topLevel(ctx context.Context, id string) (string, error) {
 	parent, known := c.parents[id]
 	c.mu.Unlock()
 	if !known {
-		var q commentQuery[struct {
-			ID      string
-			ReplyTo *node
-		}]
-		if err := c.query(ctx, &q, map[string]any{"id": githubv4.ID(id)}); err != nil {
+		got, err := c.commentsByID(ctx, []string{id})
+		if err != nil {
 			return "", err
 		}
-		if q.Node == nil || q.Node.C.ID == "" {
+		cm, ok := got[id]
+		if !ok {
 			return "", fmt.Errorf("comment %s: %w", id, resume.ErrNotFound)
 		}
-		parent = q.Node.C.ReplyTo.id()
+		parent = cm.ReplyTo.ID
 		c.mu.Lock()
 		c.parents[id] = parent
 		c.mu.Unlock()
@@ -435,14 +406,14 @@ func (c *Client) labelID(ctx context.Context, name string) (string, error) {
 	}
 	var q repoQuery[struct {
 		ID    string
-		Label *node `graphql:"label(name: $label)"`
+		Label node `graphql:"label(name: $label)"`
 	}]
 	vars := c.repoVars()
 	vars["label"] = githubv4.String(name)
 	if err := c.query(ctx, &q, vars); err != nil {
 		return "", fmt.Errorf("github: label %q: %w", name, err)
 	}
-	id = q.Repository.Label.id()
+	id = q.Repository.Label.ID
 	c.mu.Lock()
 	c.labels[strings.ToLower(name)] = id
 	if c.repoID == "" {
@@ -460,23 +431,8 @@ var labelDescriptions = map[string]string{
 	resume.LabelEscalated: "recess stopped starting agent runs here (kept by recess)",
 }
 
-// LabelError says that a label recess needs does not exist and could not be
-// created, and what to do about it.
-type LabelError struct {
-	Label, Repo string
-	Err         error
-}
-
-func (e *LabelError) Error() string {
-	return fmt.Sprintf("github: the label %q does not exist in %s and recess could not create it (%v): create it in the repository (Issues, Labels), or give the workflow issues: write so that recess creates it", e.Label, e.Repo, e.Err)
-}
-
-func (e *LabelError) Unwrap() error { return e.Err }
-
-// Is makes a LabelError a resume.ErrLabelUnavailable.
-func (e *LabelError) Is(target error) bool { return target == resume.ErrLabelUnavailable }
-
-// createLabel creates a label recess needs in the repository.
+// createLabel creates a label recess needs in the repository. An error
+// wraps resume.ErrLabelUnavailable and says what to do about it.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#createlabel
 func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
@@ -486,19 +442,20 @@ func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
 	repoID := c.repoID
 	c.mu.Unlock()
 	var m struct {
-		CreateLabel struct{ Label *node } `graphql:"createLabel(input: $input)"`
+		CreateLabel struct{ Label node } `graphql:"createLabel(input: $input)"`
 	}
 	input := githubv4.CreateLabelInput{RepositoryID: githubv4.ID(repoID), Name: githubv4.String(name), Color: githubv4.String(labelColor)}
 	if d, ok := labelDescriptions[name]; ok {
 		desc := githubv4.String(d)
 		input.Description = &desc
 	}
-	if err := c.mutate(ctx, &m, input); err != nil {
-		return "", &LabelError{Label: name, Repo: c.owner + "/" + c.repo, Err: err}
+	err := c.mutate(ctx, &m, input)
+	id := m.CreateLabel.Label.ID
+	if err == nil && id == "" {
+		err = errors.New("GitHub answered without the label")
 	}
-	id := m.CreateLabel.Label.id()
-	if id == "" {
-		return "", &LabelError{Label: name, Repo: c.owner + "/" + c.repo, Err: errors.New("GitHub answered without the label")}
+	if err != nil {
+		return "", fmt.Errorf("github: the label %q does not exist in %s/%s and recess could not create it (%w: %w): create it in the repository (Issues, Labels), or give the workflow issues: write so that recess creates it", name, c.owner, c.repo, resume.ErrLabelUnavailable, err)
 	}
 	c.mu.Lock()
 	c.labels[strings.ToLower(name)] = id
@@ -509,20 +466,18 @@ func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
 
 // Label adds a repository label to a discussion. A label that does not exist
 // yet is created (recess's own labels: recess:waiting, recess:escalated);
-// when the token may not create it, the error is a *LabelError that names
-// the label and the fix.
+// when the token may not create it, the error wraps
+// resume.ErrLabelUnavailable and names the label and the fix.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#addlabelstolabelable
 func (c *Client) Label(ctx context.Context, discussionID, name string) error {
 	id, err := c.labelID(ctx, name)
+	if err == nil && id == "" {
+		// Missing: recess creates its labels (or says what to do).
+		id, err = c.createLabel(ctx, name)
+	}
 	if err != nil {
 		return err
-	}
-	if id == "" {
-		// Missing: recess creates its labels (or says what to do).
-		if id, err = c.createLabel(ctx, name); err != nil {
-			return err
-		}
 	}
 	var m struct {
 		AddLabelsToLabelable mutationResult `graphql:"addLabelsToLabelable(input: $input)"`
@@ -605,9 +560,7 @@ var activityNodeType = reflect.TypeFor[*activityNode]()
 // GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
 func (c *Client) Activity(ctx context.Context, numbers []int) (map[int]time.Time, error) {
 	out := make(map[int]time.Time, len(numbers))
-	numbers = slices.Clone(numbers)
-	slices.Sort(numbers)
-	numbers = slices.Compact(numbers)
+	numbers = slices.Compact(slices.Sorted(slices.Values(numbers)))
 	for chunk := range slices.Chunk(numbers, pageSize) {
 		if err := c.activityPage(ctx, chunk, out); err != nil {
 			return nil, err
@@ -636,9 +589,6 @@ func (c *Client) activityPage(ctx context.Context, numbers []int, out map[int]ti
 		err := c.query(ctx, query.Interface(), c.repoVars())
 		if err != nil {
 			gone := goneAliases(err)
-			if gone == nil {
-				return fmt.Errorf("github: activity of %d discussion(s): %w", len(numbers), err)
-			}
 			left := slices.DeleteFunc(slices.Clone(numbers), func(n int) bool { return gone[n] })
 			if len(left) == len(numbers) {
 				return fmt.Errorf("github: activity of %d discussion(s): %w", len(numbers), err)
@@ -652,29 +602,22 @@ func (c *Client) activityPage(ctx context.Context, numbers []int, out map[int]ti
 			if d == nil || d.Closed || d.Locked {
 				continue
 			}
-			newest := d.CreatedAt
+			seen := []time.Time{d.CreatedAt}
 			for _, cm := range d.Comments.Nodes {
 				if !cm.ViewerDidAuthor {
-					newest = later(newest, cm.CreatedAt)
+					seen = append(seen, cm.CreatedAt)
 				}
 				for _, r := range cm.Replies.Nodes {
 					if !r.ViewerDidAuthor {
-						newest = later(newest, r.CreatedAt)
+						seen = append(seen, r.CreatedAt)
 					}
 				}
 			}
-			out[n] = newest
+			out[n] = slices.MaxFunc(seen, time.Time.Compare)
 		}
 		return nil
 	}
 	return nil
-}
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // goneAliases returns the discussion numbers of an answer whose every error

@@ -128,9 +128,9 @@ func TestReplyThreadsUnderTopLevel(t *testing.T) {
 		{"reply_to_known_reply", true, func(_, r *hubComment) string { return r.id }, func(top, _ *hubComment) string { return top.id },
 			[]string{"query repository", "mutation addDiscussionComment"}},
 		{"reply_to_unknown_reply", false, func(_, r *hubComment) string { return r.id }, func(top, _ *hubComment) string { return top.id },
-			[]string{"query node", "mutation addDiscussionComment"}},
+			[]string{"query nodes", "mutation addDiscussionComment"}},
 		{"unknown_top_level", false, func(top, _ *hubComment) string { return top.id }, func(top, _ *hubComment) string { return top.id },
-			[]string{"query node", "mutation addDiscussionComment"}},
+			[]string{"query nodes", "mutation addDiscussionComment"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -208,8 +208,7 @@ func TestLabelCannotBeCreated(t *testing.T) {
 	h.noLabelCreation = true
 	d := h.addDiscussion(1)
 	err := h.client(t, nil).Label(context.Background(), d.id, "recess:waiting")
-	var le *LabelError
-	if !errors.As(err, &le) || le.Label != "recess:waiting" || !strings.Contains(err.Error(), "issues: write") {
-		t.Errorf("Label(missing, may not create) = %v, want a *LabelError naming the label and the fix", err)
+	if !errors.Is(err, resume.ErrLabelUnavailable) || !strings.Contains(err.Error(), `"recess:waiting"`) || !strings.Contains(err.Error(), "issues: write") {
+		t.Errorf("Label(missing, may not create) = %v, want resume.ErrLabelUnavailable naming the label and the fix", err)
 	}
 }

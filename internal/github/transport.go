@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -31,15 +32,6 @@ const defaultSecondaryWait = time.Minute
 // maxRateLimitRetries bounds how often one request is re-sent after rate
 // limit waits; GitHub asks clients to give up after a few.
 const maxRateLimitRetries = 3
-
-// Stats are the transport's counters since the client was built.
-type Stats struct {
-	sent int
-}
-
-// Requests returns the number of requests that went over the wire, retries
-// included, because that is what GitHub's budgets count.
-func (s Stats) Requests() int { return s.sent }
 
 // RateLimitError means GitHub asked recess to wait longer than the client's
 // bound (Config.MaxWait), or kept refusing after several waits. Nothing was
@@ -102,12 +94,7 @@ func (e *GraphQLError) Error() string {
 // NotFound reports whether every error says something does not exist, so the
 // answer as a whole means "not found" rather than "failed".
 func (e *GraphQLError) NotFound() bool {
-	for _, it := range e.Errors {
-		if it.Type != "NOT_FOUND" {
-			return false
-		}
-	}
-	return len(e.Errors) > 0
+	return len(e.Errors) > 0 && !slices.ContainsFunc(e.Errors, func(it GraphQLErrorItem) bool { return it.Type != "NOT_FOUND" })
 }
 
 // Is lets errors.Is(err, resume.ErrNotFound) see through a NOT_FOUND answer.
@@ -116,12 +103,7 @@ func (e *GraphQLError) Is(target error) bool {
 }
 
 func (e *GraphQLError) rateLimited() bool {
-	for _, it := range e.Errors {
-		if it.Type == "RATE_LIMITED" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(e.Errors, func(it GraphQLErrorItem) bool { return it.Type == "RATE_LIMITED" })
 }
 
 // transport is the single RoundTripper under both API clients.
@@ -144,7 +126,7 @@ type transport struct {
 	// Guarded by sem.
 	blockedUntil time.Time
 
-	// sent counts the requests that went over the wire (Stats).
+	// sent counts the requests that went over the wire (Requests).
 	sent atomic.Int64
 }
 
@@ -192,7 +174,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if isGraphQL && resp.StatusCode == http.StatusOK {
 				gerr = graphQLErrors(data)
 			}
-			t.noteBudget(resp.Header)
+			if at, ok := exhaustedUntil(resp.Header); ok {
+				// The next request waits for the reset instead of being
+				// refused.
+				t.blockedUntil = at.Add(time.Second)
+			}
 			if wait, msg, ok := t.rateLimit(resp, data, gerr, limited); ok {
 				limited++
 				if err := t.limitWait(ctx, wait, limited > maxRateLimitRetries, msg); err != nil {
@@ -311,12 +297,10 @@ func (t *transport) rateLimit(resp *http.Response, data []byte, gerr *GraphQLErr
 			return max(at.Sub(now), 0), msg, true
 		}
 	}
-	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
-		if at, ok := resetTime(resp.Header); ok {
-			// The reset header has one-second resolution: wait until
-			// after it, as GitHub asks.
-			return max(at.Sub(now)+time.Second, time.Second), msg, true
-		}
+	if at, ok := exhaustedUntil(resp.Header); ok {
+		// The reset header has one-second resolution: wait until after
+		// it, as GitHub asks.
+		return max(at.Sub(now)+time.Second, time.Second), msg, true
 	}
 	return defaultSecondaryWait << previous, msg, true
 }
@@ -331,20 +315,10 @@ func (t *transport) limitWait(ctx context.Context, wait time.Duration, tooOften 
 	return t.wait(ctx, wait)
 }
 
-// noteBudget remembers an exhausted primary budget so that the next request
-// waits for the reset instead of being refused.
-func (t *transport) noteBudget(h http.Header) {
-	if h.Get("X-RateLimit-Remaining") != "0" {
-		return
-	}
-	if at, ok := resetTime(h); ok {
-		t.blockedUntil = at.Add(time.Second)
-	}
-}
-
-func resetTime(h http.Header) (time.Time, bool) {
+// exhaustedUntil reports an exhausted primary budget and when it resets.
+func exhaustedUntil(h http.Header) (time.Time, bool) {
 	n, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64)
-	if err != nil || n <= 0 {
+	if h.Get("X-RateLimit-Remaining") != "0" || err != nil || n <= 0 {
 		return time.Time{}, false
 	}
 	return time.Unix(n, 0), true

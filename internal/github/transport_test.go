@@ -280,8 +280,8 @@ func TestRequestsNeverParallel(t *testing.T) {
 	if got := h.MaxInFlight(); got != 1 {
 		t.Errorf("server saw %d requests in flight at once, want 1", got)
 	}
-	if got := c.Stats().Requests(); got != 24 {
-		t.Errorf("Stats().Requests() = %d, want 24", got)
+	if got := c.Requests(); got != 24 {
+		t.Errorf("Requests() = %d, want 24", got)
 	}
 }
 
@@ -329,9 +329,8 @@ func TestContentCreatingRequestsArePaced(t *testing.T) {
 	if got := len(h.clock.Sleeps()); got != n-contentBurst {
 		t.Errorf("pacing waits = %d, want %d", got, n-contentBurst)
 	}
-	st := c.Stats()
-	if st.Requests() != n+20 {
-		t.Errorf("Stats().Requests() = %d, want %d mutations and 20 REST reads", st.Requests(), n)
+	if got := c.Requests(); got != n+20 {
+		t.Errorf("Requests() = %d, want %d mutations and 20 REST reads", got, n)
 	}
 }
 

@@ -9,12 +9,9 @@ import (
 	gogithub "github.com/google/go-github/v92/github"
 )
 
-// Workflow states GitHub reports (GET a workflow's state).
-const (
-	WorkflowActive             = "active"
-	WorkflowDisabledManually   = "disabled_manually"
-	WorkflowDisabledInactivity = "disabled_inactivity"
-)
+// WorkflowActive is the state GitHub reports for an enabled workflow
+// (WorkflowState).
+const WorkflowActive = "active"
 
 // WorkflowSwitchError is a refused or failed enable, disable or look at a
 // workflow: Status is GitHub's HTTP status (0 when no answer came), so the
