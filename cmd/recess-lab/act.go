@@ -749,12 +749,19 @@ func actAnnotations(log string) []string {
 	return out
 }
 
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+// statusComment is the status comment bot (recess's login) keeps in a
+// discussion.
+func statusComment(g *githubfake.GitHub, discussionID, bot string) (githubfake.Comment, error) {
+	cs, err := g.Comments(discussionID)
+	if err != nil {
+		return githubfake.Comment{}, err
 	}
-	return strings.Join(lines, "\n")
+	for _, c := range cs {
+		if c.Author == bot && state.HasMarker(c.Body) {
+			return c, nil
+		}
+	}
+	return githubfake.Comment{}, errors.New("no status comment of recess")
 }
 
 // prefixed indents act's log under the story with -v.

@@ -132,38 +132,25 @@ func playRecess(ctx context.Context, g *githubfake.GitHub, repo string, number i
 	if r.Question != "" {
 		a.Replies = []agentReply{{Body: r.Question}}
 	}
-	d, err := g.Discussion(repo, number)
-	if err != nil {
-		return err
-	}
 	dir, err := os.MkdirTemp("", "recess-seed-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	st := &story{s: &scenario{}, out: io.Discard, clock: resume.ClockFunc(time.Now), gh: g, repo: repo, discID: d.ID, token: token,
-		serverURL: g.Env()["GITHUB_SERVER_URL"], dir: dir, handled: map[int64]bool{}, runSeq: 9000}
+	in := &inproc{gh: g, repo: repo, token: token, serverURL: g.Env()["GITHUB_SERVER_URL"], dir: dir, clock: resume.ClockFunc(time.Now), out: io.Discard}
+	st := newStory(io.Discard, false, in, g, in.clock, repo, "")
+	in.say = st.say
 	// Refuse a verdict recess would refuse before anything is written; the
 	// error names the field (trigger.kind, verdict.replies[0].body, ...).
 	doc, err := st.verdictDoc(a, resume.NewCorrelationID(), number)
 	if err != nil {
 		return err
 	}
-	if _, err := (&resume.Engine{Clock: resume.ClockFunc(time.Now)}).ParseVerdict(doc); err != nil {
+	if _, err := (&resume.Engine{Clock: in.clock}).ParseVerdict(doc); err != nil {
 		return err
 	}
-	payload, err := g.DiscussionPayload(d.ID, githubfake.Event{Action: "created"})
-	if err != nil {
+	if err := st.step(ctx, step{Discussion: &discussionStep{Number: number}}); err != nil {
 		return err
 	}
-	if err := st.recess(ctx, storyRun{event: "discussion", payload: payload}); err != nil {
-		return err
-	}
-	if st.last == nil {
-		return errors.New("intake dispatched no agent run")
-	}
-	if !st.last.Dispatched {
-		return fmt.Errorf("intake dispatched no agent run: %s", strings.Join(append(st.last.Notes, st.last.Warnings...), "; "))
-	}
-	return st.agent(ctx, a)
+	return st.step(ctx, step{Agent: a})
 }

@@ -220,7 +220,7 @@ repos:
 		{name: "a_recess", seed: seed},
 		{name: "a_trigger_recess_refuses", seed: strings.Replace(seed, "kind: missing_input", "kind: never", 1), err: "repos[0].discussions[1].recess: trigger.kind: unknown kind"},
 		{name: "no_bot_token", seed: strings.Replace(seed, "bot: true", "bot: false", 1), err: "no bot token"},
-		{name: "intake_says_why_it_dispatched_nothing", seed: strings.Replace(seed, "file: agent.yml", "file: other.yml", 1), err: "intake dispatched no agent run: fresh dispatch held back"},
+		{name: "intake_says_why_it_dispatched_nothing", seed: strings.Replace(seed, "file: agent.yml", "file: other.yml", 1), err: "no dispatched agent run is waiting to answer (recess: fresh dispatch held back"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

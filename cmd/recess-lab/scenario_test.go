@@ -27,7 +27,8 @@ func TestParseScenario_names_the_yaml_field(t *testing.T) {
 		{"runner_input", "inputs: {command: sweep}\n", `inputs.command: set by the scenario runner`},
 		{"two_things", "steps:\n  - {sweep: true, wait: PT1H}\n", `steps[0]: a step does exactly one thing of discussion, comment, agent, wait, sweep, close, expect (found 2: wait, sweep)`},
 		{"bad_wait", "steps:\n  - wait: 1 hour\n", `steps[0].wait: `},
-		{"agent_without_answer", "steps:\n  - agent: {summary: hm}\n", `steps[0].agent: give verdict (the run answers) or fail`},
+		{"agent_without_answer", "steps:\n  - agent: {summary: hm}\n", `steps[0].agent: give verdict (the run answers), fail (it ends without a verdict) or lead: true`},
+		{"agent_with_two_answers", "steps:\n  - agent: {verdict: adjourned, lead: true}\n", `steps[0].agent: give verdict (the run answers), fail`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
