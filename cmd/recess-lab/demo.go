@@ -43,31 +43,41 @@ Top level:
   steps: [STEP]         what happens, in order
 
 Each step does exactly one thing:
-  discussion: {author, title, body}
-                        opens the discussion; recess gets its event
+  discussion: {author, title, body, number}
+                        opens the discussion (number: a seeded one);
+                        recess gets its event
   comment: {author, body, label, reply_to, lost}
                         comments; label names the comment for reply_to,
                         reply_to answers a labelled comment in its thread,
                         lost: true drops the event (only a sweep sees it)
-  agent: {verdict, replies, trigger, summary, fail, refused}
-                        the newest dispatched agent run claims, then
-                        answers: verdict (recessed, adjourned, ...) with
-                        replies [{body, reply_to}], trigger (a trigger
-                        document) and summary; or fail: CONCLUSION
-                        (failure, cancelled) for a run that ends without
-                        one. refused: FIELD expects recess to refuse the
-                        verdict naming FIELD; any other refusal fails
+  agent: {verdict, replies, trigger, summary, fail, refused, lead, run,
+          stale, label}
+                        the newest dispatched agent run (run: N, the Nth,
+                        delivered again) claims, then answers: verdict
+                        (recessed, adjourned, ...) with replies [{body,
+                        reply_to}], trigger (a trigger document) and
+                        summary; or fail: CONCLUSION (failure, cancelled)
+                        for a run that ends without one; or lead: true,
+                        the workflow's own lead (recess-lab act only).
+                        refused: FIELD expects recess to refuse the verdict
+                        naming FIELD; any other refusal fails. stale: true
+                        expects the claim to find the run stale. label
+                        names recess's first reply for reply_to
   wait: DURATION        moves the clock (ISO 8601: PT1H, P2D)
   sweep: true           runs the scheduled sweep
   close: true           closes the discussion; recess gets its event
-  expect: {dispatches, open_rfcs, fired_by, history, status, comment}
+  expect: {dispatches, open_rfcs, fired_by, history, status, comment, eyes,
+           labels, log}
                         checks: agent runs dispatched so far; open recesses
                         the last run reported; the last dispatch's fired_by
-                        and its history authors in order; text the status
-                        comment's first line contains; text some comment
-                        by recess contains
+                        and its history authors in order ("bob > question":
+                        bob's reply to the comment labelled question); text
+                        the status comment's first line contains; text some
+                        comment by recess contains; recess's EYES on the
+                        discussion; its labels, all of them; texts the last
+                        step's log contains
 
-Examples: testdata/scenarios/*.yaml.
+Examples: testdata/scenarios/*.yaml, and testdata/act/story.yaml (recess-lab act).
 
 Flags:
 `

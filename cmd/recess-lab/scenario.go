@@ -207,9 +207,8 @@ type story struct {
 	disc      githubfake.Discussion
 	labels    map[string]string // comment label -> id
 	handled   map[int64]bool    // agent runs that answered
-	last      ran
-	result    *resume.Result // the last engine answer seen
-	status    string         // the status line last told
+	last      ran               // what the last runner call did
+	status    string            // the status line last told
 }
 
 func newStory(out io.Writer, verbose bool, run runner, gh *githubfake.GitHub, clock resume.Clock, repo, bot string) *story {
@@ -242,7 +241,13 @@ func (st *story) say(format string, args ...any) {
 func (st *story) step(ctx context.Context, s step) error {
 	switch {
 	case s.Discussion != nil:
-		d, err := st.discussion(s.Discussion.Number, s.Discussion.Author, s.Discussion.Title, s.Discussion.Body)
+		var d githubfake.Discussion
+		var err error
+		if n := s.Discussion.Number; n > 0 {
+			d, err = st.gh.Discussion(st.repo, n) // a seeded one
+		} else {
+			d, err = st.gh.CreateDiscussion(st.repo, s.Discussion.Author, cmp.Or(s.Discussion.Title, "RFC"), s.Discussion.Body)
+		}
 		if err != nil {
 			return err
 		}
@@ -315,14 +320,6 @@ func (st *story) step(ctx context.Context, s step) error {
 	return errors.New("empty step")
 }
 
-// discussion is the fake's discussion number, or a new one.
-func (st *story) discussion(number int, author, title, body string) (githubfake.Discussion, error) {
-	if number > 0 {
-		return st.gh.Discussion(st.repo, number)
-	}
-	return st.gh.CreateDiscussion(st.repo, author, cmp.Or(title, "RFC"), body)
-}
-
 // event delivers an event to recess and tells what it dispatched and what
 // the status comment says now.
 func (st *story) event(ctx context.Context, name string, payload []byte) error {
@@ -331,7 +328,7 @@ func (st *story) event(ctx context.Context, name string, payload []byte) error {
 		return err
 	}
 	r, err := st.run.event(ctx, name, payload)
-	st.done(r)
+	st.last = r
 	if err != nil {
 		return err
 	}
@@ -356,13 +353,6 @@ func (st *story) event(ctx context.Context, name string, payload []byte) error {
 	}
 	st.tellStatus()
 	return nil
-}
-
-func (st *story) done(r ran) {
-	st.last = r
-	if r.result != nil {
-		st.result = r.result
-	}
 }
 
 // tellStatus says the status comment's first line when it changed.
@@ -395,7 +385,7 @@ func (st *story) agent(ctx context.Context, a *agentStep) error {
 	}
 	if ru == nil {
 		why := ""
-		if res := st.result; res != nil && len(res.Notes)+len(res.Warnings) > 0 {
+		if res := st.last.result; res != nil && len(res.Notes)+len(res.Warnings) > 0 {
 			why = " (recess: " + strings.Join(append(res.Notes, res.Warnings...), "; ") + ")"
 		}
 		return fmt.Errorf("agent: no dispatched agent run is waiting to answer%s", why)
@@ -416,7 +406,7 @@ func (st *story) agent(ctx context.Context, a *agentStep) error {
 		return err
 	}
 	r, err := st.run.agent(ctx, *ru, a, verdict)
-	st.done(r)
+	st.last = r
 	if err != nil {
 		return err
 	}
@@ -504,8 +494,8 @@ func (st *story) expect(x *expectation) error {
 	}
 	if x.OpenRFCs != nil {
 		got := "no run yet"
-		if st.result != nil {
-			got = strconv.Itoa(st.result.OpenRFCs)
+		if st.last.result != nil {
+			got = strconv.Itoa(st.last.result.OpenRFCs)
 		}
 		check(got == strconv.Itoa(*x.OpenRFCs), "open_rfcs = %s, want %d", got, *x.OpenRFCs)
 	}
