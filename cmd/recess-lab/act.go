@@ -121,19 +121,16 @@ type actRunner struct {
 	root, work, act string
 	// frontDoor and agentWF are the workflow copies act runs.
 	frontDoor, agentWF string
-	// served is the copy of this checkout act serves for recess's action
-	// and reusable workflows at each of refs.
-	served string
-	refs   []string
+	// flags are act's options for serving actions (recess's from a copy
+	// of this checkout, others from github.com) and passing model keys.
+	flags []string
 	// secrets are the model keys passed to act for the lead steps kept;
 	// without any, every lead is the scripted one, so the story can check
 	// what it says.
 	secrets []string
-	// github are the OWNER/REPO of other actions, fetched from github.com.
-	github []string
-	gh     *githubfake.GitHub
-	clock  *fakeclock.Clock
-	step   int
+	gh      *githubfake.GitHub
+	clock   *fakeclock.Clock
+	step    int
 }
 
 func (a *actRunner) say(format string, args ...any) {
@@ -215,8 +212,8 @@ func (a *actRunner) prepare(getenv func(string) string) error {
 			return fmt.Errorf("%s: %w", *f.src, err)
 		}
 		for _, o := range otherActions(c.Data) {
-			if !slices.Contains(a.github, o) {
-				a.github = append(a.github, o)
+			if !slices.Contains(a.flags, o) {
+				a.flags = append(a.flags, "--replace-ghe-action-with-github-com", o)
 				c.Changes = append(c.Changes, o+" is fetched from github.com, not from the fake GitHub (act's --replace-ghe-action-with-github-com; needs the network)")
 			}
 		}
@@ -232,6 +229,7 @@ func (a *actRunner) prepare(getenv func(string) string) error {
 		for _, key := range c.Kept {
 			if !slices.Contains(a.secrets, key) {
 				a.secrets = append(a.secrets, key)
+				a.flags = append(a.flags, "-s", key)
 			}
 		}
 		a.say("  %s runs as a copy:", rel(*f.src))
@@ -246,24 +244,24 @@ func (a *actRunner) prepare(getenv func(string) string) error {
 	if len(refs) == 0 {
 		return nil
 	}
-	a.served = filepath.Join(a.work, "recess")
-	n, err := serveRecess(a.root, a.served)
+	served := filepath.Join(a.work, "recess")
+	n, err := serveRecess(a.root, served)
 	if err != nil {
 		return fmt.Errorf("copying recess for act to serve: %w", err)
 	}
 	// The reusable workflows call the action at their own ref.
 	for _, name := range []string{"front-door.yml", "claim.yml", "verdict.yml"} {
-		data, err := os.ReadFile(filepath.Join(a.served, ".github", "workflows", name))
+		data, err := os.ReadFile(filepath.Join(served, ".github", "workflows", name))
 		if err != nil {
 			return err
 		}
 		refs = append(refs, recessRefs(data)...)
 	}
 	slices.Sort(refs)
-	a.refs = slices.Compact(refs)
 	var uses []string
-	for _, ref := range a.refs {
+	for _, ref := range slices.Compact(refs) {
 		uses = append(uses, recessRepo+"@"+ref)
+		a.flags = append(a.flags, "--local-repository", recessRepo+"@"+ref+"="+served)
 	}
 	a.say("  %s and its reusable workflows are served from this checkout (%s), not cloned from GitHub: act's --local-repository; the reusable workflows less their %s",
 		strings.Join(uses, ", "), a.root, resume.Count(n, "`queue: max` line", "`queue: max` lines"))
@@ -329,15 +327,7 @@ func (a *actRunner) runAct(ctx context.Context, event, workflow string, payload 
 		"--local-repository", "actions/upload-artifact@v4=" + filepath.Join(a.root, actStandIn, "upload-artifact"),
 		"--local-repository", "actions/download-artifact@v4=" + filepath.Join(a.root, actStandIn, "download-artifact"),
 	}
-	for _, ref := range a.refs {
-		args = append(args, "--local-repository", recessRepo+"@"+ref+"="+a.served)
-	}
-	for _, k := range a.secrets {
-		args = append(args, "-s", k)
-	}
-	for _, o := range a.github {
-		args = append(args, "--replace-ghe-action-with-github-com", o)
-	}
+	args = append(args, a.flags...)
 	env := a.gh.Env()
 	env["GITHUB_REPOSITORY"] = actRepo
 	env["GITHUB_RUN_ID"] = strconv.FormatInt(runID, 10)
