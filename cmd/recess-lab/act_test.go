@@ -5,13 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
-
-	"github.com/recess-action/recess/resume/wait"
-	"github.com/recess-action/recess/state"
 )
 
 func TestActAnnotations(t *testing.T) {
@@ -403,31 +399,5 @@ func TestReadmeSaysWhatActChanges(t *testing.T) {
 		if !strings.Contains(section, w) {
 			t.Errorf("the README's act section does not mention %s", w)
 		}
-	}
-}
-
-// The act runner says what an open recess waits for in words, from the
-// moment it opened.
-func TestWaitWords(t *testing.T) {
-	t.Parallel()
-	opened := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	for _, tc := range []struct {
-		name, trigger, want string
-	}{
-		{"two_replies_or_a_week", `{"kind":"any","of":[{"kind":"missing_input","replies":2},{"kind":"elapsed","elapsed":"P7D"}]}`,
-			"for 2 more replies (0 of 2 so far), or until Sat 28 Nov 10:00 UTC"},
-		{"half_a_day", `{"kind":"elapsed","elapsed":"PT12H"}`, "until Sat 21 Nov 22:00 UTC"},
-		{"a_signal", `{"kind":"escalation_needed","signal":"approved"}`, "for a maintainer to say `/recess signal approved`"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tr, err := wait.ParseTrigger([]byte(tc.trigger), wait.TriggerLimits{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, waitWords(&state.RFC{Trigger: tr, OpenedAt: opened})); diff != "" {
-				t.Errorf("waitWords (-want +got):\n%s", diff)
-			}
-		})
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,13 @@ var modelActions = map[string]string{
 	"anthropics/claude-code-action": "ANTHROPIC_API_KEY",
 }
 
+// servedActions are the actions recess-lab act serves itself (recess's own
+// from the checkout, the artifact actions by stand-ins) or act skips
+// (actions/checkout of the repository under test).
+var servedActions = map[string]bool{
+	recessRepo: true, "actions/upload-artifact": true, "actions/download-artifact": true, "actions/checkout": true,
+}
+
 // actTarget is what one recess-lab act run works on.
 type actTarget struct {
 	Repo      string // act's working directory: the repository whose workflows run
@@ -59,54 +67,44 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 		return filepath.Join(cwd, p)
 	}
 	var t actTarget
-	var dir string
-	switch {
-	case target == "":
-		repo, ok := repositoryAround(cwd)
+	dir := ""
+	if target == "" {
+		repo, ok := findUp(cwd, hasWorkflows)
 		if !ok {
 			return t, fmt.Errorf("no .github/workflows in %s or above it: name your repository or workflow directory", cwd)
 		}
 		t.Repo, dir = repo, filepath.Join(repo, ".github", "workflows")
-	default:
+	} else {
 		p := abs(target)
 		fi, err := os.Stat(p)
-		if err != nil {
-			return t, fmt.Errorf("workflows %s: %w", target, err)
-		}
 		switch {
+		case err != nil:
+			return t, fmt.Errorf("workflows %s: %w", target, err)
+		case !fi.IsDir() && frontDoor != "":
+			return t, fmt.Errorf("--front-door %s: the front door is already the file %s", frontDoor, target)
 		case !fi.IsDir():
-			if frontDoor != "" {
-				return t, fmt.Errorf("--front-door %s: the front door is already the file %s", frontDoor, target)
-			}
 			dir, frontDoor = filepath.Dir(p), filepath.Base(p)
-		case isDir(filepath.Join(p, ".github", "workflows")):
+		case hasWorkflows(p):
 			t.Repo, dir = p, filepath.Join(p, ".github", "workflows")
 		default:
 			dir = p
 		}
 		if t.Repo == "" {
-			t.Repo, _ = repositoryAround(dir)
-			if t.Repo == "" {
-				t.Repo = dir
-			}
+			repo, _ := findUp(dir, hasWorkflows)
+			t.Repo = cmp.Or(repo, dir)
 		}
 	}
-	if frontDoor == "" {
-		frontDoor = "recess.yml"
-	}
-	t.FrontDoor = filepath.Join(dir, frontDoor)
+	t.FrontDoor = filepath.Join(dir, cmp.Or(frontDoor, "recess.yml"))
 	data, err := os.ReadFile(t.FrontDoor)
 	if err != nil {
 		return t, fmt.Errorf("the front door: %w", err)
 	}
-	t.AgentName, err = frontDoorWorkflowInput(data)
-	if err != nil {
+	if t.AgentName, err = frontDoorWorkflowInput(data); err != nil {
 		return t, fmt.Errorf("%s: %w", t.FrontDoor, err)
 	}
+	t.Agent = filepath.Join(dir, t.AgentName)
 	if agent != "" {
 		t.Agent = abs(agent)
-	} else {
-		t.Agent = filepath.Join(dir, t.AgentName)
 	}
 	if !fileExists(t.Agent) {
 		return t, fmt.Errorf("the agent workflow %s does not exist (the front door dispatches %s)", t.Agent, t.AgentName)
@@ -114,10 +112,14 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 	return t, nil
 }
 
-// repositoryAround is the nearest directory from dir up that holds
-// .github/workflows.
-func repositoryAround(dir string) (string, bool) {
-	return findUp(dir, func(d string) bool { return isDir(filepath.Join(d, ".github", "workflows")) })
+func hasWorkflows(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, ".github", "workflows"))
+	return err == nil && fi.IsDir()
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // findUp is the nearest directory from dir up for which is holds.
@@ -132,160 +134,114 @@ func findUp(dir string, is func(string) bool) (string, bool) {
 	return dir, true
 }
 
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
-}
-
-// parseWorkflow reads a workflow file as a YAML mapping.
-func parseWorkflow(data []byte) (*yaml.Node, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
-	}
-	return workflowRoot(&doc)
-}
-
-// workflowRoot is a workflow document's top-level mapping.
-func workflowRoot(doc *yaml.Node) (*yaml.Node, error) {
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, errors.New("not a workflow: the file is not a YAML mapping")
-	}
-	return doc.Content[0], nil
-}
-
-// uses is what recess-lab act reads of a job or a step: its `uses:` and
-// `with:`, and for a step its node, which a copy may replace.
-type uses struct {
+// workflowUses is a `uses:` of a workflow, a job's (a called workflow) or
+// a step's, with its `with:`; node is a step's, which a copy may replace.
+type workflowUses struct {
 	Uses string            `yaml:"uses"`
 	With map[string]string `yaml:"with"`
+	job  string
 	node *yaml.Node
 }
 
-// job is one job of a workflow: its own `uses:` (a called workflow) and
-// its steps'.
-type job struct {
-	id    string
-	call  uses
-	steps []uses
-}
-
-// readJobs reads a workflow's jobs in order, each as far as it fits: a
-// value of another shape reads as empty (GitHub and actionlint judge it).
-func readJobs(root *yaml.Node) []job {
+// readWorkflow parses a workflow file: its document and its jobs' and
+// steps' uses, in order. A job or step of another shape reads as empty
+// (GitHub and actionlint judge it).
+func readWorkflow(data []byte) (*yaml.Node, []workflowUses, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, nil, err
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, nil, errors.New("not a workflow: the file is not a YAML mapping")
+	}
 	var wf struct {
 		Jobs yaml.Node `yaml:"jobs"`
 	}
-	_ = root.Decode(&wf)
-	var jobs []job
+	_ = doc.Content[0].Decode(&wf)
+	var all []workflowUses
 	// The decoded nodes share their children with the tree, so a step
 	// replaced through node is replaced in the document.
 	for i := 0; wf.Jobs.Kind == yaml.MappingNode && i+1 < len(wf.Jobs.Content); i += 2 {
-		j := job{id: wf.Jobs.Content[i].Value}
-		var steps struct {
+		var job struct {
 			Steps yaml.Node `yaml:"steps"`
 		}
-		_ = wf.Jobs.Content[i+1].Decode(&j.call)
-		_ = wf.Jobs.Content[i+1].Decode(&steps)
-		for _, n := range steps.Steps.Content {
-			st := uses{node: n}
-			_ = n.Decode(&st)
-			j.steps = append(j.steps, st)
+		_ = wf.Jobs.Content[i+1].Decode(&job)
+		for k, n := range append([]*yaml.Node{wf.Jobs.Content[i+1]}, job.Steps.Content...) {
+			u := workflowUses{job: wf.Jobs.Content[i].Value}
+			if _ = n.Decode(&u); k > 0 {
+				u.node = n
+			}
+			if u.Uses != "" {
+				all = append(all, u)
+			}
 		}
-		jobs = append(jobs, j)
 	}
-	return jobs
+	return &doc, all, nil
 }
 
-// isRecessUses tells a `uses:` of recess's action or of one of its
-// reusable workflows, and returns its ref.
-func isRecessUses(uses string) (ref string, ok bool) {
-	name, ref, found := strings.Cut(uses, "@")
-	if !found || ref == "" {
-		return "", false
-	}
-	if name == recessRepo || strings.HasPrefix(name, recessRepo+"/") {
-		return ref, true
-	}
-	return "", false
+// recessRef tells a `uses:` of recess's action or of one of its reusable
+// workflows, and returns its ref.
+func recessRef(uses string) (ref string, ok bool) {
+	name, ref, _ := strings.Cut(uses, "@")
+	return ref, ref != "" && (name == recessRepo || strings.HasPrefix(name, recessRepo+"/"))
 }
 
 // frontDoorWorkflowInput is the agent workflow the front door dispatches:
 // the `workflow` input it gives recess's reusable front door or action, or
 // the action's default, agent.yml. Two different names are an error.
 func frontDoorWorkflowInput(data []byte) (string, error) {
-	all, err := usesOf(data)
+	_, all, err := readWorkflow(data)
 	if err != nil {
 		return "", err
 	}
-	names := map[string]bool{}
+	var names []string
 	for _, u := range all {
-		if _, ok := isRecessUses(u.Uses); (ok || strings.HasPrefix(u.Uses, "./")) && u.With["workflow"] != "" {
-			names[u.With["workflow"]] = true
+		if _, ok := recessRef(u.Uses); (ok || strings.HasPrefix(u.Uses, "./")) && u.With["workflow"] != "" && !slices.Contains(names, u.With["workflow"]) {
+			names = append(names, u.With["workflow"])
 		}
 	}
-	switch len(names) {
-	case 0:
+	slices.Sort(names)
+	switch {
+	case len(names) == 0:
 		return "agent.yml", nil
-	case 1:
-		for n := range names {
-			if strings.Contains(n, "${{") || strings.ContainsAny(n, `/\`) {
-				return "", fmt.Errorf("workflow input %q: recess-lab act needs a file name in .github/workflows", n)
-			}
-			return n, nil
-		}
+	case len(names) > 1:
+		return "", fmt.Errorf("the front door names %d agent workflows (%s): recess-lab act runs one", len(names), strings.Join(names, ", "))
+	case strings.Contains(names[0], "${{") || strings.ContainsAny(names[0], `/\`):
+		return "", fmt.Errorf("workflow input %q: recess-lab act needs a file name in .github/workflows", names[0])
 	}
-	return "", fmt.Errorf("the front door names %d agent workflows (%s): recess-lab act runs one", len(names), strings.Join(slices.Sorted(maps.Keys(names)), ", "))
+	return names[0], nil
 }
 
 // recessRefs are the refs of recess's action and reusable workflows that a
 // workflow file uses, sorted.
 func recessRefs(data []byte) []string {
-	refs := map[string]bool{}
-	all, _ := usesOf(data)
-	for _, u := range all {
-		if ref, ok := isRecessUses(u.Uses); ok {
-			refs[ref] = true
-		}
-	}
-	return slices.Sorted(maps.Keys(refs))
-}
-
-// servedActions are the actions recess-lab act serves itself (recess's own
-// from the checkout, the artifact actions by stand-ins) or act skips
-// (actions/checkout of the repository under test).
-var servedActions = map[string]bool{
-	recessRepo: true, "actions/upload-artifact": true, "actions/download-artifact": true, "actions/checkout": true,
+	return usedNames(data, recessRef)
 }
 
 // otherActions are the OWNER/REPO of the remote actions a workflow uses
 // that recess-lab act does not serve: act fetches them from github.com.
 func otherActions(data []byte) []string {
-	found := map[string]bool{}
-	all, _ := usesOf(data)
-	for _, u := range all {
-		name, _, ok := strings.Cut(u.Uses, "@")
+	return usedNames(data, func(uses string) (string, bool) {
+		name, _, ok := strings.Cut(uses, "@")
 		parts := strings.Split(name, "/")
-		if !ok || strings.HasPrefix(u.Uses, "./") || strings.HasPrefix(u.Uses, "docker://") || len(parts) < 2 || slices.Contains(parts, ".github") {
-			continue
+		if !ok || strings.HasPrefix(uses, "./") || strings.HasPrefix(uses, "docker://") || len(parts) < 2 || slices.Contains(parts, ".github") {
+			return "", false
 		}
-		if repo := parts[0] + "/" + parts[1]; !servedActions[repo] {
-			found[repo] = true
-		}
-	}
-	return slices.Sorted(maps.Keys(found))
+		return parts[0] + "/" + parts[1], !servedActions[parts[0]+"/"+parts[1]]
+	})
 }
 
-// usesOf are the `uses:` of a workflow's jobs and steps.
-func usesOf(data []byte) ([]uses, error) {
-	root, err := parseWorkflow(data)
-	var out []uses
-	if err == nil {
-		for _, j := range readJobs(root) {
-			out = append(append(out, j.call), j.steps...)
+// usedNames are the names pick finds in a workflow's uses, sorted, each once.
+func usedNames(data []byte, pick func(uses string) (string, bool)) []string {
+	var names []string
+	_, all, _ := readWorkflow(data)
+	for _, u := range all {
+		if name, ok := pick(u.Uses); ok && !slices.Contains(names, name) {
+			names = append(names, name)
 		}
 	}
-	return out, err
+	slices.Sort(names)
+	return names
 }
 
 // actCopy is a workflow file as recess-lab act runs it, and what it changed.
@@ -316,58 +272,47 @@ type leadScript struct {
 // encoded again from its YAML tree: same values and comments, act's layout.
 func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 	var c actCopy
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return c, err
-	}
-	root, err := workflowRoot(&doc)
+	doc, all, err := readWorkflow(data)
 	if err != nil {
 		return c, err
 	}
-	jobs := readJobs(root)
 	claimJob := "" // the job whose prompt output the scripted lead prints
-	for _, j := range jobs {
-		if strings.HasSuffix(strings.SplitN(j.call.Uses, "@", 2)[0], "/claim.yml") {
-			claimJob = j.id
-		}
-		for _, st := range j.steps {
-			if _, recess := isRecessUses(st.Uses); (recess || st.Uses == "./") && st.With["command"] == "claim" {
-				claimJob = j.id
-			}
+	for _, u := range all {
+		name, _, _ := strings.Cut(u.Uses, "@")
+		if _, recess := recessRef(u.Uses); strings.HasSuffix(name, "/claim.yml") || (recess || u.Uses == "./") && u.With["command"] == "claim" {
+			claimJob = u.job
 		}
 	}
-	for _, j := range jobs {
-		for _, st := range j.steps {
-			name, _, _ := strings.Cut(st.Uses, "@")
-			key, isModel := modelActions[name]
-			if !isModel {
-				continue
-			}
-			if lead.Keys(key) != "" {
-				c.Changes = append(c.Changes, fmt.Sprintf("job %s: %s runs as written (%s is set)", j.id, st.Uses, key))
-				c.Kept = append(c.Kept, key)
-				continue
-			}
-			args, err := recessMCPArgs(st.With)
-			if err != nil {
-				return c, fmt.Errorf("job %s, step %s (line %d): %w", j.id, st.Uses, st.node.Line, err)
-			}
-			n, err := scriptedLeadStep(st.Uses, key, args, claimJob, j.id, lead.Lab)
-			if err != nil {
-				return c, err
-			}
-			n.HeadComment, n.LineComment, n.FootComment = st.node.HeadComment, st.node.LineComment, st.node.FootComment
-			line := st.node.Line
-			*st.node = *n
-			c.Replaced = append(c.Replaced, st.Uses)
-			c.Changes = append(c.Changes, fmt.Sprintf("job %s: the step %s (line %d) is replaced by the scripted lead (recess-lab mcp-script), which starts recess mcp with the flags the step gives it (%s is not set)", j.id, st.Uses, line, key))
+	for _, u := range all {
+		name, _, _ := strings.Cut(u.Uses, "@")
+		key, isModel := modelActions[name]
+		switch {
+		case !isModel || u.node == nil:
+			continue
+		case lead.Keys(key) != "":
+			c.Changes = append(c.Changes, fmt.Sprintf("job %s: %s runs as written (%s is set)", u.job, u.Uses, key))
+			c.Kept = append(c.Kept, key)
+			continue
 		}
+		args, err := recessMCPArgs(u.With)
+		if err != nil {
+			return c, fmt.Errorf("job %s, step %s (line %d): %w", u.job, u.Uses, u.node.Line, err)
+		}
+		n, err := scriptedLeadStep(u.Uses, key, args, claimJob, u.job, lead.Lab)
+		if err != nil {
+			return c, err
+		}
+		n.HeadComment, n.LineComment, n.FootComment = u.node.HeadComment, u.node.LineComment, u.node.FootComment
+		line := u.node.Line
+		*u.node = *n
+		c.Replaced = append(c.Replaced, u.Uses)
+		c.Changes = append(c.Changes, fmt.Sprintf("job %s: the step %s (line %d) is replaced by the scripted lead (recess-lab mcp-script), which starts recess mcp with the flags the step gives it (%s is not set)", u.job, u.Uses, line, key))
 	}
 	if len(c.Replaced) > 0 {
 		var b bytes.Buffer
 		enc := yaml.NewEncoder(&b)
 		enc.SetIndent(2)
-		if err := enc.Encode(&doc); err != nil {
+		if err := enc.Encode(doc); err != nil {
 			return c, err
 		}
 		data = b.Bytes()
@@ -377,7 +322,7 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 		c.Changes = append([]string{fmt.Sprintf("%s left out (act v%s cannot parse concurrency queue; it ignores concurrency)", resume.Count(queue, "`queue: max` line", "`queue: max` lines"), actVersion)}, c.Changes...)
 	}
 	c.Data = data
-	if _, err := parseWorkflow(c.Data); err != nil {
+	if _, _, err := readWorkflow(c.Data); err != nil {
 		return c, fmt.Errorf("the copy for act does not parse: %w", err)
 	}
 	return c, nil
@@ -389,27 +334,22 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 // command is recess and whose first argument is mcp.
 func recessMCPArgs(with map[string]string) ([]string, error) {
 	for _, k := range slices.Sorted(maps.Keys(with)) {
-		v := with[k]
-		for i := strings.Index(v, "{"); i >= 0; {
+		for i, r := range with[k] {
 			var cfg struct {
 				MCPServers map[string]struct {
 					Command string   `json:"command"`
 					Args    []string `json:"args"`
 				} `json:"mcpServers"`
 			}
-			if err := json.NewDecoder(strings.NewReader(v[i:])).Decode(&cfg); err == nil {
-				for _, srv := range cfg.MCPServers {
-					base := strings.TrimSuffix(path.Base(filepath.ToSlash(srv.Command)), ".exe")
-					if base == "recess" && len(srv.Args) > 0 && srv.Args[0] == "mcp" {
-						return srv.Args[1:], nil
-					}
+			if r != '{' || json.NewDecoder(strings.NewReader(with[k][i:])).Decode(&cfg) != nil {
+				continue
+			}
+			for _, srv := range cfg.MCPServers {
+				base := strings.TrimSuffix(path.Base(filepath.ToSlash(srv.Command)), ".exe")
+				if base == "recess" && len(srv.Args) > 0 && srv.Args[0] == "mcp" {
+					return srv.Args[1:], nil
 				}
 			}
-			next := strings.Index(v[i+1:], "{")
-			if next < 0 {
-				break
-			}
-			i += 1 + next
 		}
 	}
 	return nil, errors.New("no MCP server running `recess mcp` in the step's inputs: recess-lab act replaces the model by a scripted client of that server")
@@ -445,17 +385,15 @@ func scriptedLeadStep(uses, key string, args []string, claimJob, jobID, lab stri
 // workflows less their `queue: max` lines, as for the caller's files.
 func serveRecess(root, dst string) (queueLines int, err error) {
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
 		rel, _ := filepath.Rel(root, p)
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return filepath.SkipDir
-			}
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == ".git":
+			return filepath.SkipDir
+		case d.IsDir():
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if !d.Type().IsRegular() {
+		case !d.Type().IsRegular():
 			return nil
 		}
 		info, err := d.Info()
@@ -477,18 +415,9 @@ func serveRecess(root, dst string) (queueLines int, err error) {
 }
 
 // queueLine is the one line act cannot parse: concurrency `queue: max`.
-var queueLine = regexp.MustCompile(`^\s*queue:\s*max\s*$`)
+var queueLine = regexp.MustCompile(`(?m)^[ \t]*queue:[ \t]*max[ \t]*(?:\r?\n|\z)`)
 
 // dropQueueLines is data without its `queue: max` lines, and how many.
 func dropQueueLines(data []byte) ([]byte, int) {
-	var out bytes.Buffer
-	n := 0
-	for _, l := range strings.SplitAfter(string(data), "\n") {
-		if queueLine.MatchString(strings.TrimRight(l, "\r\n")) {
-			n++
-			continue
-		}
-		out.WriteString(l)
-	}
-	return out.Bytes(), n
+	return queueLine.ReplaceAll(data, nil), len(queueLine.FindAll(data, -1))
 }

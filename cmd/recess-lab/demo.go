@@ -43,31 +43,41 @@ Top level:
   steps: [STEP]         what happens, in order
 
 Each step does exactly one thing:
-  discussion: {author, title, body}
-                        opens the discussion; recess gets its event
+  discussion: {author, title, body, number}
+                        opens the discussion (number: a seeded one);
+                        recess gets its event
   comment: {author, body, label, reply_to, lost}
                         comments; label names the comment for reply_to,
                         reply_to answers a labelled comment in its thread,
                         lost: true drops the event (only a sweep sees it)
-  agent: {verdict, replies, trigger, summary, fail, refused}
-                        the newest dispatched agent run claims, then
-                        answers: verdict (recessed, adjourned, ...) with
-                        replies [{body, reply_to}], trigger (a trigger
-                        document) and summary; or fail: CONCLUSION
-                        (failure, cancelled) for a run that ends without
-                        one. refused: FIELD expects recess to refuse the
-                        verdict naming FIELD; any other refusal fails
+  agent: {verdict, replies, trigger, summary, fail, refused, lead, run,
+          stale, label}
+                        the newest dispatched agent run (run: N, the Nth,
+                        delivered again) claims, then answers: verdict
+                        (recessed, adjourned, ...) with replies [{body,
+                        reply_to}], trigger (a trigger document) and
+                        summary; or fail: CONCLUSION (failure, cancelled)
+                        for a run that ends without one; or lead: true,
+                        the workflow's own lead (recess-lab act only).
+                        refused: FIELD expects recess to refuse the verdict
+                        naming FIELD; any other refusal fails. stale: true
+                        expects the claim to find the run stale. label
+                        names recess's first reply for reply_to
   wait: DURATION        moves the clock (ISO 8601: PT1H, P2D)
   sweep: true           runs the scheduled sweep
   close: true           closes the discussion; recess gets its event
-  expect: {dispatches, open_rfcs, fired_by, history, status, comment}
+  expect: {dispatches, open_rfcs, fired_by, history, status, comment, eyes,
+           labels, log}
                         checks: agent runs dispatched so far; open recesses
                         the last run reported; the last dispatch's fired_by
-                        and its history authors in order; text the status
-                        comment's first line contains; text some comment
-                        by recess contains
+                        and its history authors in order ("bob > question":
+                        bob's reply to the comment labelled question); text
+                        the status comment's first line contains; text some
+                        comment by recess contains; recess's EYES on the
+                        discussion; its labels, all of them; texts the last
+                        step's log contains
 
-Examples: testdata/scenarios/*.yaml.
+Examples: testdata/scenarios/*.yaml, and testdata/act/story.yaml (recess-lab act).
 
 Flags:
 `
@@ -76,74 +86,70 @@ Flags:
 // token, no network. It prints the timeline and what the resumed agent
 // was handed.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("recess-lab demo", flag.ContinueOnError)
-	verbose := fs.Bool("v", false, "also print every recess run's log")
-	if code, ok := action.ParseFlags(fs, args, demoUsage, stdout, stderr); !ok {
-		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "recess-lab demo: unexpected argument %q\n", fs.Arg(0))
-		return action.ExitRefused
-	}
-	s, err := parseScenario(demoScenario)
-	if err != nil {
-		fmt.Fprintf(stderr, "recess-lab demo: %v\n", err)
-		return 1
-	}
-	st, err := runScenario(ctx, s, stdout, *verbose)
-	if err != nil {
-		fmt.Fprintf(stderr, "recess-lab demo: %v\n", err)
-		return 1
-	}
-	// Show what the resumed agent run was handed: the point of recess.
-	runs, err := st.gh.Runs(st.repo)
-	if err == nil {
-		for i := len(runs) - 1; i >= 0; i-- {
-			if rc := runs[i].Inputs["resume_context"]; rc != "" {
-				var b bytes.Buffer
-				if json.Indent(&b, []byte(rc), "", "  ") == nil {
-					fmt.Fprintf(stdout, "\nThe resume_context of agent run %d:\n%s\n", runs[i].ID, b.Bytes())
-				}
-				break
-			}
-		}
-	}
-	fmt.Fprintf(stdout, "\n%d GitHub API requests in all, against the embedded fake GitHub.\n", len(st.gh.Requests()))
-	return 0
+	return runScenarios(ctx, "demo", args, stdout, stderr)
 }
 
-// runScenarios runs scenario files and reports each; exit 1 when one fails.
-func runScenarios(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("recess-lab scenario", flag.ContinueOnError)
+// runScenarios runs scenario files (the demo's, for command demo) and
+// reports each; exit 1 when one fails.
+func runScenarios(ctx context.Context, command string, args []string, stdout, stderr io.Writer) int {
+	demo := command == "demo"
+	fs := flag.NewFlagSet("recess-lab "+command, flag.ContinueOnError)
 	verbose := fs.Bool("v", false, "also print every recess run's log")
-	if code, ok := action.ParseFlags(fs, args, scenarioUsage, stdout, stderr); !ok {
+	usage := scenarioUsage
+	if demo {
+		usage = demoUsage
+	}
+	if code, ok := action.ParseFlags(fs, args, usage, stdout, stderr); !ok {
 		return code
 	}
-	if fs.NArg() == 0 {
+	switch {
+	case demo && fs.NArg() > 0:
+		fmt.Fprintf(stderr, "recess-lab demo: unexpected argument %q\n", fs.Arg(0))
+		return action.ExitRefused
+	case !demo && fs.NArg() == 0:
 		fmt.Fprintf(stderr, "recess-lab scenario: no scenario file given\n%s", scenarioUsage)
 		return action.ExitRefused
 	}
+	files := fs.Args()
+	if demo {
+		files = []string{"demo.yaml"}
+	}
 	failed := 0
-	for _, path := range fs.Args() {
+	for _, path := range files {
 		b, err := os.ReadFile(path)
-		if err != nil {
-			fmt.Fprintf(stderr, "recess-lab scenario: %v\n", err)
-			return 2
+		if demo {
+			b, err = demoScenario, nil
 		}
-		s, err := parseScenario(b)
-		if err != nil {
-			fmt.Fprintf(stderr, "recess-lab scenario: %s: %v\n", path, err)
-			return 2
+		var s *scenario
+		if err == nil {
+			s, err = parseScenario(b)
 		}
-		if _, err := runScenario(ctx, s, stdout, *verbose); err != nil {
+		if err != nil {
+			fmt.Fprintf(stderr, "recess-lab %s: %s: %v\n", command, path, err)
+			return action.ExitRefused
+		}
+		st, err := runScenario(ctx, s, stdout, *verbose)
+		switch {
+		case err != nil && demo:
+			fmt.Fprintf(stderr, "recess-lab demo: %v\n", err)
+			return 1
+		case err != nil:
 			fmt.Fprintf(stdout, "FAIL %s: %v\n\n", path, err)
 			failed++
-			continue
+		case demo:
+			// Show what the resumed agent run was handed: the point of recess.
+			runs, _ := st.runs()
+			for i := len(runs) - 1; i >= 0; i-- {
+				var b bytes.Buffer
+				if rc := runs[i].Inputs["resume_context"]; rc != "" && json.Indent(&b, []byte(rc), "", "  ") == nil {
+					fmt.Fprintf(stdout, "\nThe resume_context of agent run %d:\n%s\n", runs[i].ID, b.Bytes())
+					break
+				}
+			}
+			fmt.Fprintf(stdout, "\n%d GitHub API requests in all, against the embedded fake GitHub.\n", len(st.gh.Requests()))
+		default:
+			fmt.Fprintf(stdout, "ok   %s\n\n", path)
 		}
-		fmt.Fprintf(stdout, "ok   %s\n\n", path)
 	}
-	if failed > 0 {
-		return 1
-	}
-	return 0
+	return min(failed, 1)
 }

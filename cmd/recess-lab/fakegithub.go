@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recess-action/recess/internal/action"
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
 )
@@ -21,101 +22,67 @@ a local address, prints GITHUB_API_URL, GITHUB_GRAPHQL_URL and
 GITHUB_SERVER_URL, and serves until interrupted. The seed file's format is
 documented in testdata/act/README.md.
 
+Flags:
 `
 
-// runFakeGitHub parses args, seeds and starts the fake, prints its URLs to out and
-// serves until ctx is done.
-func runFakeGitHub(ctx context.Context, args []string, out io.Writer) error {
+// runFakeGitHub parses args, seeds and starts the fake, prints its URLs to
+// stdout and serves until ctx is done.
+func runFakeGitHub(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess-lab fakegithub", flag.ContinueOnError)
-	fs.SetOutput(out)
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
 	seedFile := fs.String("seed", "", "YAML seed file: tokens, repos, labels, workflows, discussions")
 	serverURL := fs.String("server-url", "", "web base for html_url fields (default: the fake's own URL)")
 	var tokens, repos []string
 	fs.Func("token", "TOKEN=LOGIN (repeatable); a login ending in [bot] is a bot", func(v string) error { tokens = append(tokens, v); return nil })
 	fs.Func("repo", "OWNER/NAME to create (repeatable)", func(v string) error { repos = append(repos, v); return nil })
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), fakeGitHubUsage)
-		fs.PrintDefaults()
+	if code, ok := action.ParseFlags(fs, args, fakeGitHubUsage, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return err
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "recess-lab fakegithub:", err)
+		return 1
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return fail(fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
 	g, err := githubfake.Listen(*addr, *serverURL)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	defer g.Close()
 	for _, t := range tokens {
 		tok, login, ok := strings.Cut(t, "=")
 		if !ok || tok == "" || login == "" {
-			return fmt.Errorf("--token %q: want TOKEN=LOGIN", t)
+			return fail(fmt.Errorf("--token %q: want TOKEN=LOGIN", t))
 		}
 		g.AddToken(tok, login, githubfake.KindUser)
 	}
 	for _, r := range repos {
 		owner, name, ok := strings.Cut(r, "/")
 		if !ok || owner == "" || name == "" {
-			return fmt.Errorf("--repo %q: want OWNER/NAME", r)
+			return fail(fmt.Errorf("--repo %q: want OWNER/NAME", r))
 		}
 		g.AddRepo(owner, name)
 	}
 	if *seedFile != "" {
 		if err := applySeed(ctx, g, *seedFile, nil); err != nil {
-			return err
+			return fail(err)
 		}
 	}
 	env := g.Env()
 	for _, k := range []string{"GITHUB_API_URL", "GITHUB_GRAPHQL_URL", "GITHUB_SERVER_URL"} {
-		fmt.Fprintf(out, "%s=%s\n", k, env[k])
+		fmt.Fprintf(stdout, "%s=%s\n", k, env[k])
 	}
 	<-ctx.Done()
-	return nil
+	return 0
 }
 
 // applySeed gives g the state of the seed file at path, changed first by
-// adjust when it is not nil.
+// adjust when it is not nil; its recesses are played through recess.
 func applySeed(ctx context.Context, g *githubfake.GitHub, path string, adjust func(*githubfake.Seed)) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	s, err := githubfake.ParseSeed(data)
-	if err != nil {
-		return fmt.Errorf("seed %s: %w", path, err)
-	}
-	if adjust != nil {
-		adjust(s)
-	}
-	if err := g.ApplySeed(s); err != nil {
-		return fmt.Errorf("seed %s: %w", path, err)
-	}
-	// Recesses last, through recess's action, as recess's identity: the
-	// first bot token.
-	token := ""
-	for _, t := range s.Tokens {
-		if t.Bot && token == "" {
-			token = t.Token
-		}
-	}
-	for i, r := range s.Repos {
-		for j, d := range r.Discussions {
-			if d.Recess == nil {
-				continue
-			}
-			field := fmt.Sprintf("seed %s: repos[%d].discussions[%d].recess", path, i, j)
-			if token == "" {
-				return fmt.Errorf("%s: no bot token to be recess's identity (tokens[].bot: true)", field)
-			}
-			if err := playRecess(ctx, g, r.Name, j+1, token, d.Recess); err != nil {
-				return fmt.Errorf("%s: %w", field, err)
-			}
-		}
-	}
-	return nil
+	return g.ApplySeedFile(path, adjust, func(repo string, number int, token string, r *githubfake.SeedRecess) error {
+		return playRecess(ctx, g, repo, number, token, r)
+	})
 }
 
 // playRecess puts discussion number of repo in recess, as if the agent had
@@ -132,38 +99,25 @@ func playRecess(ctx context.Context, g *githubfake.GitHub, repo string, number i
 	if r.Question != "" {
 		a.Replies = []agentReply{{Body: r.Question}}
 	}
-	d, err := g.Discussion(repo, number)
-	if err != nil {
-		return err
-	}
 	dir, err := os.MkdirTemp("", "recess-seed-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	st := &story{s: &scenario{}, out: io.Discard, clock: resume.ClockFunc(time.Now), gh: g, repo: repo, discID: d.ID, token: token,
-		serverURL: g.Env()["GITHUB_SERVER_URL"], dir: dir, handled: map[int64]bool{}, runSeq: 9000}
+	in := &inproc{gh: g, repo: repo, token: token, serverURL: g.Env()["GITHUB_SERVER_URL"], dir: dir, clock: resume.ClockFunc(time.Now), out: io.Discard}
+	st := newStory(io.Discard, false, in, g, in.clock, repo, "")
+	in.say = st.say
 	// Refuse a verdict recess would refuse before anything is written; the
 	// error names the field (trigger.kind, verdict.replies[0].body, ...).
 	doc, err := st.verdictDoc(a, resume.NewCorrelationID(), number)
 	if err != nil {
 		return err
 	}
-	if _, err := (&resume.Engine{Clock: resume.ClockFunc(time.Now)}).ParseVerdict(doc); err != nil {
+	if _, err := (&resume.Engine{Clock: in.clock}).ParseVerdict(doc); err != nil {
 		return err
 	}
-	payload, err := g.DiscussionPayload(d.ID, githubfake.Event{Action: "created"})
-	if err != nil {
+	if err := st.step(ctx, step{Discussion: &discussionStep{Number: number}}); err != nil {
 		return err
 	}
-	if err := st.recess(ctx, storyRun{event: "discussion", payload: payload}); err != nil {
-		return err
-	}
-	if st.last == nil {
-		return errors.New("intake dispatched no agent run")
-	}
-	if !st.last.Dispatched {
-		return fmt.Errorf("intake dispatched no agent run: %s", strings.Join(append(st.last.Notes, st.last.Warnings...), "; "))
-	}
-	return st.agent(ctx, a)
+	return st.step(ctx, step{Agent: a})
 }

@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -68,12 +66,13 @@ func start(t *testing.T, args ...string) map[string]string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncBuffer{}
-	done := make(chan error, 1)
-	go func() { done <- runFakeGitHub(ctx, args, out) }()
+	done := make(chan int, 1)
+	errs := &syncBuffer{}
+	go func() { done <- runFakeGitHub(ctx, args, out, errs) }()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("runFakeGitHub() = %v", err)
+		if code := <-done; code != 0 {
+			t.Errorf("runFakeGitHub() = %d, %s", code, errs)
 		}
 	})
 	deadline := time.Now().Add(5 * time.Second)
@@ -175,8 +174,8 @@ func TestRunRefusesBadArguments(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel() // a valid configuration would return at once
-			if err := runFakeGitHub(ctx, tt.args, io.Discard); err == nil {
-				t.Errorf("runFakeGitHub(%q) = nil, want an error", tt.args)
+			if code := runFakeGitHub(ctx, tt.args, io.Discard, io.Discard); code == 0 {
+				t.Errorf("runFakeGitHub(%q) = 0, want a failure", tt.args)
 			}
 		})
 	}
@@ -185,9 +184,8 @@ func TestRunRefusesBadArguments(t *testing.T) {
 func TestRunHelp(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	err := runFakeGitHub(context.Background(), []string{"--help"}, &out)
-	if !errors.Is(err, flag.ErrHelp) {
-		t.Fatalf("runFakeGitHub(--help) = %v, want flag.ErrHelp (main exits 0 on it)", err)
+	if code := runFakeGitHub(context.Background(), []string{"--help"}, &out, io.Discard); code != 0 {
+		t.Fatalf("runFakeGitHub(--help) = %d, want 0", code)
 	}
 	if !strings.Contains(out.String(), "testdata/act/README.md") || !strings.Contains(out.String(), "-seed") {
 		t.Errorf("runFakeGitHub(--help) printed %q, want the usage with the seed format's pointer", out.String())

@@ -7,8 +7,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -50,21 +48,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "demo":
 		return runDemo(ctx, rest, stdout, stderr)
 	case "scenario":
-		return runScenarios(ctx, rest, stdout, stderr)
+		return runScenarios(ctx, "scenario", rest, stdout, stderr)
 	case "act":
 		return runAct(ctx, rest, getenv, stdout, stderr)
 	case "mcp-script":
 		return runMCPScript(ctx, rest, getenv, stdout, stderr)
 	case "fakegithub":
-		err := runFakeGitHub(ctx, rest, stdout)
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "recess-lab fakegithub:", err)
-			return 1
-		}
-		return 0
+		return runFakeGitHub(ctx, rest, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +24,9 @@ import (
 // A scenario is a story told to recess against the embedded fake GitHub:
 // people open discussions and comment, the agent answers, time passes,
 // sweeps run; expectations check what recess did. Maintainers use scenario
-// files to test their own trigger policies (testdata/scenarios/*.yaml).
+// files to test their own trigger policies (testdata/scenarios/*.yaml); the
+// demo and recess-lab act tell scenarios too (demo.yaml,
+// testdata/act/story.yaml).
 type scenario struct {
 	Name string `yaml:"name"`
 	// Start is the clock at the first step (default 2026-11-21T10:00:00Z).
@@ -40,12 +41,9 @@ type scenario struct {
 
 // step does exactly one thing.
 type step struct {
-	// Discussion opens a discussion (the event reaches recess).
-	Discussion *struct {
-		Author string `yaml:"author"`
-		Title  string `yaml:"title"`
-		Body   string `yaml:"body"`
-	} `yaml:"discussion"`
+	// Discussion opens a discussion, or names one the fake holds (number);
+	// the event reaches recess.
+	Discussion *discussionStep `yaml:"discussion"`
 	// Comment adds a comment; reply_to names an earlier comment by its
 	// label; lost: true means its event never reaches recess.
 	Comment *struct {
@@ -55,9 +53,7 @@ type step struct {
 		ReplyTo string `yaml:"reply_to"`
 		Lost    bool   `yaml:"lost"`
 	} `yaml:"comment"`
-	// Agent is the dispatched agent run answering: a verdict (the
-	// correlation id and discussion number are filled in), or fail: a
-	// conclusion (failure, cancelled) for a run that ends without one.
+	// Agent is a dispatched agent run answering.
 	Agent *agentStep `yaml:"agent"`
 	// Wait moves the clock (an ISO-8601 duration such as PT1H or P2D).
 	Wait string `yaml:"wait"`
@@ -69,15 +65,34 @@ type step struct {
 	Expect *expectation `yaml:"expect"`
 }
 
+type discussionStep struct {
+	Number int    `yaml:"number"`
+	Author string `yaml:"author"`
+	Title  string `yaml:"title"`
+	Body   string `yaml:"body"`
+}
+
+// agentStep is an agent run answering: a verdict (the correlation id and
+// discussion number are filled in), fail: a conclusion (failure,
+// cancelled) for a run that ends without one, or lead: the agent
+// workflow's own lead answers (recess-lab act).
 type agentStep struct {
 	Verdict string         `yaml:"verdict"`
 	Replies []agentReply   `yaml:"replies"`
 	Trigger map[string]any `yaml:"trigger"`
 	Summary string         `yaml:"summary"`
 	Fail    string         `yaml:"fail"`
+	Lead    bool           `yaml:"lead"`
 	// Refused is the field recess must refuse the verdict for
 	// ("verdict.replies[0].body"); any other refusal fails the scenario.
 	Refused string `yaml:"refused"`
+	// Run is the dispatch that answers, counted from 1 (default: the
+	// newest one waiting); an earlier one is delivered again.
+	Run int `yaml:"run"`
+	// Stale: the claim must find the run stale (it then does nothing).
+	Stale bool `yaml:"stale"`
+	// Label names recess's first reply for this run, for reply_to.
+	Label string `yaml:"label"`
 }
 
 type agentReply struct {
@@ -87,16 +102,26 @@ type agentReply struct {
 
 // expectation is what must hold. Unset fields are not checked.
 type expectation struct {
+	// Dispatches counts the discussion's agent runs so far.
 	Dispatches *int `yaml:"dispatches"`
-	// OpenRFCs counts open recesses reported by the last recess run.
+	// OpenRFCs counts open recesses reported by the last recess run
+	// (in-process runs only).
 	OpenRFCs *int    `yaml:"open_rfcs"`
 	FiredBy  *string `yaml:"fired_by"`
-	// History lists the authors in the last dispatch's resume_context, in order.
+	// History lists the authors in the last dispatch's resume_context, in
+	// order; "bob > question" is bob's reply to the comment labelled question.
 	History []string `yaml:"history"`
-	// Status is text the status comment must contain.
+	// Status is text the status comment's first line must contain.
 	Status string `yaml:"status"`
 	// Comment is text some comment by recess must contain.
 	Comment string `yaml:"comment"`
+	// Eyes is whether recess's EYES reaction is on the discussion.
+	Eyes *bool `yaml:"eyes"`
+	// Labels are the discussion's labels, all of them.
+	Labels *[]string `yaml:"labels"`
+	// Log is text the last step's log must contain (recess's; under act,
+	// the act run's).
+	Log []string `yaml:"log"`
 }
 
 // parseScenario reads a scenario strictly: an unknown key, a value of the
@@ -137,8 +162,9 @@ func parseScenario(data []byte) (*scenario, error) {
 			}
 		}
 		if a := st.Agent; a != nil {
-			if (a.Fail == "") == (a.Verdict == "") {
-				return nil, fmt.Errorf("scenario: steps[%d].agent: give verdict (the run answers) or fail (it ends without a verdict)", i)
+			answers := len(slices.DeleteFunc([]bool{a.Verdict != "", a.Fail != "", a.Lead}, func(b bool) bool { return !b }))
+			if answers > 1 || answers == 0 && !a.Stale {
+				return nil, fmt.Errorf("scenario: steps[%d].agent: give verdict (the run answers), fail (it ends without a verdict) or lead: true (the workflow's lead answers)", i)
 			}
 			if a.Refused != "" && a.Verdict == "" {
 				return nil, fmt.Errorf("scenario: steps[%d].agent.refused: only a verdict can be refused", i)
@@ -148,81 +174,64 @@ func parseScenario(data []byte) (*scenario, error) {
 	return &s, nil
 }
 
-// story runs one scenario.
+// A runner runs recess for a story: in this process (runner.go), or the
+// workflows under act (act.go).
+type runner interface {
+	// event delivers one event to recess, as the front door would.
+	event(ctx context.Context, name string, payload []byte) (ran, error)
+	// agent plays dispatched run ru: its claim, then the answer a gives
+	// (verdict is a's verdict document, nil for none).
+	agent(ctx context.Context, ru githubfake.Run, a *agentStep, verdict []byte) (ran, error)
+}
+
+// ran is what one runner call did.
+type ran struct {
+	log string
+	// result is the engine's answer to the last recess run; nil under act.
+	result *resume.Result
+	// stale: the claim found the agent run stale.
+	stale bool
+	// end, when set, ends the story after this step, saying why.
+	end string
+}
+
+// story tells one scenario against a fake GitHub through a runner.
 type story struct {
-	s       *scenario
 	out     io.Writer
 	verbose bool
-
-	// clock is the story's time: a scenario's fake clock, which its wait
-	// steps move, or the real one for a seed played on a running fake.
-	clock resume.Clock
-
-	gh   *githubfake.GitHub
-	repo string
-	// token is the token recess runs with, bot its login (the workflow
-	// token's), serverURL the web address in links recess writes.
-	token, bot, serverURL string
-	discID                string
-	labels                map[string]string // comment label -> id
-	handled               map[int64]bool    // agent runs that answered
-	last                  *resume.Result    // what the last recess run reported
-	dir                   string
-	runSeq                int64
+	run     runner
+	gh      *githubfake.GitHub
+	clock   resume.Clock
+	// bot is recess's login; disc the story's discussion.
+	repo, bot string
+	disc      githubfake.Discussion
+	labels    map[string]string // comment label -> id
+	handled   map[int64]bool    // agent runs that answered
+	last      ran               // what the last runner call did
+	status    string            // the status line last told
 }
 
-const (
-	storyOwner = "octo"
-	storyRepo  = "rfcs"
-	storyToken = "recess-demo-token"
-	// storyBot is recess's login in the story: the workflow token's.
-	storyBot = "github-actions"
-)
-
-// newStory starts the embedded fake GitHub with the repository, the
-// labels and the agent workflow a story needs. Close it with st.close.
-func newStory(s *scenario, out io.Writer, verbose bool) (*story, error) {
-	dir, err := os.MkdirTemp("", "recess-scenario-")
-	if err != nil {
-		return nil, err
-	}
-	st := &story{s: s, out: out, verbose: verbose, clock: fakeclock.New(s.Start.UTC()), labels: map[string]string{},
-		handled: map[int64]bool{}, dir: dir, repo: storyOwner + "/" + storyRepo, runSeq: 9000,
-		token: storyToken, bot: storyBot, serverURL: storyServerURL}
-	st.gh = githubfake.New(githubfake.WithClock(st.clock.Now))
-	err = st.gh.InstallRecess(githubfake.RecessSetup{Owner: storyOwner, Name: storyRepo,
-		Token: st.token, Bot: st.bot, Maintainers: s.Maintainers})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	st.gh.Start()
-	return st, nil
+func newStory(out io.Writer, verbose bool, run runner, gh *githubfake.GitHub, clock resume.Clock, repo, bot string) *story {
+	return &story{out: out, verbose: verbose, run: run, gh: gh, clock: clock, repo: repo, bot: bot,
+		labels: map[string]string{}, handled: map[int64]bool{}}
 }
 
-func (st *story) close() {
-	st.gh.Close()
-	os.RemoveAll(st.dir)
-}
-
-// runScenario tells the story and checks its expectations. It returns an
-// error naming the first step whose expectation failed. The returned
-// story's fake GitHub is closed but can still be inspected.
-func runScenario(ctx context.Context, s *scenario, out io.Writer, verbose bool) (*story, error) {
-	st, err := newStory(s, out, verbose)
-	if err != nil {
-		return nil, err
-	}
-	defer st.close()
+// tell plays the steps, checking every expectation; the error names the
+// first step that failed.
+func (st *story) tell(ctx context.Context, s *scenario) error {
 	if s.Name != "" {
-		fmt.Fprintf(out, "# %s\n\n", s.Name)
+		fmt.Fprintf(st.out, "# %s\n\n", s.Name)
 	}
 	for i, step := range s.Steps {
 		if err := st.step(ctx, step); err != nil {
-			return st, fmt.Errorf("steps[%d]: %w", i, err)
+			return fmt.Errorf("steps[%d]: %w", i, err)
+		}
+		if st.last.end != "" {
+			fmt.Fprintf(st.out, "\n%s\n", st.last.end)
+			return nil
 		}
 	}
-	return st, nil
+	return nil
 }
 
 func (st *story) say(format string, args ...any) {
@@ -232,21 +241,23 @@ func (st *story) say(format string, args ...any) {
 func (st *story) step(ctx context.Context, s step) error {
 	switch {
 	case s.Discussion != nil:
-		title := s.Discussion.Title
-		if title == "" {
-			title = "RFC"
+		var d githubfake.Discussion
+		var err error
+		if n := s.Discussion.Number; n > 0 {
+			d, err = st.gh.Discussion(st.repo, n) // a seeded one
+		} else {
+			d, err = st.gh.CreateDiscussion(st.repo, s.Discussion.Author, cmp.Or(s.Discussion.Title, "RFC"), s.Discussion.Body)
 		}
-		d, err := st.gh.CreateDiscussion(st.repo, s.Discussion.Author, title, s.Discussion.Body)
 		if err != nil {
 			return err
 		}
-		st.discID = d.ID
-		st.say("@%s opens discussion #%d %q", s.Discussion.Author, d.Number, d.Title)
+		st.disc = d
+		st.say("@%s opens discussion #%d %q", d.Author, d.Number, d.Title)
 		payload, err := st.gh.DiscussionPayload(d.ID, githubfake.Event{Action: "created"})
 		if err != nil {
 			return err
 		}
-		return st.recess(ctx, storyRun{event: "discussion", payload: payload})
+		return st.event(ctx, "discussion", payload)
 	case s.Comment != nil:
 		c := s.Comment
 		var made githubfake.Comment
@@ -258,7 +269,7 @@ func (st *story) step(ctx context.Context, s step) error {
 			}
 			made, err = st.gh.Reply(parent, c.Author, c.Body)
 		} else {
-			made, err = st.gh.Comment(st.discID, c.Author, c.Body)
+			made, err = st.gh.Comment(st.disc.ID, c.Author, c.Body)
 		}
 		if err != nil {
 			return err
@@ -278,180 +289,157 @@ func (st *story) step(ctx context.Context, s step) error {
 		if err != nil {
 			return err
 		}
-		return st.recess(ctx, storyRun{event: "discussion_comment", payload: payload})
+		return st.event(ctx, "discussion_comment", payload)
 	case s.Agent != nil:
 		return st.agent(ctx, s.Agent)
 	case s.Wait != "":
 		d, _ := wait.ParseDuration(s.Wait)
-		c := st.clock.(*fakeclock.Clock) // only a scenario has wait steps
+		c, ok := st.clock.(*fakeclock.Clock)
+		if !ok {
+			return errors.New("wait: this story runs on the real clock")
+		}
 		c.SetTime(d.AddTo(c.Now()))
 		st.say("… %s later", s.Wait)
 		return nil
 	case s.Sweep:
 		st.say("the scheduled sweep runs")
-		return st.recess(ctx, storyRun{event: "schedule", payload: []byte(`{"schedule":"*/5 * * * *"}`)})
+		return st.event(ctx, "schedule", []byte(`{"schedule":"*/5 * * * *"}`))
 	case s.Close:
-		if err := st.gh.CloseDiscussion(st.discID, "RESOLVED"); err != nil {
+		if err := st.gh.CloseDiscussion(st.disc.ID, "RESOLVED"); err != nil {
 			return err
 		}
 		st.say("the discussion is closed")
-		payload, err := st.gh.DiscussionPayload(st.discID, githubfake.Event{Action: "closed"})
+		payload, err := st.gh.DiscussionPayload(st.disc.ID, githubfake.Event{Action: "closed"})
 		if err != nil {
 			return err
 		}
-		return st.recess(ctx, storyRun{event: "discussion", payload: payload})
+		return st.event(ctx, "discussion", payload)
 	case s.Expect != nil:
 		return st.expect(s.Expect)
 	}
 	return errors.New("empty step")
 }
 
-// storyRun is what one recess run of the story is: its event, and what the
-// agent's steps set (the command, the run id, the correlation id, the
-// verdict).
-type storyRun struct {
-	event   string
-	payload []byte
-	command string // "" for auto
-	runID   int64
-	verdict []byte
-	// refused is the field the run must be refused for ("" for none).
-	refused string
-}
-
-// recess runs recess for one event of the story: the scenario's inputs,
-// the event, the story's clock, straight into execute. A refusal the step
-// did not expect, or any failure, fails the scenario.
-func (st *story) recess(ctx context.Context, r storyRun) error {
-	st.runSeq++
-	out, err := action.RunForLab(ctx, action.LabRun{
-		Inputs: func(k string) string {
-			if k == action.InputGitHubToken {
-				return st.token
-			}
-			return st.s.Inputs[k]
-		},
-		Workspace:  st.dir,
-		Event:      r.event,
-		Payload:    r.payload,
-		Command:    r.command,
-		Repo:       st.repo,
-		APIURL:     strings.TrimSuffix(st.gh.URL(), "/"),
-		GraphQLURL: st.gh.GraphQLURL(),
-		ServerURL:  st.serverURL,
-		RunID:      cmp.Or(r.runID, st.runSeq),
-		Clock:      st.clock,
-		Verdict:    r.verdict,
-	})
-	if st.verbose {
-		lines := out.Log
-		if err != nil {
-			lines = append(lines, "error: "+err.Error())
-		}
-		for _, line := range lines {
-			if line = action.PlainText(line); line != "" {
-				fmt.Fprintf(st.out, "           │ %s\n", line)
-			}
-		}
-	}
-	if out.Result != nil {
-		st.last = out.Result
-	}
-	if !out.Ran {
+// event delivers an event to recess and tells what it dispatched and what
+// the status comment says now.
+func (st *story) event(ctx context.Context, name string, payload []byte) error {
+	before, err := st.runs()
+	if err != nil {
 		return err
 	}
-	field := action.RefusedField(err)
-	switch {
-	case r.refused != "" && field == r.refused:
-		st.say("recess (%s) refuses it: %s", out.Command, err)
-		return nil
-	case r.refused != "" && err == nil:
-		return fmt.Errorf("recess (%s) accepted what it should have refused for %s", out.Command, r.refused)
-	case field != "":
-		return fmt.Errorf("recess (%s) refused %s: %w", out.Command, field, err)
-	case err != nil:
-		return fmt.Errorf("recess (%s) failed: %w", out.Command, err)
+	r, err := st.run.event(ctx, name, payload)
+	st.last = r
+	if err != nil {
+		return err
 	}
-	res := out.Result
-	switch {
-	case res.Fired:
-		st.say("recess resumes the agent (fired by %s): dispatch %s", res.FiredBy, res.CorrelationID)
-	case res.Dispatched && out.Command != action.CommandClaim && out.Command != action.CommandVerdict:
-		st.say("recess dispatches the agent: %s", res.CorrelationID)
+	runs, err := st.runs()
+	if err != nil {
+		return err
 	}
-	if status := st.statusLine(); status != "" && out.Command != action.CommandClaim {
-		st.say("status comment: %s", status)
+	for _, ru := range runs[len(before):] {
+		cid := ru.Inputs["correlation_id"]
+		if rc, err := action.DecodeResumeContext([]byte(ru.Inputs["resume_context"])); err == nil {
+			st.say("recess resumes the agent (fired by %s): dispatch %s", rc.FiredBy, cid)
+		} else {
+			st.say("recess dispatches the agent: %s", cid)
+		}
 	}
+	// recess keeps one agent run out per discussion: every run but the
+	// newest has ended.
+	for _, ru := range runs[:max(len(runs)-1, 0)] {
+		if ru.Status != "completed" {
+			return fmt.Errorf("agent run %d was dispatched while run %d had not ended: two agent runs at once", runs[len(runs)-1].ID, ru.ID)
+		}
+	}
+	st.tellStatus()
 	return nil
 }
 
-// storyServerURL is the fake's web address in links recess writes.
-const storyServerURL = "https://github.test"
+// tellStatus says the status comment's first line when it changed.
+func (st *story) tellStatus() {
+	if s := st.statusLine(); s != "" && s != st.status {
+		st.status = s
+		st.say("status comment: %s", s)
+	}
+}
 
-// agent plays the newest dispatched agent run: claim, then the verdict
-// (or a failure without one).
-func (st *story) agent(ctx context.Context, a *agentStep) error {
+// runs are the agent runs dispatched for the story's discussion, oldest first.
+func (st *story) runs() ([]githubfake.Run, error) {
 	runs, err := st.gh.Runs(st.repo)
+	return slices.DeleteFunc(runs, func(ru githubfake.Run) bool {
+		return ru.Inputs["discussion_number"] != strconv.Itoa(st.disc.Number)
+	}), err
+}
+
+// agent plays a dispatched agent run: claim, then its answer.
+func (st *story) agent(ctx context.Context, a *agentStep) error {
+	runs, err := st.runs()
 	if err != nil {
 		return err
 	}
 	var ru *githubfake.Run
 	for i := range runs {
-		if !st.handled[runs[i].ID] && runs[i].Status != "completed" {
+		if a.Run == i+1 || a.Run == 0 && !st.handled[runs[i].ID] && runs[i].Status != "completed" {
 			ru = &runs[i]
 		}
 	}
 	if ru == nil {
-		return errors.New("agent: no dispatched agent run is waiting to answer")
+		why := ""
+		if res := st.last.result; res != nil && len(res.Notes)+len(res.Warnings) > 0 {
+			why = " (recess: " + strings.Join(append(res.Notes, res.Warnings...), "; ") + ")"
+		}
+		return fmt.Errorf("agent: no dispatched agent run is waiting to answer%s", why)
 	}
 	st.handled[ru.ID] = true
-	payload, err := st.gh.WorkflowDispatchPayload(ru.ID)
-	if err != nil {
-		return err
-	}
-	if err := st.recess(ctx, storyRun{event: "workflow_dispatch", payload: payload, command: action.CommandClaim, runID: ru.ID}); err != nil {
-		return err
-	}
 	cid := ru.Inputs["correlation_id"]
-	if st.last.Stale {
-		st.say("agent run %d (%s) claims: stale, it skips its work", ru.ID, cid)
-		return st.gh.SetRunStatus(ru.ID, "completed", "success")
+	if rc, err := action.DecodeResumeContext([]byte(ru.Inputs["resume_context"])); err == nil {
+		st.say("agent run %d is resumed (%s) with %s it has not seen", ru.ID, rc.FiredBy, resume.Count(len(rc.HistorySince), "comment", "comments"))
 	}
-	if a.Fail != "" {
-		st.say("agent run %d (%s) ends without a verdict: %s", ru.ID, cid, a.Fail)
-		return st.gh.SetRunStatus(ru.ID, "completed", a.Fail)
-	}
-	n, _ := strconv.Atoi(ru.Inputs["discussion_number"])
-	b, err := st.verdictDoc(a, cid, n)
-	if err != nil {
-		return err
-	}
-	if ctxJSON := ru.Inputs["resume_context"]; ctxJSON != "" {
-		if rc, err := action.DecodeResumeContext([]byte(ctxJSON)); err == nil {
-			st.say("agent run %d is resumed (%s) with %s it has not seen", ru.ID, rc.FiredBy, resume.Count(len(rc.HistorySince), "comment", "comments"))
+	var verdict []byte
+	if a.Verdict != "" {
+		if verdict, err = st.verdictDoc(a, cid, st.disc.Number); err != nil {
+			return err
 		}
 	}
-	// What the agent says, as people will read it in the discussion.
-	for _, r := range a.Replies {
-		st.say("agent run %d replies: %q", ru.ID, action.Excerpt(r.Body))
+	before, err := st.gh.Comments(st.disc.ID)
+	if err != nil {
+		return err
+	}
+	r, err := st.run.agent(ctx, *ru, a, verdict)
+	st.last = r
+	if err != nil {
+		return err
+	}
+	after, err := st.gh.Comments(st.disc.ID)
+	if err != nil {
+		return err
 	}
 	switch {
-	case a.Verdict == resume.VerdictRecessed && a.Trigger != nil:
-		t, _ := json.Marshal(a.Trigger)
-		words := string(t)
-		if tr, err := wait.ParseTrigger(t, wait.TriggerLimits{}); err == nil {
-			words = resume.Describe(tr, wait.Observed{OpenedAt: st.clock.Now()})
+	case r.stale:
+		st.say("agent run %d (%s) claims: stale, it skips its work", ru.ID, cid)
+		if len(after) != len(before) {
+			return fmt.Errorf("the stale run %d changed the discussion: %d comments, then %d", ru.ID, len(before), len(after))
 		}
-		st.say("agent run %d recesses: resume it %s", ru.ID, words)
-	case a.Verdict == resume.VerdictAdjourned:
-		st.say("agent run %d adjourns: its answer is given", ru.ID)
-	default:
-		st.say("agent run %d answers: %s", ru.ID, a.Verdict)
+		return nil
+	case a.Stale:
+		return fmt.Errorf("agent: the claim of run %d did not find it stale", ru.ID)
+	case a.Fail != "":
+		st.say("agent run %d (%s) ends without a verdict: %s", ru.ID, cid, a.Fail)
 	}
-	if err := st.recess(ctx, storyRun{event: "workflow_dispatch", payload: payload, command: action.CommandVerdict, runID: ru.ID, verdict: b, refused: a.Refused}); err != nil {
-		return err
+	labelled := false
+	for _, c := range after {
+		if id, i, ok := state.ParseReplyMarker(c.Body); ok && c.Author == st.bot && id == cid {
+			st.say("agent run %d replies: %q", ru.ID, action.Excerpt(state.Visible(c.Body)))
+			if a.Label != "" && i == 0 {
+				st.labels[a.Label], labelled = c.ID, true
+			}
+		}
 	}
-	return st.gh.SetRunStatus(ru.ID, "completed", "success")
+	if a.Label != "" && !labelled {
+		return fmt.Errorf("agent.label: recess posted no reply for agent run %d", ru.ID)
+	}
+	st.tellStatus()
+	return nil
 }
 
 // verdictDoc is the verdict document of agent step a for the run with
@@ -481,45 +469,35 @@ func (st *story) verdictDoc(a *agentStep, cid string, n int) ([]byte, error) {
 
 // statusLine is the first line of recess's status comment, if any.
 func (st *story) statusLine() string {
-	c, err := statusComment(st.gh, st.discID, st.bot)
-	if err != nil {
-		return ""
-	}
-	return action.PlainText(action.FirstLine(c.Body))
-}
-
-// statusComment is the status comment bot (recess's login) keeps in a
-// discussion.
-func statusComment(g *githubfake.GitHub, discussionID, bot string) (githubfake.Comment, error) {
-	cs, err := g.Comments(discussionID)
-	if err != nil {
-		return githubfake.Comment{}, err
-	}
+	cs, _ := st.gh.Comments(st.disc.ID)
 	for _, c := range cs {
-		if c.Author == bot && state.HasMarker(c.Body) {
-			return c, nil
+		if c.Author == st.bot && state.HasMarker(c.Body) {
+			return action.PlainText(action.FirstLine(c.Body))
 		}
 	}
-	return githubfake.Comment{}, errors.New("no status comment of recess")
+	return ""
 }
 
 func (st *story) expect(x *expectation) error {
-	runs, err := st.gh.Runs(st.repo)
+	runs, err := st.runs()
 	if err != nil {
 		return err
 	}
 	var problems []string
-	if x.Dispatches != nil && len(runs) != *x.Dispatches {
-		problems = append(problems, fmt.Sprintf("dispatches = %d, want %d", len(runs), *x.Dispatches))
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			problems = append(problems, fmt.Sprintf(format, args...))
+		}
+	}
+	if x.Dispatches != nil {
+		check(len(runs) == *x.Dispatches, "dispatches = %d, want %d", len(runs), *x.Dispatches)
 	}
 	if x.OpenRFCs != nil {
 		got := "no run yet"
-		if st.last != nil {
-			got = strconv.Itoa(st.last.OpenRFCs)
+		if st.last.result != nil {
+			got = strconv.Itoa(st.last.result.OpenRFCs)
 		}
-		if got != strconv.Itoa(*x.OpenRFCs) {
-			problems = append(problems, fmt.Sprintf("open_rfcs = %s, want %d", got, *x.OpenRFCs))
-		}
+		check(got == strconv.Itoa(*x.OpenRFCs), "open_rfcs = %s, want %d", got, *x.OpenRFCs)
 	}
 	rc := &resume.Context{} // a fresh dispatch has none
 	if len(runs) > 0 {
@@ -527,36 +505,61 @@ func (st *story) expect(x *expectation) error {
 			rc = c
 		}
 	}
-	if x.FiredBy != nil && rc.FiredBy != *x.FiredBy {
-		problems = append(problems, fmt.Sprintf("the last dispatch's fired_by = %q, want %q", rc.FiredBy, *x.FiredBy))
+	if x.FiredBy != nil {
+		check(rc.FiredBy == *x.FiredBy, "the last dispatch's fired_by = %q, want %q", rc.FiredBy, *x.FiredBy)
 	}
 	if x.History != nil {
 		var got []string
 		for _, h := range rc.HistorySince {
-			got = append(got, h.Author)
+			name := h.Author
+			for label, id := range st.labels {
+				if h.ReplyTo != "" && id == h.ReplyTo {
+					name += " > " + label
+				}
+			}
+			got = append(got, name)
 		}
-		if !slices.Equal(got, x.History) {
-			problems = append(problems, fmt.Sprintf("the last dispatch's history authors = %v, want %v", got, x.History))
-		}
+		check(slices.Equal(got, x.History), "the last dispatch's history = %q, want %q", got, x.History)
 	}
-	if x.Status != "" && !strings.Contains(st.statusLine(), x.Status) {
-		problems = append(problems, fmt.Sprintf("status comment %q does not contain %q", st.statusLine(), x.Status))
+	if x.Status != "" {
+		check(strings.Contains(st.statusLine(), x.Status), "status comment %q does not contain %q", st.statusLine(), x.Status)
+	}
+	cs, err := st.gh.Comments(st.disc.ID)
+	if err != nil {
+		return err
 	}
 	if x.Comment != "" {
-		found := false
-		cs, _ := st.gh.Comments(st.discID)
-		for _, c := range cs {
-			found = found || (c.Author == st.bot && strings.Contains(c.Body, x.Comment))
-		}
-		if !found {
-			problems = append(problems, fmt.Sprintf("no comment by recess contains %q", x.Comment))
-		}
+		check(slices.ContainsFunc(cs, func(c githubfake.Comment) bool { return c.Author == st.bot && strings.Contains(c.Body, x.Comment) }),
+			"no comment by recess contains %q", x.Comment)
+	}
+	d, err := st.gh.Discussion(st.repo, st.disc.Number)
+	if err != nil {
+		return err
+	}
+	if x.Eyes != nil {
+		got := slices.Contains(d.Reactions["EYES"], st.bot)
+		check(got == *x.Eyes, "EYES of recess on the discussion: %v, want %v", got, *x.Eyes)
+	}
+	if x.Labels != nil {
+		check(slices.Equal(slices.Sorted(slices.Values(d.Labels)), slices.Sorted(slices.Values(*x.Labels))), "labels = %q, want %q", d.Labels, *x.Labels)
+	}
+	for _, want := range x.Log {
+		check(strings.Contains(st.last.log, want), "the last step's log lacks %q", want)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("expectation failed: %s", strings.Join(problems, "; "))
+		err := fmt.Errorf("expectation failed: %s", strings.Join(problems, "; "))
+		if len(x.Log) > 0 && !st.verbose {
+			err = fmt.Errorf("%w\n--- end of the log:\n%s", err, lastLines(st.last.log, 40))
+		}
+		return err
 	}
 	if st.verbose {
 		st.say("✓ as expected")
 	}
 	return nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
 }

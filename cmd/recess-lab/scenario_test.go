@@ -27,7 +27,8 @@ func TestParseScenario_names_the_yaml_field(t *testing.T) {
 		{"runner_input", "inputs: {command: sweep}\n", `inputs.command: set by the scenario runner`},
 		{"two_things", "steps:\n  - {sweep: true, wait: PT1H}\n", `steps[0]: a step does exactly one thing of discussion, comment, agent, wait, sweep, close, expect (found 2: wait, sweep)`},
 		{"bad_wait", "steps:\n  - wait: 1 hour\n", `steps[0].wait: `},
-		{"agent_without_answer", "steps:\n  - agent: {summary: hm}\n", `steps[0].agent: give verdict (the run answers) or fail`},
+		{"agent_without_answer", "steps:\n  - agent: {summary: hm}\n", `steps[0].agent: give verdict (the run answers), fail (it ends without a verdict) or lead: true`},
+		{"agent_with_two_answers", "steps:\n  - agent: {verdict: adjourned, lead: true}\n", `steps[0].agent: give verdict (the run answers), fail`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -132,5 +133,81 @@ func TestHelp_exits_0_everywhere(t *testing.T) {
 		if code := run(context.Background(), args, func(string) string { return "" }, &out, &errb); code != 2 || !strings.Contains(errb.String(), "usage:") || !strings.Contains(errb.String(), "recess-lab") {
 			t.Errorf("recess-lab %v: exit %d, stderr %q; want exit 2 with the usage", args, code, errb.String())
 		}
+	}
+}
+
+// A scenario can say what the act story checks: recess's reply labelled
+// and answered under, the history with who answered what, a run delivered
+// again and found stale, EYES, labels and the log. Each expectation fails
+// when the world differs, naming what it found.
+func TestScenario_checks_replies_reactions_labels_and_logs(t *testing.T) {
+	t.Parallel()
+	const story = `
+steps:
+  - discussion: {author: alice}
+  - expect: {dispatches: 1, eyes: true, labels: ["recess:waiting"]}
+  - agent:
+      verdict: recessed
+      label: question
+      replies: [{body: "Which region?"}]
+      trigger: {kind: missing_input, replies: 2}
+  - expect: {log: ["recessed: 1 reply posted"]}
+  - wait: PT1M
+  - comment: {author: bob, reply_to: question, body: "eu-west-1"}
+  - comment: {author: carol, body: "agreed"}
+  - expect: {dispatches: 2, history: ["bob > question", carol]}
+  - agent: {run: 1, stale: true}
+  - expect: {log: ["stale"]}
+  - agent: {verdict: adjourned, replies: [{body: "eu-west-1 it is."}]}
+  - expect: {eyes: false, labels: [], status: "Nothing is pending"}
+`
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"as_told", "", "", ""},
+		{"eyes", "eyes: true,", "eyes: false,", "steps[1]: expectation failed: EYES of recess on the discussion: true, want false"},
+		{"labels", `labels: []`, `labels: ["recess:waiting"]`, `steps[11]: expectation failed: labels = [], want ["recess:waiting"]`},
+		{"history", `history: ["bob > question", carol]`, `history: [bob, carol]`, `history = ["bob > question" "carol"], want ["bob" "carol"]`},
+		{"log", `log: ["stale"]`, `log: ["claimed"]`, `steps[9]: expectation failed: the last step's log lacks "claimed"`},
+		{"not_stale", "agent: {run: 1, stale: true}", "agent: {run: 2, stale: true}", "steps[8]: agent: the claim of run 9000000002 did not find it stale"},
+		{"no_such_label", "reply_to: question", "reply_to: answer", `steps[5]: comment.reply_to: no comment labelled "answer"`},
+		{"a_lead_in_process", "agent: {verdict: adjourned, replies: [{body: \"eu-west-1 it is.\"}]}", "agent: {lead: true}", "steps[10]: agent.lead: only recess-lab act runs the workflow's lead"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			doc := strings.Replace(story, tc.from, tc.to, 1)
+			if doc == story && tc.from != "" {
+				t.Fatalf("%q is not in the story", tc.from)
+			}
+			s, err := parseScenario([]byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			_, err = runScenario(context.Background(), s, &out, false)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("runScenario = %v, want %q\n%s", err, tc.want, out.String())
+			}
+		})
+	}
+}
+
+// The act story is a scenario whose agent steps are the workflow's lead
+// (or a duplicate delivery): under act nothing else answers.
+func TestActStory_parses(t *testing.T) {
+	t.Parallel()
+	s, err := parseScenario(readFile(t, "../../"+actStory))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := 0
+	for i, st := range s.Steps {
+		if a := st.Agent; a != nil {
+			agents++
+			if !a.Lead && !a.Stale || a.Verdict != "" || a.Fail != "" {
+				t.Errorf("steps[%d].agent = %+v: under act the workflow's lead answers", i, *a)
+			}
+		}
+	}
+	if agents != 3 {
+		t.Errorf("%d agent steps, want the first run, its duplicate and the resumed run", agents)
 	}
 }

@@ -38,7 +38,7 @@ func TestScenarios(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
 			t.Parallel()
 			var out, errb bytes.Buffer
-			if code := runScenarios(context.Background(), []string{f}, &out, &errb); code != 0 {
+			if code := runScenarios(context.Background(), "scenario", []string{f}, &out, &errb); code != 0 {
 				t.Fatalf("scenario %s: exit %d\n%s\n%s", f, code, out.String(), errb.String())
 			}
 		})

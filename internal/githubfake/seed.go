@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -126,6 +127,52 @@ func ParseSeed(data []byte) (*Seed, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// PlayRecess puts discussion number of repo in recess as the account of
+// token: what the fake cannot do itself (it runs no recess engine).
+type PlayRecess func(repo string, number int, token string, r *SeedRecess) error
+
+// ApplySeedFile gives g the state of the seed file at path, changed first
+// by adjust when it is not nil, then hands each seeded recess to play, as
+// the seed's first bot token (recess's identity). Errors name the file and
+// the field.
+func (g *GitHub) ApplySeedFile(path string, adjust func(*Seed), play PlayRecess) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s, err := ParseSeed(data)
+	if err == nil && adjust != nil {
+		adjust(s)
+	}
+	if err == nil {
+		err = g.ApplySeed(s)
+	}
+	if err != nil {
+		return fmt.Errorf("seed %s: %w", path, err)
+	}
+	token := ""
+	for _, t := range s.Tokens {
+		if t.Bot && token == "" {
+			token = t.Token
+		}
+	}
+	for i, r := range s.Repos {
+		for j, d := range r.Discussions {
+			if d.Recess == nil {
+				continue
+			}
+			field := fmt.Sprintf("seed %s: repos[%d].discussions[%d].recess", path, i, j)
+			if token == "" {
+				return fmt.Errorf("%s: no bot token to be recess's identity (tokens[].bot: true)", field)
+			}
+			if err := play(r.Name, j+1, token, d.Recess); err != nil {
+				return fmt.Errorf("%s: %w", field, err)
+			}
+		}
+	}
+	return nil
 }
 
 // ApplySeed creates what s describes. Errors name the seed's field

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/recess-action/recess/internal/action"
+	"github.com/recess-action/recess/internal/fakeclock"
+	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/resume"
+)
+
+const (
+	storyOwner = "octo"
+	storyRepo  = "rfcs"
+	storyToken = "recess-demo-token"
+	// storyBot is recess's login in the story: the workflow token's.
+	storyBot = "github-actions"
+	// storyServerURL is the fake's web address in links recess writes.
+	storyServerURL = "https://github.test"
+)
+
+// runScenario tells the story against a new embedded fake GitHub, running
+// recess in this process, and checks its expectations. The returned
+// story's fake GitHub is closed but can still be inspected.
+func runScenario(ctx context.Context, s *scenario, out io.Writer, verbose bool) (*story, error) {
+	dir, err := os.MkdirTemp("", "recess-scenario-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	clock := fakeclock.New(s.Start.UTC())
+	gh := githubfake.New(githubfake.WithClock(clock.Now))
+	err = gh.InstallRecess(githubfake.RecessSetup{Owner: storyOwner, Name: storyRepo, Token: storyToken, Bot: storyBot, Maintainers: s.Maintainers})
+	if err != nil {
+		return nil, err
+	}
+	gh.Start()
+	defer gh.Close()
+	r := &inproc{gh: gh, inputs: s.Inputs, repo: storyOwner + "/" + storyRepo, token: storyToken, serverURL: storyServerURL,
+		dir: dir, clock: clock, out: out, verbose: verbose}
+	st := newStory(out, verbose, r, gh, clock, r.repo, storyBot)
+	r.say = st.say
+	return st, st.tell(ctx, s)
+}
+
+// inproc runs recess in this process (action.RunForLab) as the action
+// would run it, with the story's inputs and clock.
+type inproc struct {
+	gh                          *githubfake.GitHub
+	inputs                      map[string]string
+	repo, token, serverURL, dir string
+	clock                       resume.Clock
+	runSeq                      int64
+	out                         io.Writer
+	verbose                     bool
+	say                         func(format string, args ...any)
+}
+
+func (r *inproc) event(ctx context.Context, name string, payload []byte) (ran, error) {
+	out, log, err := r.recess(ctx, name, payload, "", 0, nil)
+	return ran{log: log, result: out.Result}, failure(out, err)
+}
+
+func (r *inproc) agent(ctx context.Context, ru githubfake.Run, a *agentStep, verdict []byte) (ran, error) {
+	if a.Lead {
+		return ran{}, errors.New("agent.lead: only recess-lab act runs the workflow's lead; give verdict or fail")
+	}
+	payload, err := r.gh.WorkflowDispatchPayload(ru.ID)
+	if err != nil {
+		return ran{}, err
+	}
+	out, log, err := r.recess(ctx, "workflow_dispatch", payload, action.CommandClaim, ru.ID, nil)
+	res := ran{log: log, result: out.Result}
+	if err != nil {
+		return res, failure(out, err)
+	}
+	conclusion := "success"
+	switch {
+	case out.Result.Stale:
+		res.stale = true
+	case a.Fail != "":
+		conclusion = a.Fail
+	case verdict != nil:
+		out, log, err = r.recess(ctx, "workflow_dispatch", payload, action.CommandVerdict, ru.ID, verdict)
+		res.log += "\n" + log
+		res.result = cmp.Or(out.Result, res.result)
+		field := action.RefusedField(err)
+		switch {
+		case a.Refused != "" && field == a.Refused:
+			r.say("recess (%s) refuses it: %s", out.Command, err)
+		case a.Refused != "" && err == nil:
+			return res, fmt.Errorf("recess (%s) accepted what it should have refused for %s", out.Command, a.Refused)
+		case err != nil:
+			return res, failure(out, err)
+		}
+	}
+	return res, r.gh.SetRunStatus(ru.ID, "completed", conclusion)
+}
+
+// recess runs recess for one event: the story's inputs, the event, the
+// story's clock, straight into the action's execute.
+func (r *inproc) recess(ctx context.Context, event string, payload []byte, command string, runID int64, verdict []byte) (*action.LabOutcome, string, error) {
+	r.runSeq++
+	out, err := action.RunForLab(ctx, action.LabRun{
+		Inputs: func(k string) string {
+			if k == action.InputGitHubToken {
+				return r.token
+			}
+			return r.inputs[k]
+		},
+		Workspace:  r.dir,
+		Event:      event,
+		Payload:    payload,
+		Command:    command,
+		Repo:       r.repo,
+		APIURL:     strings.TrimSuffix(r.gh.URL(), "/"),
+		GraphQLURL: r.gh.GraphQLURL(),
+		ServerURL:  r.serverURL,
+		RunID:      cmp.Or(runID, 9000+r.runSeq),
+		Clock:      r.clock,
+		Verdict:    verdict,
+	})
+	lines := out.Log
+	if err != nil {
+		lines = append(lines, "error: "+err.Error())
+	}
+	for _, line := range lines {
+		if line = action.PlainText(line); line != "" && r.verbose {
+			fmt.Fprintf(r.out, "           │ %s\n", line)
+		}
+	}
+	return out, strings.Join(lines, "\n"), err
+}
+
+// failure is a run's error as the story tells it: what ran, and the field
+// it refused.
+func failure(out *action.LabOutcome, err error) error {
+	switch field := action.RefusedField(err); {
+	case err == nil || !out.Ran:
+		return err
+	case field != "":
+		return fmt.Errorf("recess (%s) refused %s: %w", out.Command, field, err)
+	}
+	return fmt.Errorf("recess (%s) failed: %w", out.Command, err)
+}
