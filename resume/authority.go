@@ -37,9 +37,12 @@ func (e *Engine) permissions(ctx context.Context, rec *state.Record, isNew bool,
 			continue
 		}
 		var a access
-		if e.Permissions == nil {
+		switch {
+		case wait.SameLogin(c.Author, DeletedAccount):
+			// Not asked: a deleted account may not write.
+		case e.Permissions == nil:
 			a.err = fmt.Errorf("%w: the engine has no Permissions port", ErrPermissionUnreadable)
-		} else {
+		default:
 			a.perm, a.err = e.Permissions.Permission(ctx, restLogin(c))
 			if a.err != nil && !errors.Is(a.err, ErrPermissionUnreadable) {
 				return fmt.Errorf("read the permission of @%s: %w", c.Author, a.err)

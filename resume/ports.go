@@ -176,13 +176,20 @@ type Discussion struct {
 	Comments []Comment
 }
 
+// DeletedAccount is the login GitHub shows for whatever a deleted account
+// wrote (REST, webhooks and the web; GraphQL answers null). Nobody can hold
+// it, and it may not write to any repository.
+const DeletedAccount = "ghost"
+
 // Comment is one discussion comment or reply.
 type Comment struct {
 	ID string
 	// ParentID is the top-level comment a reply sits under ("" for a
 	// top-level comment).
 	ParentID string
-	Author   string
+	// Author is the author's login; DeletedAccount for an account that
+	// was deleted since.
+	Author string
 	// AuthorBot is set when the author is an app's account: GraphQL gives
 	// its login without the "[bot]" suffix, which a login that is a
 	// person's needs to tell the two apart when asking for permissions.

@@ -24,14 +24,18 @@ const pageSize = 100
 // selection set. A test validates every document they produce against
 // GitHub's schema.
 
-// actor is a comment's or discussion's author; a deleted account has none
-// (GitHub answers null, which leaves every field empty).
+// actor is a comment's or discussion's author. GitHub answers null for a
+// deleted account's, which leaves every field empty: see login.
 type actor struct {
 	Login string
 	// Typename is "Bot" for an app's account, whose GraphQL login lacks
 	// the "[bot]" suffix REST needs to name it.
 	Typename string `graphql:"__typename"`
 }
+
+// login is the actor's login, and for a deleted account the login GitHub
+// shows for it everywhere else (resume.DeletedAccount).
+func (a actor) login() string { return cmp.Or(a.Login, resume.DeletedAccount) }
 
 // node is any object recess knows only by its node id; "" when GitHub
 // answers null (no such label, no comment replied to).
@@ -228,7 +232,7 @@ func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNo
 		Number:       d.Number,
 		Title:        d.Title,
 		Body:         d.Body,
-		Author:       d.Author.Login,
+		Author:       d.Author.login(),
 		CreatedAt:    d.CreatedAt,
 		URL:          d.URL,
 		Closed:       d.Closed,
@@ -300,7 +304,7 @@ func toStored(n commentNode, parent string) storedComment {
 		Comment: resume.Comment{
 			ID:          n.ID,
 			ParentID:    parent,
-			Author:      n.Author.Login,
+			Author:      n.Author.login(),
 			AuthorBot:   n.Author.Typename == "Bot",
 			Association: n.AuthorAssociation,
 			Body:        n.Body,

@@ -545,6 +545,9 @@ func (g *GitHub) userJSON(req *http.Request, a *identity) map[string]any {
 // userJSONAt renders an account in the REST and webhook shape, with API
 // URLs under base.
 func (g *GitHub) userJSONAt(base string, a *identity) map[string]any {
+	if a == nil {
+		a = ghost
+	}
 	login := a.restLogin()
 	typ := "User"
 	if a.kind == KindBot {

@@ -295,6 +295,41 @@ func (g *GitHub) AddAccount(login string, kind Kind) {
 	g.account(login, kind)
 }
 
+// DeleteAccount deletes a person's account as GitHub does: what it wrote
+// stays, GraphQL answers null for its author, and REST and webhooks name
+// GitHub's placeholder account, ghost. The login is free again afterwards.
+func (g *GitHub) DeleteAccount(login string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	a, err := g.lookupAccount(login)
+	if err != nil {
+		return err
+	}
+	var orphan func(cs []*comment)
+	orphan = func(cs []*comment) {
+		for _, c := range cs {
+			if c.author == a {
+				c.author = nil
+			}
+			orphan(c.replies)
+		}
+	}
+	for _, r := range g.repos {
+		for _, d := range r.discussions {
+			if d.author == a {
+				d.author = nil
+			}
+			orphan(d.comments)
+		}
+	}
+	delete(g.accounts, strings.ToLower(a.login))
+	return nil
+}
+
+// ghost is GitHub's placeholder for a deleted account, as REST and webhooks
+// name it (id 10137).
+var ghost = &identity{login: "ghost", kind: KindUser, dbID: 10137, nodeID: "MDQ6VXNlcjEwMTM3"}
+
 // account returns the account for login, creating it. Callers hold g.mu.
 func (g *GitHub) account(login string, kind Kind) *identity {
 	base := strings.TrimSuffix(login, "[bot]")

@@ -201,3 +201,61 @@ func TestAuthority_settled_commands_are_not_asked_again(t *testing.T) {
 		})
 	}
 }
+
+// TestAuthority_deleted_account: what a deleted account wrote stays, and
+// GitHub's GraphQL answers null for its author (REST, webhooks and the web
+// call it ghost). Its "/recess ..." is an ordinary reply by ghost, whose
+// permission recess does not ask: it is never held, and a maintainer's
+// command after it is carried out.
+func TestAuthority_deleted_account(t *testing.T) {
+	t.Parallel()
+	type outcome struct {
+		Fired    bool
+		OpenRFCs int
+		Warnings int
+		// Authors are the authors of the resumed run's history_since.
+		Authors []string
+	}
+	tests := []struct {
+		name     string
+		trigger  string
+		maintain bool // maya, a maintainer, writes /recess cancel after it
+		want     outcome
+	}{
+		{"command_is_a_reply_by_ghost", `{"kind":"missing_input","replies":1}`, false,
+			outcome{Fired: true, Authors: []string{"ghost"}}},
+		{"maintainers_command_after_it_is_carried_out", `{"kind":"missing_input","replies":3}`, true,
+			outcome{}},
+	}
+	for _, store := range bothStores {
+		for _, tt := range tests {
+			t.Run(store+"_"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				w, n, id := recessedWorld(t, store, tt.trigger, Options{Maintainers: []string{"maya"}})
+				before := len(w.Runs())
+				w.Say(id, "", "tom", "/recess cancel")
+				if err := w.GH.DeleteAccount("tom"); err != nil {
+					t.Fatal(err)
+				}
+				if tt.maintain {
+					w.Say(id, "", "maya", "/recess cancel")
+				}
+				res := must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
+				got := outcome{Fired: res.Fired, OpenRFCs: res.OpenRFCs, Warnings: len(res.Warnings)}
+				for _, r := range newRuns(w, before) {
+					for _, h := range History(r).HistorySince {
+						got.Authors = append(got.Authors, h.Author)
+					}
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("after a deleted account's /recess cancel (-want +got):\n%s\nnotes: %q\nwarnings: %q", diff, res.Notes, res.Warnings)
+				}
+				for _, login := range permissionReads(w) {
+					if login != "maya" {
+						t.Errorf("recess asked GitHub for the permission of %q; want only maya's asked", login)
+					}
+				}
+			})
+		}
+	}
+}
