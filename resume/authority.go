@@ -38,8 +38,9 @@ func (e *Engine) permissions(ctx context.Context, rec *state.Record, isNew bool,
 		}
 		var a access
 		switch {
-		case wait.SameLogin(c.Author, DeletedAccount):
-			// Not asked: a deleted account may not write.
+		case strings.HasSuffix(key, "[bot]"), wait.SameLogin(c.Author, DeletedAccount):
+			// Not asked: only a person's account may write (GitHub says
+			// an app's "is not a user"), and a deleted account cannot.
 		case e.Permissions == nil:
 			a.err = fmt.Errorf("%w: the engine has no Permissions port", ErrPermissionUnreadable)
 		default:

@@ -89,6 +89,9 @@ func TestAuthority_slash_commands_need_write_permission(t *testing.T) {
 				if diff := cmp.Diff(tt.want, got); diff != "" {
 					t.Errorf("after @%s's /recess cancel (-want +got):\n%s\nnotes: %q\nwarnings: %q", tt.author, diff, res.Notes, res.Warnings)
 				}
+				if asked := permissionReads(w); strings.HasSuffix(tt.author, "[bot]") && len(asked) != 0 {
+					t.Errorf("recess asked GitHub for the permission of %q; an app's account is not a user and is not asked", asked)
+				}
 				if tt.want.Warnings > 0 && !strings.Contains(res.Warnings[0], "may not read @"+tt.author+"'s permission") {
 					t.Errorf("warning = %q, want it to say recess may not read the permission", res.Warnings[0])
 				}
