@@ -20,13 +20,11 @@ import (
 
 // DecodeYAML decodes one YAML document from outside (a scenario, the
 // policy file) into v, a pointer to a struct with yaml tags, with yaml.v3's
-// KnownFields. What yaml.v3 does not do is done first, by a walk of the
-// document along v's type: refuse a second document, an alias, a time that
-// is not RFC 3339, a YAML 1.1 boolean (yes, on) and a whole number written
-// as a decimal, say a value of the wrong kind in the file's words, and name
-// every refusal by the key's path ("steps[2].comment.author") and its line,
-// never a Go type, as a *wait.FieldError; an unknown key also says which
-// keys its mapping has. An empty document leaves v as it is.
+// KnownFields, which also refuses a key given twice. A walk along v's type
+// first refuses what yaml.v3 would take: a second document, an alias, a time
+// not in RFC 3339, yes/on for true, 1.0 for 1. A refusal is a
+// *wait.FieldError naming the key's path ("steps[2].comment.author") and
+// line, never a Go type. An empty document leaves v as it is.
 func DecodeYAML(data []byte, v any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -56,7 +54,8 @@ func DecodeYAML(data []byte, v any) error {
 			msg = te.Errors[0]
 		}
 		line, reason := splitLine(msg)
-		return yamlError(line, at[line], goTypes.ReplaceAllString(reason, ""))
+		reason = givenTwice.ReplaceAllString(goTypes.ReplaceAllString(reason, ""), "given twice (first at line $1)")
+		return yamlError(line, at[line], reason)
 	}
 	return nil
 }
@@ -117,7 +116,6 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 		if n.Kind != yaml.MappingNode {
 			return want("a mapping")
 		}
-		seen := map[string]bool{}
 		var fields map[string]reflect.Type
 		if k == reflect.Struct {
 			fields = yamlFields(t)
@@ -126,10 +124,6 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 			key := n.Content[i]
 			kp := joinPath(path, key.Value)
 			at[key.Line] = kp
-			if seen[key.Value] {
-				return yamlError(key.Line, kp, "given twice")
-			}
-			seen[key.Value] = true
 			var ft reflect.Type
 			if k == reflect.Map {
 				ft = t.Elem()
@@ -189,8 +183,9 @@ func orDocument(path string) string {
 }
 
 var (
-	lineRE  = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	goTypes = regexp.MustCompile(` into [\w.\[\]*]+`)
+	lineRE     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	goTypes    = regexp.MustCompile(` into [\w.\[\]*]+`)
+	givenTwice = regexp.MustCompile(`^mapping key ".*" already defined at line (\d+)$`)
 )
 
 // splitLine takes yaml's "line N: reason" apart.
