@@ -33,66 +33,47 @@ const (
 var actionCommands = []string{cmdAuto, cmdIntake, cmdInbound, CommandVerdict, cmdSweep, cmdPlan, cmdVisit, cmdStatus, CommandClaim}
 
 // invocation is one run of recess: what to do, on which repository, as
-// whom, with which policy. It is built once — from the environment in action
-// mode (invocationFromEnv), from flags on the command line, or by the
-// scenario runner — and handed to execute; nothing below it reads the
-// environment again.
+// whom, with which policy. Built once (from the environment, the command
+// line or the lab), it is all execute reads.
 type invocation struct {
-	// Command is what to do, never "auto" (resolved from the event).
-	Command string
+	Command string // never "auto" (resolved from the event)
 	where
-	// Set is the inputs and the repository's policy.
-	Set *settings
-	// Event is the run's event (empty on the command line).
-	Event *event
+	Set   *settings // the inputs and the repository's policy
+	Event *event    // empty on the command line
 	// Discussion is the discussion the command is about (0: none, or every
 	// pending one for status).
-	Discussion int
-	// CorrelationID is the id a claim is for.
-	CorrelationID string
-	// Verdict is the verdict document (command verdict).
-	Verdict []byte
-	// ResumeContext is the resume_context a claim renders into its prompt
-	// (nil for a fresh run), checked before the claim writes anything.
-	ResumeContext *resume.Context
+	Discussion    int
+	CorrelationID string          // the id a claim is for
+	Verdict       []byte          // the verdict document (command verdict)
+	ResumeContext *resume.Context // a claim's, nil for a fresh run
 }
 
 // where is where a run runs: the repository, GitHub, the run and its clock.
 type where struct {
-	// Repo is OWNER/REPO.
-	Repo string
+	Repo string // OWNER/REPO
 	// APIURL and GraphQLURL are where GitHub is (GraphQLURL may be empty:
 	// derived from APIURL); ServerURL is its web address, for links.
 	APIURL, GraphQLURL, ServerURL string
-	// RunID is this workflow run's id (the agent run's, for claim and
-	// verdict).
-	RunID int64
-	// Clock is the engine's clock: the wall clock, or RECESS_NOW.
-	Clock resume.Clock
+	RunID                         int64        // this run's id (the agent run's, for claim and verdict)
+	Clock                         resume.Clock // the wall clock, or RECESS_NOW
 }
 
 // execution is what execute did: the engine's result, and what a dry run
 // would have written.
 type execution struct {
-	// Result is the engine's answer; nil when the run stopped before the
-	// engine answered (refused input, GitHub not configured).
-	*resume.Result
+	*resume.Result // nil when the run stopped before the engine answered
 	// DryRun is set when nothing was written; Would then lists what a real
 	// run would have written, in order.
-	DryRun bool
-	Would  []dryLine
-	// Requests counts the GitHub API requests of the run (0: none sent).
-	Requests int
-	// Prompt is a claim's prompt output: the resume_context rendered for the
-	// resumed agent ("" for a fresh run or a stale claim).
-	Prompt string
+	DryRun   bool
+	Would    []dryLine
+	Requests int    // the GitHub API requests the run sent
+	Prompt   string // a claim's prompt output ("" for a stale claim)
 }
 
-// execute runs one invocation: it wires the GitHub adapters, the store and
-// the engine, and calls the one engine method the command names. Refused
-// input comes back as an *wait.FieldError or a *wait.FieldError (nothing was
-// written then); log receives one line per decision. The execution is never
-// nil, and a run that failed midway still holds what the engine reported.
+// execute wires GitHub, the store and the engine, and calls the one engine
+// method the command names. Refused input comes back as a *wait.FieldError
+// (nothing was written then); log receives one line per decision. The
+// execution is never nil, and holds what the engine reported.
 func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, error) {
 	out := &execution{DryRun: inv.Set.DryRun}
 	logf := func(format string, args ...any) { fmt.Fprintf(log, "recess: "+format+"\n", args...) }
@@ -239,23 +220,16 @@ func splitRepo(field, repo string) (owner, name string, err error) {
 }
 
 // actionEnv is what GitHub Actions hands one run: where it runs, the
-// inputs and the event. invocationFromEnv reads it from the environment;
-// the lab fills it for each event of a story (RunForLab).
+// inputs and the event. The lab fills it for each event of a story.
 type actionEnv struct {
-	// Input reads an input by name (INPUT_<NAME>).
-	Input func(name string) string
-	// Workspace is GITHUB_WORKSPACE; WorkflowRef is GITHUB_WORKFLOW_REF.
-	Workspace, WorkflowRef string
+	Input                  func(name string) string // INPUT_<NAME>
+	Workspace, WorkflowRef string                   // GITHUB_WORKSPACE, GITHUB_WORKFLOW_REF
 	where
-	// Event reads the run's event and its payload.
-	Event func() (*event, error)
+	Event func() (*event, error) // the run's event and its payload
 }
 
-// invocationFromEnv reads an action run's environment, once: the GITHUB_*
-// variables GitHub Actions sets, the inputs (through gha, which reads
-// INPUT_<NAME> with the same getenv), the policy file, the event payload
-// and the verdict. Every refusal names its field, and nothing has been sent
-// to GitHub when one is returned.
+// invocationFromEnv reads an action run's environment, once. Every refusal
+// names its field, and nothing has been sent to GitHub when one is returned.
 func invocationFromEnv(getenv func(string) string, input func(string) string) (*invocation, error) {
 	w, err := whereFromEnv(getenv)
 	if err != nil {
@@ -404,31 +378,23 @@ func RefusedField(err error) string {
 }
 
 // claimPrompt is the claim step's prompt output: the resume_context
-// rendered for a resumed run, the discussion itself for a fresh one.
+// rendered for a resumed run, framed by what the agent had asked (recess's
+// replies carry the recess's correlation id); the discussion itself for a
+// fresh one. A failed read leaves the prompt without what it would add.
 func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resume.Context, logf func(string, ...any)) string {
-	if rc != nil {
-		return resume.Prompt(*rc, questions(ctx, e, discussion, rc.CorrelationID, logf))
+	if rc != nil && rc.CorrelationID == "" {
+		return resume.Prompt(*rc, nil)
 	}
 	d, err := e.Discussions.Discussion(ctx, discussion)
-	if err != nil {
+	switch {
+	case rc != nil && err != nil:
+		logf("prompt: could not read discussion %d for the questions asked (%v); answers are listed without them", discussion, err)
+		return resume.Prompt(*rc, nil)
+	case rc != nil:
+		return resume.Prompt(*rc, resume.Questions(d, rc.CorrelationID))
+	case err != nil:
 		logf("prompt: could not read discussion %d (%v); the prompt only points to it", discussion, err)
 		return fmt.Sprintf("# A discussion to answer\n\nDiscussion #%d: read it with the read_discussion tool, then answer with `adjourn`, or ask with `reply` and wait with `recess`. Call the tool, then end your turn.\n", discussion)
 	}
 	return resume.IntakePrompt(d)
-}
-
-// questions finds what the resumed agent had asked (recess's own replies
-// carry the recess's correlation id), so that the prompt frames the answers
-// under them. Without them (the read failed) the prompt still lists every
-// comment.
-func questions(ctx context.Context, e *resume.Engine, discussion int, correlationID string, logf func(string, ...any)) []resume.Question {
-	if correlationID == "" {
-		return nil
-	}
-	d, err := e.Discussions.Discussion(ctx, discussion)
-	if err != nil {
-		logf("prompt: could not read discussion %d for the questions asked (%v); answers are listed without them", discussion, err)
-		return nil
-	}
-	return resume.Questions(d, correlationID)
 }
