@@ -31,16 +31,10 @@ RECESS_NOW (RFC 3339) pins the moment.
 Flags:
 `
 
-// repoCommand is the command line of `recess status` and `recess sweep
-// --dry-run`.
-type repoCommand struct {
-	inv  *invocation
-	json bool
-}
-
 // parseRepoCommand reads the flags and the environment of a repository
-// command, once, into an invocation.
-func parseRepoCommand(name string, args []string, getenv func(string) string, stdout, stderr io.Writer) (*repoCommand, int, bool) {
+// command, once, into an invocation; ok is false when the command should
+// stop with code.
+func parseRepoCommand(name string, args []string, getenv func(string) string, stdout, stderr io.Writer) (inv *invocation, asJSON bool, code int, ok bool) {
 	fs := flag.NewFlagSet("recess "+name, flag.ContinueOnError)
 	set := newSettings()
 	set.Command = name
@@ -48,19 +42,17 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 	discussion := fs.Int("discussion", 0, "only this discussion (status)")
 	fs.StringVar(&set.StateStore, inStateStore, set.StateStore, "where the records are: "+storeComment+" or "+storeBranch)
 	fs.StringVar(&set.StateBranch, inStateBranch, set.StateBranch, "the branch of the "+storeBranch+" store")
-	config := fs.String(inConfig, defaultConfigPath, "the repository's policy file (a missing default is fine)")
+	config := fs.String(inConfig, "", "the repository's policy file (default "+defaultConfigPath+", which may be missing)")
 	dry := fs.Bool(inDryRun, false, "describe what a sweep would do without doing it (required for sweep)")
-	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	refuse := func(format string, args ...any) (*repoCommand, int, bool) {
+	fs.BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	refuse := func(format string, args ...any) (*invocation, bool, int, bool) {
 		fmt.Fprintf(stderr, "recess %s: %s\n", name, fmt.Sprintf(format, args...))
 		printUsage(fs, repoUsage, stderr)
-		return nil, ExitRefused, false
+		return nil, false, ExitRefused, false
 	}
 	if code, ok := ParseFlags(fs, args, repoUsage, stdout, stderr); !ok {
-		return nil, code, false
+		return nil, false, code, false
 	}
-	explicit := false
-	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == inConfig })
 	switch {
 	case fs.NArg() > 0:
 		return refuse("unexpected argument %q", fs.Arg(0))
@@ -82,7 +74,7 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 	if err := checkStore("--"+inStateStore, set.StateStore); err != nil {
 		return refuse("%v", err)
 	}
-	if err := set.applyFile(*config, explicit); err != nil {
+	if err := set.applyFile(policyPath(*config, "")); err != nil {
 		return refuse("%v", err)
 	}
 	w, err := whereFromEnv(getenv)
@@ -92,18 +84,18 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 	w.Repo = *repo
 	set.Token = getenv("GITHUB_TOKEN")
 	set.DryRun = true // the command line only ever reads
-	return &repoCommand{json: *asJSON, inv: &invocation{Command: name, where: w, Set: set, Event: &event{}, Discussion: *discussion}}, exitOK, true
+	return &invocation{Command: name, where: w, Set: set, Event: &event{}, Discussion: *discussion}, asJSON, exitOK, true
 }
 
 // runRepoCommand is `recess status` and `recess sweep --dry-run`: the
 // action's own code against a repository from a laptop. It prints a table
 // (or JSON) on stdout and the engine's log on stderr.
 func runRepoCommand(ctx context.Context, name string, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	c, code, ok := parseRepoCommand(name, args, getenv, stdout, stderr)
+	inv, asJSON, code, ok := parseRepoCommand(name, args, getenv, stdout, stderr)
 	if !ok {
 		return code
 	}
-	rep, err := c.report(ctx, stderr)
+	rep, err := repoReport(ctx, inv, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "recess %s: %v\n", name, err)
 		if RefusedField(err) != "" {
@@ -111,7 +103,7 @@ func runRepoCommand(ctx context.Context, name string, args []string, getenv func
 		}
 		return exitFailed
 	}
-	if c.json {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
@@ -125,22 +117,22 @@ func runRepoCommand(ctx context.Context, name string, args []string, getenv func
 	return exitOK
 }
 
-// report runs the command: a status of the pending discussions, and for
-// sweep a dry-run sweep beside it.
-func (c *repoCommand) report(ctx context.Context, log io.Writer) (*cliReport, error) {
-	status := *c.inv
+// repoReport runs the command: a status of the pending discussions, and
+// for sweep a dry-run sweep beside it.
+func repoReport(ctx context.Context, inv *invocation, log io.Writer) (*cliReport, error) {
+	status := *inv
 	status.Command = cmdStatus
 	st, err := execute(ctx, &status, log)
-	checks, err := c.known(ctx, st, err)
+	checks, err := known(ctx, inv, st, err)
 	if err != nil {
 		return nil, err
 	}
-	rep := newCLIReport(c.inv, st)
+	rep := newCLIReport(inv, st)
 	rep.Requests += checks
-	if c.inv.Command != cmdSweep {
+	if inv.Command != cmdSweep {
 		return rep, nil
 	}
-	sw, err := execute(ctx, c.inv, log)
+	sw, err := execute(ctx, inv, log)
 	if sw.Result == nil {
 		return nil, err
 	}
@@ -153,12 +145,12 @@ func (c *repoCommand) report(ctx context.Context, log io.Writer) (*cliReport, er
 // pending". An answer that could mean that (nothing pending, the discussion
 // not found, or a failure) costs one more request, whether the repository
 // exists; known returns the requests it sent.
-func (c *repoCommand) known(ctx context.Context, st *execution, err error) (int, error) {
+func known(ctx context.Context, inv *invocation, st *execution, err error) (int, error) {
 	missing := st.Result != nil && st.Result.Missing != nil
-	if err == nil && !missing && (c.inv.Discussion != 0 || len(st.Sweep) > 0) {
+	if err == nil && !missing && (inv.Discussion != 0 || len(st.Sweep) > 0) {
 		return 0, nil
 	}
-	_, client, werr := wire(c.inv, func(string, ...any) {})
+	_, client, werr := wire(inv, func(string, ...any) {})
 	if werr != nil {
 		return 0, errors.Join(err, werr)
 	}
@@ -170,9 +162,9 @@ func (c *repoCommand) known(ctx context.Context, st *execution, err error) (int,
 	case ferr != nil:
 		return sent, ferr
 	case !found:
-		return sent, &wait.FieldError{Field: "--repo", Reason: fmt.Sprintf("repository %s was not found (or the token cannot read it)", c.inv.Repo)}
+		return sent, &wait.FieldError{Field: "--repo", Reason: fmt.Sprintf("repository %s was not found (or the token cannot read it)", inv.Repo)}
 	case missing:
-		return sent, &wait.FieldError{Field: "--discussion", Reason: fmt.Sprintf("discussion #%d was not found in %s", c.inv.Discussion, c.inv.Repo)}
+		return sent, &wait.FieldError{Field: "--discussion", Reason: fmt.Sprintf("discussion #%d was not found in %s", inv.Discussion, inv.Repo)}
 	}
 	return sent, err
 }
