@@ -21,24 +21,13 @@ type workflowSwitcher interface {
 	DisableWorkflow(ctx context.Context, file string) error
 }
 
-var _ workflowSwitcher = (*gh.Client)(nil)
-
-// switchSweep performs what the engine asked of the sweep workflow
-// (res.SweepSwitch) when the repository opted in (input
-// sweep-only-while-waiting), and says what it did in the result's notes, or
-// what failed and the fix in its warnings (a ::warning annotation and the
-// job summary). It never fails the run: nothing is lost while the sweep is
-// off by mistake (a comment still resumes on its own event), and the next
-// run that asks tries again — every event run on a waiting discussion,
-// every sweep or plan that finds nothing pending.
-//
-// What it costs, in REST requests: a run that leaves something pending
-// looks at the workflow (1 GET) and enables it when it is not active (1
-// PUT); a sweep or plan that finds nothing pending disables it (1 PUT) and
-// lists the pending records once more (the store's listing: a search for
-// the comment store, one read of the index for the branch store), enabling
-// it back (1 PUT) when a concurrent run opened something meanwhile. Any
-// other run sends nothing.
+// switchSweep does what the engine asked of the sweep workflow
+// (res.SweepSwitch) when input sweep-only-while-waiting is on, and says so
+// in the notes, or what failed and the fix in the warnings. It never fails
+// the run: while the sweep is off by mistake a comment still resumes on its
+// own event, and the next run that asks tries again. Cost in REST requests:
+// ensure-on 1 GET (+1 PUT when not active); off 1 PUT and the store's
+// listing once more (+1 PUT when a concurrent run opened something).
 func switchSweep(ctx context.Context, e *resume.Engine, sw workflowSwitcher, inv *invocation, res *resume.Result) {
 	if res == nil || !inv.Set.SweepOnlyWhileWaiting {
 		return
@@ -115,26 +104,16 @@ func switchWarning(op, file string, err error, on bool) string {
 	return b.String()
 }
 
-// runningWorkflowFile is the file name of the running workflow from
-// GITHUB_WORKFLOW_REF ("octo/rfcs/.github/workflows/recess.yml@refs/heads/main"),
-// or "" when it is not set.
-func runningWorkflowFile(ref string) string {
-	if ref == "" {
-		return ""
-	}
-	p, _, _ := strings.Cut(ref, "@")
-	return path.Base(p)
-}
-
-// checkSweepHome refuses an event run from the sweep workflow itself: with
-// sweep-only-while-waiting the sweep lives in a file of its own, and recess
-// disables that file while nothing waits; events handled there would stop
+// checkSweepHome refuses an event run from the sweep workflow itself
+// (workflowRef is GITHUB_WORKFLOW_REF, "o/r/.github/workflows/f.yml@ref"):
+// recess disables that file while nothing waits, and the events would stop
 // with it.
 func checkSweepHome(command string, set *settings, workflowRef string) error {
 	if !set.SweepOnlyWhileWaiting || (command != cmdIntake && command != cmdInbound) {
 		return nil
 	}
-	if f := runningWorkflowFile(workflowRef); f != "" && strings.EqualFold(f, set.SweepWorkflow) {
+	file, _, _ := strings.Cut(workflowRef, "@")
+	if workflowRef != "" && strings.EqualFold(path.Base(file), set.SweepWorkflow) {
 		return &wait.FieldError{Field: inputField(inSweepWorkflow), Reason: fmt.Sprintf(
 			"%q is the workflow handling this discussion event: with %s the sweep needs a workflow file of its own (recess disables it while nothing waits, and the events would stop with it)", set.SweepWorkflow, inSweepOnlyWhileWaiting)}
 	}
