@@ -24,13 +24,10 @@ import (
 )
 
 // recess mcp: a Model Context Protocol server on stdio for the lead agent.
-// The agent reads the discussion, queues replies and recesses or adjourns by
-// calling typed tools; each call is checked at once by the very parser
-// `command: verdict` uses (resume.ParseVerdict, with the repository's
-// policy), so a mistake comes back to the model as a tool error naming the
-// field while it can still correct itself. The correlation id and the
-// discussion number come from the workflow (flags), never from the model,
-// so a model cannot answer for another run.
+// Each tool call is checked at once by the parser "command: verdict" uses
+// (resume.ParseVerdict, with the repository's policy), so the model can
+// correct a mistake; the correlation id and the discussion come from the
+// workflow's flags, never from the model.
 
 const mcpUsage = `usage: recess mcp --verdict-file PATH --correlation-id ID --discussion N [--token T] [flags]
 
@@ -63,11 +60,12 @@ type discussionReader interface {
 // mcpServer holds one run's verdict in the making. Tool calls may arrive
 // concurrently; mu orders them.
 type mcpServer struct {
-	mcpOptions
-	discussion int
-	rc         *resume.Context // decoded ResumeContext, nil for a first run
-	reader     discussionReader
-	limits     func() wait.TriggerLimits
+	verdictFile, correlationID string
+	discussion                 int
+	resumeContext              string          // as given, "" for a first run
+	rc                         *resume.Context // decoded, nil for a first run
+	reader                     discussionReader
+	limits                     func() wait.TriggerLimits
 
 	mu      sync.Mutex
 	queued  []replyArg
@@ -224,10 +222,12 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	}
 	cfg := pol.Engine
 	return &mcpServer{
-		mcpOptions: o,
-		discussion: n,
-		rc:         rc,
-		reader:     reader,
+		verdictFile:   o.VerdictFile,
+		correlationID: o.CorrelationID,
+		discussion:    n,
+		resumeContext: o.ResumeContext,
+		rc:            rc,
+		reader:        reader,
 		limits: func() wait.TriggerLimits {
 			return wait.TriggerLimits{MaxRecess: cfg.MaxRecess, At: clock.Now().UTC(), AllowedKinds: cfg.AllowedKinds}
 		},

@@ -20,19 +20,11 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-// The tools are typed (mcp.AddTool): the SDK validates the arguments
-// against the input schema before the handler and decodes them into the
-// input struct, and checks the output against the output schema. Each
-// schema is generated from the Go type below (jsonschema tags are the
-// descriptions; a field with omitempty is optional), then made portable
-// (toolSchema): the inference turns slices into ["null","array"] type lists
-// that Gemini and OpenAI's strict mode refuse. The rules every schema keeps
-// are checked by TestMCPSchemasArePortable against
-// testdata/mcp/provider-rules.json.
-//
-// Under a client's strict-mode conversion every property becomes required,
-// so a model may send every field: a zero value (0, "", false, []) means
-// "not given" throughout.
+// The tools are typed (mcp.AddTool): the SDK checks the arguments against
+// the input schema, generated from the Go types below (jsonschema tags are
+// the descriptions, omitempty marks optional), and made portable by
+// toolSchema (TestMCPSchemasArePortable). Under a client's strict mode every
+// property is required, so a zero value means "not given" throughout.
 
 // replyArg is one reply, as the tools take it and the verdict spells it.
 type replyArg struct {
@@ -467,8 +459,9 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 	if s.written != "" {
 		return nil, verdictOutput{}, s.alreadyWritten()
 	}
-	if _, err := os.Lstat(s.VerdictFile); !errors.Is(err, fs.ErrNotExist) {
-		return nil, verdictOutput{}, refuse("verdict", "a verdict file already exists at "+s.VerdictFile+": one verdict per run; end your turn")
+	exists := refuse("verdict", "a verdict file already exists at "+s.verdictFile+": one verdict per run; end your turn")
+	if _, err := os.Lstat(s.verdictFile); !errors.Is(err, fs.ErrNotExist) {
+		return nil, verdictOutput{}, exists
 	}
 	if strings.TrimSpace(summary) == "" {
 		return nil, verdictOutput{}, refuse("summary", "missing: one line on what you did and why")
@@ -492,14 +485,14 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 		}
 		return nil, verdictOutput{}, fe
 	}
-	if err := writeNew(s.VerdictFile, doc); err != nil {
+	if err := writeNew(s.verdictFile, doc); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil, verdictOutput{}, refuse("verdict", "a verdict file already exists at "+s.VerdictFile+": one verdict per run; end your turn")
+			return nil, verdictOutput{}, exists
 		}
 		return nil, verdictOutput{}, fmt.Errorf("write the verdict: %w", err)
 	}
 	s.written = kind
-	out := verdictOutput{Verdict: kind, Replies: len(v.Replies), Trigger: string(v.TriggerJSON), VerdictFile: s.VerdictFile}
+	out := verdictOutput{Verdict: kind, Replies: len(v.Replies), Trigger: string(v.TriggerJSON), VerdictFile: s.verdictFile}
 	posts := resume.Count(len(v.Replies), "reply", "replies") + " will be posted"
 	if kind == resume.VerdictRecessed {
 		return toolResult("Recess recorded: "+posts+", then recess waits for "+out.Trigger+". End your turn now: you will be woken in a new run, with what people said since, when it fires.", out), out, nil
@@ -515,7 +508,7 @@ func (s *mcpServer) alreadyWritten() error {
 // reply items, and the run's own correlation id and discussion number.
 func (s *mcpServer) document(kind string, items []replyArg, trigger json.RawMessage, summary string) ([]byte, error) {
 	replies := append(append([]replyArg{}, s.queued...), items...)
-	doc := map[string]any{"verdict": kind, "correlation_id": s.CorrelationID, "discussion_number": s.discussion}
+	doc := map[string]any{"verdict": kind, "correlation_id": s.correlationID, "discussion_number": s.discussion}
 	if len(replies) > 0 {
 		doc["replies"] = replies
 	}
@@ -570,8 +563,8 @@ func (s *mcpServer) contextTool(context.Context, *mcp.CallToolRequest, noInput) 
 		out := contextOutput{FirstRun: true, Prompt: "This is a first run: there is no resume_context. Read the discussion with read_discussion."}
 		return toolResult(out.Prompt, out), out, nil
 	}
-	out := contextOutput{Prompt: resume.Prompt(*s.rc, nil), ResumeContext: s.ResumeContext}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Prompt + "\n\n```json\n" + s.ResumeContext + "\n```\n"}}}, out, nil
+	out := contextOutput{Prompt: resume.Prompt(*s.rc, nil), ResumeContext: s.resumeContext}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Prompt + "\n\n```json\n" + s.resumeContext + "\n```\n"}}}, out, nil
 }
 
 // readDiscussion returns the discussion, and for a resumed run what was
