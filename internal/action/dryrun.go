@@ -77,13 +77,8 @@ func effectWords(f resume.Effect) string {
 }
 
 func reactionWords(r resume.Reaction) string {
-	switch r {
-	case resume.Eyes:
-		return "👀"
-	case resume.ThumbsUp:
-		return "👍"
-	case resume.Confused:
-		return "😕"
+	if e, ok := map[resume.Reaction]string{resume.Eyes: "👀", resume.ThumbsUp: "👍", resume.Confused: "😕"}[r]; ok {
+		return e
 	}
 	return string(r)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 
@@ -41,23 +40,19 @@ func readEvent(name, path string) (*event, error) {
 		}
 		return nil, &wait.FieldError{Field: "GITHUB_EVENT_PATH", Reason: "not set"}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &wait.FieldError{Field: "GITHUB_EVENT_PATH", Reason: err.Error()}
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, &wait.FieldError{Field: "GITHUB_EVENT_PATH", Reason: err.Error()}
-	}
-	if st.Size() > maxPayload {
+	st, err := os.Stat(path)
+	if err == nil && st.Size() > maxPayload {
 		return nil, &wait.FieldError{Field: "GITHUB_EVENT_PATH", Reason: fmt.Sprintf("payload of %d bytes is larger than %d", st.Size(), maxPayload)}
 	}
-	return decodeEvent(name, io.LimitReader(f, maxPayload))
+	data, err := readBounded(path, maxPayload)
+	if err != nil {
+		return nil, &wait.FieldError{Field: "GITHUB_EVENT_PATH", Reason: err.Error()}
+	}
+	return decodeEvent(name, data)
 }
 
 // decodeEvent reads and checks the payload of the named event.
-func decodeEvent(name string, payload io.Reader) (*event, error) {
+func decodeEvent(name string, data []byte) (*event, error) {
 	ev := &event{Name: name}
 	var p struct {
 		Action     *string `json:"action"`
@@ -72,13 +67,10 @@ func decodeEvent(name string, payload io.Reader) (*event, error) {
 		} `json:"comment"`
 		Inputs map[string]jsontext.Value `json:"inputs"`
 	}
-	data, err := io.ReadAll(payload)
-	if err != nil {
-		return nil, &wait.FieldError{Field: "event payload", Reason: err.Error()}
-	}
 	// GitHub's payload holds much recess does not read (unknown members
 	// pass), and others' text, which is not recess's to refuse.
-	if err := wait.DecodeJSON(data, "event payload", &p, wait.JSONLimits{}, json.RejectUnknownMembers(false), jsontext.AllowInvalidUTF8(true)); err != nil {
+	var err error
+	if err = wait.DecodeJSON(data, "event payload", &p, wait.JSONLimits{}, json.RejectUnknownMembers(false), jsontext.AllowInvalidUTF8(true)); err != nil {
 		return nil, err
 	}
 	if p.Action != nil {

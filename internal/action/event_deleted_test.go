@@ -43,7 +43,7 @@ func TestDecodeEvent_reads_a_deleted_comment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ev, err := decodeEvent("discussion_comment", strings.NewReader(tt.payload))
+			ev, err := decodeEvent("discussion_comment", []byte(tt.payload))
 			var ie *wait.FieldError
 			switch {
 			case tt.wantField != "":
@@ -72,7 +72,7 @@ func FuzzDecodeEvent_deleted(f *testing.F) {
 	f.Add(`{"action":"deleted","discussion":{"number":1},"comment":{"body":null,"user":{"login":""}}}`)
 	f.Add(`{"action":"edited","discussion":{"number":1},"comment":{}}`)
 	f.Fuzz(func(t *testing.T, payload string) {
-		ev, err := decodeEvent("discussion_comment", strings.NewReader(payload))
+		ev, err := decodeEvent("discussion_comment", []byte(payload))
 		if err != nil {
 			var ie *wait.FieldError
 			if !errors.As(err, &ie) || ie.Field == "" {

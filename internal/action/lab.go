@@ -69,7 +69,7 @@ func RunForLab(ctx context.Context, r LabRun) (*LabOutcome, error) {
 		},
 		Workspace: r.Workspace,
 		where:     where{Repo: r.Repo, APIURL: r.APIURL, GraphQLURL: r.GraphQLURL, ServerURL: r.ServerURL, RunID: r.RunID, Clock: r.Clock},
-		Event:     func() (*event, error) { return decodeEvent(r.Event, bytes.NewReader(r.Payload)) },
+		Event:     func() (*event, error) { return decodeEvent(r.Event, r.Payload) },
 	})
 	if err != nil {
 		return lo, err
