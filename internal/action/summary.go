@@ -14,6 +14,13 @@ import (
 func (r *actionReport) summary(out *execution) {
 	res := out.Result
 	var b strings.Builder
+	row := func(name string, value any) { fmt.Fprintf(&b, "| %s | %v |\n", name, value) }
+	bullets := func(items []string, mark string) {
+		for _, it := range items {
+			fmt.Fprintf(&b, "- %s%s\n", mark, resume.EscapeMarkdown(it))
+		}
+		b.WriteString("\n")
+	}
 	title := "recess · " + res.Command
 	if res.Discussion != 0 {
 		title += fmt.Sprintf(" · discussion #%d", res.Discussion)
@@ -36,62 +43,57 @@ func (r *actionReport) summary(out *execution) {
 	}
 	b.WriteString("| outcome | value |\n|---|---|\n")
 	if out.DryRun {
-		fmt.Fprintf(&b, "| would dispatch an agent run | %s |\n| would resume a recess | %s |\n", yesNo(res.Dispatched), yesNo(res.Fired))
+		row("would dispatch an agent run", yesNo(res.Dispatched))
+		row("would resume a recess", yesNo(res.Fired))
 		if res.FiredBy != "" {
-			fmt.Fprintf(&b, "| would be fired by | %s |\n", resume.EscapeMarkdown(res.FiredBy))
+			row("would be fired by", resume.EscapeMarkdown(res.FiredBy))
 		}
 	} else {
-		fmt.Fprintf(&b, "| dispatched | %v |\n| fired | %v |\n", res.Dispatched, res.Fired)
+		row("dispatched", res.Dispatched)
+		row("fired", res.Fired)
 		if res.FiredBy != "" {
-			fmt.Fprintf(&b, "| fired by | %s |\n", resume.EscapeMarkdown(res.FiredBy))
+			row("fired by", resume.EscapeMarkdown(res.FiredBy))
 		}
 		if res.CorrelationID != "" {
-			fmt.Fprintf(&b, "| correlation id | %s |\n", resume.EscapeMarkdown(res.CorrelationID))
+			row("correlation id", resume.EscapeMarkdown(res.CorrelationID))
 		}
 	}
 	if res.Command == CommandClaim {
-		fmt.Fprintf(&b, "| stale | %v |\n", res.Stale)
+		row("stale", res.Stale)
 	}
-	fmt.Fprintf(&b, "| open recesses | %d |\n", res.OpenRFCs)
+	row("open recesses", res.OpenRFCs)
 	if res.DueAt != nil {
-		fmt.Fprintf(&b, "| next due | %s |\n", res.DueAt.UTC().Format(time.RFC3339))
+		row("next due", res.DueAt.UTC().Format(time.RFC3339))
 	}
 	if res.Left > 0 {
-		fmt.Fprintf(&b, "| left for the next sweep | %d |\n", res.Left)
+		row("left for the next sweep", res.Left)
 	}
 	b.WriteString("\n")
 	notes := allNotes(out)
 	if out.DryRun {
 		b.WriteString("**What a real run would have written**\n\n")
-		if len(out.Would) == 0 {
-			b.WriteString("- nothing\n")
-		}
+		would := []string{}
 		for _, w := range out.Would {
-			fmt.Fprintf(&b, "- %s\n", resume.EscapeMarkdown(w.String()))
+			would = append(would, w.String())
 		}
-		b.WriteString("\n")
+		if len(would) == 0 {
+			would = []string{"nothing"}
+		}
+		bullets(would, "")
 		if len(notes) > 0 {
 			// The engine narrates as if it had written: kept apart, and
 			// labelled as what a real run would record.
 			b.WriteString("<details><summary>The engine's notes, as a real run would record them</summary>\n\n")
-			for _, n := range notes {
-				fmt.Fprintf(&b, "- %s\n", resume.EscapeMarkdown(n))
-			}
-			b.WriteString("\n</details>\n\n")
+			bullets(notes, "")
+			b.WriteString("</details>\n\n")
 		}
 	} else if len(notes) > 0 {
 		b.WriteString("**What happened**\n\n")
-		for _, n := range notes {
-			fmt.Fprintf(&b, "- %s\n", resume.EscapeMarkdown(n))
-		}
-		b.WriteString("\n")
+		bullets(notes, "")
 	}
 	if len(res.Warnings) > 0 {
 		b.WriteString("**Needs attention**\n\n")
-		for _, w := range res.Warnings {
-			fmt.Fprintf(&b, "- ⚠️ %s\n", resume.EscapeMarkdown(w))
-		}
-		b.WriteString("\n")
+		bullets(res.Warnings, "⚠️ ")
 	}
 	if len(res.RFCs) > 0 {
 		b.WriteString("**Open recesses**\n\n| discussion | correlation id | waiting for | predicted fire (time alone) | recess # |\n|---|---|---|---|---|\n")
