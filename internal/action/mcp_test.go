@@ -225,7 +225,7 @@ func TestMCPRefusesBadCallsAndWritesNothing(t *testing.T) {
 		{"blank_summary", nil, "adjourn", map[string]any{"summary": "  "}, "summary"},
 		{"summary_not_string", nil, "adjourn", map[string]any{"summary": 3}, "summary"},
 		{"empty_reply_body", nil, "adjourn", map[string]any{"summary": "s", "replies": []any{map[string]any{"body": "ok"}, map[string]any{"body": " "}}}, "replies[1].body"},
-		{"reply_body_not_string", nil, "adjourn", map[string]any{"summary": "s", "replies": []any{map[string]any{"body": 2}}}, "replies[].body"},
+		{"reply_body_not_string", nil, "adjourn", map[string]any{"summary": "s", "replies": []any{map[string]any{"body": 2}}}, "replies[0].body"},
 		{"bad_reply_to", nil, "adjourn", map[string]any{"summary": "s", "replies": []any{map[string]any{"body": "ok", "reply_to": "DC 1; rm"}}}, "replies[0].reply_to"},
 		{"trigger_field_on_adjourn", nil, "adjourn", map[string]any{"summary": "s", "replies_needed": 1}, "replies_needed"},
 		{"correlation_id_from_model", nil, "recess", map[string]any{"summary": "s", "correlation_id": "c-other", "replies_needed": 1}, "correlation_id"},

@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,11 +21,11 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-// The tools are typed (mcp.AddTool): the SDK checks the arguments against
-// the input schema, generated from the Go types below (jsonschema tags are
-// the descriptions, omitempty marks optional), and made portable by
-// toolSchema (TestMCPSchemasArePortable). Under a client's strict mode every
-// property is required, so a zero value means "not given" throughout.
+// Each tool's schemas are generated from the Go types below (jsonschema tags
+// are the descriptions, omitempty marks optional) and made portable by
+// toolSchema (TestMCPSchemasArePortable); addTool decodes the arguments into
+// them. Under a client's strict mode every property is required, so a zero
+// value means "not given" throughout.
 
 // replyArg is one reply, as the tools take it and the verdict spells it.
 type replyArg struct {
@@ -173,95 +174,49 @@ func (s *mcpServer) server() *mcp.Server {
 	recessIn := toolSchema[recessInput](map[string][]any{"combine": {wait.KindAny, wait.KindAll}, "on_expire": {wait.OnExpireResume, wait.OnExpireCancel}})
 	recessIn.Properties["from"].Items.Description = "a GitHub login"
 	verdictOut := toolSchema[verdictOutput](map[string][]any{"verdict": {resume.VerdictRecessed, resume.VerdictAdjourned}})
-	mcp.AddTool(srv, &mcp.Tool{Name: "read_discussion", Description: readDescription, InputSchema: toolSchema[noInput](nil),
+	addTool(srv, &mcp.Tool{Name: "read_discussion", Description: readDescription, InputSchema: toolSchema[noInput](nil),
 		OutputSchema: toolSchema[discussionOutput](nil), Annotations: readOnly}, s.readDiscussion)
-	mcp.AddTool(srv, &mcp.Tool{Name: "reply", Description: replyDescription, InputSchema: toolSchema[replyArg](nil),
+	addTool(srv, &mcp.Tool{Name: "reply", Description: replyDescription, InputSchema: toolSchema[replyArg](nil),
 		OutputSchema: toolSchema[replyOutput](nil)}, s.reply)
-	mcp.AddTool(srv, &mcp.Tool{Name: "recess", Description: recessDescription,
+	addTool(srv, &mcp.Tool{Name: "recess", Description: recessDescription,
 		InputSchema: recessIn, OutputSchema: verdictOut}, s.recess)
-	mcp.AddTool(srv, &mcp.Tool{Name: "adjourn", Description: adjournDescription, InputSchema: toolSchema[adjournInput](nil),
+	addTool(srv, &mcp.Tool{Name: "adjourn", Description: adjournDescription, InputSchema: toolSchema[adjournInput](nil),
 		OutputSchema: verdictOut}, s.adjourn)
-	mcp.AddTool(srv, &mcp.Tool{Name: "resume_context", Description: contextDescription, InputSchema: toolSchema[noInput](nil),
+	addTool(srv, &mcp.Tool{Name: "resume_context", Description: contextDescription, InputSchema: toolSchema[noInput](nil),
 		OutputSchema: toolSchema[contextOutput](nil), Annotations: readOnly}, s.contextTool)
-	srv.AddReceivingMiddleware(schemaRefusals)
 	return srv
 }
 
-// schemaRefusals words the SDK's schema-validation errors (arguments
-// refused before any handler runs) as every other refusal: "refused:
-// FIELD: reason", the field as the model spells it ("replies[].body").
-func schemaRefusals(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		r, ok := res.(*mcp.CallToolResult)
-		if err != nil || !ok || !r.IsError || len(r.Content) != 1 {
-			return res, err
+// addTool adds a tool whose arguments are read by the decoder every other
+// outside JSON goes through (wait.DecodeJSON: unknown and duplicate members,
+// wrong types), so that a refusal names the field as the model sent it
+// ("replies[1].body"); the schema is what the model is shown. The answer
+// carries out as structured content.
+func addTool[In, Out any](srv *mcp.Server, t *mcp.Tool, h func(context.Context, In) (*mcp.CallToolResult, Out, error)) {
+	srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := req.Params.Arguments
+		if len(args) == 0 || string(args) == "null" {
+			args = json.RawMessage("{}")
 		}
-		t, ok := r.Content[0].(*mcp.TextContent)
-		if !ok {
-			return res, err
+		var in In
+		err := wait.DecodeJSON(args, "", &in, wait.JSONLimits{})
+		var fe *wait.FieldError
+		if errors.As(err, &fe) {
+			err = refuse(cmp.Or(fe.Field, "arguments"), fe.Reason)
 		}
-		msg, ok := strings.CutPrefix(t.Text, `validating "arguments": `)
-		if !ok {
-			return res, err
+		var res *mcp.CallToolResult
+		var out Out
+		if err == nil {
+			res, out, err = h(ctx, in)
 		}
-		t.Text = schemaRefusal(msg).Error()
-		return res, err
-	}
-}
-
-// schemaRefusal reads the field and the reason out of a jsonschema-go
-// message such as "validating root: validating /properties/replies:
-// validating /properties/replies/items: validating
-// /properties/body: type: 3 has type "integer", want "string"".
-func schemaRefusal(msg string) refused {
-	field := "arguments"
-	var path []string
-	for {
-		head, rest, ok := strings.Cut(msg, ": ")
-		if !ok || !strings.HasPrefix(head, "validating ") {
-			break
+		if err != nil {
+			res = &mcp.CallToolResult{}
+			res.SetError(err)
+			return res, nil
 		}
-		if p := strings.TrimPrefix(head, "validating "); p != "root" {
-			path = append(path, p)
-		}
-		msg = rest
-	}
-	if len(path) > 0 {
-		var b strings.Builder
-		for _, seg := range strings.Split(path[len(path)-1], "/") {
-			switch {
-			case seg == "" || seg == "properties":
-			case seg == "items":
-				b.WriteString("[]")
-			default:
-				if b.Len() > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(seg)
-			}
-		}
-		field = strings.ReplaceAll(b.String(), ".[]", "[]")
-	}
-	// An unknown or missing property is named itself.
-	for _, prefix := range []string{"unexpected additional properties [", "required: missing properties: ["} {
-		if rest, ok := strings.CutPrefix(msg, prefix); ok {
-			if name, err := strconv.QuotedPrefix(rest); err == nil {
-				name, _ = strconv.Unquote(name)
-				if field == "arguments" {
-					field = name
-				} else {
-					field += "." + name
-				}
-				if prefix[0] == 'u' {
-					msg = "unknown argument"
-				} else {
-					msg = "missing"
-				}
-			}
-		}
-	}
-	return refused{&wait.FieldError{Field: field, Reason: msg}}
+		res.StructuredContent = out
+		return res, nil
+	})
 }
 
 // refused is a tool error the model reads: the field, the reason, and that
@@ -285,7 +240,7 @@ func toolResult(sentence string, out any) *mcp.CallToolResult {
 }
 
 // reply queues one reply after checking it as the verdict will.
-func (s *mcpServer) reply(ctx context.Context, _ *mcp.CallToolRequest, in replyArg) (*mcp.CallToolResult, replyOutput, error) {
+func (s *mcpServer) reply(ctx context.Context, in replyArg) (*mcp.CallToolResult, replyOutput, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.written != "" {
@@ -361,7 +316,7 @@ func validIDs(d *resume.Discussion) string {
 	return "valid ids, newest first: " + strings.Join(ids, ", ")
 }
 
-func (s *mcpServer) recess(ctx context.Context, _ *mcp.CallToolRequest, in recessInput) (*mcp.CallToolResult, verdictOutput, error) {
+func (s *mcpServer) recess(ctx context.Context, in recessInput) (*mcp.CallToolResult, verdictOutput, error) {
 	trigger, rename, err := flatTrigger(in)
 	if err != nil {
 		return nil, verdictOutput{}, err
@@ -369,7 +324,7 @@ func (s *mcpServer) recess(ctx context.Context, _ *mcp.CallToolRequest, in reces
 	return s.verdict(ctx, resume.VerdictRecessed, in.Summary, in.Replies, trigger, rename)
 }
 
-func (s *mcpServer) adjourn(ctx context.Context, _ *mcp.CallToolRequest, in adjournInput) (*mcp.CallToolResult, verdictOutput, error) {
+func (s *mcpServer) adjourn(ctx context.Context, in adjournInput) (*mcp.CallToolResult, verdictOutput, error) {
 	return s.verdict(ctx, resume.VerdictAdjourned, in.Summary, in.Replies, nil, nil)
 }
 
@@ -380,6 +335,9 @@ func flatTrigger(in recessInput) (trigger json.RawMessage, rename func(string) s
 	type cond struct {
 		field string
 		t     map[string]any
+	}
+	if in.Combine != "" && in.Combine != wait.KindAny && in.Combine != wait.KindAll {
+		return nil, nil, refuse("combine", strconv.Quote(in.Combine)+` is not "any" or "all"`)
 	}
 	var conds []cond
 	if in.RepliesNeeded != 0 {
@@ -405,15 +363,11 @@ func flatTrigger(in recessInput) (trigger json.RawMessage, rename func(string) s
 	}
 	top := conds[0].t
 	if len(conds) > 1 {
-		kind := wait.KindAny
-		if in.Combine == wait.KindAll {
-			kind = wait.KindAll
-		}
 		of := make([]any, len(conds))
 		for i, c := range conds {
 			of[i] = c.t
 		}
-		top = map[string]any{"kind": kind, "of": of}
+		top = map[string]any{"kind": cmp.Or(in.Combine, wait.KindAny), "of": of}
 	}
 	if in.Expires != "" {
 		top["expires"] = in.Expires
@@ -558,7 +512,7 @@ func (s *mcpServer) toolField(err error, itemsName string) refused {
 }
 
 // contextTool returns the resume context as the prompt renders it, and raw.
-func (s *mcpServer) contextTool(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, contextOutput, error) {
+func (s *mcpServer) contextTool(context.Context, noInput) (*mcp.CallToolResult, contextOutput, error) {
 	if s.rc == nil {
 		out := contextOutput{FirstRun: true, Prompt: "This is a first run: there is no resume_context. Read the discussion with read_discussion."}
 		return toolResult(out.Prompt, out), out, nil
@@ -569,7 +523,7 @@ func (s *mcpServer) contextTool(context.Context, *mcp.CallToolRequest, noInput) 
 
 // readDiscussion returns the discussion, and for a resumed run what was
 // asked and what fired.
-func (s *mcpServer) readDiscussion(ctx context.Context, _ *mcp.CallToolRequest, _ noInput) (*mcp.CallToolResult, discussionOutput, error) {
+func (s *mcpServer) readDiscussion(ctx context.Context, _ noInput) (*mcp.CallToolResult, discussionOutput, error) {
 	if s.reader == nil {
 		return nil, discussionOutput{}, refuse("read_discussion", "recess mcp was started without --token, so it cannot read the discussion; use resume_context, or ask the workflow's author to pass a read token")
 	}
