@@ -168,14 +168,7 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 	// never starts with values the verdict job would refuse.
 	probe, _ := json.Marshal(map[string]any{"verdict": resume.VerdictAdjourned, "correlation_id": o.CorrelationID, "discussion_number": n})
 	if _, err := resume.ParseVerdict(probe, wait.TriggerLimits{}); err != nil {
-		var fe *wait.FieldError
-		if errors.As(err, &fe) && fe.Field == "verdict.correlation_id" {
-			return nil, &wait.FieldError{Field: "--correlation-id", Reason: fe.Reason}
-		}
-		if errors.As(err, &fe) && fe.Field == "verdict.discussion_number" {
-			return nil, &wait.FieldError{Field: "--discussion", Reason: fe.Reason}
-		}
-		return nil, err
+		return nil, renameField(err, map[string]string{"verdict.correlation_id": "--correlation-id", "verdict.discussion_number": "--discussion"})
 	}
 	if err := checkWritable(o.VerdictFile); err != nil {
 		return nil, &wait.FieldError{Field: "--verdict-file", Reason: err.Error()}
@@ -237,18 +230,12 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 // checkWritable finds at start what would fail the last tool call: the
 // verdict file's directory must exist and take a new file.
 func checkWritable(path string) error {
-	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("directory %s: %w", dir, err)
-	} else if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
-	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a directory", path)
 	}
-	f, err := os.CreateTemp(dir, ".recess-verdict-probe-*")
+	f, err := os.CreateTemp(filepath.Dir(path), ".recess-verdict-probe-*")
 	if err != nil {
-		return fmt.Errorf("directory %s is not writable: %w", dir, err)
+		return fmt.Errorf("directory %s cannot take the verdict: %w", filepath.Dir(path), err)
 	}
 	f.Close()
 	return os.Remove(f.Name())
