@@ -24,12 +24,10 @@ type settings struct {
 	Ref         string
 	StateStore  string
 	StateBranch string
-	// Discussion is the discussion a visit works on (input discussion).
-	Discussion int
-	DryRun     bool
-	// SweepOnlyWhileWaiting keeps the sweep workflow (SweepWorkflow, a file
-	// name in .github/workflows) enabled only while something is pending
-	// (inputs sweep-only-while-waiting and sweep-workflow).
+	Discussion  int // the discussion a visit works on
+	DryRun      bool
+	// SweepOnlyWhileWaiting keeps the sweep workflow (SweepWorkflow)
+	// enabled only while something is pending.
 	SweepOnlyWhileWaiting bool
 	SweepWorkflow         string
 	Engine                resume.Config
@@ -59,17 +57,10 @@ type fileConfig struct {
 // recess's own defaults, in one place (the engine's are resume.Defaults,
 // GitHub's addresses and the agent workflow's name internal/github's).
 const (
-	// defaultConfigPath is where repository policy lives in the workspace.
-	defaultConfigPath = ".github/recess.yml"
-	// defaultSweepWorkflow is the sweep's own workflow file when the sweep
-	// runs only while something waits (.github/examples/recess-sweep.yml).
-	defaultSweepWorkflow = "recess-sweep.yml"
-	// defaultServerURL is GitHub's web address when GITHUB_SERVER_URL is
-	// unset.
-	defaultServerURL = "https://github.com"
-	// defaultSchedule is the sweep's cron that recess init writes: every
-	// five minutes, off the top of the hour.
-	defaultSchedule = "2-59/5 * * * *"
+	defaultConfigPath    = ".github/recess.yml"
+	defaultSweepWorkflow = "recess-sweep.yml"   // .github/examples/recess-sweep.yml
+	defaultServerURL     = "https://github.com" // when GITHUB_SERVER_URL is unset
+	defaultSchedule      = "2-59/5 * * * *"     // recess init's sweep: every five minutes, off the hour
 )
 
 // The action's inputs (action.yml), as GitHub Actions hands them over:

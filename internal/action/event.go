@@ -13,20 +13,14 @@ import (
 
 // event is what recess needs from the webhook payload of the run's event.
 type event struct {
-	Name   string // GITHUB_EVENT_NAME
-	Action string // payload "action" (created, edited, deleted, ...)
-	// Discussion is the discussion number the event is about (0: none).
-	// Whose comment an event is about is not read from the payload: the
-	// engine asks GitHub (viewerDidAuthor). The one exception is a deleted
-	// comment, which GitHub can no longer show: Deleted.
-	Discussion int
-	// Deleted is the comment a discussion_comment "deleted" event is
-	// about: its body and its author's login, the only fields read from
-	// the payload's comment. The store restores its record from them only
-	// when the author's login is recess's own (resume.Restorer).
+	Name       string // GITHUB_EVENT_NAME
+	Action     string // payload "action" (created, edited, deleted, ...)
+	Discussion int    // the discussion the event is about (0: none)
+	// Deleted is a deleted comment's body and author: the only comment
+	// fields read from the payload, as GitHub can no longer show it (the
+	// engine asks GitHub whose any other comment is).
 	Deleted *resume.DeletedComment
-	// Inputs are workflow_dispatch inputs.
-	Inputs map[string]string
+	Inputs  map[string]string // workflow_dispatch inputs
 }
 
 // maxPayload bounds the event payload read from GITHUB_EVENT_PATH.
