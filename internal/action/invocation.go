@@ -398,3 +398,16 @@ func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resu
 	}
 	return resume.IntakePrompt(d)
 }
+
+// missingMessage says what to check when GitHub does not know the run's
+// discussion (resume.Result.Missing): a wrong GITHUB_REPOSITORY, as act sets
+// by default, or a discussion deleted meanwhile.
+func missingMessage(repo string, number int, err error) string {
+	msg := fmt.Sprintf("discussion #%d was not found in %s (GITHUB_REPOSITORY), so this run did nothing (%v).", number, repo, err)
+	if repo == "nektos/act" {
+		msg += " act sets GITHUB_REPOSITORY=nektos/act: pass --env GITHUB_REPOSITORY=OWNER/REPO."
+	} else {
+		msg += " Check that the discussion exists and that the token can read it."
+	}
+	return msg
+}
