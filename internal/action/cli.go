@@ -172,22 +172,17 @@ func known(ctx context.Context, inv *invocation, st *execution, err error) (int,
 // cliReport is what the repository commands print: the --json shape, and
 // the table drawn from it.
 type cliReport struct {
-	Command string    `json:"command"`
-	Repo    string    `json:"repository"`
-	Now     time.Time `json:"now"`
-	// DryRun is true for sweep --dry-run: nothing was written.
-	DryRun bool `json:"dry_run"`
-	// OpenRFCs and RFCs are every open recess (status).
-	OpenRFCs int              `json:"open_rfcs"`
-	RFCs     []resume.RFCView `json:"rfcs"`
-	// Discussions are the pending discussions, one row each.
-	Discussions []discussionRow `json:"discussions"`
-	// Would lists what a real sweep would write now, in order (sweep).
-	Would    []string `json:"would,omitempty"`
-	Notes    []string `json:"notes"`
-	Warnings []string `json:"warnings"`
-	// Requests counts the GitHub API requests this command sent.
-	Requests int `json:"requests"`
+	Command     string           `json:"command"`
+	Repo        string           `json:"repository"`
+	Now         time.Time        `json:"now"`
+	DryRun      bool             `json:"dry_run"` // sweep --dry-run: nothing was written
+	OpenRFCs    int              `json:"open_rfcs"`
+	RFCs        []resume.RFCView `json:"rfcs"`            // every open recess
+	Discussions []discussionRow  `json:"discussions"`     // the pending discussions
+	Would       []string         `json:"would,omitempty"` // what a real sweep would write now, in order
+	Notes       []string         `json:"notes"`
+	Warnings    []string         `json:"warnings"`
+	Requests    int              `json:"requests"` // the GitHub API requests this command sent
 }
 
 // discussionRow is one pending discussion in words.
@@ -195,12 +190,9 @@ type discussionRow struct {
 	Discussion int `json:"discussion"`
 	// Waiting is what it waits for ("for 2 more replies (0 of 2 so far)"),
 	// or, with no open recess, its status (an agent run at work).
-	Waiting string `json:"waiting_for"`
-	// DueAt is the soonest moment time alone fires one of its recesses
-	// (null: only people can).
-	DueAt *time.Time `json:"due_at"`
-	// Sweep is what a sweep now would do, in words (sweep --dry-run).
-	Sweep string `json:"sweep,omitempty"`
+	Waiting string     `json:"waiting_for"`
+	DueAt   *time.Time `json:"due_at"`          // when time alone fires it (null: only people can)
+	Sweep   string     `json:"sweep,omitempty"` // what a sweep now would do (sweep --dry-run)
 }
 
 func newCLIReport(inv *invocation, st *execution) *cliReport {
