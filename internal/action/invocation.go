@@ -87,25 +87,6 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 			out.Would = would(out.Result)
 		}
 	}()
-	if inv.Event != nil && inv.Discussion != 0 {
-		switch inv.Command {
-		case cmdIntake, cmdInbound, CommandClaim, CommandVerdict:
-			// A run for one discussion says so when GitHub does not know
-			// it: the engine treats that as nothing to do.
-			defer func() {
-				if out.Result == nil || out.Result.Missing == nil {
-					return
-				}
-				msg := missingMessage(inv.Repo, inv.Discussion, out.Result.Missing)
-				if inv.Event.Action == "deleted" || inv.Event.Action == "transferred" {
-					// Expected after those two: a note, not a warning.
-					out.Result.Notes = append(out.Result.Notes, msg)
-				} else {
-					out.Result.Warnings = append(out.Result.Warnings, msg)
-				}
-			}()
-		}
-	}
 	var res *resume.Result
 	switch inv.Command {
 	case cmdIntake:
@@ -159,6 +140,20 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 	}
 	out.Result = res
 	switchSweep(ctx, e, client, inv, res)
+	if res != nil && res.Missing != nil && inv.Event != nil && inv.Discussion != 0 {
+		switch inv.Command {
+		case cmdIntake, cmdInbound, CommandClaim, CommandVerdict:
+			// A run for one discussion says so when GitHub does not know
+			// it (the engine does nothing); after a deletion or a transfer
+			// that is expected: a note, not a warning.
+			msg := missingMessage(inv.Repo, inv.Discussion, res.Missing)
+			if inv.Event.Action == "deleted" || inv.Event.Action == "transferred" {
+				res.Notes = append(res.Notes, msg)
+			} else {
+				res.Warnings = append(res.Warnings, msg)
+			}
+		}
+	}
 	return out, err
 }
 
