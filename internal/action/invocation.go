@@ -81,12 +81,6 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 	if err != nil {
 		return out, err
 	}
-	defer func() {
-		out.Requests = client.Requests()
-		if out.DryRun {
-			out.Would = would(out.Result)
-		}
-	}()
 	var res *resume.Result
 	switch inv.Command {
 	case cmdIntake:
@@ -140,6 +134,10 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 	}
 	out.Result = res
 	switchSweep(ctx, e, client, inv, res)
+	out.Requests = client.Requests()
+	if out.DryRun {
+		out.Would = would(res)
+	}
 	if res != nil && res.Missing != nil && inv.Event != nil && inv.Discussion != 0 {
 		switch inv.Command {
 		case cmdIntake, cmdInbound, CommandClaim, CommandVerdict:
