@@ -151,14 +151,14 @@ type mcpOptions struct {
 // newMCPServer checks the settings the workflow gave: every refusal names
 // the flag, and the server does not start.
 func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) {
-	if o.CorrelationID == "" {
-		return nil, &wait.FieldError{Field: "--correlation-id", Reason: "missing: give the run's correlation_id input"}
-	}
-	if o.Discussion == "" {
-		return nil, &wait.FieldError{Field: "--discussion", Reason: "missing: give the run's discussion_number input"}
-	}
-	if o.VerdictFile == "" {
-		return nil, &wait.FieldError{Field: "--verdict-file", Reason: "missing: give the path the verdict step reads"}
+	for _, f := range []struct{ value, flag, give string }{
+		{o.CorrelationID, "--correlation-id", "the run's correlation_id input"},
+		{o.Discussion, "--discussion", "the run's discussion_number input"},
+		{o.VerdictFile, "--verdict-file", "the path the verdict step reads"},
+	} {
+		if f.value == "" {
+			return nil, &wait.FieldError{Field: f.flag, Reason: "missing: give " + f.give}
+		}
 	}
 	n, err := positive(o.Discussion)
 	if err != nil {
