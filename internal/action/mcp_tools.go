@@ -199,17 +199,20 @@ func addTool[In, Out any](srv *mcp.Server, t *mcp.Tool, h func(context.Context, 
 			args = json.RawMessage("{}")
 		}
 		var in In
-		err := wait.DecodeJSON(args, "", &in, wait.JSONLimits{})
-		var fe *wait.FieldError
-		if errors.As(err, &fe) {
-			err = refuse(cmp.Or(fe.Field, "arguments"), fe.Reason)
-		}
 		var res *mcp.CallToolResult
 		var out Out
+		err := wait.DecodeJSON(args, "", &in, wait.JSONLimits{})
 		if err == nil {
 			res, out, err = h(ctx, in)
 		}
 		if err != nil {
+			// A refusal names the field and says that nothing was written,
+			// so the model can correct the call.
+			var fe *wait.FieldError
+			if errors.As(err, &fe) {
+				field := cmp.Or(fe.Field, "arguments")
+				err = fmt.Errorf("refused: %s: %s. Nothing was written; correct %s and call again.", field, fe.Reason, field)
+			}
 			res = &mcp.CallToolResult{}
 			res.SetError(err)
 			return res, nil
@@ -219,17 +222,9 @@ func addTool[In, Out any](srv *mcp.Server, t *mcp.Tool, h func(context.Context, 
 	})
 }
 
-// refused is a tool error the model reads: the field, the reason, and that
-// nothing was written, so it can correct the call. Returned as the
-// handler's error, the SDK makes it an isError result.
-type refused struct{ *wait.FieldError }
-
-func (r refused) Error() string {
-	return "refused: " + r.Field + ": " + r.Reason + ". Nothing was written; correct " + r.Field + " and call again."
-}
-
+// refuse is a refusal the model reads (addTool words it).
 func refuse(field, reason string) error {
-	return refused{&wait.FieldError{Field: field, Reason: reason}}
+	return &wait.FieldError{Field: field, Reason: reason}
 }
 
 // toolResult is a tool's answer: a sentence for the model, the structured
@@ -486,10 +481,10 @@ func (s *mcpServer) document(kind string, items []replyArg, trigger json.RawMess
 // sees "replies[0].body", the name it sent. Queued replies come first in
 // the verdict, so a new reply's index is shifted back; with itemsName ""
 // (the reply tool) it is the call itself.
-func (s *mcpServer) toolField(err error, itemsName string) refused {
+func (s *mcpServer) toolField(err error, itemsName string) *wait.FieldError {
 	var fe *wait.FieldError
 	if !errors.As(err, &fe) {
-		return refused{&wait.FieldError{Field: "verdict", Reason: err.Error()}}
+		return &wait.FieldError{Field: "verdict", Reason: err.Error()}
 	}
 	out := *fe
 	f := strings.TrimPrefix(fe.Field, "verdict.")
@@ -508,7 +503,7 @@ func (s *mcpServer) toolField(err error, itemsName string) refused {
 		}
 	}
 	out.Field = f
-	return refused{&out}
+	return &out
 }
 
 // contextTool returns the resume context as the prompt renders it, and raw.
