@@ -201,45 +201,42 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.Schedule, "schedule", c.Schedule, "the sweep's cron, off the top of the hour")
 	fs.StringVar(&c.WakeOn, inWakeOn, "", "what starts a fresh run: comment, mention or command (default comment)")
 	fs.StringVar(&c.MentionHandles, inMentionHandles, "", "the handles --wake-on mention listens for, e.g. @lead")
-	refuse := func(err error) int {
+	say := func(code int, err error) int {
 		fmt.Fprintf(stderr, "recess init: %v\n", err)
-		return ExitRefused
+		return code
 	}
 	if code, ok := ParseFlags(fs, args, initUsage, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
-		return refuse(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+		return say(ExitRefused, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
 	c.Store = strings.ToLower(c.Store)
 	if err := c.check(); err != nil {
-		return refuse(err)
+		return say(ExitRefused, err)
 	}
 	files, err := c.render()
 	if err != nil {
-		fmt.Fprintf(stderr, "recess init: %v\n", err)
-		return exitFailed
+		return say(exitFailed, err)
 	}
 	// Refuse before writing anything, so a refusal leaves the repository as it was.
 	if !*force {
 		for _, f := range files {
 			_, err := os.Stat(filepath.Join(*dir, f.Path))
 			if err == nil {
-				return refuse(fmt.Errorf("%s exists; --force overwrites it", f.Path))
+				return say(ExitRefused, fmt.Errorf("%s exists; --force overwrites it", f.Path))
 			}
 			if !errors.Is(err, os.ErrNotExist) {
-				return refuse(err)
+				return say(ExitRefused, err)
 			}
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(*dir, workflows.Dir), 0o755); err != nil {
-		fmt.Fprintf(stderr, "recess init: %v\n", err)
-		return exitFailed
+		return say(exitFailed, err)
 	}
 	for _, f := range files {
 		if err := os.WriteFile(filepath.Join(*dir, f.Path), []byte(f.Text), 0o644); err != nil {
-			fmt.Fprintf(stderr, "recess init: %v\n", err)
-			return exitFailed
+			return say(exitFailed, err)
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", f.Path)
 	}

@@ -88,12 +88,15 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	fs.StringVar(&o.MaxRecess, "max-recess", getenv("RECESS_MAX_RECESS"), "the longest wait a trigger may name, an ISO-8601 duration (fallback RECESS_MAX_RECESS; default from the policy file, else P90D)")
 	fs.StringVar(&o.AllowedKinds, "allowed-kinds", getenv("RECESS_ALLOWED_KINDS"), "comma-separated trigger kinds a recess may use (fallback RECESS_ALLOWED_KINDS; default from the policy file, else all)")
 	fs.StringVar(&o.Config, "config", getenv("RECESS_CONFIG"), "the policy file (fallback RECESS_CONFIG; default .github/recess.yml under GITHUB_WORKSPACE, if present)")
+	say := func(code int, format string, args ...any) int {
+		fmt.Fprintf(stderr, "recess mcp: "+format+"\n", args...)
+		return code
+	}
 	if code, ok := ParseFlags(fs, args, mcpUsage, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "recess mcp: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return say(2, "unexpected argument %q", fs.Arg(0))
 	}
 	// A flag wins over the other one's environment fallback: the lab (or a
 	// host that keeps the environment) may set RECESS_RESUME_CONTEXT beside
@@ -108,34 +111,29 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		case given["resume-context"] && !given["resume-context-file"]:
 			*rcFile = ""
 		default:
-			fmt.Fprintln(stderr, "recess mcp: --resume-context and --resume-context-file: give one, not both")
-			return 2
+			return say(2, "--resume-context and --resume-context-file: give one, not both")
 		}
 	}
 	if *rcFile != "" {
 		b, err := readBounded(*rcFile, maxResumeContext)
 		if err != nil {
-			fmt.Fprintf(stderr, "recess mcp: --resume-context-file: %v\n", oneLine(err.Error()))
-			return 2
+			return say(2, "--resume-context-file: %s", oneLine(err.Error()))
 		}
 		o.ResumeContext = strings.TrimSpace(string(b))
 	}
 	s, err := newMCPServer(o, getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "recess mcp: %s\n", oneLine(err.Error()))
-		return 2
+		return say(2, "%s", oneLine(err.Error()))
 	}
 	out := &lockedWriter{w: stdout}
 	t := &mcp.IOTransport{Reader: io.NopCloser(&jsonLines{r: bufio.NewReaderSize(stdin, 64<<10), out: out}), Writer: out}
 	if err := s.server().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-		fmt.Fprintf(stderr, "recess mcp: %s\n", oneLine(err.Error()))
-		return 1
+		return say(1, "%s", oneLine(err.Error()))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.written == "" {
-		fmt.Fprintln(stderr, "recess mcp: input ended and no verdict was given (neither recess nor adjourn succeeded): the verdict step will find no verdict file")
-		return exitNoVerdict
+		return say(exitNoVerdict, "input ended and no verdict was given (neither recess nor adjourn succeeded): the verdict step will find no verdict file")
 	}
 	return 0
 }

@@ -28,16 +28,18 @@ func runPrompt(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs := flag.NewFlagSet("recess prompt", flag.ContinueOnError)
 	inline := fs.String("resume-context", "", "the resume_context JSON")
 	file := fs.String("file", "", "read the resume_context from this file (- for stdin)")
+	refuse := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "recess prompt: "+format+"\n", args...)
+		return ExitRefused
+	}
 	if code, ok := ParseFlags(fs, args, promptUsage, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "recess prompt: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return refuse("unexpected argument %q", fs.Arg(0))
 	}
 	if *inline != "" && *file != "" {
-		fmt.Fprintln(stderr, "recess prompt: --resume-context and --file: give one, not both")
-		return 2
+		return refuse("--resume-context and --file: give one, not both")
 	}
 	var data []byte
 	var err error
@@ -50,13 +52,11 @@ func runPrompt(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 		data, err = io.ReadAll(io.LimitReader(stdin, maxResumeContext+1))
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "recess prompt: %v\n", err)
-		return 2
+		return refuse("%v", err)
 	}
 	rc, err := DecodeResumeContext(data)
 	if err != nil {
-		fmt.Fprintf(stderr, "recess prompt: %v\n", err)
-		return 2
+		return refuse("%v", err)
 	}
 	fmt.Fprint(stdout, resume.Prompt(*rc, nil))
 	return 0
