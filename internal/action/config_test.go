@@ -55,6 +55,7 @@ func TestSettings_file_errors_name_the_key(t *testing.T) {
 		{"wrong_kind", "max-attempts: many\n", ": max-attempts", `line 1: want a whole number, found "many"`},
 		{"list_expected", "categories: RFCs\n", ": categories", `line 1: want a list, found "RFCs"`},
 		{"not_yaml", "max-attempts: [\n", "", "not valid YAML"},
+		{"key_twice", "max-recess: P30D\nlabels: [a]\nlabels: [b]\n", ": labels", "line 3: given twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

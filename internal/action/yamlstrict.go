@@ -20,11 +20,12 @@ import (
 
 // DecodeYAML decodes one YAML document from outside (a scenario, the
 // policy file) into v, a pointer to a struct with yaml tags, with yaml.v3's
-// KnownFields, which also refuses a key given twice. A walk along v's type
-// first refuses what yaml.v3 would take: a second document, an alias, a time
-// not in RFC 3339, yes/on for true, 1.0 for 1. A refusal is a
-// *wait.FieldError naming the key's path ("steps[2].comment.author") and
-// line, never a Go type. An empty document leaves v as it is.
+// KnownFields. A walk along v's type first refuses what yaml.v3 would take
+// (a second document, an alias, a time not in RFC 3339, yes/on for true,
+// 1.0 for 1) and a key given twice, which yaml.v3 refuses too but names by
+// line only. A refusal is a *wait.FieldError naming the key's path
+// ("steps[2].comment.author") and line, never a Go type. An empty document
+// leaves v as it is.
 func DecodeYAML(data []byte, v any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -54,8 +55,7 @@ func DecodeYAML(data []byte, v any) error {
 			msg = te.Errors[0]
 		}
 		line, reason := splitLine(msg)
-		reason = givenTwice.ReplaceAllString(goTypes.ReplaceAllString(reason, ""), "given twice (first at line $1)")
-		return yamlError(line, at[line], reason)
+		return yamlError(line, at[line], goTypes.ReplaceAllString(reason, ""))
 	}
 	return nil
 }
@@ -116,6 +116,7 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 		if n.Kind != yaml.MappingNode {
 			return want("a mapping")
 		}
+		seen := map[string]bool{}
 		var fields map[string]reflect.Type
 		if k == reflect.Struct {
 			fields = yamlFields(t)
@@ -124,6 +125,10 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 			key := n.Content[i]
 			kp := joinPath(path, key.Value)
 			at[key.Line] = kp
+			if seen[key.Value] {
+				return yamlError(key.Line, kp, "given twice")
+			}
+			seen[key.Value] = true
 			var ft reflect.Type
 			if k == reflect.Map {
 				ft = t.Elem()
@@ -183,9 +188,8 @@ func orDocument(path string) string {
 }
 
 var (
-	lineRE     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	goTypes    = regexp.MustCompile(` into [\w.\[\]*]+`)
-	givenTwice = regexp.MustCompile(`^mapping key ".*" already defined at line (\d+)$`)
+	lineRE  = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	goTypes = regexp.MustCompile(` into [\w.\[\]*]+`)
 )
 
 // splitLine takes yaml's "line N: reason" apart.
