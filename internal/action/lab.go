@@ -19,35 +19,27 @@ import (
 // would deliver and the action's inputs, with the lab's clock and the
 // addresses of its fake GitHub.
 type LabRun struct {
-	// Inputs are the action's inputs by name (github-token, state-store, ...).
-	Inputs func(name string) string
-	// Workspace is where a policy file (.github/recess.yml) would be.
-	Workspace string
-	// Event and Payload are the event's name and its webhook payload.
-	Event   string
-	Payload []byte
-	// Command is what to run; "" picks it from the event (input command auto).
-	Command string
+	Inputs    func(name string) string // the action's inputs by name (github-token, state-store, ...)
+	Workspace string                   // where a policy file (.github/recess.yml) would be
+	Event     string                   // the event's name
+	Payload   []byte                   // its webhook payload
+	Command   string                   // what to run; "" picks it from the event (input command auto)
 	// Repo is OWNER/REPO; APIURL, GraphQLURL and ServerURL are the fake's.
 	Repo, APIURL, GraphQLURL, ServerURL string
-	// RunID is this workflow run's id (the agent run's, for claim and verdict).
-	RunID int64
-	Clock resume.Clock
-	// Verdict is the verdict document (command verdict).
-	Verdict []byte
+	RunID                               int64 // this run's id (the agent run's, for claim and verdict)
+	Clock                               resume.Clock
+	Verdict                             []byte // the verdict document (command verdict)
 }
 
 // LabOutcome is what one lab run did.
 type LabOutcome struct {
-	// Command is what ran (never "auto").
-	Command string
-	// Result is the engine's answer; nil when the run stopped before it.
-	Result *resume.Result
+	Command string         // what ran (never "auto")
+	Result  *resume.Result // nil when the run stopped before the engine answered
 	// Ran is set when the run got as far as the engine's wiring: an error
 	// before it is in the inputs or the event the lab built.
 	Ran bool
-	// Log is the run's log: what the engine logged, then what it noted
-	// (the job summary's "What happened") and warned.
+	// Log is what the engine logged, then what it noted (the job summary's
+	// "What happened") and warned.
 	Log []string
 }
 
