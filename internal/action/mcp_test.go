@@ -269,6 +269,25 @@ func TestMCPStrictModeZeroValues(t *testing.T) {
 	}
 }
 
+// A client's strict-mode conversion makes the optional fields nullable, and
+// a model then sends null for what it leaves out: null means "not given",
+// as the zero value does.
+func TestMCPStrictModeNulls(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "verdict.json")
+	s := mcpSession(t, nil, flags(path)...)
+	if res := call(t, s, "reply", map[string]any{"body": "Which backend?", "reply_to": nil}); res.IsError {
+		t.Fatalf("reply with a null reply_to: %s", resultText(res))
+	}
+	var out verdictOutput
+	structured(t, call(t, s, "recess", map[string]any{"summary": "waiting", "replies": nil, "replies_needed": 2, "from": nil,
+		"thread_only": nil, "elapsed": nil, "signal": nil, "combine": nil, "expires": nil, "on_expire": nil}), &out)
+	want := verdictOutput{Verdict: resume.VerdictRecessed, Replies: 1, Trigger: `{"kind":"missing_input","replies":2}`, VerdictFile: path}
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("recess output (-want +got):\n%s", diff)
+	}
+}
+
 // The flat fields map to the verdict's trigger language.
 func TestMCPFlatTrigger(t *testing.T) {
 	t.Parallel()
