@@ -107,7 +107,7 @@ func (p *pass) writer(c *Comment) bool {
 func (p *pass) unauthorized(c *Comment, cmd command) {
 	a := p.snap.perms[authorityKey(c)]
 	if a.err != nil {
-		p.logf("discussion %d: held /recess %s from @%s: %v", p.rec.Discussion, cmd.name, c.Author, a.err)
+		p.logs = append(p.logs, fmt.Sprintf("discussion %d: held /recess %s from @%s: %v", p.rec.Discussion, cmd.name, c.Author, a.err))
 		p.res.warn("comment %s: /recess %s from @%s is held: recess may not read @%s's permission on the repository (%v); give the token read access to the repository's metadata, and the next run carries it out", c.ID, cmd.name, c.Author, c.Author, a.err)
 		return
 	}
@@ -115,6 +115,6 @@ func (p *pass) unauthorized(c *Comment, cmd command) {
 	if role == "" {
 		role = "none"
 	}
-	p.logf("discussion %d: ignored /recess %s from @%s (%s, permission %s): slash commands need write access; it counts as an ordinary reply", p.rec.Discussion, cmd.name, c.Author, c.Association, role)
+	p.logs = append(p.logs, fmt.Sprintf("discussion %d: ignored /recess %s from @%s (%s, permission %s): slash commands need write access; it counts as an ordinary reply", p.rec.Discussion, cmd.name, c.Author, c.Association, role))
 	p.res.note("ignored /recess %s from @%s: no write access", cmd.name, c.Author)
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-// Deciding is a function of the snapshot: an engine without ports decides
-// (any port call would panic), and a decision that needs more than the
+// Deciding is a function of the snapshot: decide has no engine and no
+// ports to call, and a decision that needs more than the
 // snapshot holds says so in what it returns instead of reading it.
 func TestDecide_is_a_value_over_the_snapshot(t *testing.T) {
 	t.Parallel()
@@ -47,11 +47,10 @@ func TestDecide_is_a_value_over_the_snapshot(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := &Engine{}
 			s := tt.snap
 			s.rec.OpenRFCs = map[string]*state.RFC{}
 			before := s.rec.Clone()
-			out, err := e.decide(s, cfg, now, passOpts{command: "intake", discussion: true}, &Result{}, (*pass).reconcile)
+			out, err := decide(s, cfg, now, passOpts{command: "intake", discussion: true}, &Result{}, (*pass).reconcile)
 			if err != nil {
 				t.Fatalf("decide = %v", err)
 			}

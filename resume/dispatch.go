@@ -135,7 +135,7 @@ func (e *Engine) dispatchFailed(ctx context.Context, out *decision, derr error) 
 // refusal (the request itself is wrong: a missing workflow input) cannot
 // succeed by retrying and is escalated.
 func (e *Engine) dispatchFailure(out *decision, derr error) *decision {
-	p := &pass{decision: decision{res: out.res, rec: out.rec, d: out.d, now: out.now, write: true}, cfg: e.cfg(), snap: &snapshot{rec: out.rec}, logf: e.logf}
+	p := &pass{decision: decision{res: out.res, rec: out.rec, d: out.d, now: out.now, write: true}, cfg: e.cfg(), snap: &snapshot{rec: out.rec}}
 	a := p.rec.Active
 	a.DispatchErrors++
 	switch {

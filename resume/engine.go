@@ -380,6 +380,8 @@ type decision struct {
 	fail error
 	// views describe the open recesses, for the result once applied.
 	views []RFCView
+	// logs are the decision's lines for the run's log.
+	logs []string
 }
 
 // pass is one decision under way: what it reads (the snapshot, the clock,
@@ -391,7 +393,6 @@ type pass struct {
 	cfg  Config
 	opts passOpts
 	snap *snapshot
-	logf func(format string, args ...any)
 
 	// readOnly marks a decision that changes nothing whatever seal would
 	// recompute (a re-delivered verdict, a stale claim, a status report):
@@ -516,11 +517,12 @@ func lookupRun(c Config, a *state.Run, now time.Time, sweep bool) lookup {
 	return noLookup
 }
 
-// newPass starts a decision over a snapshot, on a copy of its record.
-func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *pass {
+// decide takes one decision over a snapshot, on a copy of its record, with
+// the entry point's rule (step), and returns it. Neither performs I/O: what
+// the decision logs comes back in it (decision.logs).
+func decide(s *snapshot, c Config, now time.Time, opts passOpts, res *Result, step func(*pass) error) (*decision, error) {
 	rec := s.rec.Clone() // read made its OpenRFCs non-nil
-	p := &pass{decision: decision{res: res, rec: rec, d: s.d, now: now}, cfg: c, opts: opts, snap: s, logf: func(string, ...any) {}}
-	p.awaited = awaitedSignals(rec)
+	p := &pass{decision: decision{res: res, rec: rec, d: s.d, now: now}, cfg: c, opts: opts, snap: s, awaited: awaitedSignals(rec)}
 	// Every decision prunes the rate limit's history, whatever the entry
 	// point: a verdict that kept entries past the hour would hold a
 	// follow-up back for a false reason, and past the record's bound fail
@@ -529,14 +531,6 @@ func newPass(s *snapshot, c Config, now time.Time, opts passOpts, res *Result) *
 	if p.d != nil && p.rec.DiscussionID == "" {
 		p.rec.DiscussionID = p.d.ID
 	}
-	return p
-}
-
-// decide takes one decision over a snapshot with the entry point's rule
-// (step), and returns it. Neither performs I/O.
-func (e *Engine) decide(s *snapshot, c Config, now time.Time, opts passOpts, res *Result, step func(*pass) error) (*decision, error) {
-	p := newPass(s, c, now, opts, res)
-	p.logf = e.logf
 	if err := step(p); err != nil || p.needRecent {
 		return &p.decision, err
 	}
@@ -562,7 +556,10 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, step func(*
 			planned = []Effect{{Kind: EffectWrite, Body: r.rec.Status}}
 		}
 		for posted := false; ; {
-			out, err := e.decide(s, c, now, opts, &Result{Command: opts.command, Discussion: number, Missing: s.missing}, step)
+			out, err := decide(s, c, now, opts, &Result{Command: opts.command, Discussion: number, Missing: s.missing}, step)
+			for _, l := range out.logs {
+				e.logf("%s", l)
+			}
 			if out.needRecent {
 				// One request, spent only when a fresh dispatch is wanted.
 				s.recent, s.recentErr = e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour))

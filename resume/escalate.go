@@ -12,23 +12,51 @@ import (
 )
 
 // checkActive looks after the active run: an unconfirmed intent is looked up
-// and redone, a run that ended without a verdict is retried or escalated, an
-// escalation waits for "/recess retry".
+// and redone (or left to the run that started it, within its grace), a run
+// that ended without a verdict is retried or escalated, an escalation waits
+// for "/recess retry".
 func (p *pass) checkActive(retry bool) error {
 	a := p.rec.Active
 	if a == nil {
 		return nil
 	}
-	switch a.State {
-	case state.RunDispatching:
-		p.checkIntent(a)
-	case state.RunDispatched:
-		p.checkRun(a)
-	case state.RunEscalated:
-		if !retry {
-			p.notifyEscalation(a)
-			break
+	run, err := p.snap.run, p.snap.runErr
+	switch {
+	case a.State == state.RunDispatching && !p.snap.looked:
+		// Not looked up (see lookupRun): still within its grace, or its
+		// retry delay after a failed call.
+		age := p.now.Sub(a.IntentAt).Round(time.Second)
+		if a.DispatchErrors == 0 {
+			p.res.note("a dispatch (%s) was started %s ago and is not confirmed yet; leaving it to the run that started it", a.CorrelationID, age)
+		} else {
+			p.res.note("the last dispatch call for %s failed %s ago; trying again after %s", a.CorrelationID, age, p.cfg.RetryDelay)
 		}
+	case a.State == state.RunDispatching && err == nil:
+		a.State, a.RunID, a.DispatchedAt = state.RunDispatched, run.ID, p.now
+		a.LastError = ""
+		p.res.note("found run %d for the unconfirmed dispatch %s: confirmed", run.ID, a.CorrelationID)
+	case a.State == state.RunDispatching && errors.Is(err, ErrNotFound):
+		p.res.note("no run exists for the unconfirmed dispatch %s: sending it again", a.CorrelationID)
+		p.plan = &dispatchPlan{run: a}
+	case a.State == state.RunDispatching:
+		p.res.warn("could not look up the run of %s: %v (a later run retries)", a.CorrelationID, err)
+	case a.State == state.RunDispatched && !p.snap.looked:
+	case a.State == state.RunDispatched && errors.Is(err, ErrNotFound):
+		if p.now.Sub(a.DispatchedAt) >= p.cfg.DispatchGrace {
+			p.failed(a, "the agent run cannot be found")
+		}
+	case a.State == state.RunDispatched && err != nil:
+		p.res.warn("could not look up agent run %d (%s): %v", a.RunID, a.CorrelationID, err)
+	case a.State == state.RunDispatched:
+		if a.RunID == 0 {
+			a.RunID = run.ID
+		}
+		if run.Completed() {
+			p.failed(a, fmt.Sprintf("agent run %d ended (%s) without a verdict", run.ID, cmp.Or(run.Conclusion, "unknown")))
+		}
+	case a.State == state.RunEscalated && !retry:
+		p.notifyEscalation(a)
+	case a.State == state.RunEscalated:
 		p.rec.Escalated = nil
 		next := p.nextAttempt(a, 1)
 		// A maintainer's retry also hands over what was said while
@@ -41,61 +69,6 @@ func (p *pass) checkActive(retry bool) error {
 		return fmt.Errorf("record of discussion %d: active run in unknown state %q: %w", p.rec.Discussion, a.State, state.ErrCorrupt)
 	}
 	return nil
-}
-
-// checkIntent resolves a dispatch intent without confirmation: still in
-// flight (young, no error), done after all (the run exists), or to be sent
-// again.
-func (p *pass) checkIntent(a *state.Run) {
-	if !p.snap.looked {
-		// Not looked up (see lookupRun): still within its grace, or its
-		// retry delay after a failed call.
-		age := p.now.Sub(a.IntentAt).Round(time.Second)
-		if a.DispatchErrors == 0 {
-			p.res.note("a dispatch (%s) was started %s ago and is not confirmed yet; leaving it to the run that started it", a.CorrelationID, age)
-		} else {
-			p.res.note("the last dispatch call for %s failed %s ago; trying again after %s", a.CorrelationID, age, p.cfg.RetryDelay)
-		}
-		return
-	}
-	run, err := p.snap.run, p.snap.runErr
-	switch {
-	case err == nil:
-		a.State, a.RunID, a.DispatchedAt = state.RunDispatched, run.ID, p.now
-		a.LastError = ""
-		p.res.note("found run %d for the unconfirmed dispatch %s: confirmed", run.ID, a.CorrelationID)
-	case errors.Is(err, ErrNotFound):
-		p.res.note("no run exists for the unconfirmed dispatch %s: sending it again", a.CorrelationID)
-		p.plan = &dispatchPlan{run: a}
-	default:
-		p.res.warn("could not look up the run of %s: %v (a later run retries)", a.CorrelationID, err)
-	}
-}
-
-// checkRun asks GitHub how the active run is doing; one that ended without
-// its verdict is retried up to max-attempts, then escalated.
-func (p *pass) checkRun(a *state.Run) {
-	if !p.snap.looked {
-		return
-	}
-	run, err := p.snap.run, p.snap.runErr
-	if errors.Is(err, ErrNotFound) {
-		if p.now.Sub(a.DispatchedAt) >= p.cfg.DispatchGrace {
-			p.failed(a, "the agent run cannot be found")
-		}
-		return
-	}
-	if err != nil {
-		p.res.warn("could not look up agent run %d (%s): %v", a.RunID, a.CorrelationID, err)
-		return
-	}
-	if a.RunID == 0 {
-		a.RunID = run.ID
-	}
-	if !run.Completed() {
-		return
-	}
-	p.failed(a, fmt.Sprintf("agent run %d ended (%s) without a verdict", run.ID, cmp.Or(run.Conclusion, "unknown")))
 }
 
 // failed retries a run that ended without a verdict, or escalates.

@@ -102,23 +102,14 @@ func restoredWhat(rec *state.Record) string {
 // first (they can cancel, fire or retry), then the active run, then the open
 // recesses, then a fresh dispatch for anything nobody has answered.
 func (p *pass) reconcile() error {
-	if p.d == nil {
-		if errors.Is(p.snap.dErr, ErrNotFound) {
-			return p.gone("the discussion was deleted")
-		}
+	if p.d == nil && !errors.Is(p.snap.dErr, ErrNotFound) {
 		return fmt.Errorf("read discussion %d: %w", p.rec.Discussion, p.snap.dErr)
 	}
-	if p.d.Closed || p.d.Locked {
-		reason := "the discussion was closed"
-		if p.d.Locked {
-			reason = "the discussion was locked"
-		}
-		return p.gone(reason)
+	if p.gone() {
+		return nil
 	}
-	if p.rec.Closed != "" {
-		// Reopened or unlocked: watch it again.
-		p.rec.Closed = ""
-	}
+	// Reopened or unlocked: watch it again.
+	p.rec.Closed = ""
 	if p.snap.isNew && !p.inScope() {
 		// Never served: no record, no status comment, no answer.
 		p.res.note("discussion %d is out of scope (categories, labels): nothing to do", p.rec.Discussion)
@@ -135,12 +126,24 @@ func (p *pass) reconcile() error {
 	return p.intake()
 }
 
-// gone expires every recess of a discussion that was closed, locked or
-// deleted (expired, not resolved: nobody answered), and drops an owed
-// dispatch. An active run is left to finish; its verdict is still accepted.
-func (p *pass) gone(reason string) error {
+// gone reports a discussion that was deleted, locked or closed; it then
+// expires every recess (expired, not resolved: nobody answered), and drops
+// an owed dispatch. An active run is left to finish; its verdict is still
+// accepted.
+func (p *pass) gone() bool {
+	var reason string
+	switch {
+	case p.d == nil:
+		reason = "the discussion was deleted"
+	case p.d.Locked:
+		reason = "the discussion was locked"
+	case p.d.Closed:
+		reason = "the discussion was closed"
+	default:
+		return false
+	}
 	if len(p.rec.OpenRFCs) == 0 && p.rec.Queued == nil {
-		return nil
+		return true
 	}
 	for id := range p.rec.OpenRFCs {
 		p.res.note("recess %s expired: %s", id, reason)
@@ -150,7 +153,7 @@ func (p *pass) gone(reason string) error {
 	p.rec.Closed = reason
 	// Deleted: nothing to show people, only the record to update (seal
 	// leaves the status as it was when there is no discussion).
-	return nil
+	return true
 }
 
 // pruneDispatches keeps the rate limit's history to the last hour, and to

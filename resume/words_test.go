@@ -44,7 +44,7 @@ func wordsPass(cfg Config, rec *state.Record, comments ...Comment) *pass {
 		rec.OpenRFCs = map[string]*state.RFC{}
 	}
 	d := &Discussion{ID: "D_1", Number: 1, Author: "alice", CreatedAt: wordsT0.Add(-time.Hour), Comments: comments}
-	return &pass{cfg: cfg.withDefaults(), now: wordsT0.Add(time.Hour), rec: rec, d: d, res: &Result{}, logf: func(string, ...any) {}, awaited: awaitedSignals(rec)}
+	return &pass{cfg: cfg.withDefaults(), now: wordsT0.Add(time.Hour), rec: rec, d: d, res: &Result{}, awaited: awaitedSignals(rec)}
 }
 
 // TestWords holds, in testdata/words.golden, every status text, note and
