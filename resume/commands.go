@@ -139,9 +139,6 @@ func ignored(login string, ignore []string) bool {
 	return slices.ContainsFunc(ignore, func(x string) bool { return wait.SameLogin(x, login) })
 }
 
-// human reports whether a comment is a reply (see reading).
-func (p *pass) human(c *Comment) bool { return p.reading(c).reply() }
-
 // refusal is why a command is refused: said to the people in the thread
 // in plain words, and to the maintainer (an annotation, the job summary),
 // naming the setting that decided when one did. The zero refusal accepts.

@@ -110,37 +110,20 @@ func (e *Engine) confirm(ctx context.Context, out *decision, runID int64) error 
 	return nil
 }
 
-// dispatchFailed records a failed dispatch call, a decision of its own
-// (see dispatchFailure) applied as any other: its write, then its effects.
+// dispatchFailed records a failed dispatch call, a decision of its own over
+// the record whose intent was written, applied as any other: its write,
+// then its effects. A transient failure is retried by a later run and does
+// not burn an attempt; so is a missing agent workflow, which also fails the
+// run until a person fixes the workflow input; a refusal (the request itself
+// is wrong: a missing workflow input) cannot succeed by retrying and is
+// escalated.
 func (e *Engine) dispatchFailed(ctx context.Context, out *decision, derr error) error {
-	f := e.dispatchFailure(out, derr)
-	switch err := e.save(ctx, f); {
-	case err == nil:
-		if err := e.effects(ctx, f, f.effects); err != nil {
-			return err
-		}
-	case !errors.Is(err, state.ErrConflict):
-		return e.saveFailed(ctx, f, err)
-	}
-	if errors.Is(derr, ErrDispatchRefused) || errors.Is(derr, ErrNoWorkflow) {
-		return fmt.Errorf("dispatch of the agent workflow: %w", derr)
-	}
-	return nil
-}
-
-// dispatchFailure decides over the record whose intent was written what a
-// failed dispatch call comes to. A transient failure is retried by a later run
-// and does not burn an attempt; so is a missing agent workflow, which also
-// fails the run (dispatchFailed) until a person fixes the workflow input; a
-// refusal (the request itself is wrong: a missing workflow input) cannot
-// succeed by retrying and is escalated.
-func (e *Engine) dispatchFailure(out *decision, derr error) *decision {
 	p := &pass{decision: decision{res: out.res, rec: out.rec, d: out.d, now: out.now, write: true}, cfg: e.cfg(), snap: &snapshot{rec: out.rec}}
 	a := p.rec.Active
 	a.DispatchErrors++
 	switch {
 	case errors.Is(derr, ErrNoWorkflow):
-		// The run's error says it, with the fix (dispatchFailed).
+		// The run's error says it, with the fix (below).
 	case errors.Is(derr, ErrDispatchRefused):
 		// People read what happened; what GitHub answered is for the
 		// maintainer (the run's annotation, the record's last error).
@@ -149,7 +132,18 @@ func (e *Engine) dispatchFailure(out *decision, derr error) *decision {
 		p.res.warn("the dispatch call failed (%v); a later run looks for the run and retries", derr)
 	}
 	a.LastError = clip(derr.Error(), maxErrorText)
-	return &p.decision
+	switch err := e.store(ctx, p.rec, p.d, p.now); {
+	case err == nil:
+		if err := e.effects(ctx, &p.decision, p.effects); err != nil {
+			return err
+		}
+	case !errors.Is(err, state.ErrConflict):
+		return e.saveFailed(ctx, &p.decision, err)
+	}
+	if errors.Is(derr, ErrDispatchRefused) || errors.Is(derr, ErrNoWorkflow) {
+		return fmt.Errorf("dispatch of the agent workflow: %w", derr)
+	}
+	return nil
 }
 
 // resumeContext renders what the run is told: nothing for the first look at

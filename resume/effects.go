@@ -114,8 +114,10 @@ func (e *Engine) apply(ctx context.Context, out *decision) error {
 	if err := e.effects(ctx, out, out.first); err != nil {
 		return err
 	}
-	if err := e.save(ctx, out); err != nil {
-		return e.saveFailed(ctx, out, err)
+	if out.write {
+		if err := e.store(ctx, out.rec, out.d, out.now); err != nil {
+			return e.saveFailed(ctx, out, err)
+		}
 	}
 	if err := e.effects(ctx, out, out.effects); err != nil {
 		return err
@@ -124,15 +126,6 @@ func (e *Engine) apply(ctx context.Context, out *decision) error {
 		return e.dispatch(ctx, out)
 	}
 	return nil
-}
-
-// save writes the record when the decision changed it. It returns an error
-// wrapping state.ErrConflict when another run wrote first.
-func (e *Engine) save(ctx context.Context, out *decision) error {
-	if !out.write {
-		return nil
-	}
-	return e.store(ctx, out.rec, out.d, out.now)
 }
 
 // store writes rec as of now, checked up to the newest comment of d (when

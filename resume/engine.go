@@ -333,7 +333,7 @@ type snapshot struct {
 	// read met it (the store's or the discussion's): Result.Missing.
 	missing error
 	// run is the active run as GitHub reports it, when the decision looks
-	// at it (see lookupRun); runErr is the lookup's error.
+	// at it (see looksUp); runErr is the lookup's error.
 	run    *WorkflowRun
 	runErr error
 	looked bool
@@ -386,8 +386,8 @@ type decision struct {
 
 // pass is one decision under way: what it reads (the snapshot, the clock,
 // the configuration) and the decision it builds. It lives only inside
-// Engine.decide and Engine.dispatchFailure, which perform no I/O; the runner and the
-// applier see the decision alone.
+// decide and Engine.dispatchFailed's decision, which perform no I/O; the
+// runner and the applier see the decision alone.
 type pass struct {
 	decision
 	cfg  Config
@@ -468,53 +468,33 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 		}
 		s.perms = e.perms
 	}
-	if a := s.rec.Active; a != nil && opts.discussion && s.d != nil {
-		switch lookupRun(e.cfg(), a, now, opts.sweep) {
-		case byID:
+	if a := s.rec.Active; a != nil && opts.discussion && s.d != nil && looksUp(e.cfg(), a, now, opts.sweep) {
+		s.looked = true
+		if a.State == state.RunDispatched && a.RunID != 0 {
 			s.run, s.runErr = e.Dispatcher.Run(ctx, a.RunID)
-			s.looked = true
-		case byCorrelation:
+		} else {
 			s.run, s.runErr = e.Dispatcher.FindRun(ctx, a.CorrelationID)
-			s.looked = true
 		}
 	}
 	return s, nil
 }
 
-// lookup says how a decision looks at the active run.
-type lookup int
-
-const (
-	noLookup lookup = iota
-	byID
-	byCorrelation
-)
-
-// lookupRun is the one rule for when a run looks the active agent run up on
+// looksUp is the one rule for when a run looks the active agent run up on
 // GitHub: an unconfirmed intent past its grace (or past the retry delay
 // after a failed call), and a dispatched run on a sweep's visit or once it
 // is older than StaleRun.
-func lookupRun(c Config, a *state.Run, now time.Time, sweep bool) lookup {
+func looksUp(c Config, a *state.Run, now time.Time, sweep bool) bool {
 	switch a.State {
 	case state.RunDispatching:
-		age := now.Sub(a.IntentAt)
-		if a.DispatchErrors == 0 && age < c.DispatchGrace {
-			return noLookup
+		wait := c.DispatchGrace
+		if a.DispatchErrors > 0 {
+			wait = c.RetryDelay
 		}
-		if a.DispatchErrors > 0 && age < c.RetryDelay {
-			return noLookup
-		}
-		return byCorrelation
+		return now.Sub(a.IntentAt) >= wait
 	case state.RunDispatched:
-		if !sweep && now.Sub(a.DispatchedAt) < c.StaleRun {
-			return noLookup
-		}
-		if a.RunID != 0 {
-			return byID
-		}
-		return byCorrelation
+		return sweep || now.Sub(a.DispatchedAt) >= c.StaleRun
 	}
-	return noLookup
+	return false
 }
 
 // decide takes one decision over a snapshot, on a copy of its record, with

@@ -23,7 +23,7 @@ func (p *pass) checkActive(retry bool) error {
 	run, err := p.snap.run, p.snap.runErr
 	switch {
 	case a.State == state.RunDispatching && !p.snap.looked:
-		// Not looked up (see lookupRun): still within its grace, or its
+		// Not looked up (see looksUp): still within its grace, or its
 		// retry delay after a failed call.
 		age := p.now.Sub(a.IntentAt).Round(time.Second)
 		if a.DispatchErrors == 0 {

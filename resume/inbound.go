@@ -297,7 +297,7 @@ func (p *pass) eyesSubject(since state.Cursor) string {
 		if since.Covers(c.ID, c.CreatedAt) {
 			break
 		}
-		if p.human(c) {
+		if p.reading(c).reply() {
 			return c.ID
 		}
 	}
@@ -334,7 +334,7 @@ func (p *pass) intake() error {
 	for i := range p.d.Comments {
 		if c := &p.d.Comments[i]; !p.rec.Seen.Covers(c.ID, c.CreatedAt) {
 			owed = owed || p.wakes(c)
-			if p.human(c) {
+			if p.reading(c).reply() {
 				unseen++
 			}
 		}
