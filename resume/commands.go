@@ -309,38 +309,40 @@ func (p *pass) commands() asked {
 	return ask
 }
 
+// command carries out an accepted command, or answers why it changes
+// nothing here.
 func (p *pass) command(c *Comment, cmd command, ask *asked) {
 	p.res.note("/recess %s from @%s", strings.TrimSpace(cmd.name+" "+cmd.arg), c.Author)
+	answer := ""
 	switch cmd.name {
 	case "status":
-		p.notify("answer."+c.ID, c.ID, p.statusLine())
-		return
-	case "cancel":
-		if len(p.rec.OpenRFCs) == 0 {
-			p.notify("answer."+c.ID, c.ID, p.text("answer.no_recess", "command", "cancel"))
-			return
+		answer = p.statusLine()
+	case "cancel", "resume":
+		switch {
+		case len(p.rec.OpenRFCs) == 0:
+			answer = p.text("answer.no_recess", "command", cmd.name)
+		case cmd.name == "cancel":
+			ask.cancel = c.Author
+		default:
+			ask.manual = true
 		}
-		ask.cancel = c.Author
-	case "resume":
-		if len(p.rec.OpenRFCs) == 0 {
-			p.notify("answer."+c.ID, c.ID, p.text("answer.no_recess", "command", "resume"))
-			return
-		}
-		ask.manual = true
 	case "retry":
 		if p.rec.Active == nil || p.rec.Escalated == nil {
-			p.notify("answer."+c.ID, c.ID, p.text("answer.not_escalated"))
-			return
+			answer = p.text("answer.not_escalated")
+		} else {
+			ask.retry = true
 		}
-		ask.retry = true
 	case "ask":
 		// Derived from the discussion (see wakes): with nothing pending,
 		// an ask nobody has answered starts a fresh run.
 		if p.rec.Pending() {
-			p.notify("answer."+c.ID, c.ID, p.text("answer.already_active"))
+			answer = p.text("answer.already_active")
 		}
 	case "signal", "extend":
 		// Derived from the discussion on every evaluation (see observe), so
 		// that a lost event cannot lose a signal or an extension.
+	}
+	if answer != "" {
+		p.notify("answer."+c.ID, c.ID, answer)
 	}
 }
