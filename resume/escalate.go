@@ -51,7 +51,7 @@ func (p *pass) checkActive(retry bool) error {
 		if a.RunID == 0 {
 			a.RunID = run.ID
 		}
-		if run.Completed() {
+		if run.Status == "completed" {
 			p.failed(a, fmt.Sprintf("agent run %d ended (%s) without a verdict", run.ID, cmp.Or(run.Conclusion, "unknown")))
 		}
 	case a.State == state.RunEscalated && !retry:

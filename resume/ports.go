@@ -152,9 +152,6 @@ type WorkflowRun struct {
 	URL        string
 }
 
-// Completed reports whether the run has ended.
-func (r *WorkflowRun) Completed() bool { return r.Status == "completed" }
-
 // Discussion is a snapshot of a discussion and its comments.
 type Discussion struct {
 	ID        string
