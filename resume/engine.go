@@ -386,8 +386,8 @@ type decision struct {
 
 // pass is one decision under way: what it reads (the snapshot, the clock,
 // the configuration) and the decision it builds. It lives only inside
-// decide and Engine.dispatchFailed's decision, which perform no I/O; the
-// runner and the applier see the decision alone.
+// decide and the deciding half of Engine.dispatchFailed, neither of which
+// performs I/O; the runner and the applier see the decision alone.
 type pass struct {
 	decision
 	cfg  Config
@@ -498,7 +498,7 @@ func looksUp(c Config, a *state.Run, now time.Time, sweep bool) bool {
 }
 
 // decide takes one decision over a snapshot, on a copy of its record, with
-// the entry point's rule (step), and returns it. Neither performs I/O: what
+// the entry point's rule (step), and returns it. It performs no I/O: what
 // the decision logs comes back in it (decision.logs).
 func decide(s *snapshot, c Config, now time.Time, opts passOpts, res *Result, step func(*pass) error) (*decision, error) {
 	rec := s.rec.Clone() // read made its OpenRFCs non-nil
