@@ -321,12 +321,6 @@ func (p *pass) intake() error {
 		// record not written yet) must not race that run with an intake.
 		return nil
 	}
-	if !p.inScope() {
-		// Out of scope: answered by nobody here (an open recess was still
-		// served above until it resolved).
-		p.rec.Queued = nil
-		return nil
-	}
 	first := p.rec.Seen.At.IsZero()
 	// Whatever no agent run was handed yet may wake recess (wake-on
 	// decides); the note counts the replies among it.
@@ -339,7 +333,9 @@ func (p *pass) intake() error {
 			}
 		}
 	}
-	if !owed {
+	if !owed || !p.inScope() {
+		// Nothing owed, or out of scope: answered by nobody here (an open
+		// recess was still served above until it resolved).
 		p.rec.Queued = nil
 		return nil
 	}
