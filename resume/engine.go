@@ -702,10 +702,7 @@ func (p *pass) report() {
 	for _, id := range sortedRFCs(p.rec) {
 		rfc := p.rec.OpenRFCs[id]
 		v := RFCView{Discussion: p.rec.Discussion, CorrelationID: id, Trigger: triggerJSON(rfc.Trigger), OpenedAt: rfc.OpenedAt,
-			DueAt: rfc.DueAt, RecessCount: rfc.RecessCount, Summary: rfc.Summary}
-		if ev, ok := p.evals[id]; ok {
-			v.Reason = ev.Reason
-		}
+			DueAt: rfc.DueAt, RecessCount: rfc.RecessCount, Summary: rfc.Summary, Reason: p.evals[id].Reason}
 		if p.d != nil {
 			v.Waiting = Describe(rfc.Trigger, p.observe(rfc))
 		}

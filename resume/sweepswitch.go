@@ -31,16 +31,6 @@ const (
 	SweepOff
 )
 
-func (s SweepSwitch) String() string {
-	switch s {
-	case SweepEnsureOn:
-		return "ensure-on"
-	case SweepOff:
-		return "off"
-	}
-	return "leave"
-}
-
 // sweepSwitchFor is the one rule for what a run asks of the sweep
 // workflow. A run for one discussion asks for it on when it leaves that
 // discussion pending, if it is one of the front door's event runs (intake,
