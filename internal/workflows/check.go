@@ -537,11 +537,10 @@ func (r *report) agent(f *file) {
 			"the agent workflow's run-name does not carry the correlation id: recess cannot find its runs")
 	}
 	var lack []string
-	if !slices.ContainsFunc(f.jobs, func(j *job) bool { return j.role.does("claim") }) {
-		lack = append(lack, "claim")
-	}
-	if !slices.ContainsFunc(f.jobs, func(j *job) bool { return j.role.does("verdict") }) {
-		lack = append(lack, "verdict")
+	for _, c := range []string{"claim", "verdict"} {
+		if !slices.ContainsFunc(f.jobs, func(j *job) bool { return j.role.does(c) }) {
+			lack = append(lack, c)
+		}
 	}
 	for _, j := range f.jobs {
 		// An adjourned verdict dispatches again for comments written meanwhile:

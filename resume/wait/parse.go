@@ -123,12 +123,9 @@ func CheckKind(kind string) error {
 }
 
 func (lim TriggerLimits) node(v *triggerDoc, path string, depth int) (*Trigger, error) {
-	if !Present(v.Kind) {
-		return nil, &FieldError{Field: path + ".kind", Reason: "missing"}
-	}
-	kind, ok := StringValue(v.Kind)
-	if !ok {
-		return nil, &FieldError{Field: path + ".kind", Reason: "must be a string"}
+	kind, err := stringField(v.Kind, path+".kind", "a string")
+	if err != nil {
+		return nil, err
 	}
 	if err := CheckKind(kind); err != nil {
 		return nil, &FieldError{Field: path + ".kind", Reason: err.Error()}
@@ -151,7 +148,6 @@ func (lim TriggerLimits) node(v *triggerDoc, path string, depth int) (*Trigger, 
 	}
 
 	t := &Trigger{Kind: kind}
-	var err error
 	switch kind {
 	case KindMissingInput:
 		if t.Replies, err = parseReplies(v.Replies, path+".replies"); err != nil {
@@ -168,18 +164,12 @@ func (lim TriggerLimits) node(v *triggerDoc, path string, depth int) (*Trigger, 
 			return nil, err
 		}
 	case KindEscalationNeeded:
-		field := path + ".signal"
-		if !Present(v.Signal) {
-			return nil, &FieldError{Field: field, Reason: "missing"}
+		if t.Signal, err = stringField(v.Signal, path+".signal", "a string"); err != nil {
+			return nil, err
 		}
-		s, ok := StringValue(v.Signal)
-		switch {
-		case !ok:
-			return nil, &FieldError{Field: field, Reason: "must be a string"}
-		case !ValidSignalName(s):
-			return nil, &FieldError{Field: field, Reason: "must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' or '-'"}
+		if !ValidSignalName(t.Signal) {
+			return nil, &FieldError{Field: path + ".signal", Reason: "must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' or '-'"}
 		}
-		t.Signal = s
 	case KindAny, KindAll:
 		field := path + ".of"
 		if !Present(v.Of) {
@@ -225,6 +215,18 @@ func (lim TriggerLimits) node(v *triggerDoc, path string, depth int) (*Trigger, 
 		t.OnExpire = ""
 	}
 	return t, nil
+}
+
+// stringField reads a required string member; want names what it must be.
+func stringField(v jsontext.Value, field, want string) (string, error) {
+	if !Present(v) {
+		return "", &FieldError{Field: field, Reason: "missing"}
+	}
+	s, ok := StringValue(v)
+	if !ok {
+		return "", &FieldError{Field: field, Reason: "must be " + want}
+	}
+	return s, nil
 }
 
 // oneOf reads an optional string member that must be one of two values,
@@ -283,12 +285,9 @@ func parseFrom(v jsontext.Value, field string) ([]string, error) {
 
 // duration parses a duration field and checks it against max-recess.
 func (lim TriggerLimits) duration(v jsontext.Value, field string) (*Duration, error) {
-	if !Present(v) {
-		return nil, &FieldError{Field: field, Reason: "missing"}
-	}
-	s, ok := StringValue(v)
-	if !ok {
-		return nil, &FieldError{Field: field, Reason: "must be an ISO-8601 duration string"}
+	s, err := stringField(v, field, "an ISO-8601 duration string")
+	if err != nil {
+		return nil, err
 	}
 	d, err := ParseDuration(s)
 	if err != nil {
