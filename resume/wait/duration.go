@@ -230,12 +230,10 @@ func ParseDuration(s string) (Duration, error) {
 	return out, nil
 }
 
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
 // skipDigits returns the offset of the first byte at or after i that is not
 // a digit.
 func skipDigits(s string, i int) int {
-	for i < len(s) && isDigit(s[i]) {
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
 		i++
 	}
 	return i

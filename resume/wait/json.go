@@ -2,6 +2,7 @@ package wait
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"errors"
@@ -122,7 +123,7 @@ func jsonError(err error, root string, t reflect.Type) error {
 		case sem.JSONKind == '0' && sem.GoType != nil && isInt(sem.GoType.Kind()):
 			return &FieldError{Field: field, Reason: "must be an integer", Err: sem}
 		case sem.Err == nil && sem.GoType != nil && sem.JSONKind != 0:
-			return &FieldError{Field: field, Reason: "must be " + goKind(sem.GoType) + ", not " + jsonKind(sem.JSONKind), Err: sem}
+			return &FieldError{Field: field, Reason: "must be " + goKind(sem.GoType) + ", not " + cmp.Or(jsonKinds[sem.JSONKind], "invalid JSON"), Err: sem}
 		}
 		return &FieldError{Field: field, Reason: "invalid: " + sem.Error(), Err: sem}
 	}
@@ -146,23 +147,10 @@ func goKind(t reflect.Type) string {
 	return "a JSON object"
 }
 
-// jsonKind names a JSON kind for messages: "a string", "a JSON object".
-func jsonKind(k jsontext.Kind) string {
-	switch k {
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return "a boolean"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case '[':
-		return "a list"
-	case '{':
-		return "a JSON object"
-	}
-	return "invalid JSON"
+// jsonKinds name a JSON kind for messages: "a string", "a JSON object".
+var jsonKinds = map[jsontext.Kind]string{
+	'n': "null", 't': "a boolean", 'f': "a boolean", '"': "a string",
+	'0': "a number", '[': "a list", '{': "a JSON object",
 }
 
 // PointerPath spells the JSON pointer p, relative to a value of type t at
