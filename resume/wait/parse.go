@@ -123,7 +123,7 @@ func CheckKind(kind string) error {
 }
 
 func (lim TriggerLimits) node(v *triggerDoc, path string, depth int) (*Trigger, error) {
-	kind, err := stringField(v.Kind, path+".kind", "a string")
+	kind, err := stringField(v.Kind, path, "kind", "must be a string")
 	if err != nil {
 		return nil, err
 	}
@@ -160,11 +160,11 @@ func (lim TriggerLimits) node(v *triggerDoc, path string, depth int) (*Trigger, 
 			return nil, err
 		}
 	case KindElapsed:
-		if t.Elapsed, err = lim.duration(v.Elapsed, path+".elapsed"); err != nil {
+		if t.Elapsed, err = lim.duration(v.Elapsed, path, "elapsed"); err != nil {
 			return nil, err
 		}
 	case KindEscalationNeeded:
-		if t.Signal, err = stringField(v.Signal, path+".signal", "a string"); err != nil {
+		if t.Signal, err = stringField(v.Signal, path, "signal", "must be a string"); err != nil {
 			return nil, err
 		}
 		if !ValidSignalName(t.Signal) {
@@ -201,7 +201,7 @@ func (lim TriggerLimits) node(v *triggerDoc, path string, depth int) (*Trigger, 
 	}
 
 	if Present(v.Expires) {
-		if t.Expires, err = lim.duration(v.Expires, path+".expires"); err != nil {
+		if t.Expires, err = lim.duration(v.Expires, path, "expires"); err != nil {
 			return nil, err
 		}
 	}
@@ -217,14 +217,16 @@ func (lim TriggerLimits) node(v *triggerDoc, path string, depth int) (*Trigger, 
 	return t, nil
 }
 
-// stringField reads a required string member; want names what it must be.
-func stringField(v jsontext.Value, field, want string) (string, error) {
+// stringField reads the required string member name of the node at path;
+// notString is the refusal of another value. The field's path is spelled
+// only for a refusal.
+func stringField(v jsontext.Value, path, name, notString string) (string, error) {
 	if !Present(v) {
-		return "", &FieldError{Field: field, Reason: "missing"}
+		return "", &FieldError{Field: path + "." + name, Reason: "missing"}
 	}
 	s, ok := StringValue(v)
 	if !ok {
-		return "", &FieldError{Field: field, Reason: "must be " + want}
+		return "", &FieldError{Field: path + "." + name, Reason: notString}
 	}
 	return s, nil
 }
@@ -284,17 +286,17 @@ func parseFrom(v jsontext.Value, field string) ([]string, error) {
 }
 
 // duration parses a duration field and checks it against max-recess.
-func (lim TriggerLimits) duration(v jsontext.Value, field string) (*Duration, error) {
-	s, err := stringField(v, field, "an ISO-8601 duration string")
+func (lim TriggerLimits) duration(v jsontext.Value, path, name string) (*Duration, error) {
+	s, err := stringField(v, path, name, "must be an ISO-8601 duration string")
 	if err != nil {
 		return nil, err
 	}
 	d, err := ParseDuration(s)
 	if err != nil {
-		return nil, &FieldError{Field: field, Reason: "invalid " + err.Error(), Err: err}
+		return nil, &FieldError{Field: path + "." + name, Reason: "invalid " + err.Error(), Err: err}
 	}
 	if !lim.MaxRecess.IsZero() && d.AddTo(lim.At).After(lim.MaxRecess.AddTo(lim.At)) {
-		return nil, &FieldError{Field: field, Reason: d.String() + " is longer than max-recess " + lim.MaxRecess.String()}
+		return nil, &FieldError{Field: path + "." + name, Reason: d.String() + " is longer than max-recess " + lim.MaxRecess.String()}
 	}
 	return &d, nil
 }
