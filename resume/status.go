@@ -191,8 +191,6 @@ func joinWords(parts []string, word string) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + ", " + word + " " + parts[len(parts)-1]
 }
 
-func containsID(list []string, id string) bool { return id != "" && slices.Contains(list, id) }
-
 // Status reports the discussion's open recesses without changing anything.
 func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
 	return e.run(ctx, number, passOpts{command: "status", discussion: true}, func(p *pass) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/recess-action/recess/resume/wait"
@@ -276,7 +277,7 @@ func (p *pass) applied(id string) {
 func addReply(rfc *state.RFC, c *Comment) {
 	rfc.RepliesAfter = rfc.RepliesAfter.Advance(c.ID, c.CreatedAt.UTC())
 	rfc.ReplyIDs = append(rfc.ReplyIDs, c.ID)
-	if root := c.Thread(); !containsID(rfc.ThreadRoots, root) {
+	if root := c.Thread(); !slices.Contains(rfc.ThreadRoots, root) {
 		rfc.ThreadRoots = append(rfc.ThreadRoots, root)
 	}
 }
