@@ -82,15 +82,9 @@ Examples: testdata/scenarios/*.yaml, and testdata/act/story.yaml (recess-lab act
 Flags:
 `
 
-// runDemo tells the built-in story against the embedded fake GitHub: no
-// token, no network. It prints the timeline and what the resumed agent
-// was handed.
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runScenarios(ctx, "demo", args, stdout, stderr)
-}
-
-// runScenarios runs scenario files (the demo's, for command demo) and
-// reports each; exit 1 when one fails.
+// runScenarios runs scenario files, or for command demo the built-in story
+// (then printing what the resumed agent was handed), and reports each; exit
+// 1 when one fails.
 func runScenarios(ctx context.Context, command string, args []string, stdout, stderr io.Writer) int {
 	demo := command == "demo"
 	fs := flag.NewFlagSet("recess-lab "+command, flag.ContinueOnError)

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -99,21 +98,18 @@ func playRecess(ctx context.Context, g *githubfake.GitHub, repo string, number i
 	if r.Question != "" {
 		a.Replies = []agentReply{{Body: r.Question}}
 	}
-	dir, err := os.MkdirTemp("", "recess-seed-")
+	st, done, err := inprocStory(g, &inproc{token: token, serverURL: g.Env()["GITHUB_SERVER_URL"]}, repo, "", resume.ClockFunc(time.Now), io.Discard, false)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	in := &inproc{gh: g, repo: repo, token: token, serverURL: g.Env()["GITHUB_SERVER_URL"], dir: dir, clock: resume.ClockFunc(time.Now), out: io.Discard}
-	st := newStory(io.Discard, false, in, g, in.clock, repo, "")
-	in.say = st.say
+	defer done()
 	// Refuse a verdict recess would refuse before anything is written; the
 	// error names the field (trigger.kind, verdict.replies[0].body, ...).
 	doc, err := st.verdictDoc(a, resume.NewCorrelationID(), number)
 	if err != nil {
 		return err
 	}
-	if _, err := (&resume.Engine{Clock: in.clock}).ParseVerdict(doc); err != nil {
+	if _, err := (&resume.Engine{Clock: st.clock}).ParseVerdict(doc); err != nil {
 		return err
 	}
 	if err := st.step(ctx, step{Discussion: &discussionStep{Number: number}}); err != nil {

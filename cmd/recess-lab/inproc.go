@@ -29,37 +29,42 @@ const (
 // recess in this process, and checks its expectations. The returned
 // story's fake GitHub is closed but can still be inspected.
 func runScenario(ctx context.Context, s *scenario, out io.Writer, verbose bool) (*story, error) {
-	dir, err := os.MkdirTemp("", "recess-scenario-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
 	clock := fakeclock.New(s.Start.UTC())
 	gh := githubfake.New(githubfake.WithClock(clock.Now))
-	err = gh.InstallRecess(githubfake.RecessSetup{Owner: storyOwner, Name: storyRepo, Token: storyToken, Bot: storyBot, Maintainers: s.Maintainers})
+	err := gh.InstallRecess(githubfake.RecessSetup{Owner: storyOwner, Name: storyRepo, Token: storyToken, Bot: storyBot, Maintainers: s.Maintainers})
 	if err != nil {
 		return nil, err
 	}
 	gh.Start()
 	defer gh.Close()
-	r := &inproc{gh: gh, inputs: s.Inputs, repo: storyOwner + "/" + storyRepo, token: storyToken, serverURL: storyServerURL,
-		dir: dir, clock: clock, out: out, verbose: verbose}
-	st := newStory(out, verbose, r, gh, clock, r.repo, storyBot)
-	r.say = st.say
+	st, done, err := inprocStory(gh, &inproc{inputs: s.Inputs, token: storyToken, serverURL: storyServerURL}, storyOwner+"/"+storyRepo, storyBot, clock, out, verbose)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	return st, st.tell(ctx, s)
+}
+
+// inprocStory is a story of repo on gh whose runner is r, recess in this
+// process in a work directory of its own that done removes.
+func inprocStory(gh *githubfake.GitHub, r *inproc, repo, bot string, clock resume.Clock, out io.Writer, verbose bool) (*story, func(), error) {
+	dir, err := os.MkdirTemp("", "recess-lab-")
+	if err != nil {
+		return nil, nil, err
+	}
+	r.gh, r.repo, r.dir = gh, repo, dir
+	r.st = newStory(out, verbose, r, gh, clock, repo, bot)
+	return r.st, func() { os.RemoveAll(dir) }, nil
 }
 
 // inproc runs recess in this process (action.RunForLab) as the action
 // would run it, with the story's inputs and clock.
 type inproc struct {
+	st                          *story
 	gh                          *githubfake.GitHub
 	inputs                      map[string]string
 	repo, token, serverURL, dir string
-	clock                       resume.Clock
 	runSeq                      int64
-	out                         io.Writer
-	verbose                     bool
-	say                         func(format string, args ...any)
 }
 
 func (r *inproc) event(ctx context.Context, name string, payload []byte) (ran, error) {
@@ -93,7 +98,7 @@ func (r *inproc) agent(ctx context.Context, ru githubfake.Run, a *agentStep, ver
 		field := action.RefusedField(err)
 		switch {
 		case a.Refused != "" && field == a.Refused:
-			r.say("recess (%s) refuses it: %s", out.Command, err)
+			r.st.say("recess (%s) refuses it: %s", out.Command, err)
 		case a.Refused != "" && err == nil:
 			return res, fmt.Errorf("recess (%s) accepted what it should have refused for %s", out.Command, a.Refused)
 		case err != nil:
@@ -123,7 +128,7 @@ func (r *inproc) recess(ctx context.Context, event string, payload []byte, comma
 		GraphQLURL: r.gh.GraphQLURL(),
 		ServerURL:  r.serverURL,
 		RunID:      cmp.Or(runID, 9000+r.runSeq),
-		Clock:      r.clock,
+		Clock:      r.st.clock,
 		Verdict:    verdict,
 	})
 	lines := out.Log
@@ -131,8 +136,8 @@ func (r *inproc) recess(ctx context.Context, event string, payload []byte, comma
 		lines = append(lines, "error: "+err.Error())
 	}
 	for _, line := range lines {
-		if line = action.PlainText(line); line != "" && r.verbose {
-			fmt.Fprintf(r.out, "           │ %s\n", line)
+		if line = action.PlainText(line); line != "" && r.st.verbose {
+			fmt.Fprintf(r.st.out, "           │ %s\n", line)
 		}
 	}
 	return out, strings.Join(lines, "\n"), err

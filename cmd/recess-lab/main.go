@@ -45,10 +45,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	name, rest := args[0], args[1:]
 	switch name {
-	case "demo":
-		return runDemo(ctx, rest, stdout, stderr)
-	case "scenario":
-		return runScenarios(ctx, "scenario", rest, stdout, stderr)
+	case "demo", "scenario":
+		return runScenarios(ctx, name, rest, stdout, stderr)
 	case "act":
 		return runAct(ctx, rest, getenv, stdout, stderr)
 	case "mcp-script":

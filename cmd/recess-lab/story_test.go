@@ -11,7 +11,7 @@ import (
 func TestDemo_tells_the_whole_story(t *testing.T) {
 	t.Parallel()
 	var out, errb bytes.Buffer
-	if code := runDemo(context.Background(), nil, &out, &errb); code != 0 {
+	if code := runScenarios(context.Background(), "demo", nil, &out, &errb); code != 0 {
 		t.Fatalf("recess-lab demo exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
 	for _, want := range []string{
