@@ -253,11 +253,7 @@ func (st *story) step(ctx context.Context, s step) error {
 		}
 		st.disc = d
 		st.say("@%s opens discussion #%d %q", d.Author, d.Number, d.Title)
-		payload, err := st.gh.DiscussionPayload(d.ID, githubfake.Event{Action: "created"})
-		if err != nil {
-			return err
-		}
-		return st.event(ctx, "discussion", payload)
+		return st.discussionEvent(ctx, "created")
 	case s.Comment != nil:
 		c := s.Comment
 		var made githubfake.Comment
@@ -309,15 +305,20 @@ func (st *story) step(ctx context.Context, s step) error {
 			return err
 		}
 		st.say("the discussion is closed")
-		payload, err := st.gh.DiscussionPayload(st.disc.ID, githubfake.Event{Action: "closed"})
-		if err != nil {
-			return err
-		}
-		return st.event(ctx, "discussion", payload)
+		return st.discussionEvent(ctx, "closed")
 	case s.Expect != nil:
 		return st.expect(s.Expect)
 	}
 	return errors.New("empty step")
+}
+
+// discussionEvent delivers the discussion event of the story's discussion.
+func (st *story) discussionEvent(ctx context.Context, what string) error {
+	payload, err := st.gh.DiscussionPayload(st.disc.ID, githubfake.Event{Action: what})
+	if err != nil {
+		return err
+	}
+	return st.event(ctx, "discussion", payload)
 }
 
 // event delivers an event to recess and tells what it dispatched and what
