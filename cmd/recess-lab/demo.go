@@ -104,16 +104,13 @@ func runScenarios(ctx context.Context, command string, args []string, stdout, st
 		fmt.Fprintf(stderr, "recess-lab scenario: no scenario file given\n%s", scenarioUsage)
 		return action.ExitRefused
 	}
-	files := fs.Args()
+	files, read := fs.Args(), os.ReadFile
 	if demo {
-		files = []string{"demo.yaml"}
+		files, read = []string{"demo.yaml"}, func(string) ([]byte, error) { return demoScenario, nil }
 	}
 	failed := 0
 	for _, path := range files {
-		b, err := os.ReadFile(path)
-		if demo {
-			b, err = demoScenario, nil
-		}
+		b, err := read(path)
 		var s *scenario
 		if err == nil {
 			s, err = parseScenario(b)
