@@ -95,9 +95,11 @@ type agentStep struct {
 	Label string `yaml:"label"`
 }
 
+// agentReply is a reply of a verdict; in a scenario ReplyTo is a comment's
+// label, in the verdict document its id.
 type agentReply struct {
-	Body    string `yaml:"body"`
-	ReplyTo string `yaml:"reply_to"` // a comment label
+	Body    string `yaml:"body" json:"body"`
+	ReplyTo string `yaml:"reply_to" json:"reply_to,omitempty"`
 }
 
 // expectation is what must hold. Unset fields are not checked.
@@ -446,15 +448,11 @@ func (st *story) agent(ctx context.Context, a *agentStep) error {
 // verdictDoc is the verdict document of agent step a for the run with
 // correlation id cid on discussion n.
 func (st *story) verdictDoc(a *agentStep, cid string, n int) ([]byte, error) {
-	type reply struct {
-		Body    string `json:"body"`
-		ReplyTo string `json:"reply_to,omitempty"`
-	}
 	doc := struct {
 		Verdict          string         `json:"verdict"`
 		CorrelationID    string         `json:"correlation_id"`
 		DiscussionNumber int            `json:"discussion_number"`
-		Replies          []reply        `json:"replies,omitempty"`
+		Replies          []agentReply   `json:"replies,omitempty"`
 		Trigger          map[string]any `json:"trigger,omitempty"`
 		Summary          string         `json:"summary,omitempty"`
 	}{Verdict: a.Verdict, CorrelationID: cid, DiscussionNumber: n, Trigger: a.Trigger, Summary: a.Summary}
@@ -463,7 +461,7 @@ func (st *story) verdictDoc(a *agentStep, cid string, n int) ([]byte, error) {
 		if r.ReplyTo != "" && !ok {
 			return nil, fmt.Errorf("agent.replies.reply_to: no comment labelled %q", r.ReplyTo)
 		}
-		doc.Replies = append(doc.Replies, reply{r.Body, id})
+		doc.Replies = append(doc.Replies, agentReply{r.Body, id})
 	}
 	return json.Marshal(doc)
 }
