@@ -169,6 +169,7 @@ steps:
 		{"log", `log: ["stale"]`, `log: ["claimed"]`, `steps[9]: expectation failed: the last step's log lacks "claimed"`},
 		{"not_stale", "agent: {run: 1, stale: true}", "agent: {run: 2, stale: true}", "steps[8]: agent: the claim of run 9000000002 did not find it stale"},
 		{"no_such_label", "reply_to: question", "reply_to: answer", `steps[5]: comment.reply_to: no comment labelled "answer"`},
+		{"answer_under_no_such_label", `{body: "eu-west-1 it is."}`, `{body: "eu-west-1 it is.", reply_to: answer}`, `steps[10]: agent.replies.reply_to: no comment labelled "answer"`},
 		{"a_lead_in_process", "agent: {verdict: adjourned, replies: [{body: \"eu-west-1 it is.\"}]}", "agent: {lead: true}", "steps[10]: agent.lead: only recess-lab act runs the workflow's lead"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
