@@ -61,6 +61,19 @@ func TestCollaboratorPermissionAnswersAsGitHub(t *testing.T) {
 		{"stranger_reads_a_public_repository", nil, "alice", answer{200, "read", "read", false, nil}},
 		{"app_is_not_a_user", nil, "github-actions[bot]", answer{404, nil, nil, nil, "github-actions[bot] is not a user"}},
 		{"unknown_login_is_not_found", nil, "nobody-here", answer{404, nil, nil, nil, "Not Found"}},
+		{"deleted_maintainers_login_taken_again_is_a_stranger", func(g *GitHub) error {
+			if err := g.SetPermission(testRepo, "maya", "maintain"); err != nil {
+				return err
+			}
+			if err := g.SetAssociation(testRepo, "maya", "MEMBER"); err != nil {
+				return err
+			}
+			if err := g.DeleteAccount("maya"); err != nil {
+				return err
+			}
+			g.AddAccount("maya", KindUser)
+			return nil
+		}, "maya", answer{200, "read", "read", false, nil}},
 	}
 	schema := permissionSchema(t)
 	for _, tt := range tests {

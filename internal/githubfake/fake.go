@@ -297,7 +297,8 @@ func (g *GitHub) AddAccount(login string, kind Kind) {
 
 // DeleteAccount deletes a person's account as GitHub does: what it wrote
 // stays, GraphQL answers null for its author, and REST and webhooks name
-// GitHub's placeholder account, ghost. The login is free again afterwards.
+// GitHub's placeholder account, ghost. The login is free again afterwards,
+// with no role or association in any repository.
 func (g *GitHub) DeleteAccount(login string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -305,6 +306,10 @@ func (g *GitHub) DeleteAccount(login string) error {
 	if err != nil {
 		return err
 	}
+	if a.kind != KindUser {
+		return fmt.Errorf("%w: %q is an app's account, not a person's", ErrInvalid, login)
+	}
+	key := strings.ToLower(a.login)
 	var orphan func(cs []*comment)
 	orphan = func(cs []*comment) {
 		for _, c := range cs {
@@ -315,6 +320,8 @@ func (g *GitHub) DeleteAccount(login string) error {
 		}
 	}
 	for _, r := range g.repos {
+		delete(r.roles, key)
+		delete(r.assoc, key)
 		for _, d := range r.discussions {
 			if d.author == a {
 				d.author = nil
@@ -322,7 +329,7 @@ func (g *GitHub) DeleteAccount(login string) error {
 			orphan(d.comments)
 		}
 	}
-	delete(g.accounts, strings.ToLower(a.login))
+	delete(g.accounts, key)
 	return nil
 }
 
