@@ -113,7 +113,8 @@ func Decode(data []byte) (*Record, error) {
 	rec := &Record{}
 	// Recess never writes an unpaired surrogate escape; one in a record
 	// reads as U+FFFD, as it always has.
-	if err := wait.DecodeJSON(data, "", rec, wait.JSONLimits{}, jsontext.AllowInvalidUTF8(true), json.WithUnmarshalers(notNull)); err != nil {
+	err := wait.DecodeJSON(data, "", rec, wait.JSONLimits{}, jsontext.AllowInvalidUTF8(true), json.WithUnmarshalers(notNull))
+	if err != nil || rec.Schema != Schema {
 		// A record of another schema is refused for its schema, whatever
 		// else in it this version cannot read.
 		var other struct {
@@ -122,14 +123,10 @@ func Decode(data []byte) (*Record, error) {
 		if json.Unmarshal(data, &other) == nil && other.Schema != 0 && other.Schema != Schema {
 			return nil, refuse(ErrCorrupt, "schema", fmt.Sprintf("version %d, want %d", other.Schema, Schema), nil)
 		}
-		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
-	}
-	switch rec.Schema {
-	case Schema:
-	case 0:
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
 		return nil, refuse(ErrCorrupt, "schema", "missing", nil)
-	default:
-		return nil, refuse(ErrCorrupt, "schema", fmt.Sprintf("version %d, want %d", rec.Schema, Schema), nil)
 	}
 	// Encoding again applies every rule Encode applies, so whatever Decode
 	// accepts can be saved back unchanged; the record is then read from its

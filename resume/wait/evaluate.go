@@ -104,10 +104,30 @@ func (e *evaluator) node(t *Trigger) result {
 	return r
 }
 
-// withExpiry folds a node's expiry moment into its due moment: a resume
-// expiry is itself a time component; a cancel expiry at or before the due
-// moment means time alone cancels the node rather than fires it.
-func withExpiry(r result, exp time.Time, cancel bool) result {
+// expiry applies a node's expires to the outcome of its body, then folds
+// the expiry moment into the due moment: a resume expiry is itself a time
+// component; a cancel expiry at or before the due moment means time alone
+// cancels the node rather than fires it.
+func (e *evaluator) expiry(t *Trigger, r result) result {
+	exp := Moment(*t.Expires, e.Observed)
+	cancel := t.OnExpire == OnExpireCancel
+	switch {
+	case r.state != statePending && r.at.Before(exp):
+		// Decided before the expiry, whenever it is looked at.
+	case !e.now.Before(exp):
+		reason := "expired at " + stamp(exp)
+		if cancel {
+			return result{state: stateCancelled, at: exp, reason: reason + ", cancelled"}
+		}
+		r = result{state: stateFired, firedBy: FiredByExpired, at: exp, due: r.due, reason: reason}
+	case r.state != statePending:
+		// Fired at or after the expiry moment by GitHub's clock, but the
+		// expiry has not come by ours: the fire stands.
+	case cancel:
+		r.reason += "; expires " + stamp(exp) + ", then cancelled"
+	default:
+		r.reason += "; expires " + stamp(exp)
+	}
 	switch {
 	case cancel:
 		if !r.due.IsZero() && !r.due.Before(exp) {
@@ -117,32 +137,6 @@ func withExpiry(r result, exp time.Time, cancel bool) result {
 		r.due = exp
 	}
 	return r
-}
-
-// expiry applies a node's expires to the outcome of its body.
-func (e *evaluator) expiry(t *Trigger, r result) result {
-	exp := Moment(*t.Expires, e.Observed)
-	cancel := t.OnExpire == OnExpireCancel
-	switch {
-	case r.state != statePending && r.at.Before(exp):
-		// Decided before the expiry, whenever it is looked at.
-		return withExpiry(r, exp, cancel)
-	case !e.now.Before(exp):
-		reason := "expired at " + stamp(exp)
-		if cancel {
-			return result{state: stateCancelled, at: exp, reason: reason + ", cancelled"}
-		}
-		return withExpiry(result{state: stateFired, firedBy: FiredByExpired, at: exp, due: r.due, reason: reason}, exp, false)
-	case r.state != statePending:
-		// Fired at or after the expiry moment by GitHub's clock, but the
-		// expiry has not come by ours: the fire stands.
-		return withExpiry(r, exp, cancel)
-	}
-	r.reason += "; expires " + stamp(exp)
-	if cancel {
-		r.reason += ", then cancelled"
-	}
-	return withExpiry(r, exp, cancel)
 }
 
 func (e *evaluator) missingInput(t *Trigger) result {
