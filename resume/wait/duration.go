@@ -285,25 +285,19 @@ func (d Duration) String() string {
 }
 
 func (d Duration) canonical() string {
-	b := []byte{'P'}
-	part := func(n int64, c byte) {
+	b, c := []byte{'P'}, d.Clock
+	parts := []int64{int64(d.Years), int64(d.Months), int64(d.Weeks), int64(d.Days), int64(c / time.Hour), int64(c % time.Hour / time.Minute)}
+	for r, n := range parts {
+		if r == 4 && c != 0 {
+			b = append(b, 'T')
+		}
 		if n != 0 {
-			b = strconv.AppendInt(b, n, 10)
-			b = append(b, c)
+			b = append(strconv.AppendInt(b, n, 10), units[r].d)
 		}
 	}
-	part(int64(d.Years), 'Y')
-	part(int64(d.Months), 'M')
-	part(int64(d.Weeks), 'W')
-	part(int64(d.Days), 'D')
-	if c := d.Clock; c != 0 {
-		b = append(b, 'T')
-		part(int64(c/time.Hour), 'H')
-		part(int64(c%time.Hour/time.Minute), 'M')
-		if c %= time.Minute; c != 0 {
-			sec := strings.TrimRight(fmt.Sprintf("%d.%09d", c/time.Second, c%time.Second), "0")
-			b = append(append(b, strings.TrimSuffix(sec, ".")...), 'S')
-		}
+	if c %= time.Minute; c != 0 {
+		sec := strings.TrimRight(fmt.Sprintf("%d.%09d", c/time.Second, c%time.Second), "0")
+		b = append(append(b, strings.TrimSuffix(sec, ".")...), 'S')
 	}
 	return string(b)
 }

@@ -251,13 +251,13 @@ func (e *evaluator) composite(t *Trigger) result {
 		return result{reason: t.Kind + " of nothing"}
 	}
 	var (
-		reasons                 []string
-		fired, cancelled        int
-		decided                 *result
-		firstCancel, lastCancel time.Time
-		dueAny, dueAll          time.Time
-		dueAllOK                = true
-		isAny                   = t.Kind == KindAny
+		reasons          []string
+		fired, cancelled int
+		decided          *result
+		cancelAt         time.Time // any: the last cancel; all: the first
+		dueAny, dueAll   time.Time
+		dueAllOK         = true
+		isAny            = t.Kind == KindAny
 	)
 	for _, c := range t.Of {
 		r := e.node(c)
@@ -270,11 +270,8 @@ func (e *evaluator) composite(t *Trigger) result {
 				decided = &r
 			}
 		case stateCancelled:
-			if cancelled == 0 || r.at.Before(firstCancel) {
-				firstCancel = r.at
-			}
-			if cancelled == 0 || r.at.After(lastCancel) {
-				lastCancel = r.at
+			if cancelled == 0 || (isAny && r.at.After(cancelAt)) || (!isAny && r.at.Before(cancelAt)) {
+				cancelAt = r.at
 			}
 			cancelled++
 		}
@@ -292,28 +289,24 @@ func (e *evaluator) composite(t *Trigger) result {
 			dueAllOK = false
 		}
 	}
-	reason := strings.Join(reasons, "; ")
-	n := len(t.Of)
-	if isAny {
-		switch {
-		case fired > 0:
-			// A fired any tells only the child that decided it.
-			return result{state: stateFired, firedBy: decided.firedBy, at: decided.at, due: dueAny, reason: decided.reason}
-		case cancelled == n:
-			return result{state: stateCancelled, at: lastCancel, reason: reason}
-		}
-		return result{due: dueAny, reason: reason}
-	}
-	if !dueAllOK {
-		dueAll = time.Time{}
-	}
+	reason, due := strings.Join(reasons, "; "), dueAll
 	switch {
-	case cancelled > 0:
-		return result{state: stateCancelled, at: firstCancel, reason: reason}
-	case fired == n:
-		return result{state: stateFired, firedBy: decided.firedBy, at: decided.at, due: dueAll, reason: reason}
+	case isAny:
+		due = dueAny
+	case !dueAllOK:
+		due = time.Time{}
 	}
-	return result{due: dueAll, reason: reason}
+	n := len(t.Of)
+	switch {
+	case isAny && fired > 0:
+		// A fired any tells only the child that decided it.
+		return result{state: stateFired, firedBy: decided.firedBy, at: decided.at, due: due, reason: decided.reason}
+	case isAny && cancelled == n, !isAny && cancelled > 0:
+		return result{state: stateCancelled, at: cancelAt, reason: reason}
+	case !isAny && fired == n:
+		return result{state: stateFired, firedBy: decided.firedBy, at: decided.at, due: due, reason: reason}
+	}
+	return result{due: due, reason: reason}
 }
 
 // Moment is the one rule for a time-based moment of a recess: the moment it
