@@ -122,13 +122,7 @@ type Cursor struct {
 // Covers reports whether a comment created at t with the given id lies at or
 // before the cursor.
 func (c Cursor) Covers(id string, t time.Time) bool {
-	if t.Before(c.At) {
-		return true
-	}
-	if t.After(c.At) {
-		return false
-	}
-	return c.All || slices.Contains(c.IDs, id)
+	return t.Before(c.At) || t.Equal(c.At) && (c.All || slices.Contains(c.IDs, id))
 }
 
 // Advance moves the cursor to include a comment created at t with the given id.
@@ -312,16 +306,13 @@ type Summary struct {
 // discussion number.
 func SortSummaries(s []Summary) {
 	slices.SortFunc(s, func(a, b Summary) int {
-		switch {
-		case a.NextDue.IsZero() != b.NextDue.IsZero():
+		if a.NextDue.IsZero() != b.NextDue.IsZero() {
 			if a.NextDue.IsZero() {
 				return 1
 			}
 			return -1
-		case !a.NextDue.Equal(b.NextDue):
-			return a.NextDue.Compare(b.NextDue)
 		}
-		return cmp.Compare(a.Discussion, b.Discussion)
+		return cmp.Or(a.NextDue.Compare(b.NextDue), cmp.Compare(a.Discussion, b.Discussion))
 	})
 }
 
