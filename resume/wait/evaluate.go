@@ -39,8 +39,7 @@ func Evaluate(t *Trigger, o Observed, now time.Time) Evaluation {
 		ev.Cancelled, ev.At = true, r.at
 	}
 	if !r.due.IsZero() {
-		due := r.due
-		ev.DueAt = &due
+		ev.DueAt = &r.due
 	}
 	return ev
 }
