@@ -38,13 +38,14 @@ func (e *Engine) permissions(ctx context.Context, rec *state.Record, isNew bool,
 		}
 		var a access
 		switch {
-		case strings.HasSuffix(key, "[bot]"), wait.SameLogin(c.Author, DeletedAccount):
+		case app(c), wait.SameLogin(c.Author, DeletedAccount):
 			// Not asked: only a person's account may write (GitHub says
 			// an app's "is not a user"), and a deleted account cannot.
 		case e.Permissions == nil:
 			a.err = fmt.Errorf("%w: the engine has no Permissions port", ErrPermissionUnreadable)
 		default:
-			a.perm, a.err = e.Permissions.Permission(ctx, restLogin(c))
+			// A person's login is the same in GraphQL and REST.
+			a.perm, a.err = e.Permissions.Permission(ctx, c.Author)
 			if a.err != nil && !errors.Is(a.err, ErrPermissionUnreadable) {
 				return fmt.Errorf("read the permission of @%s: %w", c.Author, a.err)
 			}
@@ -77,18 +78,20 @@ func settled(rec *state.Record, isNew bool, c *Comment) bool {
 	return !slices.ContainsFunc(cursors, func(k state.Cursor) bool { return !k.Covers(c.ID, c.CreatedAt) })
 }
 
-// restLogin is the login that names a comment's author in REST
-// (wait.RESTLogin).
-func restLogin(c *Comment) string { return wait.RESTLogin(c.Author, c.AuthorBot) }
-
 // authorityKey is the key of a comment author's permission: the normalised
 // login, and for an app's account a key no person's login can have.
 func authorityKey(c *Comment) string {
 	k := wait.NormLogin(c.Author)
-	if k != "" && (c.AuthorBot || strings.HasSuffix(strings.ToLower(strings.TrimSpace(c.Author)), "[bot]")) {
+	if k != "" && app(c) {
 		return k + "[bot]"
 	}
 	return k
+}
+
+// app reports whether a comment's author is an app's account: GitHub says
+// so (AuthorBot), or the login carries "[bot]" as REST spells it.
+func app(c *Comment) bool {
+	return c.AuthorBot || strings.HasSuffix(strings.ToLower(strings.TrimSpace(c.Author)), "[bot]")
 }
 
 // writer reports whether a comment's author may use slash commands: GitHub

@@ -188,8 +188,8 @@ type Comment struct {
 	// was deleted since.
 	Author string
 	// AuthorBot is set when the author is an app's account: GraphQL gives
-	// its login without the "[bot]" suffix, which a login that is a
-	// person's needs to tell the two apart when asking for permissions.
+	// its login without the "[bot]" suffix, so the login alone would not
+	// tell it from the person of that name (see authorityKey).
 	AuthorBot bool
 	// Association is GitHub's authorAssociation (OWNER, MEMBER,
 	// COLLABORATOR, CONTRIBUTOR, ...), for logs only: it is no proof of
