@@ -38,6 +38,12 @@ then be resumed), adjourn (final answer), resume_context (what happened since
 the agent last ran). A successful recess or adjourn writes the verdict file
 that "command: verdict" reads (its verdict-file input); a second verdict in
 one run is refused. End of input without a verdict exits with status 3.
+A tool error says what to change, or, when no call can help, to stop.
+
+A start-up problem (a missing or unknown flag, a resume-context file it cannot
+read, a verdict path it cannot write) is one line on stderr naming the flag;
+the server still answers, every tool call gets that line as its error, and
+it exits with status 2 at the end of input.
 
 Give the settings as flags: many MCP hosts start servers with a cleaned
 environment. The RECESS_* variables named below (and GITHUB_REPOSITORY,
