@@ -1344,11 +1344,11 @@ func TestMCPBinaryAnswersBeforeTheEndOfInput(t *testing.T) {
 	readVerdict(t, path, "c-1", 7)
 }
 
-// The README's "try it on a laptop" block works as written: run by bash
-// with the built binary as the recess on PATH, it leaves the verdict.
-func TestReadmeMCPSnippetWorks(t *testing.T) {
+// The "try it on a laptop" block of docs/agent.md works as written: run by
+// bash with the built binary as the recess on PATH, it leaves the verdict.
+func TestDocsMCPSnippetWorks(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "agent.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1356,7 +1356,7 @@ func TestReadmeMCPSnippetWorks(t *testing.T) {
 	_, rest, ok2 := strings.Cut(rest, "```sh\n")
 	block, _, ok3 := strings.Cut(rest, "```\n")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("README: no sh block after \"Try it on a laptop\"")
+		t.Fatal("docs/agent.md: no sh block after \"Try it on a laptop\"")
 	}
 	dir := t.TempDir()
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", block)
@@ -1364,7 +1364,7 @@ func TestReadmeMCPSnippetWorks(t *testing.T) {
 	cmd.Env = []string{"PATH=" + filepath.Dir(recessBinary(t)) + ":/usr/bin:/bin"}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("the README block fails: %v\n%s", err, out)
+		t.Fatalf("the docs/agent.md block fails: %v\n%s", err, out)
 	}
 	v := readVerdict(t, filepath.Join(dir, "verdict.json"), "c-1", 12)
 	if v.Verdict != resume.VerdictRecessed || len(v.Replies) != 1 {
