@@ -560,7 +560,8 @@ func TestWriteNewIsExclusive(t *testing.T) {
 }
 
 // Settings come from flags (the environment is a fallback); every refusal
-// is one stderr line that names the flag, and the server does not start.
+// is one stderr line that names the flag, nothing is said on the protocol
+// channel unasked, and the end of input is exit status 2.
 func TestMCPSettings(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
