@@ -180,7 +180,7 @@ type mcpOptions struct {
 }
 
 // newMCPServer checks the settings the workflow gave: every refusal names
-// the flag, and the server does not start.
+// the flag (runMCP then serves that refusal instead of the tools).
 func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) {
 	for _, f := range []struct{ value, flag, give string }{
 		{o.CorrelationID, "--correlation-id", "the run's correlation_id input"},
