@@ -122,6 +122,8 @@ for block in "$machine"/blocks/*.sh; do
 		tail -n 40 "$block.log" >&2
 		exit 1
 	fi
+	# go test's package lines, so that CI's log shows which tests ran.
+	grep -E '^(ok|FAIL|\?) ' "$block.log" | sed 's/^/   /' || true
 	echo "   ok in $((SECONDS - start))s"
 	ran=$((ran + 1))
 done
