@@ -52,6 +52,7 @@
 //	strict JSON of outside input          resume/wait/json.go
 //	discussion record                     state/record.go
 //	status comment body, hidden marker    state/codec.go
+//	  (trusted only as recess writes it)    (StatusBody, ReadStatus)
 //	comment store (state-store: comment)  internal/github/commentstore.go
 //	branch store (state-store: branch)    internal/github/branchstore.go
 //	discussions, labels on GitHub         internal/github/discussions.go

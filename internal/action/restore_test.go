@@ -17,7 +17,8 @@ import (
 // run as the action, with the payloads GitHub delivers for the deletion.
 
 // statusOf is recess's status comment in a discussion and the record it
-// holds; ok is false when there is none.
+// holds, as recess trusts it (state.ReadStatus); ok is false when there is
+// none.
 func (r *repo) statusOf(discussionID string) (githubfake.Comment, *state.Record, bool) {
 	r.t.Helper()
 	cs, err := r.gh.Comments(discussionID)
@@ -29,7 +30,7 @@ func (r *repo) statusOf(discussionID string) (githubfake.Comment, *state.Record,
 		if c.Author != hostileBot || !c.DeletedAt.IsZero() {
 			continue
 		}
-		if rec, found, err := state.DecodeComment(c.Body); found && err == nil {
+		if rec, found, err := state.ReadStatus(c.Body); found && err == nil {
 			return c, rec, true
 		}
 	}
