@@ -519,12 +519,14 @@ func ParseReplyMarker(body string) (correlationID string, index int, ok bool) {
 	return cid, index, true
 }
 
-// RecessMarker is a hidden marker that carries a copy of a record holding
-// one open recess (its trigger, opening moment and history cursor, and the
-// discussion's number), appended by recess to the last reply a recessed
-// verdict posts, right after that reply's own marker (ReplyBody). When the
-// status comment that held the record is deleted, the recess is restored
-// from it. Its payload is base64, so no value can close the comment early.
+// RecessMarker is a hidden marker that carries a copy of a record: what a
+// restore needs of what recess wrote (the engine decides what that is),
+// appended by recess after its own reply marker in a comment it posts
+// (ReplyBody), or put there in place of an older copy when a write leaves
+// no comment of its own. When the status comment that held the record is
+// deleted and the deletion's event is lost, the newest copy is what the
+// record is restored from. Its payload is base64, so no value can close
+// the comment early.
 func RecessMarker(rec *Record) (string, error) {
 	data, err := Encode(rec)
 	if err != nil {
@@ -536,7 +538,7 @@ func RecessMarker(rec *Record) (string, error) {
 // ReplyBody is the body recess posts for text someone else wrote (an
 // agent's reply, a note that quotes people): the text with every marker
 // neutralised (Neutralize), a blank line, recess's reply marker, and, when
-// keep is a copy of a recess (RecessMarker) and the whole still fits in a
+// keep is a copy of the record (RecessMarker) and the whole still fits in a
 // comment (FitsComment), that copy right after the marker, where
 // ParseRecessMarker looks for it. It is the one place that builds such a
 // body, so that only the markers recess appends can ever be read back.
@@ -548,6 +550,27 @@ func ReplyBody(text, correlationID string, index int, keep string) string {
 	return body
 }
 
+// Recopy returns body, a comment recess posted (built by ReplyBody), with
+// keep as its copy of the record, in place of the copy it carries if any:
+// what ReplyBody would have built with keep. ok is false when body is not
+// such a comment, or when keep does not fit in it.
+func Recopy(body, keep string) (string, bool) {
+	b := strings.TrimRight(unixLines(body), " \t\n")
+	if _, ok := ParseRecessMarker(b); ok {
+		b = strings.TrimSuffix(b[:strings.LastIndex(b, markerOpen+recessKind+" ")], "\n")
+	}
+	cid, index, ok := ParseReplyMarker(b)
+	if !ok {
+		return "", false
+	}
+	text, cut := strings.CutSuffix(b, "\n\n"+ReplyMarker(cid, index))
+	if !cut || Neutralize(text) != text {
+		return "", false
+	}
+	out := ReplyBody(text, cid, index, keep)
+	return out, keep != "" && strings.HasSuffix(out, keep)
+}
+
 // ParseRecessMarker reads the copy of a record in one of recess's comments
 // only where and as recess puts it: the body must be exactly
 // ReplyBody(text, id, index, RecessMarker(rec)) for the record it holds and
@@ -556,8 +579,9 @@ func ReplyBody(text, correlationID string, index int, keep string) string {
 // reads as a marker. A copy anywhere else (quoted, planted before recess's
 // own marker, reposted with other words around it, written in another
 // encoding) is not one recess kept; ok is false then, and when it cannot
-// be read. A copy holds exactly one open recess, keyed by the reply's own
-// correlation id.
+// be read. A copy that names no applied verdict is one kept before copies
+// named their writer: it holds exactly one open recess, keyed by the
+// reply's own correlation id.
 func ParseRecessMarker(body string) (rec *Record, ok bool) {
 	body = strings.TrimRight(unixLines(body), " \t\n")
 	i := strings.LastIndex(body, markerOpen+recessKind+" ")
@@ -587,7 +611,7 @@ func ParseRecessMarker(body string) (rec *Record, ok bool) {
 	if !cut || Neutralize(text) != text {
 		return nil, false
 	}
-	if len(rec.OpenRFCs) != 1 || rec.OpenRFCs[cid] == nil {
+	if len(rec.Applied) == 0 && (len(rec.OpenRFCs) != 1 || rec.OpenRFCs[cid] == nil) {
 		return nil, false
 	}
 	return rec, true

@@ -1010,6 +1010,31 @@ func TestNeutralizeBreaksEveryMarkerRecessReads(t *testing.T) {
 	}
 }
 
+// TestParseRecessMarkerReadsCopiesNamingTheirWriter: a copy that names the
+// verdict that wrote it (Applied) may hold any open recesses, or none, in
+// any of recess's comments.
+func TestParseRecessMarkerReadsCopiesNamingTheirWriter(t *testing.T) {
+	t.Parallel()
+	open := state.New(7)
+	open.Applied = []string{"c-1", "c-2"}
+	open.OpenRFCs = map[string]*state.RFC{"c-2": {Trigger: storetest.MustTrigger(`{"kind":"elapsed","elapsed":"PT2H"}`), RecessCount: 2}}
+	none := state.New(7)
+	none.Applied = []string{"c-2"}
+	for _, rec := range []*state.Record{open, none} {
+		m, err := state.RecessMarker(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := state.ParseRecessMarker(state.ReplyBody("Which backend?", "c-1", 0, m))
+		if !ok {
+			t.Fatalf("ParseRecessMarker did not read the copy of %+v", rec)
+		}
+		if diff := cmp.Diff(rec, got, recordOpts); diff != "" {
+			t.Errorf("ParseRecessMarker (-want +got):\n%s", diff)
+		}
+	}
+}
+
 // TestParseRecessMarkerReadsOnlyTheCopyRecessKept: a copy of a recess is
 // read only where ReplyBody puts it, right after the reply's own marker and
 // naming that reply's correlation id.
