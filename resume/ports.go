@@ -44,6 +44,9 @@ type Discussions interface {
 	// deep, and the adapter puts a reply to a reply under its parent (the
 	// one place that rule lives).
 	Reply(ctx context.Context, discussionID, replyTo, body string) (*Comment, error)
+	// Edit replaces the body of a comment recess posted (to keep the copy
+	// of its record that a comment carries current: see pass.keepCopy).
+	Edit(ctx context.Context, commentID, body string) error
 	// React adds a reaction to a discussion or comment; Unreact removes one.
 	// Both are idempotent.
 	React(ctx context.Context, subjectID string, r Reaction) error

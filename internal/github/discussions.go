@@ -343,6 +343,17 @@ func (c *Client) Reply(ctx context.Context, discussionID, replyTo, body string) 
 	return &out, nil
 }
 
+// Edit replaces the body of one of recess's comments (a comment GitHub says
+// is gone is resume.ErrNotFound).
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment
+func (c *Client) Edit(ctx context.Context, commentID, body string) error {
+	if _, err := c.updateComment(ctx, commentID, body); err != nil {
+		return fmt.Errorf("github: %w", err)
+	}
+	return nil
+}
+
 // topLevel returns the comment itself when it is top-level, else its parent:
 // from what earlier reads saw, or one small node query.
 func (c *Client) topLevel(ctx context.Context, id string) (string, error) {

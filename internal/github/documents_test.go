@@ -41,6 +41,7 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		reply = h.comment(d1, first.id, "bob", "reply", false)
 	}
 	d2 := h.addDiscussion(2)
+	ours := h.comment(d1, "", "github-actions", "a note of recess's", true)
 
 	c := h.client(t, nil)
 	store := NewCommentStore(c)
@@ -55,6 +56,7 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		}},
 		{"react", func() error { return c.React(ctx, first.id, resume.Eyes) }},
 		{"unreact", func() error { return c.Unreact(ctx, first.id, resume.Eyes) }},
+		{"edit", func() error { return c.Edit(ctx, ours.id, "edited") }},
 		{"label", func() error { return c.Label(ctx, d2.id, "recess:escalated") }},
 		{"unlabel", func() error { return c.Unlabel(ctx, d2.id, "recess:escalated") }},
 		{"save_create", func() error { return store.Save(ctx, pendingRecord(2)) }},
