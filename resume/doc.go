@@ -35,6 +35,9 @@
 //	verdict (applying it)                 resume/verdict.go
 //	verdict document (reading it)         resume/verdict_parse.go
 //	claim                                 resume/claim.go
+//	a lost status comment: the copies of  resume/restore.go (keepCopy, restore,
+//	  the record in recess's comments       unaccountedRun); its deletion's
+//	                                        event: resume/inbound.go (Deleted)
 //	sweep, plan, visit                    resume/sweep.go
 //	status (comment text, recess status)  resume/status.go
 //	escalation, retries, stuck runs       resume/escalate.go

@@ -310,7 +310,7 @@ func (p *pass) eyesSubject(since state.Cursor) string {
 // queued and started by a later run.
 func (p *pass) intake() error {
 	if p.plan != nil {
-		return p.prepareDispatch()
+		return p.dispatchUnlessRunning()
 	}
 	if p.rec.Active != nil || len(p.rec.OpenRFCs) > 0 || p.rec.Escalated != nil {
 		return nil
@@ -382,7 +382,7 @@ func (p *pass) intake() error {
 	} else {
 		p.res.note("%d comment(s) nobody has answered: fresh dispatch", unseen)
 	}
-	return p.prepareDispatch()
+	return p.dispatchUnlessRunning()
 }
 
 // queue holds a fresh dispatch back until a moment. reason is for the

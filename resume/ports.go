@@ -223,6 +223,19 @@ type ActivityProber interface {
 	Activity(ctx context.Context, numbers []int) (map[int]time.Time, error)
 }
 
+// ReactionReader is an optional extension of Discussions: which subjects
+// carry recess's own reaction. The engine type-asserts it on its
+// Discussions port, and asks it only when a record restored from recess's
+// copy of it would dispatch (see pass.unaccountedRun): every dispatch puts
+// recess's 👀 on what it answers and every verdict takes it off, so a 👀
+// the copy does not account for is a run whose record went with the status
+// comment. Without it, such a run goes unseen.
+type ReactionReader interface {
+	// Reacted returns those of subjects (comment or discussion node ids)
+	// that carry recess's own reaction r.
+	Reacted(ctx context.Context, subjects []string, r Reaction) ([]string, error)
+}
+
 // DiscussionStore is an optional extension of Store, for a store that reads
 // the discussion itself to find the record (the comment store keeps the
 // record in a comment of the discussion). The engine type-asserts it on its

@@ -22,7 +22,10 @@ import (
 //     the copy) puts its copy, before its write, into recess's newest
 //     comment that carries a marker, in place of the copy there (keepCopy).
 //
-// A fire writes no copy: it ends in an agent run whose verdict writes one.
+// A dispatch (a fire, a fresh run) writes no copy of its own: a copy would
+// cost every dispatch a request. Its 👀 stands for it until its verdict
+// takes it off, and a restored record that would dispatch looks for one
+// first (unaccountedRun).
 
 // kept is what a copy of the record holds: what a restore cannot read from
 // the discussion again. The rest is read again or recomputed: where a
@@ -122,7 +125,9 @@ func (p *pass) keepCopy(id string, rec *state.Record, posted []*Comment) {
 // says otherwise: comments written before copies were kept everywhere (a
 // later verdict's reply, a note) mean the copy's recesses ended, and then
 // nothing is restored. The replies' own ids and timestamps give back what
-// the copy leaves out.
+// the copy leaves out. A fire keeps no copy of its own: a dispatch this
+// decision makes over what was restored looks for that first (see
+// unaccountedRun).
 func (p *pass) restore() {
 	var c *state.Record
 	at := -1
@@ -135,6 +140,16 @@ func (p *pass) restore() {
 	if c == nil || c.Discussion != p.rec.Discussion {
 		return
 	}
+	defer func() {
+		if p.rec.Active == nil {
+			p.afterCopy = []string{p.d.ID}
+			for _, cm := range p.d.Comments {
+				if !cm.Mine && !cm.Deleted && !p.rec.Seen.Covers(cm.ID, cm.CreatedAt) {
+					p.afterCopy = append(p.afterCopy, cm.ID)
+				}
+			}
+		}
+	}()
 	accounted := func(k string) bool {
 		return slices.Contains(c.Applied, k) || c.OpenRFCs[k] != nil || strings.HasPrefix(k, "answer.")
 	}
@@ -165,4 +180,49 @@ func (p *pass) restore() {
 	p.rec.Active, p.rec.Queued, p.rec.Escalated = c.Active, c.Queued, c.Escalated
 	p.awaited = awaitedSignals(p.rec)
 	p.res.warn("recess's status comment was gone: restored the record from recess's own comment %s (%s)", p.d.Comments[at].ID, restoredWhat(p.rec))
+}
+
+// dispatchUnlessRunning prepares the decision's dispatch, unless the record
+// was restored from recess's copy and an agent run the copy does not
+// account for is at work (unaccountedRun).
+func (p *pass) dispatchUnlessRunning() error {
+	if held, err := p.unaccountedRun(); held || err != nil {
+		return err
+	}
+	return p.prepareDispatch()
+}
+
+// unaccountedRun looks, before a record restored from recess's copy of it
+// dispatches, for recess's 👀 where a dispatch after the copy would have put
+// it (afterCopy: the discussion, a person's comment the copy's history does
+// not cover). Every dispatch puts it there and every verdict or escalation
+// takes it off, so one standing means a run was dispatched after the copy:
+// its record went with the status comment, and the fire or fresh dispatch
+// about to be made is one already made. Dispatching again would run the
+// agent twice, and the run at work cannot be told from the discussion (its
+// correlation id is gone), so its answer could not be taken either: recess
+// escalates instead, the safe choice, and says so (no dispatch, a
+// maintainer told, `/recess retry` dispatches again with the recess's
+// context). The first decision asks for the 👀 (needReacted; one request,
+// spent only here) and decides again with the answer.
+func (p *pass) unaccountedRun() (held bool, err error) {
+	if p.afterCopy == nil || !p.snap.readsReactions {
+		return false, nil
+	}
+	if !p.snap.haveReacted {
+		p.needReacted = p.afterCopy
+		return true, nil
+	}
+	if err := p.snap.reactedErr; err != nil {
+		return true, fmt.Errorf("discussion %d: its record was restored from recess's copy, and whether an agent run is already at work there cannot be told: %w", p.rec.Discussion, err)
+	}
+	if len(p.snap.reacted) == 0 {
+		return false, nil
+	}
+	a := p.plan.run
+	p.plan = nil
+	a.EyesOn = p.snap.reacted[0]
+	p.rec.Active, p.rec.Queued = a, nil
+	p.escalate(a, "its status comment was deleted while an agent run was at work, and which run that was went with it")
+	return true, nil
 }

@@ -3,6 +3,7 @@ package action
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -405,4 +406,80 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// A status comment deleted while the run that resumed a recess is at work,
+// its deletion's event lost: the next comment finds the copy of the open
+// recess, and recess's 👀 on the reply that fired it, so it does not resume
+// the recess a second time; which run is at work went with the status
+// comment, so recess escalates and says so, and a maintainer's
+// `/recess retry` resumes the recess again.
+func TestLostStatusComment_while_a_resumed_run_works_is_escalated(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, "comment")
+	n, id, first := r.recessed(`{"kind":"missing_input","replies":1}`)
+	cid := first.Inputs["correlation_id"]
+	_, o := r.say(id, "bob", "Postgres, we run it already.")
+	r.ok(o, "bob's answer")
+	resumed := r.newest()
+	if r.resumes(cid) != 1 {
+		t.Fatalf("bob's answer did not resume the recess:\n%s", o.stdout)
+	}
+	r.ok(r.agent(resumed, "claim", nil), "claim of the resumed run")
+	r.clock.Step(time.Minute)
+	status, _, ok := r.statusOf(id)
+	if !ok {
+		t.Fatal("no status comment while the resumed run works")
+	}
+	if err := r.gh.DeleteComment(status.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	_, o = r.say(id, "carol", "Any news?")
+	r.ok(o, "carol's comment")
+	if got := r.resumes(cid); got != 1 {
+		t.Fatalf("%d runs resumed recess %s, want 1: the fired recess came back\n%s", got, cid, o.stdout)
+	}
+	_, rec, ok := r.statusOf(id)
+	if !ok || rec.Active == nil || rec.Active.State != state.RunEscalated || rec.Active.Resume == nil || rec.Active.Resume.CorrelationID != cid {
+		t.Fatalf("record after carol's comment = %+v (found %v); want an escalated resume of %s", rec, ok, cid)
+	}
+	d, err := r.gh.Discussion(hostileRepo, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(d.Labels, "recess:escalated") {
+		t.Errorf("labels = %v, want recess:escalated", d.Labels)
+	}
+
+	_, o = r.say(id, "maya", "/recess retry")
+	r.ok(o, "the maintainer's retry")
+	if got := r.resumes(cid); got != 2 {
+		t.Errorf("after /recess retry, %d runs resumed recess %s, want 2\n%s", got, cid, o.stdout)
+	}
+}
+
+// The restore's look for a run at work costs nothing when there is none: a
+// status comment deleted before the reply a recess waits for, its
+// deletion's event lost, and that reply resumes the recess once.
+func TestLostStatusComment_restored_recess_fires_on_its_reply(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, "comment")
+	_, id, first := r.recessed(`{"kind":"missing_input","replies":1}`)
+	cid := first.Inputs["correlation_id"]
+	status, _, ok := r.statusOf(id)
+	if !ok {
+		t.Fatal("no status comment")
+	}
+	if err := r.gh.DeleteComment(status.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, o := r.say(id, "bob", "Postgres, we run it already.")
+	r.ok(o, "bob's answer")
+	if got := r.resumes(cid); got != 1 {
+		t.Fatalf("%d runs resumed recess %s, want 1\n%s", got, cid, o.stdout)
+	}
+	if _, rec, ok := r.statusOf(id); !ok || rec.Active == nil || rec.Active.State == state.RunEscalated {
+		t.Errorf("record after bob's answer = %+v (found %v), want the resumed run at work", rec, ok)
+	}
 }

@@ -56,6 +56,7 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		}},
 		{"react", func() error { return c.React(ctx, first.id, resume.Eyes) }},
 		{"unreact", func() error { return c.Unreact(ctx, first.id, resume.Eyes) }},
+		{"reacted", func() error { _, err := c.Reacted(ctx, []string{first.id, d1.id}, resume.Eyes); return err }},
 		{"edit", func() error { return c.Edit(ctx, ours.id, "edited") }},
 		{"label", func() error { return c.Label(ctx, d2.id, "recess:escalated") }},
 		{"unlabel", func() error { return c.Unlabel(ctx, d2.id, "recess:escalated") }},
@@ -158,9 +159,9 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 	// comments by id (a reply's parent, the status re-read, the sweep's
 	// candidates), label lookup, search, a further page of a discussion's
 	// comments for the status comment, recently updated discussions,
-	// activity, and eight mutations. A new document must be driven above,
-	// and this count raised.
-	if got, want := len(docs), 17; got != want {
+	// activity, recess's own reactions, and eight mutations. A new
+	// document must be driven above, and this count raised.
+	if got, want := len(docs), 18; got != want {
 		t.Errorf("distinct documents sent = %d, want %d:\n%s", got, want, strings.Join(keys(docs), "\n"))
 	}
 }
