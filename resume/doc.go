@@ -36,6 +36,8 @@
 //	verdict document (reading it)         resume/verdict_parse.go
 //	claim                                 resume/claim.go
 //	sweep, plan, visit                    resume/sweep.go
+//	sweep switch (what a run asks of it;  resume/sweepswitch.go (sweepSwitchFor),
+//	  never off under a hidden record)      resume/sweep.go (Engine.plan, Overlooker)
 //	status (comment text, recess status)  resume/status.go
 //	escalation, retries, stuck runs       resume/escalate.go
 //	exactly-once dispatch                 resume/dispatch.go

@@ -55,6 +55,10 @@ type Config struct {
 	// SweepInterval is the schedule's interval; an inbound run that finds a
 	// due moment overdue by far more than it warns that sweeps are missing.
 	SweepInterval time.Duration
+	// SweepOnlyWhileWaiting: the sweep runs only while something is
+	// pending (see SweepSwitch), so a sweep that would switch it off first
+	// makes sure nothing pending escaped its listing (see Overlooker).
+	SweepOnlyWhileWaiting bool
 	// Categories, when not empty, are the discussion categories (names or
 	// slugs) recess serves; Labels, when not empty, serve only discussions
 	// carrying one of them. See inScope.

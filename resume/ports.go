@@ -269,6 +269,18 @@ type PendingAdvisor interface {
 	PendingAdvice() []string
 }
 
+// Overlooker is an optional extension of Store, for a store whose Pending
+// can leave a pending record out (the comment store finds records by the
+// waiting label, which a person may remove). A sweep that found nothing
+// pending asks it before switching the sweep off (Config.SweepOnlyWhileWaiting):
+// the sweep is the only thing that fires a recess waiting for time alone,
+// so it must not stop while such a record may exist.
+type Overlooker interface {
+	// Overlooked lists pending records the last Pending may have left out,
+	// each to be visited (Known false), which puts right whatever hid it.
+	Overlooked(ctx context.Context) ([]state.Summary, error)
+}
+
 // LabelFinder is an optional extension of Store, for a store whose Pending
 // finds the waiting discussions by the LabelWaiting label (the comment
 // store). The engine then keeps that label on a discussion exactly while

@@ -93,6 +93,22 @@ func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit [
 			res.warn("%s", w)
 		}
 	}
+	listed := len(list)
+	if o, ok := e.Store.(Overlooker); ok && listed == 0 && c.SweepOnlyWhileWaiting {
+		// About to switch the sweep off: not while a pending record the
+		// listing cannot see may exist.
+		if list, err = o.Overlooked(ctx); err != nil {
+			res.warn("could not make sure that nothing pending escaped the listing (%v): the sweep stays on, and the next one looks again", err)
+			list = nil
+		}
+		listed = len(list)
+		if err != nil {
+			listed = -1
+		}
+		if listed > 0 {
+			res.note("found %s the listing left out: visiting to put it right", Count(listed, "pending discussion", "pending discussions"))
+		}
+	}
 	var due, unknown, waiting []state.Summary
 	for _, s := range list {
 		switch {
@@ -112,7 +128,7 @@ func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit [
 		chosen = chosen[:c.MaxOperations]
 		res.warn("max-operations %d reached: %s left for the next sweep", c.MaxOperations, Count(res.Left, "discussion", "discussions"))
 	}
-	res.SweepSwitch = sweepSwitchFor(command, false, len(list))
+	res.SweepSwitch = sweepSwitchFor(command, false, listed)
 	visit = make([]int, len(chosen))
 	for i, s := range chosen {
 		visit[i] = s.Discussion
