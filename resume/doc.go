@@ -40,6 +40,8 @@
 //	  never off under a hidden record)      resume/sweep.go (Engine.plan, Overlooker)
 //	status (comment text, recess status)  resume/status.go
 //	escalation, retries, stuck runs       resume/escalate.go
+//	a dispatch GitHub refuses (escalated  resume/escalate.go (refused, blocked, lift),
+//	  once, tried again on a new setup)     resume/sweep.go (setupChanged)
 //	exactly-once dispatch                 resume/dispatch.go
 //	correlation id in a run-name          resume/engine.go (RunNameHas, FreshRun)
 //	texts and Markdown escaping           resume/texts.go

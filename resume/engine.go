@@ -219,6 +219,28 @@ type Engine struct {
 	// perms caches the Permissions port's answers by normalised login:
 	// asked once per author per run.
 	perms map[string]access
+	// setupRead caches the Dispatcher's account of the agent workflow
+	// (see setup): read once per run, when a refused dispatch needs it.
+	setupRead *string
+}
+
+// setup is what a dispatch of the agent workflow depends on besides its
+// request (SetupReader), read once per run; setupUnknown when the
+// Dispatcher cannot tell.
+func (e *Engine) setup(ctx context.Context) (string, error) {
+	if e.setupRead != nil {
+		return *e.setupRead, nil
+	}
+	r, ok := e.Dispatcher.(SetupReader)
+	if !ok {
+		return setupUnknown, nil
+	}
+	s, err := r.Setup(ctx)
+	if err != nil {
+		return "", fmt.Errorf("look at the agent workflow: %w", err)
+	}
+	e.setupRead = &s
+	return s, nil
 }
 
 // Result is what a run did, for outputs, logs and the job summary.
@@ -346,6 +368,12 @@ type snapshot struct {
 	recent     int
 	recentErr  error
 	haveRecent bool
+	// setup is the Dispatcher's account of the agent workflow
+	// (SetupReader), read only when a decision asks for it (see
+	// decision.needSetup).
+	setup     string
+	setupErr  error
+	haveSetup bool
 	// findsByLabel: the store finds pending records by the waiting label
 	// (LabelFinder), which the decision then keeps right.
 	findsByLabel bool
@@ -362,7 +390,8 @@ type snapshot struct {
 // one. Two decisions are not final and say so: one with posts (a verdict's
 // replies, which the record keeps the ids of) and one with needRecent (a
 // fresh dispatch that needs the repository's recent dispatches counted);
-// the runner does what they ask and decides again.
+// the runner does what they ask and decides again (needSetup asks the
+// same way, for the agent workflow's setup).
 type decision struct {
 	res *Result
 	rec *state.Record
@@ -379,6 +408,9 @@ type decision struct {
 	plan       *dispatchPlan
 	posts      []post
 	needRecent bool
+	// needSetup: the decision meets a dispatch GitHub refused for a reason
+	// no retry fixes, and needs the setup (see Engine.setup).
+	needSetup bool
 	// fail is the error the run ends with once the decision is applied:
 	// what is owed is written down, and a person must act (ErrNoWorkflow).
 	fail error
@@ -515,7 +547,7 @@ func decide(s *snapshot, c Config, now time.Time, opts passOpts, res *Result, st
 	if p.d != nil && p.rec.DiscussionID == "" {
 		p.rec.DiscussionID = p.d.ID
 	}
-	if err := step(p); err != nil || p.needRecent {
+	if err := step(p); err != nil || p.needRecent || p.needSetup {
 		return &p.decision, err
 	}
 	p.seal()
@@ -548,6 +580,12 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, step func(*
 				// One request, spent only when a fresh dispatch is wanted.
 				s.recent, s.recentErr = e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour))
 				s.haveRecent = true
+				continue
+			}
+			if out.needSetup {
+				// One request, spent only on a refused dispatch.
+				s.setup, s.setupErr = e.setup(ctx)
+				s.haveSetup = true
 				continue
 			}
 			if err != nil {
