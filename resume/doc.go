@@ -39,8 +39,12 @@
 //	  the record in recess's comments       unaccountedRun); its deletion's
 //	                                        event: resume/inbound.go (Deleted)
 //	sweep, plan, visit                    resume/sweep.go
+//	sweep switch (what a run asks of it;  resume/sweepswitch.go (sweepSwitchFor),
+//	  never off under a hidden record)      resume/sweep.go (Engine.plan, Overlooker)
 //	status (comment text, recess status)  resume/status.go
 //	escalation, retries, stuck runs       resume/escalate.go
+//	a dispatch GitHub refuses (escalated  resume/escalate.go (refused, blocked, lift),
+//	  once, tried again on a new setup)     resume/sweep.go (setupChanged)
 //	exactly-once dispatch                 resume/dispatch.go
 //	correlation id in a run-name          resume/engine.go (RunNameHas, FreshRun)
 //	texts and Markdown escaping           resume/texts.go

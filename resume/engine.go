@@ -55,6 +55,10 @@ type Config struct {
 	// SweepInterval is the schedule's interval; an inbound run that finds a
 	// due moment overdue by far more than it warns that sweeps are missing.
 	SweepInterval time.Duration
+	// SweepOnlyWhileWaiting: the sweep runs only while something is
+	// pending (see SweepSwitch), so a sweep that would switch it off first
+	// makes sure nothing pending escaped its listing (see Overlooker).
+	SweepOnlyWhileWaiting bool
 	// Categories, when not empty, are the discussion categories (names or
 	// slugs) recess serves; Labels, when not empty, serve only discussions
 	// carrying one of them. See inScope.
@@ -215,6 +219,28 @@ type Engine struct {
 	// perms caches the Permissions port's answers by normalised login:
 	// asked once per author per run.
 	perms map[string]access
+	// setupRead caches the Dispatcher's account of the agent workflow
+	// (see setup): read once per run, when a refused dispatch needs it.
+	setupRead *string
+}
+
+// setup is what a dispatch of the agent workflow depends on besides its
+// request (SetupReader), read once per run; setupUnknown when the
+// Dispatcher cannot tell.
+func (e *Engine) setup(ctx context.Context) (string, error) {
+	if e.setupRead != nil {
+		return *e.setupRead, nil
+	}
+	r, ok := e.Dispatcher.(SetupReader)
+	if !ok {
+		return setupUnknown, nil
+	}
+	s, err := r.Setup(ctx)
+	if err != nil {
+		return "", fmt.Errorf("look at the agent workflow: %w", err)
+	}
+	e.setupRead = &s
+	return s, nil
 }
 
 // Result is what a run did, for outputs, logs and the job summary.
@@ -342,6 +368,12 @@ type snapshot struct {
 	recent     int
 	recentErr  error
 	haveRecent bool
+	// setup is the Dispatcher's account of the agent workflow
+	// (SetupReader), read only when a decision asks for it (see
+	// decision.needSetup).
+	setup     string
+	setupErr  error
+	haveSetup bool
 	// findsByLabel: the store finds pending records by the waiting label
 	// (LabelFinder), which the decision then keeps right.
 	findsByLabel bool
@@ -368,7 +400,8 @@ type snapshot struct {
 // fresh dispatch that needs the repository's recent dispatches counted);
 // the runner does what they ask and decides again. So is one with
 // needReacted (a dispatch from a record restored from recess's copy, which
-// needs recess's 👀 looked up: see pass.unaccountedRun).
+// needs recess's 👀 looked up: see pass.unaccountedRun), and one with
+// needSetup (the agent workflow's setup, for a refused dispatch).
 type decision struct {
 	res *Result
 	rec *state.Record
@@ -388,6 +421,9 @@ type decision struct {
 	// needReacted are the subjects whose 👀 of recess's the decision needs
 	// to know.
 	needReacted []string
+	// needSetup: the decision meets a dispatch GitHub refused for a reason
+	// no retry fixes, and needs the setup (see Engine.setup).
+	needSetup bool
 	// fail is the error the run ends with once the decision is applied:
 	// what is owed is written down, and a person must act (ErrNoWorkflow).
 	fail error
@@ -530,7 +566,7 @@ func decide(s *snapshot, c Config, now time.Time, opts passOpts, res *Result, st
 	if p.d != nil && p.rec.DiscussionID == "" {
 		p.rec.DiscussionID = p.d.ID
 	}
-	if err := step(p); err != nil || p.needRecent || p.needReacted != nil {
+	if err := step(p); err != nil || p.needRecent || p.needReacted != nil || p.needSetup {
 		return &p.decision, err
 	}
 	p.seal()
@@ -569,6 +605,12 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, step func(*
 				// Only where a restored record would dispatch.
 				s.reacted, s.reactedErr = e.Discussions.(ReactionReader).Reacted(ctx, out.needReacted, Eyes)
 				s.haveReacted = true
+				continue
+			}
+			if out.needSetup {
+				// One request, spent only on a refused dispatch.
+				s.setup, s.setupErr = e.setup(ctx)
+				s.haveSetup = true
 				continue
 			}
 			if err != nil {

@@ -356,9 +356,20 @@ func (p *pass) intake() error {
 	}
 	n, err := p.snap.recent, p.snap.recentErr
 	if errors.Is(err, ErrNoWorkflow) {
-		// Owed, and queued so; the run fails once the record is written.
+		// GitHub would refuse the dispatch: escalated once, as a refused
+		// one is (the count of its runs already said there is no such
+		// workflow); the run fails once the record is written.
+		if !p.snap.haveSetup {
+			p.needSetup = true
+			return nil
+		}
+		run := p.freshRun()
+		run.EyesOn = ""
+		p.rec.Active, p.rec.Queued = run, nil
+		p.rec.Seen = maxCursor(p.rec.Seen, run.Until)
+		p.refused(run, err)
 		p.fail = err
-		return p.queue(p.now, "recess could not find the agent workflow; a maintainer has been told", "the agent workflow is missing")
+		return nil
 	}
 	if err != nil {
 		p.res.warn("could not count recent dispatches: %v; queued for a later run", err)
@@ -368,7 +379,19 @@ func (p *pass) intake() error {
 		return p.queue(p.now.Add(p.cfg.SweepInterval), "many agent runs started in this repository in the last hour",
 			fmt.Sprintf("%d agent runs dispatched in the repository in the last hour (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
 	}
-	run := &state.Run{
+	p.plan = &dispatchPlan{run: p.freshRun(), fresh: true}
+	if first {
+		p.res.note("new discussion: fresh dispatch")
+	} else {
+		p.res.note("%d comment(s) nobody has answered: fresh dispatch", unseen)
+	}
+	return p.dispatchUnlessRunning()
+}
+
+// freshRun is the intent of a fresh dispatch: everything nobody has
+// answered yet.
+func (p *pass) freshRun() *state.Run {
+	return &state.Run{
 		CorrelationID: p.cfg.NewID(),
 		State:         state.RunDispatching,
 		Since:         p.rec.Seen,
@@ -376,13 +399,6 @@ func (p *pass) intake() error {
 		Attempt:       1,
 		EyesOn:        p.eyesSubject(p.rec.Seen),
 	}
-	p.plan = &dispatchPlan{run: run, fresh: true}
-	if first {
-		p.res.note("new discussion: fresh dispatch")
-	} else {
-		p.res.note("%d comment(s) nobody has answered: fresh dispatch", unseen)
-	}
-	return p.dispatchUnlessRunning()
 }
 
 // queue holds a fresh dispatch back until a moment. reason is for the

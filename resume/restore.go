@@ -223,6 +223,6 @@ func (p *pass) unaccountedRun() (held bool, err error) {
 	p.plan = nil
 	a.EyesOn = p.snap.reacted[0]
 	p.rec.Active, p.rec.Queued = a, nil
-	p.escalate(a, "its status comment was deleted while an agent run was at work, and which run that was went with it")
+	p.escalate(a, "its status comment was deleted while an agent run was at work, and which run that was went with it", "")
 	return true, nil
 }

@@ -33,6 +33,8 @@ func (p *pass) status() string {
 func (p *pass) statusLine() string {
 	r := p.rec
 	switch {
+	case r.Blocked() != "":
+		return p.text("status.blocked", "reason", r.Escalated.Reason, "told", p.told())
 	case r.Active != nil && r.Active.State == state.RunEscalated:
 		reason := "the agent runs kept failing"
 		if r.Escalated != nil {

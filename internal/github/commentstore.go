@@ -25,6 +25,7 @@ var (
 	_ resume.PendingAdvisor  = (*CommentStore)(nil)
 	_ resume.Restorer        = (*CommentStore)(nil)
 	_ resume.LabelFinder     = (*CommentStore)(nil)
+	_ resume.Overlooker      = (*CommentStore)(nil)
 )
 
 // sweepSlot is the schedule's usual interval: consecutive sweeps fall in
@@ -96,6 +97,9 @@ type CommentStore struct {
 	// advice is what the last Pending that listed the waiting discussions
 	// could not do (PendingAdvice).
 	advice []string
+	// looked: the last Pending also looked at the recently updated
+	// discussions (the hour's first slot), so Overlooked has nothing to add.
+	looked bool
 }
 
 // NewCommentStore returns the comment store over c.
@@ -602,7 +606,9 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 	// The first labelled are found by the label's search; those after
 	// them by the hourly look.
 	labelled := len(scanned)
-	if now := s.now().UTC(); now.Minute() < int(sweepSlot/time.Minute) {
+	now := s.now().UTC()
+	looked := now.Minute() < int(sweepSlot/time.Minute)
+	if looked {
 		look := 1
 		if now.Hour() == 0 {
 			look = recentDailyPages
@@ -617,6 +623,9 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 			}
 		}
 	}
+	s.mu.Lock()
+	s.looked = looked
+	s.mu.Unlock()
 	var ids []string
 	for _, d := range scanned {
 		ids = append(ids, d.candidates()...)
@@ -643,11 +652,53 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 		case rec != nil && !rec.Pending():
 			// Nothing pending under the label: a stale label, which the
 			// visit of any run puts right.
-		case rec != nil:
+		case rec != nil && i < labelled:
 			out = append(out, summaryOf(rec))
-		case i < labelled:
-			// A discussion found without the label counts only when its
-			// pending record was read.
+		case rec != nil, i < labelled:
+			// A pending record found without its label is visited, which
+			// puts the label back (the next search finds it again); a
+			// labelled discussion whose record was not read is visited
+			// too. A discussion found without the label counts only when
+			// its pending record was read.
+			out = append(out, state.Summary{Discussion: d.Number})
+		}
+	}
+	return out, nil
+}
+
+// Overlooked is resume.Overlooker: the pending records whose discussions
+// lost their waiting label (a person removed it, a labelling failed, a run
+// died between a new record's write and its label), among the 100 most
+// recently updated open discussions, each to be visited. Removing a label
+// updates the discussion, so a label removed since the last sweep is found
+// there. The look is the one the hour's first sweep makes (see Pending): a
+// sweep about to switch itself off makes it whatever its slot, and one
+// whose Pending made it already costs nothing more. Cost: a request for the
+// page, and one for the bodies of recess's comments there.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/objects#repository
+func (s *CommentStore) Overlooked(ctx context.Context) ([]state.Summary, error) {
+	s.mu.Lock()
+	looked := s.looked
+	s.mu.Unlock()
+	if looked {
+		return nil, nil
+	}
+	recent, err := s.recentlyUpdated(ctx, 1)
+	if err != nil {
+		return nil, fmt.Errorf("github: comment store: overlooked: %w", err)
+	}
+	var ids []string
+	for _, d := range recent {
+		ids = append(ids, d.candidates()...)
+	}
+	got, err := s.c.commentsByID(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("github: comment store: overlooked: %w", err)
+	}
+	var out []state.Summary
+	for _, d := range recent {
+		if rec := statusAmong(d.Number, d.candidates(), got); rec != nil && rec.Pending() {
 			out = append(out, state.Summary{Discussion: d.Number})
 		}
 	}
@@ -657,7 +708,7 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 // summaryOf is what a sweep needs of a pending record, as both stores
 // report it.
 func summaryOf(rec *state.Record) state.Summary {
-	return state.Summary{Discussion: rec.Discussion, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked}
+	return state.Summary{Discussion: rec.Discussion, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked, Blocked: rec.Blocked()}
 }
 
 // statusAmong returns the record of the first of ids that is recess's

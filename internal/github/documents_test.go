@@ -79,6 +79,8 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		}},
 		{"activity", func() error { _, err := c.Activity(ctx, []int{1, 2}); return err }},
 		{"pending_search", func() error { _, err := store.Pending(ctx); return err }},
+		{"overlooked", func() error { _, err := NewCommentStore(h.client(t, nil)).Overlooked(ctx); return err }},
+		{"setup", func() error { _, err := c.Setup(ctx); return err }},
 		{"pending_deep_status_comment", func() error {
 			d3 := h.addDiscussion(3)
 			for range scanFirst + 1 {
@@ -159,9 +161,10 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 	// comments by id (a reply's parent, the status re-read, the sweep's
 	// candidates), label lookup, search, a further page of a discussion's
 	// comments for the status comment, recently updated discussions,
-	// activity, recess's own reactions, and eight mutations. A new
-	// document must be driven above, and this count raised.
-	if got, want := len(docs), 18; got != want {
+	// activity, recess's own reactions, the agent workflow's blob (Setup),
+	// and eight mutations. A new document must be driven above, and this
+	// count raised.
+	if got, want := len(docs), 19; got != want {
 		t.Errorf("distinct documents sent = %d, want %d:\n%s", got, want, strings.Join(keys(docs), "\n"))
 	}
 }
