@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 )
 
@@ -288,18 +289,10 @@ func normalizeBreaks(s string) string {
 	}, strings.ReplaceAll(s, "\r\n", "\n"))
 }
 
-// ClipRunes is s cut to at most n runes, with "…" when it was cut.
-func ClipRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
 // clipLine keeps text that comes from outside on one line and short, so a
 // hostile login or question cannot reshape the prompt.
 func clipLine(s string, n int) string {
-	return ClipRunes(strings.Map(func(r rune) rune {
+	return text.Clip(strings.Map(func(r rune) rune {
 		if lineBreak(r) || unicode.IsControl(r) {
 			return ' '
 		}

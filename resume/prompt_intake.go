@@ -1,5 +1,7 @@
 package resume
 
+import "github.com/recess-action/recess/internal/text"
+
 // intakeBodyRunes bounds each body an intake prompt quotes, and
 // intakeComments how many of the newest comments it lists: a step output is
 // no place for a whole long discussion, and the links say where the rest is.
@@ -59,9 +61,4 @@ func IntakePrompt(d *Discussion) string {
 
 // intakeBody cuts a long body with the marker that says the full text is
 // at the link.
-func intakeBody(body string) string {
-	if r := []rune(body); len(r) > intakeBodyRunes {
-		return string(r[:intakeBodyRunes]) + " " + TruncatedMarker
-	}
-	return body
-}
+func intakeBody(body string) string { return text.ClipWith(body, intakeBodyRunes, " "+TruncatedMarker) }

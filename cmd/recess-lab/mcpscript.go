@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/recess-action/recess/internal/action"
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 )
 
@@ -132,7 +133,7 @@ func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string
 		b.WriteString("\nNo one wrote.\n")
 	}
 	for _, e := range rc.HistorySince {
-		fmt.Fprintf(&b, "\n> **@%s**: %s\n", resume.ClipRunes(e.Author, 64), resume.ClipRunes(strings.Join(strings.Fields(e.Body), " "), scriptQuoteRunes))
+		fmt.Fprintf(&b, "\n> **@%s**: %s\n", text.Clip(e.Author, 64), text.Clip(strings.Join(strings.Fields(e.Body), " "), scriptQuoteRunes))
 	}
 	b.WriteString("\nA real lead would answer now; replace the lead job of agent.yml with your agent.")
 	_, err = callTool(ctx, s, out, "adjourn", map[string]any{

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 )
 
@@ -100,5 +101,5 @@ func FirstLine(s string) string {
 
 // Excerpt is the first line of s, cut at 100 characters.
 func Excerpt(s string) string {
-	return resume.ClipRunes(FirstLine(s), 100)
+	return text.Clip(FirstLine(s), 100)
 }

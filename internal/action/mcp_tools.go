@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
@@ -287,7 +288,7 @@ func (s *mcpServer) checkReplyTo(ctx context.Context, field, id string) error {
 	if id == d.ID {
 		return refuse(field, id+" is the discussion itself: leave reply_to empty for a top-level comment; "+validIDs(d))
 	}
-	return refuse(field, "no comment "+strconv.Quote(resume.ClipRunes(id, 64))+" in discussion #"+strconv.Itoa(s.discussion)+"; "+validIDs(d))
+	return refuse(field, "no comment "+strconv.Quote(text.Clip(id, 64))+" in discussion #"+strconv.Itoa(s.discussion)+"; "+validIDs(d))
 }
 
 // canReplyTo reports whether a reply may go under c: not deleted, not
@@ -302,7 +303,7 @@ func validIDs(d *resume.Discussion) string {
 	var ids []string
 	for i := len(d.Comments) - 1; i >= 0 && len(ids) < most; i-- {
 		if c := d.Comments[i]; canReplyTo(c) {
-			ids = append(ids, c.ID+" (@"+resume.ClipRunes(c.Author, 40)+")")
+			ids = append(ids, c.ID+" (@"+text.Clip(c.Author, 40)+")")
 		}
 	}
 	if len(ids) == 0 {
@@ -544,7 +545,7 @@ func (s *mcpServer) readDiscussion(ctx context.Context, _ noInput) (*mcp.CallToo
 			out.Resumed.Asked = append(out.Resumed.Asked, questionOutput{ID: q.ID, Thread: q.Thread, Body: q.Body, URL: q.URL})
 		}
 	}
-	sentence := fmt.Sprintf("Discussion #%d, %q: %s.", d.Number, resume.ClipRunes(d.Title, 120), resume.Count(len(d.Comments), "comment or reply", "comments and replies"))
+	sentence := fmt.Sprintf("Discussion #%d, %q: %s.", d.Number, text.Clip(d.Title, 120), resume.Count(len(d.Comments), "comment or reply", "comments and replies"))
 	return toolResult(sentence, out), out, nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/recess-action/recess/internal/text"
 )
 
 // JSONLimits bound a document beyond what encoding/json/v2 bounds itself.
@@ -224,15 +226,7 @@ func MemberPath(path, name string) string {
 // characters, invalid UTF-8 and invisible runes escaped) and clipped to 64
 // characters.
 func KeyPath(path, key string) string {
-	n := 0
-	for i := range key {
-		if n == maxPlainName {
-			key = key[:i] + "…"
-			break
-		}
-		n++
-	}
-	return path + "[" + strconv.Quote(key) + "]"
+	return path + "[" + strconv.Quote(text.Clip(key, maxPlainName)) + "]"
 }
 
 // IndexPath returns the path of element i of the list at path: "verdict.replies[2]".
