@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
@@ -86,7 +85,7 @@ func firedByPrompt(by string) string {
 	if w, ok := firedBy[by]; ok {
 		return w.agent
 	}
-	return code(clipLine(by, 64))
+	return code(text.ClipLine(by, 64))
 }
 
 // waitedFor says a trigger in words, without the moments (the context does
@@ -148,7 +147,7 @@ func (p *promptWriter) comments(rc Context, asked []Question) {
 		byID[e.ID] = i
 	}
 	for i, e := range rc.HistorySince {
-		by := fmt.Sprintf("**@%s** (%s)", clipLine(e.Author, 64), roleWords(e.Role))
+		by := fmt.Sprintf("**@%s** (%s)", text.ClipLine(e.Author, 64), roleWords(e.Role))
 		p.entry(i, framing(e, i, rc.HistorySince, byID, asked), by, e.CreatedAt, e.URL, e.ID, e.Body)
 	}
 }
@@ -175,7 +174,7 @@ func framing(e HistoryEntry, i int, all []HistoryEntry, byID map[string]int, ask
 	for k := len(asked) - 1; k >= 0; k-- {
 		q := asked[k]
 		if q.Thread == e.ReplyTo || q.ID == e.ReplyTo {
-			s := "Answer to your question (“" + clipLine(headline(q.Body), 80) + "”"
+			s := "Answer to your question (“" + text.ClipLine(headline(q.Body), 80) + "”"
 			if q.URL != "" {
 				s += ", [link](" + safeURL(q.URL) + ")"
 			}
@@ -183,7 +182,7 @@ func framing(e HistoryEntry, i int, all []HistoryEntry, byID map[string]int, ask
 		}
 	}
 	if j, ok := byID[e.ReplyTo]; ok && j != i {
-		return fmt.Sprintf("Reply to comment %d (@%s)", j+1, clipLine(all[j].Author, 64))
+		return fmt.Sprintf("Reply to comment %d (@%s)", j+1, text.ClipLine(all[j].Author, 64))
 	}
 	return "Reply under an earlier comment (" + code(e.ReplyTo) + ", not in this list)"
 }
@@ -213,7 +212,7 @@ func (p *promptWriter) truncation(rc Context) {
 			if link == "" {
 				link = "(no link; comment id " + code(e.ID) + ")"
 			}
-			p.linef("- @%s, %s: %s", clipLine(e.Author, 64), promptTime(e.CreatedAt), link)
+			p.linef("- @%s, %s: %s", text.ClipLine(e.Author, 64), promptTime(e.CreatedAt), link)
 		}
 	}
 	p.line("")
@@ -224,7 +223,7 @@ func (p *promptWriter) truncation(rc Context) {
 // line break is made a newline first: a reader that honours a bare CR or a
 // Unicode line separator must not find a line outside the quote.
 func (p *promptWriter) quote(body string) {
-	body = strings.TrimRight(normalizeBreaks(body), "\n")
+	body = strings.TrimRight(text.NormalizeBreaks(body), "\n")
 	if body == "" {
 		p.line("> (empty)")
 		return
@@ -245,7 +244,7 @@ func roleWords(role string) string {
 	case "user", "":
 		return "user"
 	default:
-		return clipLine(role, 32)
+		return text.ClipLine(role, 32)
 	}
 }
 
@@ -264,49 +263,17 @@ func capital(s string) string {
 }
 
 func headline(s string) string {
-	line, _ := firstLine(normalizeBreaks(s))
+	line, _ := text.FirstLine(s)
 	return strings.TrimSpace(line)
-}
-
-// lineBreak reports whether some reader ends a line at r: LF, CR, NEL,
-// LS (U+2028), PS (U+2029), vertical tab, form feed, and the separators
-// FS, GS and RS that Python's str.splitlines honours too.
-func lineBreak(r rune) bool {
-	switch r {
-	case '\n', '\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\u0085', '\u2028', '\u2029':
-		return true
-	}
-	return false
-}
-
-// normalizeBreaks makes every line break in s a "\n" (CRLF is one break).
-func normalizeBreaks(s string) string {
-	return strings.Map(func(r rune) rune {
-		if lineBreak(r) {
-			return '\n'
-		}
-		return r
-	}, strings.ReplaceAll(s, "\r\n", "\n"))
-}
-
-// clipLine keeps text that comes from outside on one line and short, so a
-// hostile login or question cannot reshape the prompt.
-func clipLine(s string, n int) string {
-	return text.Clip(strings.Map(func(r rune) rune {
-		if lineBreak(r) || unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s), n)
 }
 
 // code renders outside text as inline code on one line; a backtick in it
 // cannot end the code span early.
 func code(s string) string {
-	return "`" + strings.ReplaceAll(clipLine(s, 8<<10), "`", "'") + "`"
+	return "`" + strings.ReplaceAll(text.ClipLine(s, 8<<10), "`", "'") + "`"
 }
 
 // safeURL keeps a link on one line and inside its markdown parentheses.
 func safeURL(u string) string {
-	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(clipLine(u, 2048))
+	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(text.ClipLine(u, 2048))
 }

@@ -18,10 +18,10 @@ const (
 func IntakePrompt(d *Discussion) string {
 	p := &promptWriter{}
 	p.para("# A discussion to answer")
-	p.linef("Discussion #%d, “%s”, opened by @%s on %s.", d.Number, clipLine(d.Title, 200), clipLine(d.Author, 64), promptTime(d.CreatedAt))
+	p.linef("Discussion #%d, “%s”, opened by @%s on %s.", d.Number, text.ClipLine(d.Title, 200), text.ClipLine(d.Author, 64), promptTime(d.CreatedAt))
 	meta := ""
 	if d.Category != "" {
-		meta = "Category: " + clipLine(d.Category, 64) + ". "
+		meta = "Category: " + text.ClipLine(d.Category, 64) + ". "
 	}
 	if d.URL != "" {
 		meta += "Link: " + safeURL(d.URL) + "."
@@ -51,7 +51,7 @@ func IntakePrompt(d *Discussion) string {
 			if c.ParentID != "" {
 				head = "Reply under " + code(c.ParentID)
 			}
-			p.entry(i, head, "**@"+clipLine(c.Author, 64)+"**", c.CreatedAt, c.URL, c.ID, intakeBody(c.Body))
+			p.entry(i, head, "**@"+text.ClipLine(c.Author, 64)+"**", c.CreatedAt, c.URL, c.ID, intakeBody(c.Body))
 		}
 	}
 	p.para("## What to do now")

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	gh "github.com/recess-action/recess/internal/github"
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 )
@@ -117,18 +118,18 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	if *rcFile != "" {
 		b, err := readBounded(*rcFile, maxResumeContext)
 		if err != nil {
-			return say(2, "--resume-context-file: %s", oneLine(err.Error()))
+			return say(2, "--resume-context-file: %s", text.OneLine(err.Error()))
 		}
 		o.ResumeContext = strings.TrimSpace(string(b))
 	}
 	s, err := newMCPServer(o, getenv)
 	if err != nil {
-		return say(2, "%s", oneLine(err.Error()))
+		return say(2, "%s", text.OneLine(err.Error()))
 	}
 	out := &lockedWriter{w: stdout}
 	t := &mcp.IOTransport{Reader: io.NopCloser(&jsonLines{r: bufio.NewReaderSize(stdin, 64<<10), out: out}), Writer: out}
 	if err := s.server().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-		return say(1, "%s", oneLine(err.Error()))
+		return say(1, "%s", text.OneLine(err.Error()))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

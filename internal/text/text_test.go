@@ -84,6 +84,80 @@ func TestClipBytes(t *testing.T) {
 	}
 }
 
+// ClipLine keeps text from outside on one line, whatever break or control
+// character it holds, before it shortens it.
+func TestClipLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		n        int
+		want     string
+	}{
+		{name: "plain", in: "alice", n: 64, want: "alice"},
+		{name: "every_break", in: "a\nb\rc\r\nd\u2028e\u2029f\u0085g\vh\fi", n: 64, want: "a b c  d e f g h i"},
+		{name: "control_characters", in: "a\tb\x00c\x1bd", n: 64, want: "a b c d"},
+		{name: "then_clipped", in: "line one\nline two", n: 8, want: "line one…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := ClipLine(tt.in, tt.n); got != tt.want {
+				t.Errorf("ClipLine(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+			}
+		})
+	}
+}
+
+// Every form of line break is one break, CRLF included; nothing else is.
+func TestBreak(t *testing.T) {
+	t.Parallel()
+	for _, r := range "\n\r\v\f\x1c\x1d\x1e\u0085\u2028\u2029" {
+		if !Break(r) {
+			t.Errorf("Break(%U) = false, want true", r)
+		}
+	}
+	for _, r := range " \ta\x00\u00a0\u200b" {
+		if Break(r) {
+			t.Errorf("Break(%U) = true, want false", r)
+		}
+	}
+	if got, want := NormalizeBreaks("a\r\nb\rc\u2028d\ve"), "a\nb\nc\nd\ne"; got != want {
+		t.Errorf("NormalizeBreaks = %q, want %q", got, want)
+	}
+}
+
+// The first line is the first that is not blank, ended by any break; what
+// follows it is trimmed and keeps its own breaks.
+func TestFirstLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in   string
+		line, rest string
+	}{
+		{name: "one_line", in: "hello", line: "hello"},
+		{name: "lf", in: "one\ntwo\nthree", line: "one", rest: "two\nthree"},
+		{name: "crlf", in: "one\r\ntwo", line: "one", rest: "two"},
+		{name: "cr", in: "one\rtwo", line: "one", rest: "two"},
+		{name: "nel", in: "one\u0085two", line: "one", rest: "two"},
+		{name: "line_separator", in: "one\u2028two", line: "one", rest: "two"},
+		{name: "paragraph_separator", in: "one\u2029two", line: "one", rest: "two"},
+		{name: "vertical_tab", in: "one\vtwo", line: "one", rest: "two"},
+		{name: "form_feed", in: "one\ftwo", line: "one", rest: "two"},
+		{name: "blank_lines_first", in: "\n  \r\n\tone\n\ntwo  ", line: "\tone", rest: "two"},
+		{name: "only_blank", in: "\n \n", line: ""},
+		{name: "empty", in: "", line: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			line, rest := FirstLine(tt.in)
+			if line != tt.line || rest != tt.rest {
+				t.Errorf("FirstLine(%q) = %q, %q; want %q, %q", tt.in, line, rest, tt.line, tt.rest)
+			}
+		})
+	}
+}
+
 // No shortening lets a text grow past its bound plus the mark.
 func FuzzClip(f *testing.F) {
 	for _, s := range []string{"", "abc", "ééé", "👍x", "a\xffb"} {
