@@ -94,7 +94,7 @@ func waitedFor(t *wait.Trigger) string {
 	var s string
 	switch t.Kind {
 	case wait.KindMissingInput:
-		s = Count(t.Replies, "reply", "replies")
+		s = text.Count(t.Replies, "reply", "replies")
 		if len(t.From) > 0 {
 			s += " from @" + strings.Join(t.From, " or @")
 		}
@@ -141,7 +141,7 @@ func (p *promptWriter) comments(rc Context, asked []Question) {
 		p.para("## Comments since\n\nNo one wrote since you last ran.")
 		return
 	}
-	p.paraf("## %s since you last ran, oldest first", capital(Count(n, "comment", "comments")))
+	p.paraf("## %s since you last ran, oldest first", capital(text.Count(n, "comment", "comments")))
 	byID := make(map[string]int, n)
 	for i, e := range rc.HistorySince {
 		byID[e.ID] = i
@@ -200,13 +200,13 @@ func (p *promptWriter) truncation(rc Context) {
 	p.para("## Not everything fit")
 	p.line("GitHub limits what a workflow run is given, so recess shortened this context (the oldest comments first).")
 	if rc.Omitted > 0 {
-		p.linef("%s left out entirely: read the discussion for everything before the first comment below.", capital(Count(rc.Omitted, "older comment was", "older comments were")))
+		p.linef("%s left out entirely: read the discussion for everything before the first comment below.", capital(text.Count(rc.Omitted, "older comment was", "older comments were")))
 	}
 	if rc.Truncated && len(rc.Trigger) == 0 && rc.FiredBy != FiredByIntake {
 		p.line("What you waited for (the trigger) was left out too.")
 	}
 	if len(cut) > 0 {
-		p.paraf("%s shortened; each ends in “%s”. Read the full text at the links:", capital(Count(len(cut), "comment was", "comments were")), TruncatedMarker)
+		p.paraf("%s shortened; each ends in “%s”. Read the full text at the links:", capital(text.Count(len(cut), "comment was", "comments were")), TruncatedMarker)
 		for _, e := range cut {
 			link := safeURL(e.URL)
 			if link == "" {

@@ -42,10 +42,10 @@ func IntakePrompt(d *Discussion) string {
 		p.para("No one has commented yet.")
 	} else {
 		if len(people) > intakeComments {
-			p.paraf("%s not shown here; read them in the discussion (read_discussion).", capital(Count(len(people)-intakeComments, "older comment is", "older comments are")))
+			p.paraf("%s not shown here; read them in the discussion (read_discussion).", capital(text.Count(len(people)-intakeComments, "older comment is", "older comments are")))
 			people = people[len(people)-intakeComments:]
 		}
-		p.paraf("## %s, oldest first", capital(Count(len(people), "comment", "comments")))
+		p.paraf("## %s, oldest first", capital(text.Count(len(people), "comment", "comments")))
 		for i, c := range people {
 			head := "Comment"
 			if c.ParentID != "" {

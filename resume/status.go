@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
@@ -117,10 +118,10 @@ func describeNode(t *wait.Trigger, o wait.Observed, nested bool) string {
 	case wait.KindMissingInput:
 		have := min(wait.CountReplies(t, o), t.Replies)
 		if have == t.Replies {
-			s = "for nothing more (" + Count(have, "reply is", "replies are") + " in)"
+			s = "for nothing more (" + text.Count(have, "reply is", "replies are") + " in)"
 			break
 		}
-		s = "for " + Count(t.Replies-have, "more reply", "more replies")
+		s = "for " + text.Count(t.Replies-have, "more reply", "more replies")
 		if len(t.From) > 0 {
 			s += " from @" + strings.Join(t.From, " or @")
 		}
@@ -226,6 +227,6 @@ func (e *Engine) StatusAll(ctx context.Context) (*Result, error) {
 		}
 		res.include(r)
 	}
-	res.note("%s with something pending", Count(len(list), "discussion", "discussions"))
+	res.note("%s with something pending", text.Count(len(list), "discussion", "discussions"))
 	return res, nil
 }

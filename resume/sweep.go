@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/state"
 )
 
@@ -58,7 +59,7 @@ func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 			res.warn("discussion %d: %s", n, w)
 		}
 	}
-	res.note("visited %d of %s", len(visit), Count(pending, "pending discussion", "pending discussions"))
+	res.note("visited %d of %s", len(visit), text.Count(pending, "pending discussion", "pending discussions"))
 	return res, errors.Join(failures...)
 }
 
@@ -74,7 +75,7 @@ func (e *Engine) Plan(ctx context.Context) (*Result, error) {
 		return res, err
 	}
 	res.Plan = visit
-	res.note("%d of %s to visit", len(visit), Count(pending, "pending discussion", "pending discussions"))
+	res.note("%d of %s to visit", len(visit), text.Count(pending, "pending discussion", "pending discussions"))
 	return res, nil
 }
 
@@ -110,7 +111,7 @@ func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit [
 	if len(chosen) > c.MaxOperations {
 		res.Left = len(chosen) - c.MaxOperations
 		chosen = chosen[:c.MaxOperations]
-		res.warn("max-operations %d reached: %s left for the next sweep", c.MaxOperations, Count(res.Left, "discussion", "discussions"))
+		res.warn("max-operations %d reached: %s left for the next sweep", c.MaxOperations, text.Count(res.Left, "discussion", "discussions"))
 	}
 	res.SweepSwitch = sweepSwitchFor(command, false, len(list))
 	visit = make([]int, len(chosen))
@@ -170,7 +171,7 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 	}
 	seen, err := prober.Activity(ctx, numbers)
 	if err != nil {
-		res.warn("could not probe %s for missed comments (the next sweep probes again): %v", Count(len(probed), "waiting discussion", "waiting discussions"), err)
+		res.warn("could not probe %s for missed comments (the next sweep probes again): %v", text.Count(len(probed), "waiting discussion", "waiting discussions"), err)
 		return nil
 	}
 	var out []state.Summary
@@ -179,6 +180,6 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 			out = append(out, s)
 		}
 	}
-	res.note("probed %d of %s for missed comments: %d to visit", len(probed), Count(len(waiting), "waiting discussion", "waiting discussions"), len(out))
+	res.note("probed %d of %s for missed comments: %d to visit", len(probed), text.Count(len(waiting), "waiting discussion", "waiting discussions"), len(out))
 	return out
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/recess-action/recess/internal/action"
 	"github.com/recess-action/recess/internal/text"
-	"github.com/recess-action/recess/resume"
 )
 
 // recess-lab mcp-script: the placeholder lead of the shipped agent workflow. It
@@ -137,7 +136,7 @@ func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string
 	}
 	b.WriteString("\nA real lead would answer now; replace the lead job of agent.yml with your agent.")
 	_, err = callTool(ctx, s, out, "adjourn", map[string]any{
-		"summary": fmt.Sprintf("placeholder lead: quoted %s and adjourned", resume.Count(len(rc.HistorySince), "comment", "comments")),
+		"summary": fmt.Sprintf("placeholder lead: quoted %s and adjourned", text.Count(len(rc.HistorySince), "comment", "comments")),
 		"replies": []map[string]string{{"body": b.String()}},
 	})
 	return err

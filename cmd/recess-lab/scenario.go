@@ -397,7 +397,7 @@ func (st *story) agent(ctx context.Context, a *agentStep) error {
 	st.handled[ru.ID] = true
 	cid := ru.Inputs["correlation_id"]
 	if rc, err := action.DecodeResumeContext([]byte(ru.Inputs["resume_context"])); err == nil {
-		st.say("agent run %d is resumed (%s) with %s it has not seen", ru.ID, rc.FiredBy, resume.Count(len(rc.HistorySince), "comment", "comments"))
+		st.say("agent run %d is resumed (%s) with %s it has not seen", ru.ID, rc.FiredBy, text.Count(len(rc.HistorySince), "comment", "comments"))
 	}
 	var verdict []byte
 	if a.Verdict != "" {

@@ -443,7 +443,7 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 	}
 	s.written = kind
 	out := verdictOutput{Verdict: kind, Replies: len(v.Replies), Trigger: string(v.TriggerJSON), VerdictFile: s.verdictFile}
-	posts := resume.Count(len(v.Replies), "reply", "replies") + " will be posted"
+	posts := text.Count(len(v.Replies), "reply", "replies") + " will be posted"
 	if kind == resume.VerdictRecessed {
 		return toolResult("Recess recorded: "+posts+", then recess waits for "+out.Trigger+". End your turn now: you will be woken in a new run, with what people said since, when it fires.", out), out, nil
 	}
@@ -545,7 +545,7 @@ func (s *mcpServer) readDiscussion(ctx context.Context, _ noInput) (*mcp.CallToo
 			out.Resumed.Asked = append(out.Resumed.Asked, questionOutput{ID: q.ID, Thread: q.Thread, Body: q.Body, URL: q.URL})
 		}
 	}
-	sentence := fmt.Sprintf("Discussion #%d, %q: %s.", d.Number, text.Clip(d.Title, 120), resume.Count(len(d.Comments), "comment or reply", "comments and replies"))
+	sentence := fmt.Sprintf("Discussion #%d, %q: %s.", d.Number, text.Clip(d.Title, 120), text.Count(len(d.Comments), "comment or reply", "comments and replies"))
 	return toolResult(sentence, out), out, nil
 }
 

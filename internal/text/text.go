@@ -1,10 +1,11 @@
 // Package text holds the rules recess applies to plain text wherever it
 // shows or keeps some: what ends a line, the first line of a text, a text
-// on one line, and shortening. Each rule is written here once, and every
-// package that needs it calls it.
+// on one line, shortening, and counting in words. Each rule is written here
+// once, and every package that needs it calls it.
 package text
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -101,4 +102,13 @@ func ClipBytes(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// Count is "1 reply", "2 replies", "0 replies": how recess counts things
+// in words, everywhere.
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -158,6 +158,24 @@ func TestFirstLine(t *testing.T) {
 	}
 }
 
+func TestCount(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		n    int
+		want string
+	}{
+		{0, "0 replies"},
+		{1, "1 reply"},
+		{2, "2 replies"},
+		{-1, "-1 replies"},
+	}
+	for _, tt := range tests {
+		if got := Count(tt.n, "reply", "replies"); got != tt.want {
+			t.Errorf("Count(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
+
 // No shortening lets a text grow past its bound plus the mark.
 func FuzzClip(f *testing.F) {
 	for _, s := range []string{"", "abc", "ééé", "👍x", "a\xffb"} {
