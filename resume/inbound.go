@@ -201,7 +201,7 @@ func (p *pass) evaluate(ask asked) {
 			p.fire(id, rfc, ev.FiredBy, ev.Reason)
 		case ev.Cancelled:
 			p.warnIfSweepsMissing(id, ev.At)
-			p.close(id, rfc, p.text("note.expired", "at", humanTime(ev.At), "what", describeNode(t, o, false)))
+			p.close(id, rfc, p.text("note.expired", "at", humanTime(ev.At), "what", triggerWords(t, &o, false)))
 		case rfc.DueAt != nil:
 			p.warnIfSweepsMissing(id, *rfc.DueAt)
 		}

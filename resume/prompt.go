@@ -72,7 +72,7 @@ func (p *promptWriter) header(rc Context) {
 	p.linef("- **When:** %s.", promptTime(rc.FiredAt))
 	if len(rc.Trigger) > 0 {
 		if t, err := wait.ParseTrigger(rc.Trigger, wait.TriggerLimits{}); err == nil {
-			p.linef("- **You waited for:** %s (%s).", waitedFor(t), code(string(rc.Trigger)))
+			p.linef("- **You waited for:** %s (%s).", triggerWords(t, nil, false), code(string(rc.Trigger)))
 		} else {
 			p.linef("- **You waited for:** %s.", code(string(rc.Trigger)))
 		}
@@ -86,49 +86,6 @@ func firedByPrompt(by string) string {
 		return w.agent
 	}
 	return code(text.ClipLine(by, 64))
-}
-
-// waitedFor says a trigger in words, without the moments (the context does
-// not hold when the recess opened).
-func waitedFor(t *wait.Trigger) string {
-	var s string
-	switch t.Kind {
-	case wait.KindMissingInput:
-		s = text.Count(t.Replies, "reply", "replies")
-		if len(t.From) > 0 {
-			s += " from @" + strings.Join(t.From, " or @")
-		}
-		if t.Scope == wait.ScopeThread {
-			s += " under your own replies"
-		}
-	case wait.KindElapsed:
-		s = t.Elapsed.String() + " to pass"
-	case wait.KindEscalationNeeded:
-		s = "a maintainer's `/recess signal " + t.Signal + "`"
-	case wait.KindAny, wait.KindAll:
-		sep := " or "
-		if t.Kind == wait.KindAll {
-			sep = " and "
-		}
-		parts := make([]string, 0, len(t.Of))
-		for _, c := range t.Of {
-			parts = append(parts, waitedFor(c))
-		}
-		s = strings.Join(parts, sep)
-		if len(t.Of) > 1 {
-			s = "(" + s + ")"
-		}
-	default:
-		s = t.Kind
-	}
-	if t.Expires != nil {
-		if t.OnExpire == wait.OnExpireCancel {
-			s += ", giving up after " + t.Expires.String()
-		} else {
-			s += ", resuming anyway after " + t.Expires.String()
-		}
-	}
-	return s
 }
 
 func (p *promptWriter) comments(rc Context, asked []Question) {
