@@ -37,10 +37,13 @@
 //	claim                                 resume/claim.go
 //	sweep, plan, visit                    resume/sweep.go
 //	status (comment text, recess status)  resume/status.go
+//	a trigger in words (status, prompt)   resume/status.go (triggerWords)
 //	escalation, retries, stuck runs       resume/escalate.go
 //	exactly-once dispatch                 resume/dispatch.go
 //	correlation id in a run-name          resume/engine.go (RunNameHas, FreshRun)
 //	texts and Markdown escaping           resume/texts.go
+//	line breaks, first line, one line,    internal/text/text.go
+//	  shortening, counting in words
 //	resume_context                        resume/context.go
 //	prompt (the agent's resumed prompt)   resume/prompt.go
 //	intake prompt                         resume/prompt_intake.go
@@ -50,6 +53,7 @@
 //	durations, FieldError                 resume/wait/duration.go
 //	trigger evaluation                    resume/wait/evaluate.go
 //	strict JSON of outside input          resume/wait/json.go
+//	strict YAML of outside input          internal/action/yamlstrict.go
 //	discussion record                     state/record.go
 //	status comment body, hidden marker    state/codec.go
 //	comment store (state-store: comment)  internal/github/commentstore.go
