@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/state"
 )
 
@@ -126,7 +126,7 @@ func (e *Engine) dispatchFailed(ctx context.Context, out *decision, derr error) 
 		p.refused(a, derr)
 	} else {
 		a.DispatchErrors++
-		a.LastError = clip(derr.Error(), maxErrorText)
+		a.LastError = text.ClipBytes(derr.Error(), maxErrorText)
 		p.res.warn("the dispatch call failed (%v); a later run looks for the run and retries", derr)
 	}
 	if p.d != nil {
@@ -191,14 +191,3 @@ func (p *pass) history(since, until state.Cursor) []HistoryEntry {
 // maxErrorText bounds error text kept in the record (GitHub's messages can
 // be long, and the record is bounded).
 const maxErrorText = 400
-
-// clip shortens s to at most n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}

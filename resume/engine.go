@@ -786,15 +786,6 @@ func (out *decision) viewed() {
 	}
 }
 
-// Count is "1 reply", "2 replies", "0 replies": how recess counts things
-// in words, everywhere.
-func Count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // include adds one discussion's result to a result over many (a sweep, a
 // status of every pending discussion).
 func (r *Result) include(d *Result) {

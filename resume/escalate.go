@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
@@ -131,7 +132,7 @@ func (p *pass) refused(a *state.Run, derr error) {
 		why = "the agent workflow recess is set to start is not in this repository"
 	}
 	p.escalate(a, why, setup)
-	a.LastError = clip(derr.Error(), maxErrorText)
+	a.LastError = text.ClipBytes(derr.Error(), maxErrorText)
 }
 
 // permanent reports a dispatch error GitHub answers the same way until a

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
@@ -84,7 +85,7 @@ func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (
 func restoredWhat(rec *state.Record) string {
 	var parts []string
 	if n := len(rec.OpenRFCs); n > 0 {
-		parts = append(parts, Count(n, "open recess", "open recesses"))
+		parts = append(parts, text.Count(n, "open recess", "open recesses"))
 	}
 	if rec.Active != nil {
 		parts = append(parts, "the active agent run "+rec.Active.CorrelationID)
@@ -200,7 +201,7 @@ func (p *pass) evaluate(ask asked) {
 			p.fire(id, rfc, ev.FiredBy, ev.Reason)
 		case ev.Cancelled:
 			p.warnIfSweepsMissing(id, ev.At)
-			p.close(id, rfc, p.text("note.expired", "at", humanTime(ev.At), "what", describeNode(t, o, false)))
+			p.close(id, rfc, p.text("note.expired", "at", humanTime(ev.At), "what", triggerWords(t, &o, false)))
 		case rfc.DueAt != nil:
 			p.warnIfSweepsMissing(id, *rfc.DueAt)
 		}
@@ -341,7 +342,7 @@ func (p *pass) intake() error {
 	}
 	if n := len(p.rec.Dispatches); n >= p.cfg.MaxDispatchesPerHour {
 		until := p.rec.Dispatches[n-p.cfg.MaxDispatchesPerHour].Add(time.Hour)
-		return p.queue(until, fmt.Sprintf("recess already started %s here in the last hour", Count(n, "agent run", "agent runs")),
+		return p.queue(until, fmt.Sprintf("recess already started %s here in the last hour", text.Count(n, "agent run", "agent runs")),
 			fmt.Sprintf("%d fresh dispatches on this discussion in the last hour (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
 	}
 	if p.rec.Queued != nil && p.now.Before(p.rec.Queued.Until) {

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 )
 
@@ -145,7 +146,7 @@ func (p *pass) text(key string, args ...string) string {
 // word joiner, which no backslash would stop.
 func EscapeMarkdown(s string) string {
 	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || lineBreak(r) || unicode.IsControl(r)
+		return unicode.IsSpace(r) || text.Break(r) || unicode.IsControl(r)
 	}), " ")
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/8)

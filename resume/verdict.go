@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
@@ -143,10 +144,10 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	}
 	switch v.Verdict {
 	case VerdictAdjourned:
-		p.res.note("adjourned: %s posted; the run is over", Count(len(posted), "reply", "replies"))
+		p.res.note("adjourned: %s posted; the run is over", text.Count(len(posted), "reply", "replies"))
 	case VerdictRecessed:
 		rfc := p.recess(v, a, posted, before)
-		p.res.note("recessed: %s posted; waiting %s", Count(len(posted), "reply", "replies"), Describe(v.Trigger, p.observe(rfc)))
+		p.res.note("recessed: %s posted; waiting %s", text.Count(len(posted), "reply", "replies"), Describe(v.Trigger, p.observe(rfc)))
 	}
 	// The rest is an ordinary reconciliation with the run over: a trigger
 	// that already holds fires now, and comments that arrived while the run

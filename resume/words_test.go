@@ -184,7 +184,7 @@ func TestWords(t *testing.T) {
 		p := wordsPass(Config{}, rec, reply)
 		entry("cancelled by a maintainer", p.text("note.cancelled", "author", "maya"))
 		o := p.observe(rec.OpenRFCs["c-1"])
-		entry("expired", p.text("note.expired", "at", humanTime(wordsT0.Add(24*time.Hour)), "what", describeNode(trig, o, false)))
+		entry("expired", p.text("note.expired", "at", humanTime(wordsT0.Add(24*time.Hour)), "what", triggerWords(trig, &o, false)))
 	}
 
 	section("answers to commands")

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 )
 
@@ -91,16 +92,11 @@ var htmlTag = regexp.MustCompile(`<!--[\s\S]*?-->|</?[a-zA-Z][^<>]*>`)
 
 // PlainText is markdown or HTML from a comment as one line of plain words.
 func PlainText(s string) string {
-	return strings.Join(strings.Fields(htmlTag.ReplaceAllString(s, " ")), " ")
-}
-
-// FirstLine is s up to its first line break.
-func FirstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+	return strings.Join(strings.Fields(text.OneLine(htmlTag.ReplaceAllString(s, " "))), " ")
 }
 
 // Excerpt is the first line of s, cut at 100 characters.
 func Excerpt(s string) string {
-	return resume.ClipRunes(FirstLine(s), 100)
+	line, _ := text.FirstLine(s)
+	return text.Clip(line, 100)
 }
