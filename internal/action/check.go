@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/sethvargo/go-githubactions"
@@ -27,6 +28,25 @@ claim or a verdict), a workflow input naming no file, a schedule at the top
 of the hour, no sweep. It exits 1 when it found something, so it can run in
 CI; inside GitHub Actions the findings are ::error annotations.
 `
+
+// CheckKnown is what `recess check` holds the setup in the repository at
+// dir to beside recess's own files: the inputs' choices, recess mcp's
+// flags, and a run's own check of its inputs with the repository's policy
+// file (dir/.github/recess.yml), all from the code that reads them.
+func CheckKnown(dir string) workflows.Known {
+	var flags []string
+	fs, _ := mcpFlags(&mcpOptions{}, func(string) string { return "" })
+	fs.VisitAll(func(f *flag.Flag) { flags = append(flags, f.Name) })
+	return workflows.Known{Choices: slices.Clone(inputChoices), MCPFlags: flags, Validate: func(input func(string) string) error {
+		_, err := loadSettings(func(name string) string {
+			if name == inConfig {
+				return "" // a policy file elsewhere is the run's to read, from its checkout
+			}
+			return input(name)
+		}, dir)
+		return err
+	}}
+}
 
 // runCheck is `recess check`.
 func runCheck(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
