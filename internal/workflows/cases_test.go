@@ -527,6 +527,13 @@ func TestCheckRepo_refuses_each_broken_setup(t *testing.T) {
 			fix:     []edit{{file: "agent.yml", old: "model: {type: string, required: true}", new: "model: {type: string, required: false}"}},
 		},
 		{
+			name: "agent_workflow_two_files_dispatch_is_judged_once", base: sweepOnly,
+			breaks:  []edit{{file: "agent.yml", old: "run-name: agent ${{ inputs.correlation_id }}", new: "run-name: agent"}},
+			want:    []want{{file: "agent.yml", rule: workflows.RuleAgentRunName, at: "run-name: agent"}},
+			fixSays: "run-name: agent ${{ inputs.correlation_id }}",
+			fix:     []edit{{file: "agent.yml", old: "run-name: agent", new: "run-name: agent ${{ inputs.correlation_id }}"}},
+		},
+		{
 			name: "agent_workflow_not_dispatchable", base: direct,
 			breaks:  []edit{{file: "agent.yml", old: "  workflow_dispatch:\n", new: "  workflow_call:\n"}},
 			want:    []want{{file: "agent.yml", rule: workflows.RuleAgentInputs, at: "\non:"}},
@@ -671,6 +678,14 @@ func TestCheckRepo_refuses_each_broken_setup(t *testing.T) {
 			want:    []want{{file: "agent.yml", rule: workflows.RuleUnreadable, at: "discussions: read, discussions: write}"}},
 			fixSays: "make it a workflow GitHub accepts",
 			fix:     []edit{{file: "agent.yml", old: ", discussions: write}", new: "}"}},
+		},
+		{
+			// Nothing is said missing that may stand in the file it cannot read.
+			name: "unreadable_front_door", base: sweepOnly,
+			breaks:  []edit{{file: "recess.yml", old: "jobs:\n", new: "jobs: [\n"}},
+			want:    []want{{file: "recess.yml", rule: workflows.RuleUnreadable}},
+			fixSays: "make it a workflow GitHub accepts",
+			fix:     []edit{{file: "recess.yml", old: "jobs: [\n", new: "jobs:\n"}},
 		},
 		{
 			name: "unreadable_agent_workflow", base: reusable,

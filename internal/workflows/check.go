@@ -86,7 +86,6 @@ func CheckRepo(fsys fs.FS, known Known) ([]Finding, error) {
 			c.localAction = &d
 		}
 	}
-	unreadable := false
 	for _, e := range entries {
 		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".yml") || strings.HasSuffix(e.Name(), ".yaml")) {
 			continue
@@ -100,13 +99,13 @@ func CheckRepo(fsys fs.FS, known Known) ([]Finding, error) {
 		c.byName[e.Name()] = f
 		if bad != nil {
 			c.r = append(c.r, *bad)
-			unreadable = true
+			c.unreadable = true
 			continue
 		}
 		c.files = append(c.files, f)
 	}
 	c.survey()
-	if c.recessFiles == 0 && !unreadable {
+	if c.recessFiles == 0 && !c.unreadable {
 		c.r = append(c.r, Finding{File: Dir, Line: 1, Rule: RuleNoSetup,
 			Message: "no workflow here runs recess: nothing watches discussions or starts an agent run",
 			Fix:     "run `recess init` (it writes the front door recess.yml and the agent workflow agent.yml), or copy the README's quick start"})
@@ -129,6 +128,7 @@ type checker struct {
 	localAction *declared        // the repository's own action.yml, for uses: ./
 	files       []*file          // the readable workflows, by name
 	byName      map[string]*file // every workflow by base name, nil when unreadable
+	unreadable  bool             // some workflow is: what is missing may be in it
 
 	// Found by survey.
 	recessFiles int            // files that run recess or call its workflows

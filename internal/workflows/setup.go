@@ -127,7 +127,9 @@ func (c *checker) setup() {
 		return
 	}
 	if c.door == nil {
-		c.noFrontDoor()
+		if !c.unreadable {
+			c.noFrontDoor()
+		}
 	} else {
 		for _, d := range c.doors[1:] {
 			c.r.add(d.f, d.j.line, d.j.id, RuleTwoFrontDoors, fmt.Sprintf("remove it: %s (job %s) is the front door", path.Base(c.door.f.name), c.door.j.id),
@@ -226,9 +228,10 @@ func missingEventEffect(event string) string {
 }
 
 // targets: every agent workflow a dispatching job names exists, takes
-// recess's inputs and has a claim and a verdict.
+// recess's inputs and has a claim and a verdict. One that two files
+// dispatch (the front door and the sweep's own file) is judged once.
 func (c *checker) targets() {
-	seen := map[string]bool{}
+	seen, judged := map[string]bool{}, map[*file]bool{}
 	for _, f := range c.files {
 		if !c.inSetup[f] {
 			continue
@@ -245,7 +248,8 @@ func (c *checker) targets() {
 			seen[f.name+"\x00"+name] = true
 			agent, ok := c.byName[name]
 			switch {
-			case agent != nil:
+			case agent != nil && !judged[agent]:
+				judged[agent] = true
 				c.agent(agent)
 			case !ok: // an unreadable file is reported as such
 				c.r.add(f, line, "", RuleWorkflowMissing, fmt.Sprintf("add %s/%s (recess init writes one) or set workflow: to the agent workflow's file name", Dir, name),
@@ -271,7 +275,7 @@ func (c *checker) sweep() {
 	switchOn, _ := strconv.ParseBool(on)
 	name, named := c.door.given("sweep-workflow")
 	if !switchOn || !named || isExpression(name) {
-		if !sweeps {
+		if !sweeps && !c.unreadable {
 			fix := `add schedule: [{cron: "2-59/5 * * * *"}] to the front door (its plan and visit jobs sweep)`
 			if c.door.use.call == "" {
 				fix = `add a sweep: a workflow on schedule: [{cron: "2-59/5 * * * *"}] with a plan job and a visit job per discussion (.github/examples/recess-sweep.yml)`
@@ -306,7 +310,7 @@ func (c *checker) sweep() {
 		c.suspect["sweep-workflow"] = true
 		c.r.add(c.door.f, line, c.door.j.id, RuleSweepWorkflow, fmt.Sprintf(`give %s the schedule and the sweep (on: schedule: [{cron: "2-59/5 * * * *"}], calling front-door.yml), or name the file that sweeps`, name),
 			"sweep-only-while-waiting switches %s, which does not sweep on a schedule", name)
-	case !sweeps:
+	case !sweeps && !c.unreadable:
 		c.r.add(c.door.f, max(c.door.f.onLine, 1), "", RuleNoSweep, fmt.Sprintf("call front-door.yml from %s too", name),
 			"nothing sweeps: elapsed triggers never fire and lost events are never caught up")
 	}
