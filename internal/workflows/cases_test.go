@@ -95,6 +95,7 @@ func TestCheckRepo_refuses_each_broken_setup(t *testing.T) {
 		planStep  = "        with:\n          command: plan\n"
 		visitStep = "          command: visit\n"
 		directIf  = "    needs: claim\n    if: needs.claim.outputs.stale == 'false'\n"
+		eventStep = "      - name: recess\n        uses: ./\n"
 	)
 	tests := []struct {
 		name    string
@@ -360,17 +361,17 @@ func TestCheckRepo_refuses_each_broken_setup(t *testing.T) {
 			next: []workflows.Rule{workflows.RuleChoiceSplit, workflows.RuleMissingPermission, workflows.RuleChoiceSplit, workflows.RuleMissingPermission, workflows.RuleMissingPermission},
 		},
 		{
-			name: "wake_on_outside_its_choices", base: reusable,
-			breaks:  []edit{{file: "recess.yml", old: frontDoor, new: frontDoor + "    with: {wake-on: mentions}\n"}},
-			want:    []want{{file: "recess.yml", job: "recess", rule: workflows.RuleInputChoice, at: "mentions"}},
+			name: "wake_on_outside_its_choices", base: direct,
+			breaks:  []edit{{file: "recess.yml", old: eventStep, new: eventStep + "        with: {wake-on: mentions}\n"}},
+			want:    []want{{file: "recess.yml", job: "event", rule: workflows.RuleInputChoice, at: "mentions"}},
 			fixSays: "write mention instead of mentions",
 			fix:     []edit{{file: "recess.yml", old: "mentions", new: "mention"}},
 			next:    []workflows.Rule{workflows.RuleInputRefused}, // wake-on mention listens for mention-handles
 		},
 		{
-			name: "wake_on_mention_without_handles", base: reusable,
-			breaks:  []edit{{file: "recess.yml", old: frontDoor, new: frontDoor + "    with: {wake-on: mention}\n"}},
-			want:    []want{{file: "recess.yml", job: "recess", rule: workflows.RuleInputRefused, at: "front-door.yml@v1"}},
+			name: "wake_on_mention_without_handles", base: direct,
+			breaks:  []edit{{file: "recess.yml", old: eventStep, new: eventStep + "        with: {wake-on: mention}\n"}},
+			want:    []want{{file: "recess.yml", job: "event", rule: workflows.RuleInputRefused, at: eventStep[:len(eventStep)-1]}},
 			fixSays: "mention-handles",
 			fix:     []edit{{file: "recess.yml", old: "{wake-on: mention}", new: "{wake-on: mention, mention-handles: \"@lead\"}"}},
 		},

@@ -37,7 +37,7 @@ const (
 	RuleAgentRunName      Rule = "agent-run-name"   // an agent workflow whose run-name hides the correlation id
 	RuleAgentJobs         Rule = "agent-jobs"       // an agent workflow without a claim or a verdict
 	RuleWorkflowMissing   Rule = "workflow-missing" // a workflow input naming no file
-	RuleVerdictWorkflow   Rule = "verdict-workflow" // a verdict that would dispatch another file than its own workflow
+	RuleVerdictWorkflow   Rule = "verdict-workflow" // a verdict (or claim) naming another agent workflow than its own file
 	RuleSweepWorkflow     Rule = "sweep-workflow"   // a sweep switch that would switch off the front door
 	RuleCron              Rule = "schedule-cron"    // a schedule that is not five cron fields
 	RuleTopOfHour         Rule = "schedule-top-of-hour"

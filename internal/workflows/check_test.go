@@ -46,8 +46,23 @@ func readSetup(t *testing.T, dir string) setup {
 func reusable(t *testing.T) setup { return readSetup(t, "testdata/reusable") }
 
 // sweepOnly is the setup for sweep-only-while-waiting: the front door, the
-// sweep in a file of its own, and the agent workflow.
-func sweepOnly(t *testing.T) setup { return readSetup(t, "testdata/sweep-only") }
+// sweep in a file of its own, and the agent workflow, whose claim and
+// verdict get the switch too where their reusable workflows take it (as
+// recess init hands every piece the front door's choices).
+func sweepOnly(t *testing.T) setup {
+	s := readSetup(t, "testdata/sweep-only")
+	for _, piece := range []string{"claim", "verdict"} {
+		data, err := os.ReadFile("../../.github/workflows/" + piece + ".yml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		call := piece + ".yml@v1\n"
+		if takes := regexp.MustCompile(`(?m)^      sweep-only-while-waiting:`).Match(data); takes && !strings.Contains(s["agent.yml"], call+"    with:") {
+			s["agent.yml"] = strings.Replace(s["agent.yml"], call, call+"    with: {sweep-only-while-waiting: \"true\"}\n", 1)
+		}
+	}
+	return s
+}
 
 // direct is the project's own front door and agent workflow, which run the
 // action step by step.

@@ -252,6 +252,9 @@ func (c *checker) targets() {
 				judged[agent] = true
 				c.agent(agent)
 			case !ok: // an unreadable file is reported as such
+				if c.door != nil && c.door.f == f && c.door.j == j {
+					c.suspect["workflow"] = true
+				}
 				c.r.add(f, line, "", RuleWorkflowMissing, fmt.Sprintf("add %s/%s (recess init writes one) or set workflow: to the agent workflow's file name", Dir, name),
 					"the agent workflow %s does not exist in %s", name, Dir)
 			}
@@ -350,8 +353,8 @@ func (c *checker) splits() {
 					names = p.d.names
 				}
 				for _, name := range names {
-					if slices.Contains(perRun, name) || name == "workflow" && u.call == "verdict" {
-						continue
+					if slices.Contains(perRun, name) || name == "workflow" && (u.call == "verdict" || u.call == "claim") {
+						continue // the agent workflow's pieces name their own file (agent)
 					}
 					mine, ok := p.given(name)
 					theirs, ok2 := door.given(name)
@@ -449,12 +452,13 @@ func (c *checker) agent(f *file) {
 	}
 	for _, j := range f.jobs {
 		// An adjourned verdict dispatches again for comments written meanwhile:
-		// its workflow input must name this file.
+		// its workflow input must name this file, and so must a claim's
+		// reusable workflow that takes one.
 		name := path.Base(f.name)
 		got, line := c.target(j)
-		if j.role.does("verdict") && got != name && !isExpression(got) {
-			c.r.add(f, cmp.Or(line, j.line), j.id, RuleVerdictWorkflow, fmt.Sprintf("give the verdict workflow: %s", name),
-				"job %s would dispatch follow-up runs to %s, not to this workflow", j.id, got)
+		if (j.role.does("verdict") || j.role.call == "claim") && got != "" && got != name && !isExpression(got) {
+			c.r.add(f, cmp.Or(line, j.Uses.Line, j.line), j.id, RuleVerdictWorkflow, fmt.Sprintf("give the %s workflow: %s", j.id, name),
+				"job %s names the agent workflow %s, not this one: the runs it starts and the sweep switch would act on another file", j.id, got)
 		}
 	}
 	if len(lack) > 0 {
