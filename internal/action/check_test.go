@@ -100,16 +100,22 @@ func TestCheck_refuses_a_repository_without_workflows(t *testing.T) {
 // refuse is itself a finding.
 func TestCheck_reads_the_policy_file(t *testing.T) {
 	t.Parallel()
-	// The front door and agent workflow recess check's own tests break.
+	// This repository's own front door and agent workflow, which run the
+	// action step by step.
 	files := map[string]string{}
 	for _, name := range []string{"recess.yml", "agent.yml"} {
-		data, err := os.ReadFile(filepath.Join("../workflows/testdata/reusable", name))
+		data, err := os.ReadFile(filepath.Join("../../.github/workflows", name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		files[name] = string(data)
 	}
-	files["recess.yml"] = strings.Replace(files["recess.yml"], "front-door.yml@v1\n", "front-door.yml@v1\n    with: {wake-on: mention}\n", 1)
+	const event = "      - name: recess\n        uses: ./\n"
+	if strings.Count(files["recess.yml"], event) != 1 {
+		t.Fatalf("recess.yml has no one step %q", event)
+	}
+	files["recess.yml"] = strings.Replace(files["recess.yml"], event, event+"        with: {wake-on: mention}\n", 1)
+	usesLine := strings.Count(files["recess.yml"][:strings.Index(files["recess.yml"], event)], "\n") + 2 // the step's uses: ./
 	tests := []struct {
 		name       string
 		policy     string
@@ -120,7 +126,7 @@ func TestCheck_reads_the_policy_file(t *testing.T) {
 			wantStdout: []string{"recess check: DIR/.github/workflows keeps every rule"}},
 		{name: "no_handles_anywhere", policy: "max-recess: P30D\n", wantCode: exitFailed,
 			wantStdout: []string{
-				"DIR/.github/workflows/recess.yml:" + strconv.Itoa(lineWith(t, files["recess.yml"], "front-door.yml@v1")) + ": job recess: recess would refuse every run: input mention-handles: wake-on mention needs at least one handle (for example @lead)",
+				"DIR/.github/workflows/recess.yml:" + strconv.Itoa(usesLine) + ": job event: recess would refuse every run: input mention-handles: wake-on mention needs at least one handle (for example @lead)",
 				"	fix: correct input mention-handles: wake-on mention needs at least one handle (for example @lead)",
 			}},
 		{name: "policy_file_refused", policy: "mention-handles: [\"@lead\"]\nescalate_to: [maintainers]\n", wantCode: exitFailed,
@@ -146,16 +152,4 @@ func TestCheck_reads_the_policy_file(t *testing.T) {
 			}
 		})
 	}
-}
-
-// lineWith is the 1-based line of the first line of text holding sub.
-func lineWith(t *testing.T, text, sub string) int {
-	t.Helper()
-	for i, l := range strings.Split(text, "\n") {
-		if strings.Contains(l, sub) {
-			return i + 1
-		}
-	}
-	t.Fatalf("no line holds %q", sub)
-	return 0
 }

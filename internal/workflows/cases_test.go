@@ -435,7 +435,7 @@ func TestCheckRepo_refuses_each_broken_setup(t *testing.T) {
 		},
 		{
 			name: "verdict_on_another_state_branch", base: sweepOnly,
-			breaks:  []edit{{file: "agent.yml", old: `    with: {sweep-only-while-waiting: "true"}`, new: `    with: {sweep-only-while-waiting: "true", state-branch: records}`}},
+			breaks:  []edit{{file: "agent.yml", old: "verdict.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}", new: "verdict.yml@v1\n    with: {sweep-only-while-waiting: \"true\", state-branch: records}"}},
 			want:    []want{{file: "agent.yml", job: "verdict", rule: workflows.RuleChoiceSplit, at: "state-branch: records"}},
 			fixSays: "remove state-branch:",
 			fix:     []edit{{file: "agent.yml", old: ", state-branch: records", new: ""}},
