@@ -131,10 +131,11 @@ func withExample(t *testing.T, example string) setup {
 
 // readmeCheckStep is the workflow the README shows for running recess
 // check in CI: it runs the action only to put recess on PATH.
-const readmeCheckStep = `name: recess check
+const readmeCheckStep = `# recess check on every change to the workflows or the policy file.
+name: recess check
 on:
-  pull_request: {paths: [".github/workflows/**"]}
-  push: {branches: [main], paths: [".github/workflows/**"]}
+  pull_request: {paths: [".github/workflows/**", ".github/recess.yml"]}
+  push: {branches: [main], paths: [".github/workflows/**", ".github/recess.yml"]}
 permissions: {contents: read}
 jobs:
   check:
@@ -142,7 +143,7 @@ jobs:
     steps:
       - uses: actions/checkout@v6
         with: {persist-credentials: false}
-      - {uses: recess-action/recess@v1, with: {command: install}}
+      - {uses: recess-action/recess@v1, with: {command: install}} # recess on PATH
       - run: recess check
 `
 
