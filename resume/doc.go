@@ -35,6 +35,9 @@
 //	verdict (applying it)                 resume/verdict.go
 //	verdict document (reading it)         resume/verdict_parse.go
 //	claim                                 resume/claim.go
+//	a lost status comment: the copies of  resume/restore.go (keepCopy, restore,
+//	  the record in recess's comments       unaccountedRun); its deletion's
+//	                                        event: resume/inbound.go (Deleted)
 //	sweep, plan, visit                    resume/sweep.go
 //	status (comment text, recess status)  resume/status.go
 //	escalation, retries, stuck runs       resume/escalate.go
@@ -52,6 +55,7 @@
 //	strict JSON of outside input          resume/wait/json.go
 //	discussion record                     state/record.go
 //	status comment body, hidden marker    state/codec.go
+//	  (trusted only as recess writes it)    (StatusBody, ReadStatus)
 //	comment store (state-store: comment)  internal/github/commentstore.go
 //	branch store (state-store: branch)    internal/github/branchstore.go
 //	discussions, labels on GitHub         internal/github/discussions.go

@@ -345,6 +345,14 @@ type snapshot struct {
 	// findsByLabel: the store finds pending records by the waiting label
 	// (LabelFinder), which the decision then keeps right.
 	findsByLabel bool
+	// readsReactions: the Discussions port tells which subjects carry
+	// recess's own reaction (ReactionReader). reacted are those of the
+	// subjects a decision asked about (decision.needReacted) that carry
+	// recess's 👀, read only then.
+	readsReactions bool
+	reacted        []string
+	reactedErr     error
+	haveReacted    bool
 	// perms are the permissions of the authors of comments that hold a
 	// slash command, by normalised login (Engine.perms, see
 	// Engine.permissions).
@@ -358,7 +366,9 @@ type snapshot struct {
 // one. Two decisions are not final and say so: one with posts (a verdict's
 // replies, which the record keeps the ids of) and one with needRecent (a
 // fresh dispatch that needs the repository's recent dispatches counted);
-// the runner does what they ask and decides again.
+// the runner does what they ask and decides again. So is one with
+// needReacted (a dispatch from a record restored from recess's copy, which
+// needs recess's 👀 looked up: see pass.unaccountedRun).
 type decision struct {
 	res *Result
 	rec *state.Record
@@ -375,6 +385,9 @@ type decision struct {
 	plan       *dispatchPlan
 	posts      []post
 	needRecent bool
+	// needReacted are the subjects whose 👀 of recess's the decision needs
+	// to know.
+	needReacted []string
 	// fail is the error the run ends with once the decision is applied:
 	// what is owed is written down, and a person must act (ErrNoWorkflow).
 	fail error
@@ -402,6 +415,11 @@ type pass struct {
 	// awaited are the signals the open recesses this run found wait for
 	// (see unawaited).
 	awaited awaited
+	// afterCopy are, when the record was restored from recess's copy of
+	// it (restore) without an agent run at work, what a dispatch after the
+	// copy would have put recess's 👀 on: a dispatch this decision makes
+	// looks there first (unaccountedRun).
+	afterCopy []string
 	// evals are the evaluations of the open recesses, when the decision
 	// evaluated them (their reasons go into Result.RFCs).
 	evals map[string]wait.Evaluation
@@ -420,7 +438,8 @@ type dispatchPlan struct {
 // active run when the decision will look at it.
 func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.Time) (*snapshot, error) {
 	f, ok := e.Store.(LabelFinder)
-	s := &snapshot{findsByLabel: ok && f.FindsPendingByLabel()}
+	_, reads := e.Discussions.(ReactionReader)
+	s := &snapshot{findsByLabel: ok && f.FindsPendingByLabel(), readsReactions: reads}
 	var err error
 	if ds, ok := e.Store.(DiscussionStore); ok && opts.discussion {
 		s.rec, s.d, err = ds.LoadWith(ctx, number)
@@ -511,7 +530,7 @@ func decide(s *snapshot, c Config, now time.Time, opts passOpts, res *Result, st
 	if p.d != nil && p.rec.DiscussionID == "" {
 		p.rec.DiscussionID = p.d.ID
 	}
-	if err := step(p); err != nil || p.needRecent {
+	if err := step(p); err != nil || p.needRecent || p.needReacted != nil {
 		return &p.decision, err
 	}
 	p.seal()
@@ -544,6 +563,12 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, step func(*
 				// One request, spent only when a fresh dispatch is wanted.
 				s.recent, s.recentErr = e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour))
 				s.haveRecent = true
+				continue
+			}
+			if out.needReacted != nil {
+				// Only where a restored record would dispatch.
+				s.reacted, s.reactedErr = e.Discussions.(ReactionReader).Reacted(ctx, out.needReacted, Eyes)
+				s.haveReacted = true
 				continue
 			}
 			if err != nil {

@@ -310,7 +310,7 @@ func (p *pass) eyesSubject(since state.Cursor) string {
 // queued and started by a later run.
 func (p *pass) intake() error {
 	if p.plan != nil {
-		return p.prepareDispatch()
+		return p.dispatchUnlessRunning()
 	}
 	if p.rec.Active != nil || len(p.rec.OpenRFCs) > 0 || p.rec.Escalated != nil {
 		return nil
@@ -382,7 +382,7 @@ func (p *pass) intake() error {
 	} else {
 		p.res.note("%d comment(s) nobody has answered: fresh dispatch", unseen)
 	}
-	return p.prepareDispatch()
+	return p.dispatchUnlessRunning()
 }
 
 // queue holds a fresh dispatch back until a moment. reason is for the
@@ -413,55 +413,4 @@ func cancelMoment(t *wait.Trigger, o wait.Observed) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
-}
-
-// restore brings back an open recess whose record was lost (its status
-// comment deleted by a person, and the deletion's event, which restores the
-// whole record, never came: see Deleted): the last reply a recessed verdict posted
-// carries a copy of the recess (state.RecessMarker). It is restored when
-// nothing recess wrote after it says the recess ended (a later verdict's
-// reply, its closing note), and when it names this discussion (a
-// discussion transferred from another repository got a new number). The
-// replies' own ids and timestamps give back what the copy leaves out.
-func (p *pass) restore() {
-	var kept *state.Record
-	at := -1
-	for i := len(p.d.Comments) - 1; i >= 0; i-- {
-		c := &p.d.Comments[i]
-		if !c.Mine || c.Deleted {
-			continue
-		}
-		if rec, ok := state.ParseRecessMarker(c.Body); ok {
-			kept, at = rec, i
-			break
-		}
-	}
-	if kept == nil || kept.Discussion != p.rec.Discussion || len(kept.OpenRFCs) != 1 {
-		return
-	}
-	var id string
-	var rfc *state.RFC
-	for id, rfc = range kept.OpenRFCs {
-	}
-	for i := at + 1; i < len(p.d.Comments); i++ {
-		c := &p.d.Comments[i]
-		if !c.Mine {
-			continue
-		}
-		if k, _, ok := state.ParseReplyMarker(c.Body); ok && k != id && !strings.HasPrefix(k, "answer.") {
-			return // a later verdict or note: the recess ended
-		}
-	}
-	rfc.RepliesAfter = rfc.Since
-	for i := range p.d.Comments {
-		c := &p.d.Comments[i]
-		if k, _, ok := state.ParseReplyMarker(c.Body); ok && c.Mine && k == id {
-			addReply(rfc, c)
-		}
-	}
-	p.rec.OpenRFCs[id] = rfc
-	p.rec.Applied = []string{id}
-	p.rec.Seen = rfc.Since
-	p.awaited = awaitedSignals(p.rec)
-	p.res.warn("recess's status comment was gone: restored the open recess %s from recess's own reply", id)
 }

@@ -44,6 +44,9 @@ type Discussions interface {
 	// deep, and the adapter puts a reply to a reply under its parent (the
 	// one place that rule lives).
 	Reply(ctx context.Context, discussionID, replyTo, body string) (*Comment, error)
+	// Edit replaces the body of a comment recess posted (to keep the copy
+	// of its record that a comment carries current: see pass.keepCopy).
+	Edit(ctx context.Context, commentID, body string) error
 	// React adds a reaction to a discussion or comment; Unreact removes one.
 	// Both are idempotent.
 	React(ctx context.Context, subjectID string, r Reaction) error
@@ -218,6 +221,19 @@ type ActivityProber interface {
 	// read) must be visited. What "sees" covers is the implementation's to
 	// document; it never reports a time older than a comment it saw.
 	Activity(ctx context.Context, numbers []int) (map[int]time.Time, error)
+}
+
+// ReactionReader is an optional extension of Discussions: which subjects
+// carry recess's own reaction. The engine type-asserts it on its
+// Discussions port, and asks it only when a record restored from recess's
+// copy of it would dispatch (see pass.unaccountedRun): every dispatch puts
+// recess's 👀 on what it answers and every verdict takes it off, so a 👀
+// the copy does not account for is a run whose record went with the status
+// comment. Without it, such a run goes unseen.
+type ReactionReader interface {
+	// Reacted returns those of subjects (comment or discussion node ids)
+	// that carry recess's own reaction r.
+	Reacted(ctx context.Context, subjects []string, r Reaction) ([]string, error)
 }
 
 // DiscussionStore is an optional extension of Store, for a store that reads

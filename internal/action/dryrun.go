@@ -52,6 +52,8 @@ func effectWords(f resume.Effect) string {
 			where = "a reply"
 		}
 		return fmt.Sprintf("post %s: %q", where, Excerpt(PlainText(f.Body)))
+	case resume.EffectEdit:
+		return "bring the copy of the record in its comment " + f.Subject + " up to date"
 	case resume.EffectWrite:
 		what := "save the record"
 		if status := PlainText(f.Body); status != "" {

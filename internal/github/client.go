@@ -25,6 +25,7 @@ var (
 	_ resume.Discussions    = (*Client)(nil)
 	_ resume.Dispatcher     = (*Client)(nil)
 	_ resume.ActivityProber = (*Client)(nil)
+	_ resume.ReactionReader = (*Client)(nil)
 )
 
 // Defaults for Config fields left empty.

@@ -85,7 +85,9 @@ type CommentStore struct {
 	saveMu sync.Mutex
 
 	mu sync.Mutex
-	// forged are comments by others that carried a state marker.
+	// forged are comments that carried a state marker recess did not
+	// write: by others, or by recess's identity in a body that is not
+	// exactly what recess writes for the record (see status).
 	forged map[string]bool
 	// stray are status comments read where a sweep's scan does not look
 	// (past a discussion's first and last comments): the next save moves
@@ -101,8 +103,10 @@ func NewCommentStore(c *Client) *CommentStore {
 	return &CommentStore{c: c, forged: map[string]bool{}, stray: map[string]bool{}}
 }
 
-// ForgedMarkers returns the ids of comments not authored by recess that
-// carried a state marker, ignored and reported when seen.
+// ForgedMarkers returns the ids of comments that carried a state marker
+// recess did not write (not authored by recess's identity, or not exactly
+// what recess writes for the record they hold), ignored and reported when
+// seen.
 func (s *CommentStore) ForgedMarkers() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -189,8 +193,10 @@ func outOfScan(comments []storedComment, id string) bool {
 
 // status finds the newest trusted status comment among comments (oldest
 // first) and returns its id and record, Rev set. Markers in comments recess
-// did not author are ignored and reported; a corrupt marker in recess's own
-// comment is ErrCorrupt.
+// did not author, and in comments of recess's identity whose body is not
+// exactly what recess writes for the record they hold (another workflow
+// with the same token reposting someone's text), are ignored and reported;
+// a corrupt marker in recess's own comment is ErrCorrupt.
 func (s *CommentStore) status(n int, comments []storedComment) (string, *state.Record, error) {
 	var (
 		id    string
@@ -202,19 +208,16 @@ func (s *CommentStore) status(n int, comments []storedComment) (string, *state.R
 			continue
 		}
 		if !cm.Mine {
-			s.mu.Lock()
-			first := !s.forged[cm.ID]
-			s.forged[cm.ID] = true
-			s.mu.Unlock()
-			if first {
-				s.logf(n, "ignoring a state marker in comment %s by %q (not authored by recess)", cm.ID, cm.Author)
-			}
+			s.ignore(n, cm.ID, fmt.Sprintf("by %q (not authored by recess)", cm.Author))
 			continue
 		}
 		rec, err := decodeStatus(n, cm.Body)
 		switch {
 		case errors.Is(err, errForeign):
 			s.logf(n, "status comment %s %v", cm.ID, err)
+			continue
+		case errors.Is(err, state.ErrNotExact):
+			s.ignore(n, cm.ID, "by recess's identity, whose body is not what recess writes for the record it holds (another workflow posting with the same token?)")
 			continue
 		case rec == nil && err == nil:
 			continue
@@ -235,15 +238,31 @@ func (s *CommentStore) status(n int, comments []storedComment) (string, *state.R
 	return id, found, nil
 }
 
+// ignore reports, once per comment, a state marker in comment id that is
+// not recess's record.
+func (s *CommentStore) ignore(n int, id, why string) {
+	s.mu.Lock()
+	first := !s.forged[id]
+	s.forged[id] = true
+	s.mu.Unlock()
+	if first {
+		s.logf(n, "ignoring a state marker in comment %s %s", id, why)
+	}
+}
+
 // decodeStatus decodes a status comment body of discussion n: nil and no
 // error when it holds no marker after all; an error wrapping
-// state.ErrCorrupt when its record cannot be read; one wrapping errForeign when it
-// holds another discussion's record.
+// state.ErrCorrupt when its record cannot be read; one wrapping
+// state.ErrNotExact when the body is not exactly what recess writes for the
+// record it holds (state.ReadStatus); one wrapping errForeign when it holds
+// another discussion's record.
 func decodeStatus(n int, body string) (*state.Record, error) {
-	rec, ok, err := state.DecodeComment(body)
+	rec, ok, err := state.ReadStatus(body)
 	switch {
 	case !ok:
 		return nil, nil
+	case errors.Is(err, state.ErrNotExact):
+		return nil, err
 	case err != nil && !errors.Is(err, state.ErrCorrupt):
 		return nil, fmt.Errorf("%w: %w", state.ErrCorrupt, err)
 	case err != nil:
@@ -268,8 +287,10 @@ var errForeign = errors.New("a discussion transferred from another repository?")
 // "foo[bot]"): a marker in anyone else's
 // deleted comment is ignored and reported, as in a live one. The record is
 // decoded as Load decodes it (decodeStatus): a record that does not decode
-// is an error wrapping state.ErrCorrupt, and a record of another discussion
-// (one transferred from another repository) is logged and not restored.
+// is an error wrapping state.ErrCorrupt; a record of another discussion
+// (one transferred from another repository), or one in a body that is not
+// exactly what recess writes for it (another workflow's repost with the
+// same token), is logged and not restored.
 // Whether a status comment still stands is for Save to say: the engine
 // writes the record back with an empty Rev.
 func (s *CommentStore) Lost(ctx context.Context, n int, gone resume.DeletedComment) (*state.Record, error) {
@@ -288,6 +309,9 @@ func (s *CommentStore) Lost(ctx context.Context, n int, gone resume.DeletedComme
 	switch {
 	case errors.Is(err, errForeign):
 		s.logf(n, "the deleted status comment %v; nothing restored", err)
+		return nil, nil
+	case errors.Is(err, state.ErrNotExact):
+		s.logf(n, "ignoring a state marker in a deleted comment by %q: its body is not what recess writes for the record it holds (another workflow posting with the same token?): nothing restored", gone.Author)
 		return nil, nil
 	case err != nil:
 		return nil, s.fail(n, fmt.Errorf("recess's deleted status comment holds a record that cannot be read, so it is not restored: %w", err))
@@ -338,7 +362,7 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 	}
 	n := rec.Discussion
 	stamped := s.c.stamped(rec)
-	body, err := state.EncodeComment(rec.Status, &stamped)
+	body, err := state.StatusBody(&stamped)
 	if err != nil {
 		return s.fail(n, err)
 	}

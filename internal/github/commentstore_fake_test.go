@@ -309,3 +309,44 @@ func TestCommentStoreLost(t *testing.T) {
 		})
 	}
 }
+
+// Reacted tells recess's own reaction from everyone else's, on comments and
+// on the discussion itself, in one request however many subjects.
+func TestReactedTellsRecesssOwnReaction(t *testing.T) {
+	t.Parallel()
+	f := newFakeRepo(t)
+	c := f.client(t)
+	ctx := context.Background()
+	disc := f.ids[1]
+	acked, err := f.gh.Comment(disc, "bob", "Postgres.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := f.gh.Comment(disc, "carol", "Same.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{acked.ID, disc, f.ids[2]} {
+		if err := c.React(ctx, id, resume.Eyes); err != nil {
+			t.Fatalf("React(%s) = %v", id, err)
+		}
+	}
+	// Someone else's 👀, and recess's own 👍, are not recess's 👀.
+	if err := f.gh.React(other.ID, "dave", "EYES"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.React(ctx, other.ID, resume.ThumbsUp); err != nil {
+		t.Fatal(err)
+	}
+	before := c.Requests()
+	got, err := c.Reacted(ctx, []string{disc, acked.ID, other.ID}, resume.Eyes)
+	if err != nil {
+		t.Fatalf("Reacted = %v", err)
+	}
+	if diff := cmp.Diff([]string{disc, acked.ID}, got); diff != "" {
+		t.Errorf("Reacted (-want +got):\n%s", diff)
+	}
+	if n := c.Requests() - before; n != 1 {
+		t.Errorf("Reacted sent %d requests, want 1", n)
+	}
+}

@@ -41,6 +41,7 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		reply = h.comment(d1, first.id, "bob", "reply", false)
 	}
 	d2 := h.addDiscussion(2)
+	ours := h.comment(d1, "", "github-actions", "a note of recess's", true)
 
 	c := h.client(t, nil)
 	store := NewCommentStore(c)
@@ -55,6 +56,8 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		}},
 		{"react", func() error { return c.React(ctx, first.id, resume.Eyes) }},
 		{"unreact", func() error { return c.Unreact(ctx, first.id, resume.Eyes) }},
+		{"reacted", func() error { _, err := c.Reacted(ctx, []string{first.id, d1.id}, resume.Eyes); return err }},
+		{"edit", func() error { return c.Edit(ctx, ours.id, "edited") }},
 		{"label", func() error { return c.Label(ctx, d2.id, "recess:escalated") }},
 		{"unlabel", func() error { return c.Unlabel(ctx, d2.id, "recess:escalated") }},
 		{"save_create", func() error { return store.Save(ctx, pendingRecord(2)) }},
@@ -156,9 +159,9 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 	// comments by id (a reply's parent, the status re-read, the sweep's
 	// candidates), label lookup, search, a further page of a discussion's
 	// comments for the status comment, recently updated discussions,
-	// activity, and eight mutations. A new document must be driven above,
-	// and this count raised.
-	if got, want := len(docs), 17; got != want {
+	// activity, recess's own reactions, and eight mutations. A new
+	// document must be driven above, and this count raised.
+	if got, want := len(docs), 18; got != want {
 		t.Errorf("distinct documents sent = %d, want %d:\n%s", got, want, strings.Join(keys(docs), "\n"))
 	}
 }
