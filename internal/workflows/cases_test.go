@@ -420,7 +420,7 @@ func TestCheckRepo_refuses_each_broken_setup(t *testing.T) {
 				{file: "agent.yml", job: "claim", rule: workflows.RuleMissingPermission, at: claimCall},
 				{file: "agent.yml", job: "verdict", rule: workflows.RuleChoiceSplit, at: "verdict.yml@v1"},
 				{file: "agent.yml", job: "verdict", rule: workflows.RuleMissingPermission, at: verdCall}},
-			fixSays: "state-store: branch, as the front door",
+			fixSays: "give it with: {state-store: branch}, as the front door has",
 			fix: []edit{{file: "agent.yml", old: claimCall, new: "claim.yml@v1\n    with: {state-store: branch}\n    permissions: {discussions: write, contents: write}"},
 				{file: "agent.yml", old: verdCall, new: "verdict.yml@v1\n    with: {state-store: branch}\n    permissions: {discussions: write, actions: write, contents: write}"}},
 		},
@@ -444,7 +444,7 @@ func TestCheckRepo_refuses_each_broken_setup(t *testing.T) {
 			name: "verdict_without_the_sweep_switch", base: sweepOnly,
 			breaks:  []edit{{file: "agent.yml", old: "verdict.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n", new: "verdict.yml@v1\n"}},
 			want:    []want{{file: "agent.yml", job: "verdict", rule: workflows.RuleChoiceSplit, at: "verdict.yml@v1"}},
-			fixSays: "sweep-only-while-waiting: true, as the front door",
+			fixSays: "give it with: {sweep-only-while-waiting: true}, as the front door has",
 			fix:     []edit{{file: "agent.yml", old: "verdict.yml@v1\n", new: "verdict.yml@v1\n    with: {sweep-only-while-waiting: true}\n"}},
 		},
 		{

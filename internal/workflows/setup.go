@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -362,7 +363,7 @@ func (c *checker) splits() {
 						len(c.outsideChoices(name, mine)) > 0 || len(c.outsideChoices(name, theirs)) > 0 {
 						continue
 					}
-					fix := fmt.Sprintf("%s: %s, as the front door", name, cmp.Or(theirs, `""`))
+					fix := fmt.Sprintf("give it with: {%s: %s}, as the front door has", name, flowValue(theirs))
 					if _, set := u.with[name]; set && sameChoice(p.d.defaults[name], theirs) {
 						fix = fmt.Sprintf("remove %s: (the front door uses the default, %s)", name, cmp.Or(theirs, `""`))
 					}
@@ -373,6 +374,17 @@ func (c *checker) splits() {
 		}
 	}
 }
+
+// flowValue is v as a value in a YAML flow mapping: as it is when YAML
+// reads it back the same, else quoted.
+func flowValue(v string) string {
+	if plainValue.MatchString(v) {
+		return v
+	}
+	return strconv.Quote(v)
+}
+
+var plainValue = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_./-]*$`)
 
 func sameChoice(a, b string) bool {
 	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
