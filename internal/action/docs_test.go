@@ -306,7 +306,7 @@ func TestReadme_check_workflow_keeps_the_quick_start_clean(t *testing.T) {
 		}
 		fsys[".github/workflows/"+name] = &fstest.MapFile{Data: data}
 	}
-	findings, err := workflows.CheckRepo(fsys)
+	findings, err := workflows.CheckRepo(fsys, CheckKnown(""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func TestInit_choices_keep_the_rules(t *testing.T) {
 					t.Errorf("%s has no line %q:\n%s", name, line, files[name])
 				}
 			}
-			findings, err := workflows.CheckRepo(os.DirFS(dir))
+			findings, err := workflows.CheckRepo(os.DirFS(dir), CheckKnown(dir))
 			if err != nil {
 				t.Fatal(err)
 			}
