@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -174,9 +175,8 @@ type Discussion struct {
 }
 
 // DeletedAccount is the login GitHub shows for whatever a deleted account
-// wrote (REST, webhooks and the web; GraphQL answers null). Nobody can hold
-// it, and it may not write to any repository.
-const DeletedAccount = "ghost"
+// wrote (see wait.DeletedAccount).
+const DeletedAccount = wait.DeletedAccount
 
 // Comment is one discussion comment or reply.
 type Comment struct {

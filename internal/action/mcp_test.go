@@ -214,6 +214,7 @@ func TestMCPRefusesBadCallsAndWritesNothing(t *testing.T) {
 		{"negative_replies", nil, "recess", map[string]any{"summary": "s", "replies_needed": -1}, "replies_needed"},
 		{"nothing_to_wait_for", nil, "recess", map[string]any{"summary": "s"}, "replies_needed"},
 		{"from_without_replies", nil, "recess", map[string]any{"summary": "s", "from": []any{"alice"}, "elapsed": "P1D"}, "replies_needed"},
+		{"from_deleted_account", nil, "recess", map[string]any{"summary": "s", "replies_needed": 1, "from": []any{"alice", "ghost"}}, "from[1]"},
 		{"unknown_combine", nil, "recess", map[string]any{"summary": "s", "replies_needed": 1, "elapsed": "P1D", "combine": "either"}, "combine"},
 		{"unknown_on_expire", nil, "recess", map[string]any{"summary": "s", "replies_needed": 1, "expires": "P2D", "on_expire": "later"}, "on_expire"},
 		{"trigger_as_object", nil, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "elapsed", "elapsed": "P1D"}}, "trigger"},
@@ -1058,6 +1059,7 @@ func FuzzMCPToolCall(f *testing.F) {
 	f.Add("recess", []byte(`{"summary":"s","elapsed":"P1DT1.5H","expires":"P2D","on_expire":"cancel","replies":[{"body":"q","reply_to":"DC_1"}]}`))
 	f.Add("recess", []byte(`{"summary":"s","replies_needed":1,"from":["a"],"thread_only":true,"signal":"go","combine":"all"}`))
 	f.Add("recess", []byte(`{"summary":"s","elapsed":"P91D"}`))
+	f.Add("recess", []byte(`{"summary":"s","replies_needed":1,"from":["ghost"]}`))
 	f.Add("adjourn", []byte(`{"summary":"done","replies":[{"body":"answer"}]}`))
 	f.Add("adjourn", []byte(`{"summary":"s","summary":"t"}`))
 	f.Add("adjourn", []byte(`{"summary":"s","replies":{"body":"x"}}`))
