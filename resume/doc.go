@@ -33,6 +33,8 @@
 //	authority (who may command)           resume/authority.go
 //	scope (categories, labels, wake-on)   resume/scope.go
 //	verdict (applying it)                 resume/verdict.go
+//	where a verdict reply goes (for the   resume/verdict.go (PlaceReply)
+//	  verdict and the agent's tools)
 //	verdict document (reading it)         resume/verdict_parse.go
 //	claim                                 resume/claim.go
 //	sweep, plan, visit                    resume/sweep.go
