@@ -57,6 +57,8 @@
 //	comment store (state-store: comment)  internal/github/commentstore.go
 //	branch store (state-store: branch)    internal/github/branchstore.go
 //	discussions, labels on GitHub         internal/github/discussions.go
+//	a sweep's look for lost events (the   internal/github/discussions.go
+//	  probe, question threads included)     (Client.Activity)
 //	dispatch on GitHub                    internal/github/dispatch.go
 //	a login's permission                  internal/github/permission.go
 //	action mode (env in, outputs out)     internal/action/action.go

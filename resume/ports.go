@@ -211,13 +211,16 @@ type Comment struct {
 // on its Discussions port; without it a sweep visits every record that waits
 // on people alone, every time.
 type ActivityProber interface {
-	// Activity returns, for each discussion it can vouch for, the creation
-	// time (GitHub's clock) of the newest comment or reply it sees, or the
-	// discussion's own creation time when it sees none. A number left out of
-	// the answer (a deleted, closed or locked discussion, or one it could not
-	// read) must be visited. What "sees" covers is the implementation's to
-	// document; it never reports a time older than a comment it saw.
-	Activity(ctx context.Context, numbers []int) (map[int]time.Time, error)
+	// Activity returns, for each waiting record's discussion it can vouch
+	// for, the creation time (GitHub's clock) of the newest comment or reply
+	// it sees, or the discussion's own creation time when it sees none. It
+	// sees every reply in the record's question threads
+	// (state.Summary.ThreadRoots), however many comments follow them, at a
+	// constant cost each. A discussion left out of the answer (a deleted,
+	// closed or locked discussion, or one it could not read) must be
+	// visited. What else "sees" covers is the implementation's to document;
+	// it never reports a time older than a comment it saw.
+	Activity(ctx context.Context, waiting []state.Summary) (map[int]time.Time, error)
 }
 
 // DiscussionStore is an optional extension of Store, for a store that reads

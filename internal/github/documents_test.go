@@ -74,7 +74,10 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 			rec.Applied = append(rec.Applied, "c-2")
 			return NewCommentStore(h.client(t, nil)).Save(ctx, rec)
 		}},
-		{"activity", func() error { _, err := c.Activity(ctx, []int{1, 2}); return err }},
+		{"activity", func() error {
+			_, err := c.Activity(ctx, []state.Summary{{Discussion: 1, ThreadRoots: []string{first.id}}, {Discussion: 2}})
+			return err
+		}},
 		{"pending_search", func() error { _, err := store.Pending(ctx); return err }},
 		{"pending_deep_status_comment", func() error {
 			d3 := h.addDiscussion(3)
