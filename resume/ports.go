@@ -40,10 +40,11 @@ type Discussions interface {
 	// Discussion returns the discussion with every comment and reply, oldest
 	// first. A deleted discussion is ErrNotFound.
 	Discussion(ctx context.Context, number int) (*Discussion, error)
-	// Reply posts a comment, under replyTo when it is not empty. replyTo
-	// may be any comment of the discussion: GitHub threads only one level
-	// deep, and the adapter puts a reply to a reply under its parent (the
-	// one place that rule lives).
+	// Reply posts a comment, under replyTo when it is not empty: a
+	// top-level comment of the discussion. GitHub threads only one level
+	// deep and refuses a reply to a reply, so a caller answering any
+	// comment passes the thread it sits in (Comment.Thread; for a verdict
+	// reply, PlaceReply).
 	Reply(ctx context.Context, discussionID, replyTo, body string) (*Comment, error)
 	// React adds a reaction to a discussion or comment; Unreact removes one.
 	// Both are idempotent.

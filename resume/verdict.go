@@ -163,9 +163,10 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 // Placement is where a verdict reply is posted (PlaceReply): the one rule
 // that the verdict follows and that the agent's tools report before it.
 type Placement struct {
-	// Under is the top-level comment the reply goes under: the comment its
-	// reply_to names, or that comment's parent when it is itself a reply
-	// (GitHub threads only under a top-level comment). "" for the top level.
+	// Under is the top-level comment the reply goes under: the thread the
+	// comment its reply_to names sits in (Comment.Thread: that comment, or
+	// its parent when it is itself a reply, as GitHub threads only under a
+	// top-level comment). "" for the top level.
 	Under string
 	// Moved says, in words for the agent, why a reply whose reply_to names
 	// a comment goes to the top level instead ("comment X was deleted");

@@ -246,12 +246,9 @@ func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNo
 	for _, l := range d.Labels.Nodes {
 		disc.Labels = append(disc.Labels, l.Name)
 	}
-	c.mu.Lock()
 	for i, sc := range all {
 		disc.Comments[i] = sc.Comment
-		c.parents[sc.ID] = sc.ParentID
 	}
-	c.mu.Unlock()
 	return disc, all, nil
 }
 
@@ -319,52 +316,18 @@ func toStored(n commentNode, parent string) storedComment {
 	}
 }
 
-// Reply posts a comment on a discussion, threaded under replyTo when given.
-// GitHub threads only one level deep and refuses a reply to a reply, so a
-// replyTo that is itself a reply is replaced by its top-level parent.
+// Reply posts a comment on a discussion, threaded under replyTo when given:
+// a top-level comment (resume.Discussions.Reply; GitHub refuses a reply to
+// a reply).
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#adddiscussioncomment
 func (c *Client) Reply(ctx context.Context, discussionID, replyTo, body string) (*resume.Comment, error) {
-	parent := ""
-	if replyTo != "" {
-		var err error
-		if parent, err = c.topLevel(ctx, replyTo); err != nil {
-			return nil, fmt.Errorf("github: reply to %s: %w", replyTo, err)
-		}
-	}
-	n, err := c.addComment(ctx, discussionID, parent, body)
+	n, err := c.addComment(ctx, discussionID, replyTo, body)
 	if err != nil {
 		return nil, fmt.Errorf("github: %w", err)
 	}
-	sc := toStored(n, parent)
-	c.mu.Lock()
-	c.parents[sc.ID] = sc.ParentID
-	c.mu.Unlock()
-	out := sc.Comment
+	out := toStored(n, replyTo).Comment
 	return &out, nil
-}
-
-// topLevel returns the comment itself when it is top-level, else its parent:
-// from what earlier reads saw, or one small node query.
-func (c *Client) topLevel(ctx context.Context, id string) (string, error) {
-	c.mu.Lock()
-	parent, known := c.parents[id]
-	c.mu.Unlock()
-	if !known {
-		got, err := c.commentsByID(ctx, []string{id})
-		if err != nil {
-			return "", err
-		}
-		cm, ok := got[id]
-		if !ok {
-			return "", fmt.Errorf("comment %s: %w", id, resume.ErrNotFound)
-		}
-		parent = cm.ReplyTo.ID
-		c.mu.Lock()
-		c.parents[id] = parent
-		c.mu.Unlock()
-	}
-	return cmp.Or(parent, id), nil
 }
 
 // React adds a reaction to a discussion or comment. GitHub treats adding an
