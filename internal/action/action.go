@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 )
 
@@ -49,7 +49,7 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 		r.outputs(out)
 		r.summary(out)
 		for _, w := range out.Warnings {
-			gha.WithFieldsMap(map[string]string{"title": "recess"}).Warningf("%s", oneLine(w))
+			gha.WithFieldsMap(map[string]string{"title": "recess"}).Warningf("%s", text.OneLine(w))
 		}
 	}
 	if err != nil {
@@ -74,7 +74,7 @@ func (r *actionReport) failed(err error) int {
 	if field := RefusedField(err); field != "" {
 		title, code = "recess refused "+field, ExitRefused
 	}
-	r.gha.WithFieldsMap(map[string]string{"title": title}).Errorf("%s", oneLine(err.Error()))
+	r.gha.WithFieldsMap(map[string]string{"title": title}).Errorf("%s", text.OneLine(err.Error()))
 	r.addSummary(summaryFailure(err))
 	return code
 }
@@ -116,10 +116,6 @@ func (r *actionReport) addSummary(markdown string) {
 	if r.hasSummary {
 		r.gha.AddStepSummary(markdown)
 	}
-}
-
-func oneLine(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ")
 }
 
 // statusJSON is the machine-readable status an action run prints.

@@ -15,6 +15,7 @@ import (
 
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/workflows"
+	"github.com/recess-action/recess/resume"
 )
 
 const initUsage = `usage: recess init [flags]
@@ -62,16 +63,12 @@ func (c initChoices) check() error {
 	case workflows.TopOfHour(c.Schedule):
 		return fmt.Errorf("--schedule %q runs at the top of the hour, when GitHub's scheduler is busiest: start off the hour, e.g. %s", c.Schedule, defaultSchedule)
 	}
-	switch c.WakeOn {
-	case "", "comment", "command":
-	case "mention":
-		if c.MentionHandles == "" {
-			return fmt.Errorf("--%s mention needs --%s (e.g. @lead)", inWakeOn, inMentionHandles)
-		}
-	default:
-		return fmt.Errorf("--%s %q: want comment, mention or command", inWakeOn, c.WakeOn)
-	}
-	if c.MentionHandles != "" && c.WakeOn != "mention" {
+	switch wake, err := resume.ParseWakeOn(c.WakeOn); {
+	case err != nil:
+		return fmt.Errorf("--%w", err) // the flag is the input's name
+	case wake == resume.WakeMention && c.MentionHandles == "":
+		return fmt.Errorf("--%s mention needs --%s (e.g. @lead)", inWakeOn, inMentionHandles)
+	case wake != resume.WakeMention && c.MentionHandles != "":
 		return fmt.Errorf("--%s is only for --%s mention", inMentionHandles, inWakeOn)
 	}
 	return nil
@@ -101,7 +98,7 @@ func flow(kv ...string) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-var initTemplates = template.Must(template.New("").Funcs(template.FuncMap{"flow": flow}).Parse(`
+var initTemplates = template.Must(template.New("").Parse(`
 {{- define "recess.yml" -}}
 # recess front door: watches discussions, starts agent runs and sweeps (recess-action/recess).
 name: recess
@@ -114,7 +111,7 @@ permissions: {discussions: write, actions: write, issues: write, contents: {{if 
 jobs:
   recess:
     uses: recess-action/recess/.github/workflows/front-door.yml@v1
-{{- with flow "workflow" .WorkflowInput "state-store" .StoreInput "categories" .Categories "labels" .Labels "wake-on" .WakeOn "mention-handles" .MentionHandles}}
+{{- with .With}}
     with: {{.}}
 {{- end}}
 {{end}}
@@ -130,7 +127,7 @@ on:
 jobs:
   claim:
     uses: recess-action/recess/.github/workflows/claim.yml@v1
-{{- with flow "state-store" .StoreInput}}
+{{- with .With}}
     with: {{.}}
 {{- end}}
     permissions: {discussions: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
@@ -152,7 +149,7 @@ jobs:
   verdict:
     needs: [claim, lead]
     uses: recess-action/recess/.github/workflows/verdict.yml@v1
-{{- with flow "workflow" .WorkflowInput "state-store" .StoreInput}}
+{{- with .With}}
     with: {{.}}
 {{- end}}
     permissions: {discussions: write, actions: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
@@ -169,14 +166,20 @@ type initFile struct {
 func (c initChoices) render() ([]initFile, error) {
 	data := struct {
 		initChoices
-		WorkflowInput, StoreInput string // the inputs that differ from the defaults
+		// With is what every reusable workflow is called with: the same
+		// choices for the front door, claim and verdict, those that differ
+		// from the defaults.
+		With string
 	}{initChoices: c}
+	workflow, store := "", ""
 	if c.Workflow != gh.DefaultWorkflow {
-		data.WorkflowInput = c.Workflow
+		workflow = c.Workflow
 	}
 	if c.Store != storeComment {
-		data.StoreInput = c.Store
+		store = c.Store
 	}
+	data.With = flow(inWorkflow, workflow, inStateStore, store, inCategories, c.Categories, inLabels, c.Labels,
+		inWakeOn, c.WakeOn, inMentionHandles, c.MentionHandles)
 	var files []initFile
 	for _, f := range []struct{ tmpl, name string }{{"recess.yml", "recess.yml"}, {"agent.yml", c.Workflow}} {
 		var b bytes.Buffer

@@ -74,6 +74,8 @@ func TestInit_choices_keep_the_rules(t *testing.T) {
 		{name: "scope_and_wake_on", args: []string{"--categories", "RFCs, Ideas", "--labels", "ask-bot", "--wake-on", "mention", "--mention-handles", "@lead"},
 			files: []string{"agent.yml", "recess.yml"},
 			has:   map[string]string{"recess.yml": `    with: {categories: "RFCs, Ideas", labels: ask-bot, wake-on: mention, mention-handles: "@lead"}`}},
+		{name: "wake_on_read_as_the_action_reads_it", args: []string{"--wake-on", " Command"}, files: []string{"agent.yml", "recess.yml"},
+			has: map[string]string{"recess.yml": `    with: {wake-on: " Command"}`}},
 		{name: "schedule", args: []string{"--schedule", "7-59/30 7-18 * * 1-5"}, files: []string{"agent.yml", "recess.yml"},
 			has: map[string]string{"recess.yml": `  schedule: [{cron: "7-59/30 7-18 * * 1-5"}] # the sweep, off the top of the hour`}},
 	}

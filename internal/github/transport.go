@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 )
 
@@ -203,7 +204,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case err != nil:
 			return nil, err
 		case isGraphQL && resp.StatusCode != http.StatusOK:
-			return nil, &StatusError{StatusCode: resp.StatusCode, Body: resume.ClipRunes(string(data), 512)}
+			return nil, &StatusError{StatusCode: resp.StatusCode, Body: text.Clip(string(data), 512)}
 		case gerr != nil:
 			return nil, gerr
 		}
@@ -369,7 +370,7 @@ func restMessage(data []byte) string {
 	if json.Unmarshal(data, &out) == nil && out.Message != "" {
 		return out.Message
 	}
-	return resume.ClipRunes(strings.TrimSpace(string(data)), 200)
+	return text.Clip(strings.TrimSpace(string(data)), 200)
 }
 
 // sleepContext is the real Sleep: a timer that gives up with the context.

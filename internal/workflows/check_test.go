@@ -425,11 +425,11 @@ func FuzzCheckRepo(f *testing.F) {
 // lines (the comment may wrap).
 var copyTo = regexp.MustCompile(`Copy it to[\s#]*\.github/workflows/([a-z-]+\.yml)`)
 
-// The README's step-by-step workflows (the blocks that say "Copy it to
-// .github/workflows/NAME.yml") are a setup that keeps every rule.
-func TestCheckRepo_README_step_by_step_is_clean(t *testing.T) {
+// The step-by-step workflows of docs/step-by-step.md (the blocks that say
+// "Copy it to .github/workflows/NAME.yml") are a setup that keeps every rule.
+func TestCheckRepo_docs_step_by_step_is_clean(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/step-by-step.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +437,7 @@ func TestCheckRepo_README_step_by_step_is_clean(t *testing.T) {
 	for _, block := range strings.Split(string(data), "```yaml\n")[1:] {
 		end := strings.Index(block, "```")
 		if end < 0 {
-			t.Fatal("README: a yaml block is not closed")
+			t.Fatal("docs/step-by-step.md: a yaml block is not closed")
 		}
 		var lines []string
 		for _, l := range strings.Split(block[:end], "\n") {
@@ -446,22 +446,22 @@ func TestCheckRepo_README_step_by_step_is_clean(t *testing.T) {
 		head := strings.Join(lines[:min(5, len(lines))], "\n")
 		if m := copyTo.FindStringSubmatch(head); m != nil {
 			if _, dup := s[m[1]]; dup {
-				t.Fatalf("README has two blocks for %s", m[1])
+				t.Fatalf("docs/step-by-step.md has two blocks for %s", m[1])
 			}
 			s[m[1]] = strings.Join(lines, "\n")
 		}
 	}
 	if _, ok := s["recess.yml"]; !ok {
-		t.Fatal("README has no step-by-step recess.yml")
+		t.Fatal("docs/step-by-step.md has no recess.yml")
 	}
 	if _, ok := s["agent.yml"]; !ok {
-		t.Fatal("README has no step-by-step agent.yml")
+		t.Fatal("docs/step-by-step.md has no agent.yml")
 	}
 	got, err := CheckRepo(s.fs())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range got {
-		t.Errorf("README %s", f)
+		t.Errorf("docs/step-by-step.md %s", f)
 	}
 }
