@@ -58,17 +58,20 @@ if (d.isError) fail(`read_discussion: ${text(d)}`);
 const person = d.structuredContent.comments.find((c) => c.id === cfg.comment);
 if (!person || person.by_recess || !person.can_reply_to) fail(`read_discussion lacks comment ${cfg.comment}: ${JSON.stringify(d.structuredContent)}`);
 
-const bad = await client.callTool({ name: "reply", arguments: { body: cfg.question, reply_to: "DC_nope" } });
-if (!bad.isError || !text(bad).startsWith("refused: reply_to: ") || !text(bad).includes(cfg.comment)) {
-  fail(`reply with an unknown reply_to: ${JSON.stringify(bad)}`);
+// A reply_to the discussion does not show is queued where the verdict step will post it (at the
+// top level, opening with a line that says what it answered), and the answer says so.
+const unknown = await client.callTool({ name: "reply", arguments: { body: cfg.question, reply_to: "DC_nope" } });
+const u = unknown.structuredContent;
+if (unknown.isError || u.queued !== 1 || u.posted_under !== "" || u.checked !== true || !u.note.includes("DC_nope")) {
+  fail(`reply with an unknown reply_to: ${JSON.stringify(unknown)}`);
 }
 const good = await client.callTool({ name: "reply", arguments: { body: cfg.question, reply_to: cfg.comment } });
-if (good.isError || good.structuredContent.queued !== 1) fail(`reply: ${JSON.stringify(good)}`);
+if (good.isError || good.structuredContent.queued !== 2) fail(`reply: ${JSON.stringify(good)}`);
 
 const badRecess = await client.callTool({ name: "recess", arguments: { summary: "waiting", replies_needed: 1, elapsed: "2 days" } });
 if (!badRecess.isError || !text(badRecess).startsWith("refused: elapsed: ")) fail(`recess with a bad elapsed: ${JSON.stringify(badRecess)}`);
 const recess = await client.callTool({ name: "recess", arguments: { summary: "waiting for the storage owners", replies_needed: 1, elapsed: "P2D" } });
-if (recess.isError || recess.structuredContent.verdict !== "recessed" || recess.structuredContent.replies !== 1) {
+if (recess.isError || recess.structuredContent.verdict !== "recessed" || recess.structuredContent.replies !== 2) {
   fail(`recess: ${JSON.stringify(recess)}`);
 }
 
