@@ -492,7 +492,11 @@ func (r *report) setup(files []*file, byName map[string]*file) {
 			seen[f.name+"\x00"+name] = true
 			agent, ok := byName[name]
 			switch {
+			case agent != nil && seen[name]:
+				// Checked for another file that dispatches it (the front
+				// door and the sweep's file of sweep-only-while-waiting).
 			case agent != nil:
+				seen[name] = true
 				r.agent(agent)
 			case !ok: // an unreadable file is reported as such
 				r.add(f, line, "", RuleWorkflowMissing, fmt.Sprintf("add %s/%s (recess init writes one) or set workflow: to the agent workflow's file name", Dir, name),
