@@ -5,7 +5,7 @@
 #   1. this repository's own example workflows, .github/workflows/recess.yml and agent.yml
 #      (the action step by step, `uses: ./`, the placeholder lead);
 #   2. the README's quick start (testdata/quickstart, unmodified) as a user's repository holds it:
-#      the two files in .github/workflows of an otherwise empty repository, `recess check` clean
+#      its files in .github/workflows of an otherwise empty repository, `recess check` clean
 #      on it first, then the story with recess-action/recess@v1 and its reusable workflows served
 #      from this checkout and the Claude step replaced by the scripted lead (no ANTHROPIC_API_KEY).
 #
@@ -39,11 +39,9 @@ echo "== act 2/2: the quick start (testdata/quickstart), unmodified, as a reposi
 start=$SECONDS
 repo="$lab/your-repo"
 mkdir -p "$repo/.github/workflows"
-cp testdata/quickstart/recess.yml testdata/quickstart/agent.yml "$repo/.github/workflows/"
+cp testdata/quickstart/*.yml "$repo/.github/workflows/"
 "$lab/recess" check "$repo"
 "$lab/recess-lab" act "${args[@]}" "$repo"
-for f in recess.yml agent.yml; do
-	# The story ran copies; the repository's files are as the README gives them.
-	cmp testdata/quickstart/$f "$repo/.github/workflows/$f"
-done
+# The story ran copies; the repository's files are as the README gives them.
+diff -r testdata/quickstart "$repo/.github/workflows"
 echo "act 2/2 took $((SECONDS - start))s"

@@ -30,11 +30,12 @@ func readSetup(t *testing.T, files map[string]string) setup {
 }
 
 // quickStart is the README's quick start: the reusable workflows called
-// from two short files.
+// from three short files (the front door, the sweep, the agent workflow).
 func quickStart(t *testing.T) setup {
 	return readSetup(t, map[string]string{
-		"recess.yml": "../../testdata/quickstart/recess.yml",
-		"agent.yml":  "../../testdata/quickstart/agent.yml",
+		"recess.yml":       "../../testdata/quickstart/recess.yml",
+		"recess-sweep.yml": "../../testdata/quickstart/recess-sweep.yml",
+		"agent.yml":        "../../testdata/quickstart/agent.yml",
 	})
 }
 
@@ -195,7 +196,7 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 		{
 			name: "verdict_without_actions_write", base: quickStart, file: "agent.yml",
 			old: "permissions: {discussions: write, actions: write, contents: read}", new: "permissions: {discussions: write, contents: read}",
-			want: []want{{file: "agent.yml", job: "verdict", rule: RuleMissingPermission, at: "verdict.yml@v1\n    permissions: {discussions: write, contents: read}"}},
+			want: []want{{file: "agent.yml", job: "verdict", rule: RuleMissingPermission, at: "with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read}"}},
 		},
 		{
 			name: "front_door_without_actions_write", base: quickStart, file: "recess.yml",
@@ -204,7 +205,7 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 		},
 		{
 			name: "branch_store_without_contents_write", base: quickStart, file: "recess.yml",
-			old: "front-door.yml@v1\n", new: "front-door.yml@v1\n    with: {state-store: branch}\n",
+			old: "with: {", new: "with: {state-store: branch, ",
 			want: []want{{file: "recess.yml", job: "recess", rule: RuleMissingPermission, at: "permissions:"}},
 		},
 		{
@@ -239,12 +240,12 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 		},
 		{
 			name: "agent_workflow_without_verdict", base: quickStart, file: "agent.yml",
-			old: "  verdict:\n    needs: [claim, lead]\n    uses: recess-action/recess/.github/workflows/verdict.yml@v1\n    permissions: {discussions: write, actions: write, contents: read}\n", new: "",
+			old: "  verdict:\n    needs: [claim, lead]\n    uses: recess-action/recess/.github/workflows/verdict.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, actions: write, contents: read}\n", new: "",
 			want: []want{{file: "agent.yml", rule: RuleAgentJobs, at: "run-name"}},
 		},
 		{
 			name: "workflow_input_naming_no_file", base: quickStart, file: "recess.yml",
-			old: "front-door.yml@v1\n", new: "front-door.yml@v1\n    with: {workflow: lead.yml}\n",
+			old: "with: {", new: "with: {workflow: lead.yml, ",
 			want: []want{{file: "recess.yml", rule: RuleWorkflowMissing, at: "lead.yml"}},
 		},
 		{
@@ -254,17 +255,17 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 		},
 		{
 			name: "verdict_dispatching_another_workflow", base: quickStart, file: "agent.yml",
-			old: "verdict.yml@v1\n", new: "verdict.yml@v1\n    with: {workflow: lead.yml}\n",
-			want: []want{{file: "agent.yml", job: "verdict", rule: RuleVerdictWorkflow, at: "with: {workflow: lead.yml}"}},
+			old: "verdict.yml@v1\n    with: {", new: "verdict.yml@v1\n    with: {workflow: lead.yml, ",
+			want: []want{{file: "agent.yml", job: "verdict", rule: RuleVerdictWorkflow, at: "with: {workflow: lead.yml"}},
 		},
 		{
-			name: "schedule_on_the_top_of_the_hour", base: quickStart, file: "recess.yml",
+			name: "schedule_on_the_top_of_the_hour", base: quickStart, file: "recess-sweep.yml",
 			old: `"2-59/5 * * * *"`, new: `"*/5 * * * *"`,
-			want: []want{{file: "recess.yml", rule: RuleTopOfHour, at: "cron:"}},
+			want: []want{{file: "recess-sweep.yml", rule: RuleTopOfHour, at: "cron:"}},
 		},
 		{
-			name: "no_sweep", base: quickStart, file: "recess.yml",
-			old: "  schedule: [{cron: \"2-59/5 * * * *\"}] # the sweep, off the top of the hour\n", new: "",
+			name: "no_sweep", base: quickStart, file: "recess-sweep.yml",
+			old: "  schedule: [{cron: \"2-59/5 * * * *\"}] # off the top of the hour\n", new: "",
 			want: []want{{file: "recess.yml", rule: RuleNoSweep, at: "\non:"}},
 		},
 		{
