@@ -198,7 +198,7 @@ func (a *actRunner) tell(ctx context.Context, getenv func(string) string) error 
 		sweepName = a.target.Choices.SweepWorkflow
 		workflows = append(workflows, githubfake.SeedWorkflow{File: sweepName, State: githubfake.WorkflowDisabledManually})
 	}
-	var served []string
+	served := ""
 	err = applySeed(ctx, a.gh, filepath.Join(root, actSeed), func(seed *githubfake.Seed) {
 		for i := range seed.Repos {
 			if r := &seed.Repos[i]; r.Name == actRepo {
@@ -211,8 +211,8 @@ func (a *actRunner) tell(ctx context.Context, getenv func(string) string) error 
 		return err
 	}
 	a.say("fake GitHub at %s, seeded from %s", a.gh.Env()["GITHUB_SERVER_URL"], actSeed)
-	for _, what := range served {
-		a.say("  %s", what)
+	if served != "" {
+		a.say("  the story's discussion is one the front door serves: %s", served)
 	}
 	if sweepName != "" {
 		a.say("  the sweep's workflow %s starts disabled, as a sweep that found nothing pending leaves it", sweepName)
@@ -224,9 +224,10 @@ func (a *actRunner) tell(ctx context.Context, getenv func(string) string) error 
 }
 
 // serve makes the seeded discussions ones the front door serves, and says
-// how: each in the first of its categories, carrying the first of its
-// labels, and, with wake-on mention, mentioning the first handle.
-func serve(r *githubfake.SeedRepo, c setupChoices) []string {
+// how ("" when it serves every discussion): each in the first of its
+// categories, carrying the first of its labels, and, with wake-on mention,
+// mentioning the first handle.
+func serve(r *githubfake.SeedRepo, c setupChoices) string {
 	var said []string
 	if len(c.Categories) > 0 {
 		if !slices.ContainsFunc(append([]string{"General"}, r.Categories...), func(x string) bool { return strings.EqualFold(x, c.Categories[0]) }) {
@@ -257,10 +258,7 @@ func serve(r *githubfake.SeedRepo, c setupChoices) []string {
 			d.Body = handle + " " + d.Body
 		}
 	}
-	if len(said) == 0 {
-		return nil
-	}
-	return []string{"the story's discussion is one the front door serves: " + strings.Join(said, ", ")}
+	return strings.Join(said, ", ")
 }
 
 // prepare writes the copies act runs (the front door and the agent

@@ -495,17 +495,17 @@ func TestServe(t *testing.T) {
 		name string
 		c    setupChoices
 		want githubfake.SeedRepo
-		said []string
+		said string
 	}{
 		{name: "every_discussion", c: setupChoices{}, want: seed()},
 		{name: "the_readme_init_example", c: setupChoices{Categories: []string{"RFCs", "Ideas"}, WakeOn: "mention", MentionHandles: []string{"@lead"}},
 			want: githubfake.SeedRepo{Name: "octo/hello", Labels: []string{"recess:waiting"}, Categories: []string{"RFCs"},
 				Discussions: []githubfake.SeedDiscussion{{Author: "alice", Title: "RFC", Body: "@lead Which store?", Category: "RFCs"}}},
-			said: []string{"the story's discussion is one the front door serves: in the category RFCs (categories: RFCs, Ideas), mentioning @lead (wake-on mention)"}},
+			said: "in the category RFCs (categories: RFCs, Ideas), mentioning @lead (wake-on mention)"},
 		{name: "general_and_a_label", c: setupChoices{Categories: []string{"general"}, Labels: []string{"ask-bot", "rfc"}, WakeOn: "mention", MentionHandles: []string{"bot"}},
 			want: githubfake.SeedRepo{Name: "octo/hello", Labels: []string{"recess:waiting", "ask-bot"},
 				Discussions: []githubfake.SeedDiscussion{{Author: "alice", Title: "RFC", Body: "@bot Which store?", Category: "general", Labels: []string{"ask-bot"}}}},
-			said: []string{"the story's discussion is one the front door serves: in the category general (categories: general), labelled ask-bot (labels: ask-bot, rfc), mentioning @bot (wake-on mention)"}},
+			said: "in the category general (categories: general), labelled ask-bot (labels: ask-bot, rfc), mentioning @bot (wake-on mention)"},
 		{name: "command_serves_a_new_discussion", c: setupChoices{WakeOn: "command"}, want: seed()},
 	}
 	for _, tc := range tests {
