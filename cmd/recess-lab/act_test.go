@@ -452,16 +452,16 @@ func TestOtherActions(t *testing.T) {
 	}
 }
 
-// The README's act section names every change recess-lab act makes to the
-// workflows it runs: each model action it replaces and its key, and each act
-// option that serves an action from somewhere else.
-func TestReadmeSaysWhatActChanges(t *testing.T) {
+// The act section of docs/operations.md names every change recess-lab act
+// makes to the workflows it runs: each model action it replaces and its key,
+// and each act option that serves an action from somewhere else.
+func TestDocsSayWhatActChanges(t *testing.T) {
 	t.Parallel()
-	readme := string(readFile(t, "../../README.md"))
+	readme := string(readFile(t, "../../docs/operations.md"))
 	const heading = "### Your own workflows, under act\n"
 	i := strings.Index(readme, heading)
 	if i < 0 {
-		t.Fatalf("README has no heading %q", heading)
+		t.Fatalf("docs/operations.md has no heading %q", heading)
 	}
 	section := readme[i+len(heading):]
 	if j := strings.Index(section, "\n## "); j >= 0 {
@@ -478,7 +478,7 @@ func TestReadmeSaysWhatActChanges(t *testing.T) {
 	}
 	for _, w := range want {
 		if !strings.Contains(section, w) {
-			t.Errorf("the README's act section does not mention %s", w)
+			t.Errorf("the act section of docs/operations.md does not mention %s", w)
 		}
 	}
 }

@@ -1,13 +1,13 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -24,7 +24,8 @@ would fire it; sweep --dry-run adds what a sweep at this moment would do
 (it reads everything and writes nothing: the scheduled front door does
 the real sweeps). Both print a table, or JSON with --json.
 
-The token is GITHUB_TOKEN; GITHUB_API_URL and GITHUB_GRAPHQL_URL point
+The token is GITHUB_TOKEN, else GH_TOKEN (as gh reads it); it needs to read
+the repository's discussions and actions. GITHUB_API_URL and GITHUB_GRAPHQL_URL point
 elsewhere than github.com (GitHub Enterprise Server, go run ./cmd/recess-lab fakegithub);
 RECESS_NOW (RFC 3339) pins the moment.
 
@@ -45,27 +46,34 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 	config := fs.String(inConfig, "", "the repository's policy file (default "+defaultConfigPath+", which may be missing)")
 	dry := fs.Bool(inDryRun, false, "describe what a sweep would do without doing it (required for sweep)")
 	fs.BoolVar(&asJSON, "json", false, "print JSON instead of a table")
-	refuse := func(format string, args ...any) (*invocation, bool, int, bool) {
+	// A usage error (the command spelled wrong) is followed by the usage;
+	// any other refusal is its one line, which names what to fix.
+	misused := func(format string, args ...any) (*invocation, bool, int, bool) {
 		fmt.Fprintf(stderr, "recess %s: %s\n", name, fmt.Sprintf(format, args...))
 		printUsage(fs, repoUsage, stderr)
+		return nil, false, ExitRefused, false
+	}
+	refuse := func(format string, args ...any) (*invocation, bool, int, bool) {
+		fmt.Fprintf(stderr, "recess %s: %s\n", name, fmt.Sprintf(format, args...))
 		return nil, false, ExitRefused, false
 	}
 	if code, ok := ParseFlags(fs, args, repoUsage, stdout, stderr); !ok {
 		return nil, false, code, false
 	}
+	token := cliToken(getenv)
 	switch {
 	case fs.NArg() > 0:
-		return refuse("unexpected argument %q", fs.Arg(0))
+		return misused("unexpected argument %q", fs.Arg(0))
 	case name == cmdSweep && !*dry:
-		return refuse("only --dry-run is available from the command line; the scheduled front door performs real sweeps")
+		return misused("only --dry-run is available from the command line; the scheduled front door performs real sweeps")
 	case name == cmdSweep && *discussion != 0:
-		return refuse("--discussion is for status: a sweep looks at every pending discussion")
+		return misused("--discussion is for status: a sweep looks at every pending discussion")
+	case *repo == "":
+		return misused("--repo is missing (or set GITHUB_REPOSITORY)")
 	case *discussion < 0:
 		return refuse("--discussion %d is not a discussion number", *discussion)
-	case *repo == "":
-		return refuse("--repo is missing (or set GITHUB_REPOSITORY)")
-	case getenv("GITHUB_TOKEN") == "":
-		return refuse("GITHUB_TOKEN is not set")
+	case token == "":
+		return refuse("no token: set GITHUB_TOKEN (or GH_TOKEN) to a token that can read the repository's discussions and actions")
 	}
 	if _, _, err := splitRepo("--repo", *repo); err != nil {
 		return refuse("%v", err)
@@ -82,9 +90,15 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 		return refuse("%v", err)
 	}
 	w.Repo = *repo
-	set.Token = getenv("GITHUB_TOKEN")
+	set.Token = token
 	set.DryRun = true // the command line only ever reads
 	return &invocation{Command: name, where: w, Set: set, Event: &event{}, Discussion: *discussion}, asJSON, exitOK, true
+}
+
+// cliToken is the token a command reads from the environment: GITHUB_TOKEN,
+// else GH_TOKEN (the gh CLI's name for it), so a shell set up for gh works.
+func cliToken(getenv func(string) string) string {
+	return cmp.Or(getenv("GITHUB_TOKEN"), getenv("GH_TOKEN"))
 }
 
 // runRepoCommand is `recess status` and `recess sweep --dry-run`: the

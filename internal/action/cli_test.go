@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -35,11 +36,19 @@ func (st *recessedRepo) clock() time.Time { return st.r.clock.Now() }
 // cli runs the binary with arguments against the fake GitHub at the moment
 // now.
 func (st *recessedRepo) cli(now time.Time, args ...string) (code int, stdout, stderr string) {
+	return st.cliEnv(now, map[string]string{"GITHUB_TOKEN": hostileToken}, args...)
+}
+
+// cliEnv is cli with the token variables of tokens (and nothing else of
+// them) in the environment.
+func (st *recessedRepo) cliEnv(now time.Time, tokens map[string]string, args ...string) (code int, stdout, stderr string) {
 	env := map[string]string{
-		"GITHUB_TOKEN":       hostileToken,
 		"GITHUB_API_URL":     strings.TrimSuffix(st.r.gh.URL(), "/"),
 		"GITHUB_GRAPHQL_URL": st.r.gh.GraphQLURL(),
 		"RECESS_NOW":         now.Format(time.RFC3339),
+	}
+	for k, v := range tokens {
+		env[k] = v
 	}
 	var out, errb bytes.Buffer
 	code = Run(context.Background(), args, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
@@ -189,6 +198,9 @@ func TestSweepDryRun_says_what_it_would_do(t *testing.T) {
 	}
 }
 
+// A refusal is one line that names what to fix; the usage follows it only
+// when the command was misused (a flag or argument it does not take, a
+// missing --repo), never after a value or a setting that is wrong.
 func TestRepoCommands_refuse_and_help(t *testing.T) {
 	t.Parallel()
 	st := newRecessedRepo(t)
@@ -196,30 +208,79 @@ func TestRepoCommands_refuse_and_help(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		args   []string
+		tokens map[string]string
 		code   int
 		stdout string
-		stderr string
+		stderr string // the first line of stderr
+		usage  bool   // the usage follows that line
 	}{
-		{"sweep_without_dry_run", []string{"sweep", "--repo", st.repo}, 2, "", "only --dry-run"},
-		{"sweep_with_discussion", []string{"sweep", "--dry-run", "--repo", st.repo, "--discussion", "1"}, 2, "", "--discussion is for status"},
-		{"unknown_flag", []string{"status", "--repo", st.repo, "--bogus"}, 2, "", "flag provided but not defined: -bogus"},
-		{"bad_store", []string{"status", "--repo", st.repo, "--state-store", "disk"}, 2, "", `--state-store: "disk" is not comment or branch`},
-		{"bad_repo", []string{"status", "--repo", "octo"}, 2, "", `--repo: "octo" is not OWNER/REPO`},
-		{"argument", []string{"status", "--repo", st.repo, "extra"}, 2, "", `unexpected argument "extra"`},
-		{"status_help", []string{"status", "--help"}, 0, "usage: recess status", ""},
-		{"sweep_help", []string{"sweep", "-h"}, 0, "-dry-run", ""},
-		{"top_help", []string{"--help"}, 0, "recess COMMAND --help", ""},
+		{"sweep_without_dry_run", []string{"sweep", "--repo", st.repo}, nil, 2, "", "recess sweep: only --dry-run", true},
+		{"sweep_with_discussion", []string{"sweep", "--dry-run", "--repo", st.repo, "--discussion", "1"}, nil, 2, "", "recess sweep: --discussion is for status", true},
+		{"unknown_flag", []string{"status", "--repo", st.repo, "--bogus"}, nil, 2, "", "recess status: flag provided but not defined: -bogus", true},
+		{"argument", []string{"status", "--repo", st.repo, "extra"}, nil, 2, "", `recess status: unexpected argument "extra"`, true},
+		{"no_repo", []string{"status"}, nil, 2, "", "recess status: --repo is missing (or set GITHUB_REPOSITORY)", true},
+		{"bad_store", []string{"status", "--repo", st.repo, "--state-store", "disk"}, nil, 2, "", `recess status: --state-store: "disk" is not comment or branch`, false},
+		{"bad_repo", []string{"status", "--repo", "octo"}, nil, 2, "", `recess status: --repo: "octo" is not OWNER/REPO`, false},
+		{"negative_discussion", []string{"status", "--repo", st.repo, "--discussion", "-3"}, nil, 2, "", "recess status: --discussion -3 is not a discussion number", false},
+		{"status_without_a_token", []string{"status", "--repo", st.repo}, map[string]string{}, 2, "", "recess status: no token: set GITHUB_TOKEN (or GH_TOKEN)", false},
+		{"sweep_without_a_token", []string{"sweep", "--dry-run", "--repo", st.repo}, map[string]string{}, 2, "", "recess sweep: no token: set GITHUB_TOKEN (or GH_TOKEN)", false},
+		{"status_help", []string{"status", "--help"}, nil, 0, "usage: recess status", "", false},
+		{"sweep_help", []string{"sweep", "-h"}, nil, 0, "-dry-run", "", false},
+		{"top_help", []string{"--help"}, nil, 0, "recess COMMAND --help", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errs := st.cli(now, tc.args...)
-			if code != tc.code || !strings.Contains(out, tc.stdout) || !strings.Contains(errs, tc.stderr) {
-				t.Errorf("recess %v: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+			tokens := tc.tokens
+			if tokens == nil {
+				tokens = map[string]string{"GITHUB_TOKEN": hostileToken}
+			}
+			code, out, errs := st.cliEnv(now, tokens, tc.args...)
+			first, rest, _ := strings.Cut(errs, "\n")
+			if code != tc.code || !strings.Contains(out, tc.stdout) || !strings.HasPrefix(first, tc.stderr) {
+				t.Errorf("recess %v: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr starting %q",
 					tc.args, code, out, errs, tc.code, tc.stdout, tc.stderr)
+			}
+			if got := strings.Contains(rest, "usage: recess"); got != tc.usage {
+				t.Errorf("recess %v: usage after the refusal = %v, want %v; stderr:\n%s", tc.args, got, tc.usage, errs)
+			}
+			if !tc.usage && rest != "" {
+				t.Errorf("recess %v: stderr is more than one line: %q", tc.args, errs)
 			}
 			if tc.code == 0 && errs != "" {
 				t.Errorf("recess %v wrote to stderr: %q", tc.args, errs)
 			}
 		})
+	}
+}
+
+// The repository commands take the token from GITHUB_TOKEN, else from
+// GH_TOKEN (where gh users keep it); GITHUB_TOKEN wins when both are set.
+func TestRepoCommands_take_the_token_from_GITHUB_TOKEN_else_GH_TOKEN(t *testing.T) {
+	t.Parallel()
+	st := newRecessedRepo(t)
+	now := st.clock()
+	for _, tc := range []struct {
+		name   string
+		tokens map[string]string
+	}{
+		{"github_token", map[string]string{"GITHUB_TOKEN": hostileToken}},
+		{"gh_token", map[string]string{"GH_TOKEN": hostileToken}},
+		{"github_token_over_gh_token", map[string]string{"GITHUB_TOKEN": hostileToken, "GH_TOKEN": "ghp_unknown_to_the_fake"}},
+	} {
+		for _, args := range [][]string{{"status", "--repo", st.repo}, {"sweep", "--dry-run", "--repo", st.repo}} {
+			t.Run(tc.name+"_"+args[0], func(t *testing.T) {
+				code, out, errs := st.cliEnv(now, tc.tokens, append(args, "--json")...)
+				if code != exitOK {
+					t.Fatalf("recess %v with %v: exit %d, stderr %q", args, tc.tokens, code, errs)
+				}
+				var rep cliReport
+				if err := json.Unmarshal([]byte(out), &rep); err != nil {
+					t.Fatalf("recess %v --json: %v\n%s", args, err, out)
+				}
+				if rep.OpenRFCs != 1 {
+					t.Errorf("recess %v with %v: open_rfcs %d, want the one recess", args, tc.tokens, rep.OpenRFCs)
+				}
+			})
+		}
 	}
 }
 
@@ -319,6 +380,25 @@ func TestHelp_exits_0_everywhere(t *testing.T) {
 		var out, errb bytes.Buffer
 		if code := Run(context.Background(), tc.args, func(string) string { return "" }, strings.NewReader(""), &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.stderr) {
 			t.Errorf("recess %v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errb.String(), tc.stderr)
+		}
+	}
+}
+
+// The top-level usage and recess mcp's own name every tool the server
+// lists: a reader of "recess --help" knows what the lead can call.
+func TestUsage_names_every_MCP_tool(t *testing.T) {
+	t.Parallel()
+	m := regexp.MustCompile(`(?s)recess mcp \[flags\](.*?)\n  recess `).FindStringSubmatch(usage)
+	if m == nil {
+		t.Fatalf("the usage has no recess mcp entry:\n%s", usage)
+	}
+	line := m[1] // the entry's words, without the command's own name
+	for _, tool := range inMemoryTools(t) {
+		if !regexp.MustCompile(`\b` + tool.Name + `\b`).MatchString(line) {
+			t.Errorf("the usage's recess mcp entry does not name the tool %s:\n%s", tool.Name, line)
+		}
+		if !strings.Contains(mcpUsage, tool.Name) {
+			t.Errorf("recess mcp -h does not name the tool %s", tool.Name)
 		}
 	}
 }

@@ -96,11 +96,93 @@ const (
 	inSweepWorkflow         = "sweep-workflow"
 )
 
+// actionInput is one input of action.yml and what reads it.
+type actionInput struct {
+	name string
+	// commands are the commands that read it; nil: every command.
+	commands []string
+	// choice marks a choice the repository makes once for its whole setup
+	// (the agent workflow, the store, scope, wake-on, limits, policy, the
+	// sweep switch), as opposed to what one run is about or how it runs.
+	// Every reusable workflow recess ships declares each choice its
+	// commands read, with action.yml's default, and hands it on (SPEC.md
+	// "Who uses it and how"): a choice one piece never receives is a
+	// second, silent configuration.
+	choice bool
+}
+
+// actionInputs are action.yml's inputs, in its order: the one table of
+// which command reads which input. A run reads only the inputs its command
+// reads (inputReader). The policy the engine decides with is one
+// configuration, read by every command, and so is where it dispatches and
+// the sweep switch: each entry point decides with all of it. The token,
+// dry-run and config (where the policy file is: recess's reusable
+// workflows check out .github and read the default) belong to the run.
+var actionInputs = []actionInput{
+	{name: InputGitHubToken},
+	{name: inCommand},
+	{name: inWorkflow, choice: true},
+	{name: inRef, choice: true},
+	{name: inStateStore, choice: true},
+	{name: inStateBranch, choice: true},
+	{name: inVerdict, commands: []string{CommandVerdict}},
+	{name: inVerdictFile, commands: []string{CommandVerdict}},
+	{name: inCorrelationID, commands: []string{CommandClaim}},
+	{name: inDiscussion, commands: []string{cmdVisit}},
+	{name: inCategories, choice: true},
+	{name: inLabels, choice: true},
+	{name: inWakeOn, choice: true},
+	{name: inMentionHandles, choice: true},
+	{name: inHideSummary, choice: true},
+	{name: inResumeContext, commands: []string{CommandClaim}},
+	{name: inDryRun},
+	{name: inMaxDispatchesPerHour, choice: true},
+	{name: inMaxAttempts, choice: true},
+	{name: inMaxOperations, choice: true},
+	{name: inMaxRecess, choice: true},
+	{name: inEscalateTo, choice: true},
+	{name: inIgnoreAuthors, choice: true},
+	{name: inConfig},
+	{name: inSweepOnlyWhileWaiting, choice: true},
+	{name: inSweepWorkflow, choice: true},
+}
+
 // inputNames are every input recess reads, in action.yml's order.
-var inputNames = []string{InputGitHubToken, inCommand, inWorkflow, inRef, inStateStore, inStateBranch,
-	inVerdict, inVerdictFile, inCorrelationID, inDiscussion, inCategories, inLabels, inWakeOn,
-	inMentionHandles, inHideSummary, inResumeContext, inDryRun, inMaxDispatchesPerHour, inMaxAttempts, inMaxOperations,
-	inMaxRecess, inEscalateTo, inIgnoreAuthors, inConfig, inSweepOnlyWhileWaiting, inSweepWorkflow}
+var inputNames = func() []string {
+	names := make([]string, len(actionInputs))
+	for i, in := range actionInputs {
+		names[i] = in.name
+	}
+	return names
+}()
+
+// reads reports whether command reads input name (command auto reads only
+// what every command does: what it resolves to reads the rest once the
+// event has said which).
+func reads(command, name string) bool {
+	in, ok := inputOf(name)
+	return ok && (in.commands == nil || slices.Contains(in.commands, command))
+}
+
+// inputOf is input name's entry in actionInputs.
+func inputOf(name string) (actionInput, bool) {
+	i := slices.IndexFunc(actionInputs, func(in actionInput) bool { return in.name == name })
+	if i < 0 {
+		return actionInput{}, false
+	}
+	return actionInputs[i], true
+}
+
+// inputReader is input as command reads it: empty for an input command
+// does not read.
+func inputReader(command string, input func(string) string) func(string) string {
+	return func(name string) string {
+		if !reads(command, name) {
+			return ""
+		}
+		return input(name)
+	}
+}
 
 // inputField is how a refusal names an input.
 func inputField(name string) string { return "input " + name }
@@ -134,19 +216,21 @@ func newSettings() *settings {
 	}
 }
 
-// loadSettings reads inputs through input (INPUT_<NAME>) and the policy
-// file under them. Every refusal names the input or the file key.
+// loadSettings reads the inputs its command reads (actionInputs) through
+// input (INPUT_<NAME>), and the policy file under them. Every refusal names
+// the input or the file key.
 func loadSettings(input func(string) string, workspace string) (*settings, error) {
 	s := newSettings()
-	s.Token = input(InputGitHubToken)
 	s.Command = strings.ToLower(orDefault(input(inCommand), s.Command))
+	if !slices.Contains(actionCommands, s.Command) {
+		return nil, &wait.FieldError{Field: inputField(inCommand), Reason: fmt.Sprintf("%q is not one of %s", s.Command, strings.Join(actionCommands, ", "))}
+	}
+	input = inputReader(s.Command, input)
+	s.Token = input(InputGitHubToken)
 	s.Workflow = orDefault(input(inWorkflow), s.Workflow)
 	s.Ref = input(inRef)
 	s.StateStore = strings.ToLower(orDefault(input(inStateStore), s.StateStore))
 	s.StateBranch = orDefault(input(inStateBranch), s.StateBranch)
-	if !slices.Contains(actionCommands, s.Command) {
-		return nil, &wait.FieldError{Field: inputField(inCommand), Reason: fmt.Sprintf("%q is not one of %s", s.Command, strings.Join(actionCommands, ", "))}
-	}
 	if v := input(inDiscussion); v != "" {
 		n, err := positive(v)
 		if err != nil {

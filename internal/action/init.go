@@ -122,9 +122,9 @@ func flow(kv ...string) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-var initTemplates = template.Must(template.New("").Funcs(template.FuncMap{"flow": flow}).Parse(`
+var initTemplates = template.Must(template.New("").Parse(`
 {{- define "with" -}}
-{{- with flow "workflow" .WorkflowInput "state-store" .StoreInput "categories" .Categories "labels" .Labels "wake-on" .WakeOn "mention-handles" .MentionHandles "sweep-only-while-waiting" .SweepInput}}
+{{- with .With}}
     with: {{.}}
 {{- end}}
 {{- end}}
@@ -171,9 +171,7 @@ on:
 jobs:
   claim:
     uses: recess-action/recess/.github/workflows/claim.yml@v1
-{{- with flow "state-store" .StoreInput}}
-    with: {{.}}
-{{- end}}
+{{- template "with" .}}
     permissions: {discussions: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
   lead:
     needs: claim
@@ -193,9 +191,7 @@ jobs:
   verdict:
     needs: [claim, lead]
     uses: recess-action/recess/.github/workflows/verdict.yml@v1
-{{- with flow "workflow" .WorkflowInput "state-store" .StoreInput "sweep-only-while-waiting" .SweepInput}}
-    with: {{.}}
-{{- end}}
+{{- template "with" .}}
     permissions: {discussions: write, actions: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
 {{end}}`))
 
@@ -211,21 +207,27 @@ type initFile struct {
 func (c initChoices) render() ([]initFile, error) {
 	data := struct {
 		initChoices
-		// The inputs that differ from the defaults.
-		WorkflowInput, StoreInput, SweepInput string
+		// With is what every reusable workflow is called with: the same
+		// choices for the front door, the sweep, claim and verdict, those
+		// that differ from the defaults.
+		With string
 	}{initChoices: c}
+	workflow, store := "", ""
 	if c.Workflow != gh.DefaultWorkflow {
-		data.WorkflowInput = c.Workflow
+		workflow = c.Workflow
 	}
 	if c.Store != storeComment {
-		data.StoreInput = c.Store
+		store = c.Store
 	}
 	names := []struct{ tmpl, name string }{{"recess.yml", frontDoorFile}}
+	sweep := ""
 	if c.SweepApart {
-		data.SweepInput = "true"
+		sweep = "true"
 		names = append(names, struct{ tmpl, name string }{"recess-sweep.yml", defaultSweepWorkflow})
 	}
 	names = append(names, struct{ tmpl, name string }{"agent.yml", c.Workflow})
+	data.With = flow(inWorkflow, workflow, inStateStore, store, inCategories, c.Categories, inLabels, c.Labels,
+		inWakeOn, c.WakeOn, inMentionHandles, c.MentionHandles, inSweepOnlyWhileWaiting, sweep)
 	var files []initFile
 	for _, f := range names {
 		var b bytes.Buffer

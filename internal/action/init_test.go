@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,7 +14,6 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"gopkg.in/yaml.v3"
 
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/githubfake"
@@ -302,73 +299,6 @@ func TestInit_force_overwrites(t *testing.T) {
 	}
 }
 
-// stepInputs are the INPUT_* variables the recess step of job in the
-// reusable workflow receives when the caller's file calls it: the caller's
-// with over the reusable workflow's defaults, through the step's
-// ${{ inputs.X }} (a value from another context, such as the matrix, is
-// left to the test).
-func stepInputs(t *testing.T, caller, reusable []byte, job string) map[string]string {
-	t.Helper()
-	var c struct {
-		Jobs map[string]struct {
-			With map[string]string `yaml:"with"`
-		} `yaml:"jobs"`
-	}
-	if err := yaml.Unmarshal(caller, &c); err != nil || len(c.Jobs) != 1 {
-		t.Fatalf("the caller is not one job calling a reusable workflow (%v):\n%s", err, caller)
-	}
-	var r struct {
-		On struct {
-			WorkflowCall struct {
-				Inputs map[string]struct {
-					Default any `yaml:"default"`
-				} `yaml:"inputs"`
-			} `yaml:"workflow_call"`
-		} `yaml:"on"`
-		Jobs map[string]struct {
-			Steps []struct {
-				Uses string            `yaml:"uses"`
-				With map[string]string `yaml:"with"`
-			} `yaml:"steps"`
-		} `yaml:"jobs"`
-	}
-	if err := yaml.Unmarshal(reusable, &r); err != nil {
-		t.Fatal(err)
-	}
-	given := map[string]string{}
-	for k, in := range r.On.WorkflowCall.Inputs {
-		if in.Default != nil {
-			given[k] = fmt.Sprint(in.Default)
-		}
-	}
-	for _, j := range c.Jobs {
-		for k, v := range j.With {
-			if _, ok := r.On.WorkflowCall.Inputs[k]; !ok {
-				t.Fatalf("the caller passes %s, which the reusable workflow does not declare", k)
-			}
-			given[k] = v
-		}
-	}
-	expr := regexp.MustCompile(`^\$\{\{ *inputs\.([A-Za-z0-9_-]+) *\}\}$`)
-	env := map[string]string{}
-	for _, s := range r.Jobs[job].Steps {
-		if !strings.HasPrefix(s.Uses, "recess-action/recess@") {
-			continue
-		}
-		for k, v := range s.With {
-			if m := expr.FindStringSubmatch(v); m != nil {
-				env["INPUT_"+strings.ToUpper(k)] = given[m[1]]
-			} else if !strings.Contains(v, "${{") {
-				env["INPUT_"+strings.ToUpper(k)] = v
-			}
-		}
-	}
-	if len(env) == 0 {
-		t.Fatalf("job %s of the reusable workflow runs no recess step", job)
-	}
-	return env
-}
-
 // recess init's default setup costs nothing while nothing waits: with the
 // inputs its files hand recess through the reusable workflows, the front
 // door's intake switches the sweep workflow on, a sweep that finds a recess
@@ -376,50 +306,41 @@ func stepInputs(t *testing.T, caller, reusable []byte, job string) map[string]st
 // off.
 func TestInit_default_sweep_runs_only_while_something_waits(t *testing.T) {
 	t.Parallel()
-	files, err := defaultInitChoices().render()
-	if err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, nil, "init", "--dir", dir); code != exitOK {
+		t.Fatalf("recess init: exit %d\n%s", code, stderr)
 	}
-	byName := map[string][]byte{}
-	for _, f := range files {
-		byName[filepath.Base(f.Path)] = []byte(f.Text)
-	}
-	read := func(name string) []byte {
-		data, err := os.ReadFile("../../.github/workflows/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return data
-	}
+	files := readDir(t, dir)
 	sweepFile := ""
-	for name, text := range byName {
-		if strings.Contains(string(text), "schedule:") {
+	for name, text := range files {
+		if strings.Contains(text, "schedule:") {
 			sweepFile = name
 		}
 	}
 	if sweepFile == "" || sweepFile == frontDoorFile {
 		t.Fatalf("recess init keeps the sweep in %q, want a file of its own", sweepFile)
 	}
-	door := stepInputs(t, byName[frontDoorFile], read("front-door.yml"), "event")
-	plan := stepInputs(t, byName[sweepFile], read("front-door.yml"), "plan")
-	plan["INPUT_COMMAND"] = "plan"
-	claim := stepInputs(t, agentJob(t, byName[gh.DefaultWorkflow], "claim"), read("claim.yml"), "claim")
-	verdict := stepInputs(t, agentJob(t, byName[gh.DefaultWorkflow], "verdict"), read("verdict.yml"), "verdict")
+	door := callerWith(t, files[frontDoorFile], "front-door.yml")
+	s := newShipped(t, cmp.Or(door["state-store"], storeComment), map[string]map[string]string{
+		"front-door.yml": door,
+		"claim.yml":      callerWith(t, files[gh.DefaultWorkflow], "claim.yml"),
+		"verdict.yml":    callerWith(t, files[gh.DefaultWorkflow], "verdict.yml"),
+	})
+	// The sweep's plan, as the sweep's own file calls the front door.
+	plan := s.pieces["front-door.yml"].step(t, s.action, "plan", callerWith(t, files[sweepFile], "front-door.yml"), nil)
 	if plan["INPUT_SWEEP-WORKFLOW"] != sweepFile {
 		t.Fatalf("the plan switches %q, not the sweep's file %s", plan["INPUT_SWEEP-WORKFLOW"], sweepFile)
 	}
-
-	r := newRepo(t, cmp.Or(door["INPUT_STATE-STORE"], storeComment))
-	if err := r.gh.AddWorkflow(hostileRepo, sweepFile, nil, nil); err != nil {
+	if err := s.gh.AddWorkflow(hostileRepo, sweepFile, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	// A repository where nothing waits: its last sweep switched it off.
-	if err := r.gh.SetWorkflowState(hostileRepo, sweepFile, githubfake.WorkflowDisabledManually); err != nil {
+	if err := s.gh.SetWorkflowState(hostileRepo, sweepFile, githubfake.WorkflowDisabledManually); err != nil {
 		t.Fatal(err)
 	}
 	state := func(when, want string) {
 		t.Helper()
-		got, err := r.gh.WorkflowState(hostileRepo, sweepFile)
+		got, err := s.gh.WorkflowState(hostileRepo, sweepFile)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -429,55 +350,33 @@ func TestInit_default_sweep_runs_only_while_something_waits(t *testing.T) {
 	}
 	sweep := func() {
 		t.Helper()
-		r.ok(r.action("schedule", []byte(`{"schedule":"2-59/5 * * * *"}`), plan), "the sweep's plan")
+		s.ok(s.repo.action("schedule", []byte(`{"schedule":"2-59/5 * * * *"}`), plan), "the sweep's plan")
 	}
-	answer := func(verdictDoc map[string]any) {
+	answer := func(verdict map[string]any) {
 		t.Helper()
-		ru := r.newest()
-		if o := r.ok(r.agentWith(ru, "claim", nil, claim), "claim"); o.outputs["stale"] != "false" {
+		ru := s.newest()
+		if o := s.ok(s.agent(ru, "claim.yml", "claim", nil), "claim"); o.outputs["stale"] != "false" {
 			t.Fatalf("claim: stale = %q", o.outputs["stale"])
 		}
 		n, _ := strconv.Atoi(ru.Inputs["discussion_number"])
 		doc := map[string]any{"correlation_id": ru.Inputs["correlation_id"], "discussion_number": n}
-		maps.Copy(doc, verdictDoc)
+		maps.Copy(doc, verdict)
 		b, _ := json.Marshal(doc)
-		r.ok(r.agentWith(ru, "verdict", b, verdict), "verdict")
-		if err := r.gh.SetRunStatus(ru.ID, "completed", "success"); err != nil {
+		s.ok(s.agent(ru, "verdict.yml", "verdict", b), "verdict")
+		if err := s.gh.SetRunStatus(ru.ID, "completed", "success"); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	_, id, o := r.openWith("alice", door)
-	r.ok(o, "intake")
+	_, id := s.discuss("alice", "Which storage backend?")
 	state("a new discussion's intake", githubfake.WorkflowActive)
 	answer(map[string]any{"verdict": "recessed", "trigger": map[string]any{"kind": "missing_input", "replies": 1},
 		"replies": []map[string]string{{"body": "Which storage backend should we assume?"}}})
 	sweep()
 	state("a sweep while a recess waits", githubfake.WorkflowActive)
-	r.clock.Step(time.Minute)
-	r.ok(r.sayWith(id, "bob", "Postgres, please.", door), "the answer")
+	s.clock.Step(time.Minute)
+	s.comment(id, "bob", "Postgres, please.")
 	answer(map[string]any{"verdict": "adjourned", "replies": []map[string]string{{"body": "Postgres it is."}}})
 	sweep()
 	state("a sweep that finds nothing pending", githubfake.WorkflowDisabledManually)
-}
-
-// agentJob is the agent workflow with only its job id, as a caller of one
-// reusable workflow.
-func agentJob(t *testing.T, agent []byte, id string) []byte {
-	t.Helper()
-	var wf struct {
-		Jobs map[string]yaml.Node `yaml:"jobs"`
-	}
-	if err := yaml.Unmarshal(agent, &wf); err != nil {
-		t.Fatal(err)
-	}
-	job, ok := wf.Jobs[id]
-	if !ok {
-		t.Fatalf("the agent workflow has no job %s", id)
-	}
-	out, err := yaml.Marshal(map[string]map[string]*yaml.Node{"jobs": {id: &job}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

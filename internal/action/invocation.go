@@ -281,16 +281,17 @@ func newInvocation(env actionEnv) (*invocation, error) {
 	if err := checkSweepHome(inv.Command, set, env.WorkflowRef); err != nil {
 		return nil, err
 	}
+	input := inputReader(inv.Command, env.Input)
 	switch inv.Command {
 	case cmdVisit:
 		if set.Discussion != 0 {
 			inv.Discussion = set.Discussion
 		}
 	case CommandClaim:
-		inv.CorrelationID = orDefault(env.Input(inCorrelationID), ev.Inputs["correlation_id"])
+		inv.CorrelationID = orDefault(input(inCorrelationID), ev.Inputs["correlation_id"])
 		// The resume_context is checked before the claim writes anything;
 		// the input wins over the dispatch's.
-		field, raw := inputField(inResumeContext), env.Input(inResumeContext)
+		field, raw := inputField(inResumeContext), input(inResumeContext)
 		if raw == "" {
 			field, raw = "event payload inputs.resume_context", ev.Inputs["resume_context"]
 		}
@@ -308,7 +309,7 @@ func newInvocation(env actionEnv) (*invocation, error) {
 	case CommandVerdict:
 		// Refuse a missing or unreadable verdict before anything talks to
 		// GitHub.
-		if inv.Verdict, err = verdictDocument(env.Input(inVerdict), env.Input(inVerdictFile)); err != nil {
+		if inv.Verdict, err = verdictDocument(input(inVerdict), input(inVerdictFile)); err != nil {
 			return nil, err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/recess-action/recess/resume"
@@ -82,16 +81,16 @@ func RunForLab(ctx context.Context, r LabRun) (*LabOutcome, error) {
 }
 
 // LabInput says why the lab may not set the action input name: it is not
-// an input of recess, or the lab sets it for each run (nil: it may).
+// an input of recess, or it is not one of the repository's choices, which
+// a story gives every run alike, but what one run is about or how it runs,
+// which the lab sets for each run (nil: it may).
 func LabInput(name string) error {
+	in, ok := inputOf(name)
 	switch {
-	case !slices.Contains(inputNames, name):
+	case !ok:
 		return fmt.Errorf("not an input of recess (%s)", strings.Join(inputNames, ", "))
-	case slices.Contains(labRunInputs, name):
+	case !in.choice:
 		return fmt.Errorf("set by the scenario runner for each run")
 	}
 	return nil
 }
-
-// labRunInputs are the inputs the lab sets for each run.
-var labRunInputs = []string{InputGitHubToken, inCommand, inVerdict, inVerdictFile, inCorrelationID, inDiscussion, inDryRun, inConfig}

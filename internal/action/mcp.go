@@ -38,6 +38,12 @@ then be resumed), adjourn (final answer), resume_context (what happened since
 the agent last ran). A successful recess or adjourn writes the verdict file
 that "command: verdict" reads (its verdict-file input); a second verdict in
 one run is refused. End of input without a verdict exits with status 3.
+A tool error says what to change, or, when no call can help, to stop.
+
+A start-up problem (a missing or unknown flag, a resume-context file it cannot
+read, a verdict path it cannot write) is one line on stderr naming the flag;
+the server still answers, every tool call gets that line as its error, and
+it exits with status 2 at the end of input.
 
 Give the settings as flags: many MCP hosts start servers with a cleaned
 environment. The RECESS_* variables named below (and GITHUB_REPOSITORY,
@@ -67,6 +73,10 @@ type mcpServer struct {
 	reader                     discussionReader
 	limits                     func() wait.TriggerLimits
 
+	// down is why the server could not start, one line naming the flag:
+	// every tool call answers it, and nothing else runs.
+	down string
+
 	mu      sync.Mutex
 	queued  []replyArg
 	written string // the verdict kind once written
@@ -92,43 +102,26 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		fmt.Fprintf(stderr, "recess mcp: "+format+"\n", args...)
 		return code
 	}
-	if code, ok := ParseFlags(fs, args, mcpUsage, stdout, stderr); !ok {
-		return code
+	s, err := startMCP(fs, args, &o, rcFile, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		printUsage(fs, mcpUsage, stdout)
+		return exitOK
 	}
-	if fs.NArg() > 0 {
-		return say(2, "unexpected argument %q", fs.Arg(0))
-	}
-	// A flag wins over the other one's environment fallback: the lab (or a
-	// host that keeps the environment) may set RECESS_RESUME_CONTEXT beside
-	// an explicit --resume-context-file. Both given the same way is a
-	// mistake.
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	if *rcFile != "" && o.ResumeContext != "" {
-		switch {
-		case given["resume-context-file"] && !given["resume-context"]:
-			o.ResumeContext = ""
-		case given["resume-context"] && !given["resume-context-file"]:
-			*rcFile = ""
-		default:
-			return say(2, "--resume-context and --resume-context-file: give one, not both")
-		}
-	}
-	if *rcFile != "" {
-		b, err := readBounded(*rcFile, maxResumeContext)
-		if err != nil {
-			return say(2, "--resume-context-file: %s", oneLine(err.Error()))
-		}
-		o.ResumeContext = strings.TrimSpace(string(b))
-	}
-	s, err := newMCPServer(o, getenv)
 	if err != nil {
-		return say(2, "%s", oneLine(err.Error()))
+		// A server that exits shows the host only "connection closed":
+		// this one says what is wrong once on stderr and then serves, so
+		// that every tool call carries the same line to the model and the
+		// job's log.
+		s = &mcpServer{down: "recess mcp: " + oneLine(err.Error()) + ". The workflow that starts recess mcp must fix this; no tool call can: end your turn."}
+		fmt.Fprintln(stderr, s.down)
 	}
 	out := &lockedWriter{w: stdout}
 	t := &mcp.IOTransport{Reader: io.NopCloser(&jsonLines{r: bufio.NewReaderSize(stdin, 64<<10), out: out}), Writer: out}
 	if err := s.server().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return say(1, "%s", oneLine(err.Error()))
+	}
+	if s.down != "" {
+		return ExitRefused
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -136,6 +129,46 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		return say(exitNoVerdict, "input ended and no verdict was given (neither recess nor adjourn succeeded): the verdict step will find no verdict file")
 	}
 	return 0
+}
+
+// startMCP reads the flags into o and starts the server; an error names
+// the flag to fix (flag.ErrHelp: the usage was asked for).
+func startMCP(fs *flag.FlagSet, args []string, o *mcpOptions, rcFile *string, getenv func(string) string) (*mcpServer, error) {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w (recess mcp -h lists the flags)", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (recess mcp takes flags only)", fs.Arg(0))
+	}
+	// A flag wins over the other one's environment fallback: the lab (or a
+	// host that keeps the environment) may set RECESS_RESUME_CONTEXT beside
+	// an explicit --resume-context-file. Both given the same way is a
+	// mistake.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	file := *rcFile
+	if file != "" && o.ResumeContext != "" {
+		switch {
+		case given["resume-context-file"] && !given["resume-context"]:
+			o.ResumeContext = ""
+		case given["resume-context"] && !given["resume-context-file"]:
+			file = ""
+		default:
+			return nil, errors.New("--resume-context and --resume-context-file: give one, not both")
+		}
+	}
+	if file != "" {
+		b, err := readBounded(file, maxResumeContext)
+		if err != nil {
+			return nil, &wait.FieldError{Field: "--resume-context-file", Reason: err.Error()}
+		}
+		o.ResumeContext = strings.TrimSpace(string(b))
+	}
+	return newMCPServer(*o, getenv)
 }
 
 // mcpOptions are the server's settings as given (flags over environment;
@@ -147,7 +180,7 @@ type mcpOptions struct {
 }
 
 // newMCPServer checks the settings the workflow gave: every refusal names
-// the flag, and the server does not start.
+// the flag (runMCP then serves that refusal instead of the tools).
 func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) {
 	for _, f := range []struct{ value, flag, give string }{
 		{o.CorrelationID, "--correlation-id", "the run's correlation_id input"},

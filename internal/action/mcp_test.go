@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -232,17 +233,113 @@ func TestMCPRefusesBadCallsAndWritesNothing(t *testing.T) {
 		{"reply_without_body", nil, "reply", map[string]any{"reply_to": "DC_1"}, "body"},
 		{"reply_body_too_long", nil, "reply", map[string]any{"body": strings.Repeat("x", resume.MaxReplyBody+1)}, "body"},
 		{"reply_body_nul", nil, "reply", map[string]any{"body": "a\x00b"}, "body"},
-		{"read_without_token", nil, "read_discussion", map[string]any{}, "read_discussion"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "verdict.json")
 			s := mcpSession(t, nil, flags(path, tt.args...)...)
-			if got := refusedField(t, call(t, s, tt.tool, tt.call)); got != tt.field {
+			res := call(t, s, tt.tool, tt.call)
+			if got := refusedField(t, res); got != tt.field {
 				t.Errorf("%s(%v) refused field %q, want %q", tt.tool, tt.call, got, tt.field)
 			}
+			if got := advice(t, resultText(res)); got != adviceFix {
+				t.Errorf("%s(%v) refused with %q: it says %s, want what to change", tt.tool, tt.call, resultText(res), got)
+			}
 			mustNotExist(t, path)
+		})
+	}
+}
+
+// What a refusal tells the model to do next: change its call, or stop.
+const (
+	adviceFix  = "what to change"
+	adviceStop = "to stop"
+)
+
+// advice is what a refusal tells the model: exactly one of "correct or
+// leave out FIELD and call again" and "no call can change this: ...".
+func advice(t *testing.T, text string) string {
+	t.Helper()
+	fix := strings.HasSuffix(text, "and call again.") || strings.Contains(text, "call it again with none")
+	stop := strings.Contains(text, ". No call can change this: ")
+	switch {
+	case fix && !stop:
+		return adviceFix
+	case stop && !fix && !strings.Contains(text, "call again"):
+		return adviceStop
+	}
+	t.Fatalf("refusal %q says neither what to change nor to stop, or both", text)
+	return ""
+}
+
+// Every refusal says what to change, or, when nothing the model sends can
+// help (a second verdict, a verdict file already there, no read token, a
+// full reply queue), says so and to stop; a read tool, which takes no
+// arguments, says that.
+func TestMCPRefusalsSayWhatToChangeOrToStop(t *testing.T) {
+	t.Parallel()
+	type toolCall struct {
+		tool string
+		args map[string]any
+	}
+	tenReplies := make([]toolCall, resume.MaxReplies)
+	for i := range tenReplies {
+		tenReplies[i] = toolCall{"reply", map[string]any{"body": "question"}}
+	}
+	tests := []struct {
+		name   string
+		before []toolCall // accepted calls first
+		exists bool       // a verdict file is already there
+		call   toolCall
+		advice string
+		want   string // the whole text, where given
+	}{
+		{name: "second_verdict", before: []toolCall{{"adjourn", map[string]any{"summary": "answered"}}},
+			call: toolCall{"recess", map[string]any{"summary": "s", "elapsed": "P1D"}}, advice: adviceStop,
+			want: "refused: verdict: this run already adjourned (one verdict per run). No call can change this: that verdict stands and nothing more is posted: end your turn now."},
+		{name: "reply_after_the_verdict", before: []toolCall{{"recess", map[string]any{"summary": "s", "elapsed": "P1D"}}},
+			call: toolCall{"reply", map[string]any{"body": "late"}}, advice: adviceStop},
+		{name: "verdict_file_already_there", exists: true, call: toolCall{"adjourn", map[string]any{"summary": "s"}}, advice: adviceStop},
+		{name: "read_without_token", call: toolCall{"read_discussion", map[string]any{}}, advice: adviceStop},
+		{name: "reply_queue_full", before: tenReplies, call: toolCall{"reply", map[string]any{"body": "one more"}}, advice: adviceStop},
+		{name: "argument_to_read_discussion", call: toolCall{"read_discussion", map[string]any{"number": 7}}, advice: adviceFix,
+			want: "refused: number: unknown field. read_discussion takes no arguments: call it again with none ({})."},
+		{name: "argument_to_resume_context", call: toolCall{"resume_context", map[string]any{"discussion": 7}}, advice: adviceFix,
+			want: "refused: discussion: unknown field. resume_context takes no arguments: call it again with none ({})."},
+		{name: "unknown_field_of_reply", call: toolCall{"reply", map[string]any{"body": "b", "discussion": 7}}, advice: adviceFix,
+			want: "refused: discussion: unknown field. Nothing was written; leave discussion out (reply takes only body, reply_to) and call again."},
+		{name: "unknown_field_of_a_reply_item", call: toolCall{"adjourn", map[string]any{"summary": "s", "replies": []any{map[string]any{"body": "b", "author": "me"}}}}, advice: adviceFix,
+			want: "refused: replies[0].author: unknown field. Nothing was written; leave replies[0].author out (replies[0] takes only body, reply_to) and call again."},
+		{name: "bad_duration", call: toolCall{"recess", map[string]any{"summary": "s", "elapsed": "1D"}}, advice: adviceFix},
+		{name: "replies_past_the_queue", before: tenReplies[:8], call: toolCall{"adjourn", map[string]any{"summary": "s",
+			"replies": []any{map[string]any{"body": "a"}, map[string]any{"body": "b"}, map[string]any{"body": "c"}}}}, advice: adviceFix,
+			want: "refused: replies: more than 10 replies (8 queued with reply so far, which stay queued: give at most 2 more). Nothing was written; correct replies and call again."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "verdict.json")
+			if tt.exists {
+				if err := os.WriteFile(path, []byte("earlier"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := mcpSession(t, nil, flags(path)...)
+			for _, c := range tt.before {
+				if res := call(t, s, c.tool, c.args); res.IsError {
+					t.Fatalf("%s: %s", c.tool, resultText(res))
+				}
+			}
+			res := call(t, s, tt.call.tool, tt.call.args)
+			refusedField(t, res)
+			text := resultText(res)
+			if got := advice(t, text); got != tt.advice {
+				t.Errorf("%s(%v) = %q: it says %s, want %s", tt.call.tool, tt.call.args, text, got, tt.advice)
+			}
+			if tt.want != "" && text != tt.want {
+				t.Errorf("%s(%v) =\n%q\nwant\n%q", tt.call.tool, tt.call.args, text, tt.want)
+			}
 		})
 	}
 }
@@ -463,7 +560,8 @@ func TestWriteNewIsExclusive(t *testing.T) {
 }
 
 // Settings come from flags (the environment is a fallback); every refusal
-// is one stderr line that names the flag, and the server does not start.
+// is one stderr line that names the flag, nothing is said on the protocol
+// channel unasked, and the end of input is exit status 2.
 func TestMCPSettings(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -821,19 +919,71 @@ func TestMCPBinaryMalformedLinesAndNoVerdict(t *testing.T) {
 	}
 }
 
-// A bad start ends the server before it reads anything: status 2, one
-// stderr line naming the flag, nothing on the protocol channel.
-func TestMCPBinaryBadStart(t *testing.T) {
+// A start-up problem is said at once in one stderr line naming the flag;
+// the server still answers initialize and tools/list, every tool call gets
+// that same line as its error (hosts show only "connection closed" for a
+// server that exits), and the end of input is exit status 2.
+func TestMCPBinaryBadStartServesItsReason(t *testing.T) {
 	t.Parallel()
-	r := startRaw(t, "--verdict-file", filepath.Join(t.TempDir(), "missing", "v.json"), "--correlation-id", "c-1", "--discussion", "7")
-	if r.out.Scan() {
-		t.Errorf("stdout %q, want nothing", r.out.Text())
-	}
-	if code := r.exit(t); code != 2 {
-		t.Errorf("exit %d, want 2", code)
-	}
-	if got := r.stderr.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "--verdict-file") {
-		t.Errorf("stderr %q, want one line naming --verdict-file", got)
+	dir := t.TempDir()
+	verdict := filepath.Join(dir, "v.json")
+	for _, tt := range []struct {
+		name string
+		args []string
+		flag string // what the line names
+	}{
+		{"missing_flag", []string{"--verdict-file", verdict, "--correlation-id", "c-1"}, "--discussion"},
+		{"unknown_flag", flags(verdict, "--verdikt-file", verdict), "-verdikt-file"},
+		{"unwritable_verdict_path", flags(filepath.Join(dir, "missing", "v.json")), "--verdict-file"},
+		{"missing_resume_context_file", flags(verdict, "--resume-context-file", filepath.Join(dir, "none.json")), "--resume-context-file"},
+		{"unreadable_resume_context_file", flags(verdict, "--resume-context-file", dir), "--resume-context-file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := startRaw(t, tt.args...)
+			r.send(t, initializeLine)
+			if a := r.read(t); a.Error != nil || string(a.ID) != "1" {
+				t.Fatalf("initialize = %+v (stderr %q)", a, r.stderr.String())
+			}
+			r.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			r.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			var list struct {
+				Tools []struct {
+					Name string `json:"name"`
+				} `json:"tools"`
+			}
+			if a := r.read(t); a.Error != nil || json.Unmarshal(a.Result, &list) != nil || len(list.Tools) == 0 {
+				t.Fatalf("tools/list = %+v", a)
+			}
+			var errs []string
+			for i, tool := range list.Tools {
+				r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`, 10+i, tool.Name))
+				a := r.read(t)
+				var res struct {
+					IsError bool `json:"isError"`
+					Content []struct {
+						Text string `json:"text"`
+					} `json:"content"`
+				}
+				if a.Error != nil || json.Unmarshal(a.Result, &res) != nil || !res.IsError || len(res.Content) != 1 {
+					t.Fatalf("tools/call %s = %+v, want a tool error", tool.Name, a)
+				}
+				errs = append(errs, res.Content[0].Text)
+			}
+			if code := r.exit(t); code != 2 {
+				t.Errorf("exit %d, want 2", code)
+			}
+			line, rest, _ := strings.Cut(r.stderr.String(), "\n")
+			if rest != "" || !strings.Contains(line, tt.flag) || !strings.Contains(line, "end your turn") {
+				t.Errorf("stderr %q, want one line naming %s and telling the model to stop", r.stderr.String(), tt.flag)
+			}
+			for i, e := range errs {
+				if e != line {
+					t.Errorf("tools/call %s answered %q, want the stderr line %q", list.Tools[i].Name, e, line)
+				}
+			}
+			mustNotExist(t, verdict)
+		})
 	}
 }
 
@@ -1103,6 +1253,7 @@ func FuzzMCPToolCall(f *testing.F) {
 		}
 		if res.IsError {
 			refusedField(t, res)
+			advice(t, resultText(res))
 			mustNotExist(t, path)
 			return
 		}
@@ -1194,11 +1345,11 @@ func TestMCPBinaryAnswersBeforeTheEndOfInput(t *testing.T) {
 	readVerdict(t, path, "c-1", 7)
 }
 
-// The README's "try it on a laptop" block works as written: run by bash
-// with the built binary as the recess on PATH, it leaves the verdict.
-func TestReadmeMCPSnippetWorks(t *testing.T) {
+// The "try it on a laptop" block of docs/agent.md works as written: run by
+// bash with the built binary as the recess on PATH, it leaves the verdict.
+func TestDocsMCPSnippetWorks(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "agent.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1206,7 +1357,7 @@ func TestReadmeMCPSnippetWorks(t *testing.T) {
 	_, rest, ok2 := strings.Cut(rest, "```sh\n")
 	block, _, ok3 := strings.Cut(rest, "```\n")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("README: no sh block after \"Try it on a laptop\"")
+		t.Fatal("docs/agent.md: no sh block after \"Try it on a laptop\"")
 	}
 	dir := t.TempDir()
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", block)
@@ -1214,7 +1365,7 @@ func TestReadmeMCPSnippetWorks(t *testing.T) {
 	cmd.Env = []string{"PATH=" + filepath.Dir(recessBinary(t)) + ":/usr/bin:/bin"}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("the README block fails: %v\n%s", err, out)
+		t.Fatalf("the docs/agent.md block fails: %v\n%s", err, out)
 	}
 	v := readVerdict(t, filepath.Join(dir, "verdict.json"), "c-1", 12)
 	if v.Verdict != resume.VerdictRecessed || len(v.Replies) != 1 {

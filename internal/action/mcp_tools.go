@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -174,15 +175,15 @@ func (s *mcpServer) server() *mcp.Server {
 	recessIn := toolSchema[recessInput](map[string][]any{"combine": {wait.KindAny, wait.KindAll}, "on_expire": {wait.OnExpireResume, wait.OnExpireCancel}})
 	recessIn.Properties["from"].Items.Description = "a GitHub login"
 	verdictOut := toolSchema[verdictOutput](map[string][]any{"verdict": {resume.VerdictRecessed, resume.VerdictAdjourned}})
-	addTool(srv, &mcp.Tool{Name: "read_discussion", Description: readDescription, InputSchema: toolSchema[noInput](nil),
+	addTool(srv, s, &mcp.Tool{Name: "read_discussion", Description: readDescription, InputSchema: toolSchema[noInput](nil),
 		OutputSchema: toolSchema[discussionOutput](nil), Annotations: readOnly}, s.readDiscussion)
-	addTool(srv, &mcp.Tool{Name: "reply", Description: replyDescription, InputSchema: toolSchema[replyArg](nil),
+	addTool(srv, s, &mcp.Tool{Name: "reply", Description: replyDescription, InputSchema: toolSchema[replyArg](nil),
 		OutputSchema: toolSchema[replyOutput](nil)}, s.reply)
-	addTool(srv, &mcp.Tool{Name: "recess", Description: recessDescription,
+	addTool(srv, s, &mcp.Tool{Name: "recess", Description: recessDescription,
 		InputSchema: recessIn, OutputSchema: verdictOut}, s.recess)
-	addTool(srv, &mcp.Tool{Name: "adjourn", Description: adjournDescription, InputSchema: toolSchema[adjournInput](nil),
+	addTool(srv, s, &mcp.Tool{Name: "adjourn", Description: adjournDescription, InputSchema: toolSchema[adjournInput](nil),
 		OutputSchema: verdictOut}, s.adjourn)
-	addTool(srv, &mcp.Tool{Name: "resume_context", Description: contextDescription, InputSchema: toolSchema[noInput](nil),
+	addTool(srv, s, &mcp.Tool{Name: "resume_context", Description: contextDescription, InputSchema: toolSchema[noInput](nil),
 		OutputSchema: toolSchema[contextOutput](nil), Annotations: readOnly}, s.contextTool)
 	return srv
 }
@@ -192,8 +193,13 @@ func (s *mcpServer) server() *mcp.Server {
 // wrong types), so that a refusal names the field as the model sent it
 // ("replies[1].body"); the schema is what the model is shown. The answer
 // carries out as structured content.
-func addTool[In, Out any](srv *mcp.Server, t *mcp.Tool, h func(context.Context, In) (*mcp.CallToolResult, Out, error)) {
+func addTool[In, Out any](srv *mcp.Server, s *mcpServer, t *mcp.Tool, h func(context.Context, In) (*mcp.CallToolResult, Out, error)) {
 	srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if s.down != "" {
+			res := &mcp.CallToolResult{}
+			res.SetError(errors.New(s.down))
+			return res, nil
+		}
 		args := req.Params.Arguments
 		if len(args) == 0 || string(args) == "null" {
 			args = json.RawMessage("{}")
@@ -206,15 +212,8 @@ func addTool[In, Out any](srv *mcp.Server, t *mcp.Tool, h func(context.Context, 
 			res, out, err = h(ctx, in)
 		}
 		if err != nil {
-			// A refusal names the field and says that nothing was written,
-			// so the model can correct the call.
-			var fe *wait.FieldError
-			if errors.As(err, &fe) {
-				field := cmp.Or(fe.Field, "arguments")
-				err = fmt.Errorf("refused: %s: %s. Nothing was written; correct %s and call again.", field, fe.Reason, field)
-			}
 			res = &mcp.CallToolResult{}
-			res.SetError(err)
+			res.SetError(errors.New(refusal(t, err)))
 			return res, nil
 		}
 		res.StructuredContent = out
@@ -222,9 +221,76 @@ func addTool[In, Out any](srv *mcp.Server, t *mcp.Tool, h func(context.Context, 
 	})
 }
 
-// refuse is a refusal the model reads (addTool words it).
+// refuse is a refusal the model can act on: refusal names the field and
+// says to correct it.
 func refuse(field, reason string) error {
 	return &wait.FieldError{Field: field, Reason: reason}
+}
+
+// stopError is a refusal no call can change (a second verdict, no read
+// token): it says so, and what to do instead.
+type stopError struct{ field, reason, instead string }
+
+func (e *stopError) Error() string {
+	return "refused: " + e.field + ": " + e.reason + ". No call can change this: " + e.instead
+}
+
+// refusal words a tool's error for the model: the field it sent and what
+// is wrong, then what to change, or, when nothing it sends can help, that
+// it should stop.
+func refusal(t *mcp.Tool, err error) string {
+	var stop *stopError
+	var fe *wait.FieldError
+	switch {
+	case errors.As(err, &stop):
+		return stop.Error()
+	case !errors.As(err, &fe):
+		return err.Error()
+	}
+	field := cmp.Or(fe.Field, "arguments")
+	text := "refused: " + field + ": " + fe.Reason + ". "
+	if t.Annotations == nil || !t.Annotations.ReadOnlyHint {
+		text += "Nothing was written; "
+	}
+	if !errors.Is(err, wait.ErrUnknownField) {
+		return text + "correct " + field + " and call again."
+	}
+	switch owner, takes, ok := fieldsBeside(t, field); {
+	case !ok:
+		return text + "leave " + field + " out and call again."
+	case len(takes) == 0:
+		return text + owner + " takes no arguments: call it again with none ({})."
+	default:
+		return text + "leave " + field + " out (" + owner + " takes only " + strings.Join(takes, ", ") + ") and call again."
+	}
+}
+
+// fieldsBeside names the object an unknown field was sent in (the tool, or
+// "replies[0]") and the fields that object takes, sorted; ok is false when
+// the tool's schema does not say.
+func fieldsBeside(t *mcp.Tool, field string) (owner string, takes []string, ok bool) {
+	s, _ := t.InputSchema.(*jsonschema.Schema)
+	owner = t.Name
+	if i := strings.LastIndexAny(field, ".["); i > 0 {
+		owner = field[:i]
+		for _, part := range strings.FieldsFunc(owner, func(r rune) bool { return r == '.' || r == '[' }) {
+			switch {
+			case s == nil:
+			case strings.HasSuffix(part, "]"):
+				s = s.Items
+			default:
+				s = s.Properties[part]
+			}
+		}
+	}
+	if s == nil {
+		return owner, nil, false
+	}
+	for name := range s.Properties {
+		takes = append(takes, name)
+	}
+	slices.Sort(takes)
+	return owner, takes, true
 }
 
 // toolResult is a tool's answer: a sentence for the model, the structured
@@ -249,7 +315,12 @@ func (s *mcpServer) reply(ctx context.Context, in replyArg) (*mcp.CallToolResult
 		return nil, replyOutput{}, err
 	}
 	if _, err := resume.ParseVerdict(doc, s.limits()); err != nil {
-		return nil, replyOutput{}, s.toolField(err, "")
+		fe := s.toolField(err, "")
+		if fe.Field == "replies" && len(s.queued) >= resume.MaxReplies {
+			return nil, replyOutput{}, &stopError{"replies", "the verdict already holds " + strconv.Itoa(len(s.queued)) + " replies queued with reply, the most it may post",
+				"queued replies stay queued; queue no more, and call recess or adjourn without replies."}
+		}
+		return nil, replyOutput{}, fe
 	}
 	s.queued = append(s.queued, in)
 	out := replyOutput{Queued: len(s.queued), Max: resume.MaxReplies, ReplyTo: in.ReplyTo}
@@ -408,7 +479,7 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 	if s.written != "" {
 		return nil, verdictOutput{}, s.alreadyWritten()
 	}
-	exists := refuse("verdict", "a verdict file already exists at "+s.verdictFile+": one verdict per run; end your turn")
+	exists := &stopError{"verdict", "a verdict file already exists at " + s.verdictFile + " (one verdict per run)", "that verdict stands: end your turn now."}
 	if _, err := os.Lstat(s.verdictFile); !errors.Is(err, fs.ErrNotExist) {
 		return nil, verdictOutput{}, exists
 	}
@@ -438,7 +509,8 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 		if errors.Is(err, fs.ErrExist) {
 			return nil, verdictOutput{}, exists
 		}
-		return nil, verdictOutput{}, fmt.Errorf("write the verdict: %w", err)
+		return nil, verdictOutput{}, &stopError{"verdict", "could not write the verdict file " + s.verdictFile + ": " + oneLine(err.Error()),
+			"end your turn now: this run ends without a verdict, and recess dispatches it again (or escalates)."}
 	}
 	s.written = kind
 	out := verdictOutput{Verdict: kind, Replies: len(v.Replies), Trigger: string(v.TriggerJSON), VerdictFile: s.verdictFile}
@@ -450,7 +522,7 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 }
 
 func (s *mcpServer) alreadyWritten() error {
-	return refuse("verdict", "this run already "+s.written+" (one verdict per run); nothing more can be posted: end your turn")
+	return &stopError{"verdict", "this run already " + s.written + " (one verdict per run)", "that verdict stands and nothing more is posted: end your turn now."}
 }
 
 // document builds the verdict document from the queued replies, the new
@@ -488,8 +560,12 @@ func (s *mcpServer) toolField(err error, itemsName string) *wait.FieldError {
 	}
 	out := *fe
 	f := strings.TrimPrefix(fe.Field, "verdict.")
-	if f == "replies" {
-		out.Reason = fmt.Sprintf("%s (%d queued with reply so far)", fe.Reason, len(s.queued))
+	switch {
+	case f == "replies" && len(s.queued) > 0:
+		out.Reason = fmt.Sprintf("%s (%d queued with reply so far, which stay queued: give at most %d more)", fe.Reason, len(s.queued), max(resume.MaxReplies-len(s.queued), 0))
+	case f == "verdict": // the whole document is too long
+		f = cmp.Or(itemsName, "body")
+		out.Reason = "the verdict would be " + fe.Reason + ": shorten the replies"
 	}
 	if rest, ok := strings.CutPrefix(f, "replies["); ok {
 		if i := strings.IndexByte(rest, ']'); i > 0 {
@@ -520,11 +596,12 @@ func (s *mcpServer) contextTool(context.Context, noInput) (*mcp.CallToolResult, 
 // asked and what fired.
 func (s *mcpServer) readDiscussion(ctx context.Context, _ noInput) (*mcp.CallToolResult, discussionOutput, error) {
 	if s.reader == nil {
-		return nil, discussionOutput{}, refuse("read_discussion", "recess mcp was started without --token, so it cannot read the discussion; use resume_context, or ask the workflow's author to pass a read token")
+		return nil, discussionOutput{}, &stopError{"read_discussion", "recess mcp was started without --token, so it cannot read the discussion",
+			"do not call read_discussion again; work from your prompt and resume_context (the workflow's author can pass --token)."}
 	}
 	d, err := s.reader.Discussion(ctx, s.discussion)
 	if err != nil {
-		return nil, discussionOutput{}, fmt.Errorf("read discussion #%d: %w", s.discussion, err)
+		return nil, discussionOutput{}, fmt.Errorf("read_discussion: could not read discussion #%d from GitHub (%s); nothing in your call caused it: call read_discussion once more, and if it fails again, work from your prompt and resume_context", s.discussion, oneLine(err.Error()))
 	}
 	out := discussionOutput{Number: d.Number, Title: d.Title, Body: d.Body, Category: d.Category, Author: d.Author,
 		CreatedAt: rfc3339(d.CreatedAt), URL: d.URL, Closed: d.Closed, Locked: d.Locked, Comments: []commentOutput{},

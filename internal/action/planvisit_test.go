@@ -73,7 +73,7 @@ func TestSettings_scope_and_words(t *testing.T) {
 		{map[string]string{"wake-on": "reaction"}, "input wake-on"},
 		{map[string]string{"wake-on": "mention"}, "input mention-handles"},
 		{map[string]string{"hide-summary": "maybe"}, "input hide-summary"},
-		{map[string]string{"discussion": "twelve"}, "input discussion"},
+		{map[string]string{"command": "visit", "discussion": "twelve"}, "input discussion"},
 		{map[string]string{"command": "plan-b"}, "input command"},
 	} {
 		_, err := loadSettings(in(tc.inputs), t.TempDir())

@@ -15,18 +15,18 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// readmeBlock returns the first fenced yaml block after marker in the
-// README, unindented.
-func readmeBlock(t *testing.T, marker string) string {
+// docBlock returns the first fenced yaml block after marker in the page
+// (README.md or a page under docs/), unindented.
+func docBlock(t *testing.T, page, marker string) string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../" + page)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(b)
 	i := strings.Index(s, marker)
 	if i < 0 {
-		t.Fatalf("README has no %q", marker)
+		t.Fatalf("%s has no %q", page, marker)
 	}
 	s = s[i:]
 	start := strings.Index(s, "```yaml\n")
@@ -42,9 +42,9 @@ func readmeBlock(t *testing.T, marker string) string {
 	return strings.Join(out, "\n")
 }
 
-// The README's front door is the shipped one, with the published action in
-// place of the repository's own checkout (uses: ./).
-func TestReadme_front_door_is_the_shipped_workflow(t *testing.T) {
+// The step-by-step front door of the docs is the shipped one, with the
+// published action in place of the repository's own checkout (uses: ./).
+func TestDocs_step_by_step_front_door_is_the_shipped_workflow(t *testing.T) {
 	t.Parallel()
 	shipped, err := os.ReadFile("../../.github/workflows/recess.yml")
 	if err != nil {
@@ -54,11 +54,11 @@ func TestReadme_front_door_is_the_shipped_workflow(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(strings.ReplaceAll(string(shipped), "uses: ./", "uses: recess-action/recess@v1")), &want); err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal([]byte(readmeBlock(t, "Add the **front door**")), &got); err != nil {
-		t.Fatalf("README front door: %v", err)
+	if err := yaml.Unmarshal([]byte(docBlock(t, "docs/step-by-step.md", "Add the **front door**")), &got); err != nil {
+		t.Fatalf("docs/step-by-step.md front door: %v", err)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("README's front door differs from .github/workflows/recess.yml (-shipped +README):\n%s", diff)
+		t.Errorf("docs/step-by-step.md's front door differs from .github/workflows/recess.yml (-shipped +docs):\n%s", diff)
 	}
 }
 
@@ -132,8 +132,9 @@ func TestReadme_quick_start_is_the_testdata_and_short(t *testing.T) {
 	}
 }
 
-// The README's inputs table lists every input of action.yml, and no other.
-func TestReadme_inputs_table_is_action_yml(t *testing.T) {
+// The inputs table of docs/inputs.md lists every input of action.yml, and
+// no other.
+func TestDocs_inputs_table_is_action_yml(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile("../../action.yml")
 	if err != nil {
@@ -149,14 +150,14 @@ func TestReadme_inputs_table_is_action_yml(t *testing.T) {
 	for name := range action.Inputs {
 		want = append(want, name)
 	}
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/inputs.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(b)
 	i := strings.Index(s, "\n| input | default | meaning |\n")
 	if i < 0 {
-		t.Fatal("README has no inputs table")
+		t.Fatal("docs/inputs.md has no inputs table")
 	}
 	var got []string
 	for _, row := range strings.Split(s[i+1:], "\n")[2:] {
@@ -172,7 +173,7 @@ func TestReadme_inputs_table_is_action_yml(t *testing.T) {
 	}
 	sorted := cmpopts.SortSlices(func(a, b string) bool { return a < b })
 	if diff := cmp.Diff(want, got, sorted); diff != "" {
-		t.Errorf("README inputs table (-action.yml +README):\n%s", diff)
+		t.Errorf("docs/inputs.md inputs table (-action.yml +docs):\n%s", diff)
 	}
 }
 

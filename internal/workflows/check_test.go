@@ -184,19 +184,19 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 		},
 		{
 			name: "claim_without_permissions", base: quickStart, file: "agent.yml",
-			old: "claim.yml@v1\n    permissions: {discussions: write, contents: read}\n", new: "claim.yml@v1\n",
+			old: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read}\n", new: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n",
 			want: []want{{file: "agent.yml", job: "claim", rule: RuleMissingPermission, at: "  claim:"}},
 		},
 		{
 			// Without contents: read the claim cannot read the policy file.
 			name: "claim_without_contents_read", base: quickStart, file: "agent.yml",
-			old: "claim.yml@v1\n    permissions: {discussions: write, contents: read}", new: "claim.yml@v1\n    permissions: {discussions: write}",
-			want: []want{{file: "agent.yml", job: "claim", rule: RuleMissingPermission, at: "claim.yml@v1\n    permissions: {discussions: write}"}},
+			old: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read}", new: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write}",
+			want: []want{{file: "agent.yml", job: "claim", rule: RuleMissingPermission, at: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write}"}},
 		},
 		{
 			name: "verdict_without_actions_write", base: quickStart, file: "agent.yml",
 			old: "permissions: {discussions: write, actions: write, contents: read}", new: "permissions: {discussions: write, contents: read}",
-			want: []want{{file: "agent.yml", job: "verdict", rule: RuleMissingPermission, at: "with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read}"}},
+			want: []want{{file: "agent.yml", job: "verdict", rule: RuleMissingPermission, at: "verdict.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read}"}},
 		},
 		{
 			name: "front_door_without_actions_write", base: quickStart, file: "recess.yml",
@@ -215,8 +215,8 @@ func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
 		},
 		{
 			name: "claim_with_actions_write", base: quickStart, file: "agent.yml",
-			old: "claim.yml@v1\n    permissions: {discussions: write, contents: read}", new: "claim.yml@v1\n    permissions: {discussions: write, contents: read, actions: write}",
-			want: []want{{file: "agent.yml", job: "claim", rule: RuleExcessPermission, at: "claim.yml@v1\n    permissions: {discussions: write, contents: read, actions: write}"}},
+			old: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read}", new: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read, actions: write}",
+			want: []want{{file: "agent.yml", job: "claim", rule: RuleExcessPermission, at: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read, actions: write}"}},
 		},
 		{
 			name: "front_door_with_write_all", base: quickStart, file: "recess.yml",
@@ -356,7 +356,7 @@ func TestCheckRepo_follows_aliases(t *testing.T) {
 	t.Parallel()
 	s := quickStart(t)
 	s["agent.yml"] = strings.NewReplacer(
-		"claim.yml@v1\n    permissions: {discussions: write, contents: read}", "claim.yml@v1\n    permissions: &claim {discussions: write, contents: read}",
+		"claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read}", "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: &claim {discussions: write, contents: read}",
 		"permissions: {discussions: write, actions: write, contents: read}", "permissions: *claim",
 	).Replace(s["agent.yml"])
 	got, err := CheckRepo(s.fs())
@@ -426,11 +426,11 @@ func FuzzCheckRepo(f *testing.F) {
 // lines (the comment may wrap).
 var copyTo = regexp.MustCompile(`Copy it to[\s#]*\.github/workflows/([a-z-]+\.yml)`)
 
-// The README's step-by-step workflows (the blocks that say "Copy it to
-// .github/workflows/NAME.yml") are a setup that keeps every rule.
-func TestCheckRepo_README_step_by_step_is_clean(t *testing.T) {
+// The step-by-step workflows of docs/step-by-step.md (the blocks that say
+// "Copy it to .github/workflows/NAME.yml") are a setup that keeps every rule.
+func TestCheckRepo_docs_step_by_step_is_clean(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/step-by-step.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +438,7 @@ func TestCheckRepo_README_step_by_step_is_clean(t *testing.T) {
 	for _, block := range strings.Split(string(data), "```yaml\n")[1:] {
 		end := strings.Index(block, "```")
 		if end < 0 {
-			t.Fatal("README: a yaml block is not closed")
+			t.Fatal("docs/step-by-step.md: a yaml block is not closed")
 		}
 		var lines []string
 		for _, l := range strings.Split(block[:end], "\n") {
@@ -447,22 +447,22 @@ func TestCheckRepo_README_step_by_step_is_clean(t *testing.T) {
 		head := strings.Join(lines[:min(5, len(lines))], "\n")
 		if m := copyTo.FindStringSubmatch(head); m != nil {
 			if _, dup := s[m[1]]; dup {
-				t.Fatalf("README has two blocks for %s", m[1])
+				t.Fatalf("docs/step-by-step.md has two blocks for %s", m[1])
 			}
 			s[m[1]] = strings.Join(lines, "\n")
 		}
 	}
 	if _, ok := s["recess.yml"]; !ok {
-		t.Fatal("README has no step-by-step recess.yml")
+		t.Fatal("docs/step-by-step.md has no recess.yml")
 	}
 	if _, ok := s["agent.yml"]; !ok {
-		t.Fatal("README has no step-by-step agent.yml")
+		t.Fatal("docs/step-by-step.md has no agent.yml")
 	}
 	got, err := CheckRepo(s.fs())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range got {
-		t.Errorf("README %s", f)
+		t.Errorf("docs/step-by-step.md %s", f)
 	}
 }

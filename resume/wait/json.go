@@ -22,6 +22,11 @@ type JSONLimits struct {
 	MaxMembers int
 }
 
+// ErrUnknownField is what a *FieldError from DecodeJSON wraps when the
+// document has a member the type does not: a caller that words the refusal
+// says to leave it out rather than to correct it.
+var ErrUnknownField = errors.New("unknown field")
+
 // DecodeJSON reads data, one JSON object document from outside, into v, a
 // pointer to a struct, and names the field of every refusal as a
 // *FieldError whose path starts at root ("verdict", "trigger", "" for the
@@ -113,7 +118,7 @@ func jsonError(err error, root string, t reflect.Type) error {
 		field := PointerPath(root, t, sem.JSONPointer)
 		switch {
 		case errors.Is(sem.Err, json.ErrUnknownName):
-			return &FieldError{Field: field, Reason: "unknown field"}
+			return &FieldError{Field: field, Reason: ErrUnknownField.Error(), Err: ErrUnknownField}
 		case errors.As(sem.Err, &fe) && fe.Field == "":
 			return &FieldError{Field: field, Reason: fe.Reason, Err: fe.Err}
 		case errors.As(sem.Err, &fe):
