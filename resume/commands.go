@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
@@ -21,7 +21,7 @@ type command struct {
 // parseCommand reads a slash command from the first non-empty line of a
 // comment body. ok is false for anything else (an ordinary comment).
 func parseCommand(body string) (command, bool) {
-	line, _ := firstLine(body)
+	line, _ := text.FirstLine(body)
 	f := strings.Fields(line)
 	if len(f) < 2 || f[0] != "/recess" {
 		return command{}, false
@@ -31,34 +31,6 @@ func parseCommand(body string) (command, bool) {
 		c.arg = strings.Join(f[2:], " ")
 	}
 	return c, true
-}
-
-// firstLine splits a body into its first non-empty line and what follows
-// it, trimmed. Every line-break form ends a line (lineBreak): a body typed
-// in GitHub's web UI has CRLF, and CR, NEL, LS and PS end a line too.
-func firstLine(body string) (string, string) {
-	for {
-		line, rest, found := cutLine(body)
-		if strings.TrimSpace(line) != "" || !found {
-			return line, strings.TrimSpace(rest)
-		}
-		body = rest
-	}
-}
-
-// cutLine cuts s at its first line break of any form (lineBreak, CRLF as
-// one), leaving every other byte as it was.
-func cutLine(s string) (line, rest string, found bool) {
-	for i, r := range s {
-		if lineBreak(r) {
-			n := utf8.RuneLen(r)
-			if r == '\r' && strings.HasPrefix(s[i+1:], "\n") {
-				n++
-			}
-			return s[:i], s[i+n:], true
-		}
-	}
-	return s, "", false
 }
 
 // reading is what one comment is to recess; see pass.reading.
@@ -122,7 +94,7 @@ func (p *pass) reading(c *Comment) reading {
 		r.said = ""
 		return r
 	}
-	_, r.said = firstLine(c.Body)
+	_, r.said = text.FirstLine(c.Body)
 	return r
 }
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/state"
 )
 
@@ -113,25 +113,25 @@ func (e *Engine) confirm(ctx context.Context, out *decision, runID int64) error 
 // dispatchFailed records a failed dispatch call, a decision of its own over
 // the record whose intent was written, applied as any other: its write,
 // then its effects. A transient failure is retried by a later run and does
-// not burn an attempt; so is a missing agent workflow, which also fails the
-// run until a person fixes the workflow input; a refusal (the request itself
-// is wrong: a missing workflow input) cannot succeed by retrying and is
-// escalated.
+// not burn an attempt. A refusal no retry fixes (no such agent workflow, an
+// input it does not declare) fails the run, naming the cause, and is
+// escalated once (see refused): no later run sends it again until the
+// setup changes or a maintainer says "/recess retry".
 func (e *Engine) dispatchFailed(ctx context.Context, out *decision, derr error) error {
 	p := &pass{decision: decision{res: out.res, rec: out.rec, d: out.d, now: out.now, write: true}, cfg: e.cfg(), snap: &snapshot{rec: out.rec}}
 	a := p.rec.Active
-	a.DispatchErrors++
-	switch {
-	case errors.Is(derr, ErrNoWorkflow):
-		// The run's error says it, with the fix (below).
-	case errors.Is(derr, ErrDispatchRefused):
-		// People read what happened; what GitHub answered is for the
-		// maintainer (the run's annotation, the record's last error).
-		p.escalate(a, "GitHub refused to start the agent workflow; the recess run's log says why")
-	default:
+	if permanent(derr) {
+		p.snap.setup, p.snap.setupErr = e.setup(ctx)
+		p.snap.haveSetup = true
+		p.refused(a, derr)
+	} else {
+		a.DispatchErrors++
+		a.LastError = text.ClipBytes(derr.Error(), maxErrorText)
 		p.res.warn("the dispatch call failed (%v); a later run looks for the run and retries", derr)
 	}
-	a.LastError = clip(derr.Error(), maxErrorText)
+	if p.d != nil {
+		p.rec.Status = p.status()
+	}
 	switch err := e.store(ctx, p.rec, p.d, p.now); {
 	case err == nil:
 		if err := e.effects(ctx, &p.decision, p.effects); err != nil {
@@ -140,7 +140,7 @@ func (e *Engine) dispatchFailed(ctx context.Context, out *decision, derr error) 
 	case !errors.Is(err, state.ErrConflict):
 		return e.saveFailed(ctx, &p.decision, err)
 	}
-	if errors.Is(derr, ErrDispatchRefused) || errors.Is(derr, ErrNoWorkflow) {
+	if permanent(derr) {
 		return fmt.Errorf("dispatch of the agent workflow: %w", derr)
 	}
 	return nil
@@ -191,14 +191,3 @@ func (p *pass) history(since, until state.Cursor) []HistoryEntry {
 // maxErrorText bounds error text kept in the record (GitHub's messages can
 // be long, and the record is bounded).
 const maxErrorText = 400
-
-// clip shortens s to at most n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}

@@ -35,12 +35,22 @@
 //	verdict (applying it)                 resume/verdict.go
 //	verdict document (reading it)         resume/verdict_parse.go
 //	claim                                 resume/claim.go
+//	a lost status comment: the copies of  resume/restore.go (keepCopy, restore,
+//	  the record in recess's comments       unaccountedRun); its deletion's
+//	                                        event: resume/inbound.go (Deleted)
 //	sweep, plan, visit                    resume/sweep.go
+//	sweep switch (what a run asks of it;  resume/sweepswitch.go (sweepSwitchFor),
+//	  never off under a hidden record)      resume/sweep.go (Engine.plan, Overlooker)
 //	status (comment text, recess status)  resume/status.go
+//	a trigger in words (status, prompt)   resume/status.go (triggerWords)
 //	escalation, retries, stuck runs       resume/escalate.go
+//	a dispatch GitHub refuses (escalated  resume/escalate.go (refused, blocked, lift),
+//	  once, tried again on a new setup)     resume/sweep.go (setupChanged)
 //	exactly-once dispatch                 resume/dispatch.go
 //	correlation id in a run-name          resume/engine.go (RunNameHas, FreshRun)
 //	texts and Markdown escaping           resume/texts.go
+//	line breaks, first line, one line,    internal/text/text.go
+//	  shortening, counting in words
 //	resume_context                        resume/context.go
 //	prompt (the agent's resumed prompt)   resume/prompt.go
 //	intake prompt                         resume/prompt_intake.go
@@ -50,8 +60,10 @@
 //	durations, FieldError                 resume/wait/duration.go
 //	trigger evaluation                    resume/wait/evaluate.go
 //	strict JSON of outside input          resume/wait/json.go
+//	strict YAML of outside input          internal/action/yamlstrict.go
 //	discussion record                     state/record.go
 //	status comment body, hidden marker    state/codec.go
+//	  (trusted only as recess writes it)    (StatusBody, ReadStatus)
 //	comment store (state-store: comment)  internal/github/commentstore.go
 //	branch store (state-store: branch)    internal/github/branchstore.go
 //	discussions, labels on GitHub         internal/github/discussions.go

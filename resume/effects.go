@@ -24,6 +24,11 @@ const (
 	// EffectNote posts Body (under ReplyTo when set) unless recess already
 	// posted a comment carrying the marker Key.
 	EffectNote
+	// EffectEdit replaces the body of recess's comment Subject with Body:
+	// the copy of the record it carries, brought up to date before the
+	// write of a decision that posts no comment of its own (see
+	// pass.keepCopy).
+	EffectEdit
 	// The kinds below appear only in a dry run (Engine.DryRun), beside the
 	// effects above, in the order a real run takes them: EffectReply posts
 	// a verdict's reply Body (under ReplyTo) before the record is written;
@@ -40,7 +45,7 @@ const (
 // write leaves nothing behind (no label, reaction or note of it).
 type Effect struct {
 	Kind     EffectKind
-	Subject  string // node id of a comment or the discussion (reactions)
+	Subject  string // node id of a comment or the discussion (reactions, edits)
 	Reaction Reaction
 	Label    string
 	Key      string // the note's marker
@@ -72,7 +77,7 @@ type post struct {
 	answered string
 	body     string
 	// keep is a marker that also goes into the reply when it fits: the copy
-	// of the recess that restores a lost status comment.
+	// of the record that restores a lost status comment (see restore).
 	keep string
 }
 
@@ -190,12 +195,20 @@ func (e *Engine) effects(ctx context.Context, out *decision, list []Effect) erro
 			if err := e.postOnce(ctx, out, f); err != nil {
 				return err
 			}
+		case EffectEdit:
+			// Best effort: a copy left behind matters only if the status
+			// comment is lost too, and the verdict's answer must not be.
+			if err = e.Discussions.Edit(ctx, f.Subject, f.Body); err != nil {
+				out.res.warn("could not bring recess's copy of the record in comment %s up to date: %v", f.Subject, err)
+			}
 		}
 	}
 	return nil
 }
 
 // postOnce posts a note unless recess already posted one with its marker.
+// The note carries a copy of the record as its decision wrote it (see
+// keepMarker), so that it is the newest copy a restore finds.
 func (e *Engine) postOnce(ctx context.Context, out *decision, f Effect) error {
 	for i := range out.d.Comments {
 		c := &out.d.Comments[i]
@@ -206,7 +219,7 @@ func (e *Engine) postOnce(ctx context.Context, out *decision, f Effect) error {
 			return nil
 		}
 	}
-	c, err := e.Discussions.Reply(ctx, out.d.ID, f.ReplyTo, state.ReplyBody(f.Body, f.Key, 0, ""))
+	c, err := e.Discussions.Reply(ctx, out.d.ID, f.ReplyTo, state.ReplyBody(f.Body, f.Key, 0, keepMarker(out.rec)))
 	if err != nil {
 		return fmt.Errorf("post comment on discussion %d: %w", out.rec.Discussion, err)
 	}

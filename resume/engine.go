@@ -55,6 +55,10 @@ type Config struct {
 	// SweepInterval is the schedule's interval; an inbound run that finds a
 	// due moment overdue by far more than it warns that sweeps are missing.
 	SweepInterval time.Duration
+	// SweepOnlyWhileWaiting: the sweep runs only while something is
+	// pending (see SweepSwitch), so a sweep that would switch it off first
+	// makes sure nothing pending escaped its listing (see Overlooker).
+	SweepOnlyWhileWaiting bool
 	// Categories, when not empty, are the discussion categories (names or
 	// slugs) recess serves; Labels, when not empty, serve only discussions
 	// carrying one of them. See outOfScope.
@@ -215,6 +219,28 @@ type Engine struct {
 	// perms caches the Permissions port's answers by normalised login:
 	// asked once per author per run.
 	perms map[string]access
+	// setupRead caches the Dispatcher's account of the agent workflow
+	// (see setup): read once per run, when a refused dispatch needs it.
+	setupRead *string
+}
+
+// setup is what a dispatch of the agent workflow depends on besides its
+// request (SetupReader), read once per run; setupUnknown when the
+// Dispatcher cannot tell.
+func (e *Engine) setup(ctx context.Context) (string, error) {
+	if e.setupRead != nil {
+		return *e.setupRead, nil
+	}
+	r, ok := e.Dispatcher.(SetupReader)
+	if !ok {
+		return setupUnknown, nil
+	}
+	s, err := r.Setup(ctx)
+	if err != nil {
+		return "", fmt.Errorf("look at the agent workflow: %w", err)
+	}
+	e.setupRead = &s
+	return s, nil
 }
 
 // Result is what a run did, for outputs, logs and the job summary.
@@ -342,9 +368,23 @@ type snapshot struct {
 	recent     int
 	recentErr  error
 	haveRecent bool
+	// setup is the Dispatcher's account of the agent workflow
+	// (SetupReader), read only when a decision asks for it (see
+	// decision.needSetup).
+	setup     string
+	setupErr  error
+	haveSetup bool
 	// findsByLabel: the store finds pending records by the waiting label
 	// (LabelFinder), which the decision then keeps right.
 	findsByLabel bool
+	// readsReactions: the Discussions port tells which subjects carry
+	// recess's own reaction (ReactionReader). reacted are those of the
+	// subjects a decision asked about (decision.needReacted) that carry
+	// recess's 👀, read only then.
+	readsReactions bool
+	reacted        []string
+	reactedErr     error
+	haveReacted    bool
 	// perms are the permissions of the authors of comments that hold a
 	// slash command, by normalised login (Engine.perms, see
 	// Engine.permissions).
@@ -358,7 +398,10 @@ type snapshot struct {
 // one. Two decisions are not final and say so: one with posts (a verdict's
 // replies, which the record keeps the ids of) and one with needRecent (a
 // fresh dispatch that needs the repository's recent dispatches counted);
-// the runner does what they ask and decides again.
+// the runner does what they ask and decides again. So is one with
+// needReacted (a dispatch from a record restored from recess's copy, which
+// needs recess's 👀 looked up: see pass.unaccountedRun), and one with
+// needSetup (the agent workflow's setup, for a refused dispatch).
 type decision struct {
 	res *Result
 	rec *state.Record
@@ -375,6 +418,12 @@ type decision struct {
 	plan       *dispatchPlan
 	posts      []post
 	needRecent bool
+	// needReacted are the subjects whose 👀 of recess's the decision needs
+	// to know.
+	needReacted []string
+	// needSetup: the decision meets a dispatch GitHub refused for a reason
+	// no retry fixes, and needs the setup (see Engine.setup).
+	needSetup bool
 	// fail is the error the run ends with once the decision is applied:
 	// what is owed is written down, and a person must act (ErrNoWorkflow).
 	fail error
@@ -402,6 +451,11 @@ type pass struct {
 	// awaited are the signals the open recesses this run found wait for
 	// (see unawaited).
 	awaited awaited
+	// afterCopy are, when the record was restored from recess's copy of
+	// it (restore) without an agent run at work, what a dispatch after the
+	// copy would have put recess's 👀 on: a dispatch this decision makes
+	// looks there first (unaccountedRun).
+	afterCopy []string
 	// evals are the evaluations of the open recesses, when the decision
 	// evaluated them (their reasons go into Result.RFCs).
 	evals map[string]wait.Evaluation
@@ -420,7 +474,8 @@ type dispatchPlan struct {
 // active run when the decision will look at it.
 func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.Time) (*snapshot, error) {
 	f, ok := e.Store.(LabelFinder)
-	s := &snapshot{findsByLabel: ok && f.FindsPendingByLabel()}
+	_, reads := e.Discussions.(ReactionReader)
+	s := &snapshot{findsByLabel: ok && f.FindsPendingByLabel(), readsReactions: reads}
 	var err error
 	if ds, ok := e.Store.(DiscussionStore); ok && opts.discussion {
 		s.rec, s.d, err = ds.LoadWith(ctx, number)
@@ -511,7 +566,7 @@ func decide(s *snapshot, c Config, now time.Time, opts passOpts, res *Result, st
 	if p.d != nil && p.rec.DiscussionID == "" {
 		p.rec.DiscussionID = p.d.ID
 	}
-	if err := step(p); err != nil || p.needRecent {
+	if err := step(p); err != nil || p.needRecent || p.needReacted != nil || p.needSetup {
 		return &p.decision, err
 	}
 	p.seal()
@@ -544,6 +599,18 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, step func(*
 				// One request, spent only when a fresh dispatch is wanted.
 				s.recent, s.recentErr = e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour))
 				s.haveRecent = true
+				continue
+			}
+			if out.needReacted != nil {
+				// Only where a restored record would dispatch.
+				s.reacted, s.reactedErr = e.Discussions.(ReactionReader).Reacted(ctx, out.needReacted, Eyes)
+				s.haveReacted = true
+				continue
+			}
+			if out.needSetup {
+				// One request, spent only on a refused dispatch.
+				s.setup, s.setupErr = e.setup(ctx)
+				s.haveSetup = true
 				continue
 			}
 			if err != nil {
@@ -717,15 +784,6 @@ func (out *decision) viewed() {
 	for _, v := range out.views {
 		out.res.DueAt = sooner(out.res.DueAt, v.DueAt)
 	}
-}
-
-// Count is "1 reply", "2 replies", "0 replies": how recess counts things
-// in words, everywhere.
-func Count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // include adds one discussion's result to a result over many (a sweep, a

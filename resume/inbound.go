@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
@@ -84,7 +85,7 @@ func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (
 func restoredWhat(rec *state.Record) string {
 	var parts []string
 	if n := len(rec.OpenRFCs); n > 0 {
-		parts = append(parts, Count(n, "open recess", "open recesses"))
+		parts = append(parts, text.Count(n, "open recess", "open recesses"))
 	}
 	if rec.Active != nil {
 		parts = append(parts, "the active agent run "+rec.Active.CorrelationID)
@@ -200,7 +201,7 @@ func (p *pass) evaluate(ask asked) {
 			p.fire(id, rfc, ev.FiredBy, ev.Reason)
 		case ev.Cancelled:
 			p.warnIfSweepsMissing(id, ev.At)
-			p.close(id, rfc, p.text("note.expired", "at", humanTime(ev.At), "what", describeNode(t, o, false)))
+			p.close(id, rfc, p.text("note.expired", "at", humanTime(ev.At), "what", triggerWords(t, &o, false)))
 		case rfc.DueAt != nil:
 			p.warnIfSweepsMissing(id, *rfc.DueAt)
 		}
@@ -310,7 +311,7 @@ func (p *pass) eyesSubject(since state.Cursor) string {
 // queued and started by a later run.
 func (p *pass) intake() error {
 	if p.plan != nil {
-		return p.prepareDispatch()
+		return p.dispatchUnlessRunning()
 	}
 	if p.rec.Active != nil || len(p.rec.OpenRFCs) > 0 || p.rec.Escalated != nil {
 		return nil
@@ -344,7 +345,7 @@ func (p *pass) intake() error {
 	}
 	if n := len(p.rec.Dispatches); n >= p.cfg.MaxDispatchesPerHour {
 		until := p.rec.Dispatches[n-p.cfg.MaxDispatchesPerHour].Add(time.Hour)
-		return p.queue(until, fmt.Sprintf("recess already started %s here in the last hour", Count(n, "agent run", "agent runs")),
+		return p.queue(until, fmt.Sprintf("recess already started %s here in the last hour", text.Count(n, "agent run", "agent runs")),
 			fmt.Sprintf("%d fresh dispatches on this discussion in the last hour (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
 	}
 	if p.rec.Queued != nil && p.now.Before(p.rec.Queued.Until) {
@@ -359,9 +360,20 @@ func (p *pass) intake() error {
 	}
 	n, err := p.snap.recent, p.snap.recentErr
 	if errors.Is(err, ErrNoWorkflow) {
-		// Owed, and queued so; the run fails once the record is written.
+		// GitHub would refuse the dispatch: escalated once, as a refused
+		// one is (the count of its runs already said there is no such
+		// workflow); the run fails once the record is written.
+		if !p.snap.haveSetup {
+			p.needSetup = true
+			return nil
+		}
+		run := p.freshRun()
+		run.EyesOn = ""
+		p.rec.Active, p.rec.Queued = run, nil
+		p.rec.Seen = maxCursor(p.rec.Seen, run.Until)
+		p.refused(run, err)
 		p.fail = err
-		return p.queue(p.now, "recess could not find the agent workflow; a maintainer has been told", "the agent workflow is missing")
+		return nil
 	}
 	if err != nil {
 		p.res.warn("could not count recent dispatches: %v; queued for a later run", err)
@@ -371,7 +383,19 @@ func (p *pass) intake() error {
 		return p.queue(p.now.Add(p.cfg.SweepInterval), "many agent runs started in this repository in the last hour",
 			fmt.Sprintf("%d agent runs dispatched in the repository in the last hour (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
 	}
-	run := &state.Run{
+	p.plan = &dispatchPlan{run: p.freshRun(), fresh: true}
+	if first {
+		p.res.note("new discussion: fresh dispatch")
+	} else {
+		p.res.note("%d comment(s) nobody has answered: fresh dispatch", unseen)
+	}
+	return p.dispatchUnlessRunning()
+}
+
+// freshRun is the intent of a fresh dispatch: everything nobody has
+// answered yet.
+func (p *pass) freshRun() *state.Run {
+	return &state.Run{
 		CorrelationID: p.cfg.NewID(),
 		State:         state.RunDispatching,
 		Since:         p.rec.Seen,
@@ -379,13 +403,6 @@ func (p *pass) intake() error {
 		Attempt:       1,
 		EyesOn:        p.eyesSubject(p.rec.Seen),
 	}
-	p.plan = &dispatchPlan{run: run, fresh: true}
-	if first {
-		p.res.note("new discussion: fresh dispatch")
-	} else {
-		p.res.note("%d comment(s) nobody has answered: fresh dispatch", unseen)
-	}
-	return p.prepareDispatch()
 }
 
 // queue holds a fresh dispatch back until a moment. reason is for the
@@ -416,55 +433,4 @@ func cancelMoment(t *wait.Trigger, o wait.Observed) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
-}
-
-// restore brings back an open recess whose record was lost (its status
-// comment deleted by a person, and the deletion's event, which restores the
-// whole record, never came: see Deleted): the last reply a recessed verdict posted
-// carries a copy of the recess (state.RecessMarker). It is restored when
-// nothing recess wrote after it says the recess ended (a later verdict's
-// reply, its closing note), and when it names this discussion (a
-// discussion transferred from another repository got a new number). The
-// replies' own ids and timestamps give back what the copy leaves out.
-func (p *pass) restore() {
-	var kept *state.Record
-	at := -1
-	for i := len(p.d.Comments) - 1; i >= 0; i-- {
-		c := &p.d.Comments[i]
-		if !c.Mine || c.Deleted {
-			continue
-		}
-		if rec, ok := state.ParseRecessMarker(c.Body); ok {
-			kept, at = rec, i
-			break
-		}
-	}
-	if kept == nil || kept.Discussion != p.rec.Discussion || len(kept.OpenRFCs) != 1 {
-		return
-	}
-	var id string
-	var rfc *state.RFC
-	for id, rfc = range kept.OpenRFCs {
-	}
-	for i := at + 1; i < len(p.d.Comments); i++ {
-		c := &p.d.Comments[i]
-		if !c.Mine {
-			continue
-		}
-		if k, _, ok := state.ParseReplyMarker(c.Body); ok && k != id && !strings.HasPrefix(k, "answer.") {
-			return // a later verdict or note: the recess ended
-		}
-	}
-	rfc.RepliesAfter = rfc.Since
-	for i := range p.d.Comments {
-		c := &p.d.Comments[i]
-		if k, _, ok := state.ParseReplyMarker(c.Body); ok && c.Mine && k == id {
-			addReply(rfc, c)
-		}
-	}
-	p.rec.OpenRFCs[id] = rfc
-	p.rec.Applied = []string{id}
-	p.rec.Seen = rfc.Since
-	p.awaited = awaitedSignals(p.rec)
-	p.res.warn("recess's status comment was gone: restored the open recess %s from recess's own reply", id)
 }

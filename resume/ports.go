@@ -44,6 +44,9 @@ type Discussions interface {
 	// deep, and the adapter puts a reply to a reply under its parent (the
 	// one place that rule lives).
 	Reply(ctx context.Context, discussionID, replyTo, body string) (*Comment, error)
+	// Edit replaces the body of a comment recess posted (to keep the copy
+	// of its record that a comment carries current: see pass.keepCopy).
+	Edit(ctx context.Context, commentID, body string) error
 	// React adds a reaction to a discussion or comment; Unreact removes one.
 	// Both are idempotent.
 	React(ctx context.Context, subjectID string, r Reaction) error
@@ -92,9 +95,10 @@ const (
 type Dispatcher interface {
 	// Dispatch starts the agent workflow. It returns GitHub's run id when the
 	// server reports it (0 when it does not). An error wrapping
-	// ErrDispatchRefused means GitHub refused the request itself (retrying the
-	// same request cannot help); ErrNoWorkflow, that the agent workflow is
-	// not there; any other error may be transient.
+	// ErrDispatchRefused means GitHub refused the request itself (an input
+	// the workflow does not declare: retrying the same request cannot help);
+	// ErrNoWorkflow, that the agent workflow is not there; any other error
+	// may be transient.
 	Dispatch(ctx context.Context, req DispatchRequest) (runID int64, err error)
 	// FindRun looks a run up by the correlation id in its run-name.
 	// ErrNotFound when there is none (yet).
@@ -110,13 +114,17 @@ type Dispatcher interface {
 
 // Errors the engine branches on, returned (wrapped) by the ports.
 var (
-	ErrNotFound        = errors.New("not found")
+	ErrNotFound = errors.New("not found")
+	// ErrDispatchRefused and ErrNoWorkflow are GitHub's refusals of a
+	// dispatch that no retry fixes: the request does not fit the agent
+	// workflow (ErrDispatchRefused), or the repository has no agent
+	// workflow by the name recess was given (ErrNoWorkflow, the workflow
+	// input). The run that meets one fails, naming the cause, and escalates
+	// the dispatch once; nothing is lost to it: what is owed stays owed,
+	// and is tried again once the setup changes (SetupReader) or on
+	// "/recess retry".
 	ErrDispatchRefused = errors.New("dispatch refused")
-	// ErrNoWorkflow: the repository has no agent workflow by the name recess
-	// was given (the workflow input). Nothing recess can retry mends it, and
-	// nothing is lost to it either: what is owed stays owed, and the run
-	// that meets it fails, naming the input, until a person fixes it.
-	ErrNoWorkflow = errors.New("no such agent workflow")
+	ErrNoWorkflow      = errors.New("no such agent workflow")
 	// ErrPermissionUnreadable: the token may not read an account's
 	// permission on the repository (GitHub answered 401, 403 or 404).
 	ErrPermissionUnreadable = errors.New("permission unreadable")
@@ -124,6 +132,23 @@ var (
 	// token may not create it. The error says which label and the fix.
 	ErrLabelUnavailable = errors.New("label unavailable")
 )
+
+// SetupReader is an optional extension of Dispatcher: what a dispatch
+// depends on besides its request, as one string that changes when a person
+// changes something that could make a refused dispatch go through (the
+// agent workflow's file, its inputs, which workflow and ref recess is set
+// to dispatch). A dispatch refused for a reason no retry fixes waits for
+// it to change (state.Escalation.Setup); a sweep looks at it (one cheap
+// read) only while such a dispatch waits. Without it, only "/recess retry"
+// tries again.
+type SetupReader interface {
+	Setup(ctx context.Context) (string, error)
+}
+
+// setupUnknown is the setup a refused dispatch waits on when it could not
+// be read (or the Dispatcher cannot tell): the first answer that can be
+// read differs, and brings one more try.
+const setupUnknown = "unknown"
 
 // DispatchRequest is one workflow_dispatch of the agent workflow.
 type DispatchRequest struct {
@@ -220,6 +245,19 @@ type ActivityProber interface {
 	Activity(ctx context.Context, numbers []int) (map[int]time.Time, error)
 }
 
+// ReactionReader is an optional extension of Discussions: which subjects
+// carry recess's own reaction. The engine type-asserts it on its
+// Discussions port, and asks it only when a record restored from recess's
+// copy of it would dispatch (see pass.unaccountedRun): every dispatch puts
+// recess's 👀 on what it answers and every verdict takes it off, so a 👀
+// the copy does not account for is a run whose record went with the status
+// comment. Without it, such a run goes unseen.
+type ReactionReader interface {
+	// Reacted returns those of subjects (comment or discussion node ids)
+	// that carry recess's own reaction r.
+	Reacted(ctx context.Context, subjects []string, r Reaction) ([]string, error)
+}
+
 // DiscussionStore is an optional extension of Store, for a store that reads
 // the discussion itself to find the record (the comment store keeps the
 // record in a comment of the discussion). The engine type-asserts it on its
@@ -267,6 +305,18 @@ type Restorer interface {
 // maintainer. A sweep or a plan reports it as a warning.
 type PendingAdvisor interface {
 	PendingAdvice() []string
+}
+
+// Overlooker is an optional extension of Store, for a store whose Pending
+// can leave a pending record out (the comment store finds records by the
+// waiting label, which a person may remove). A sweep that found nothing
+// pending asks it before switching the sweep off (Config.SweepOnlyWhileWaiting):
+// the sweep is the only thing that fires a recess waiting for time alone,
+// so it must not stop while such a record may exist.
+type Overlooker interface {
+	// Overlooked lists pending records the last Pending may have left out,
+	// each to be visited (Known false), which puts right whatever hid it.
+	Overlooked(ctx context.Context) ([]state.Summary, error)
 }
 
 // LabelFinder is an optional extension of Store, for a store whose Pending

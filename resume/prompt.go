@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 )
 
@@ -72,7 +72,7 @@ func (p *promptWriter) header(rc Context) {
 	p.linef("- **When:** %s.", promptTime(rc.FiredAt))
 	if len(rc.Trigger) > 0 {
 		if t, err := wait.ParseTrigger(rc.Trigger, wait.TriggerLimits{}); err == nil {
-			p.linef("- **You waited for:** %s (%s).", waitedFor(t), code(string(rc.Trigger)))
+			p.linef("- **You waited for:** %s (%s).", triggerWords(t, nil, false), code(string(rc.Trigger)))
 		} else {
 			p.linef("- **You waited for:** %s.", code(string(rc.Trigger)))
 		}
@@ -85,50 +85,7 @@ func firedByPrompt(by string) string {
 	if w, ok := firedBy[by]; ok {
 		return w.agent
 	}
-	return code(clipLine(by, 64))
-}
-
-// waitedFor says a trigger in words, without the moments (the context does
-// not hold when the recess opened).
-func waitedFor(t *wait.Trigger) string {
-	var s string
-	switch t.Kind {
-	case wait.KindMissingInput:
-		s = Count(t.Replies, "reply", "replies")
-		if len(t.From) > 0 {
-			s += " from @" + strings.Join(t.From, " or @")
-		}
-		if t.Scope == wait.ScopeThread {
-			s += " under your own replies"
-		}
-	case wait.KindElapsed:
-		s = t.Elapsed.String() + " to pass"
-	case wait.KindEscalationNeeded:
-		s = "a maintainer's `/recess signal " + t.Signal + "`"
-	case wait.KindAny, wait.KindAll:
-		sep := " or "
-		if t.Kind == wait.KindAll {
-			sep = " and "
-		}
-		parts := make([]string, 0, len(t.Of))
-		for _, c := range t.Of {
-			parts = append(parts, waitedFor(c))
-		}
-		s = strings.Join(parts, sep)
-		if len(t.Of) > 1 {
-			s = "(" + s + ")"
-		}
-	default:
-		s = t.Kind
-	}
-	if t.Expires != nil {
-		if t.OnExpire == wait.OnExpireCancel {
-			s += ", giving up after " + t.Expires.String()
-		} else {
-			s += ", resuming anyway after " + t.Expires.String()
-		}
-	}
-	return s
+	return code(text.ClipLine(by, 64))
 }
 
 func (p *promptWriter) comments(rc Context, asked []Question) {
@@ -141,13 +98,13 @@ func (p *promptWriter) comments(rc Context, asked []Question) {
 		p.para("## Comments since\n\nNo one wrote since you last ran.")
 		return
 	}
-	p.paraf("## %s since you last ran, oldest first", capital(Count(n, "comment", "comments")))
+	p.paraf("## %s since you last ran, oldest first", capital(text.Count(n, "comment", "comments")))
 	byID := make(map[string]int, n)
 	for i, e := range rc.HistorySince {
 		byID[e.ID] = i
 	}
 	for i, e := range rc.HistorySince {
-		by := fmt.Sprintf("**@%s** (%s)", clipLine(e.Author, 64), roleWords(e.Role))
+		by := fmt.Sprintf("**@%s** (%s)", text.ClipLine(e.Author, 64), roleWords(e.Role))
 		p.entry(i, framing(e, i, rc.HistorySince, byID, asked), by, e.CreatedAt, e.URL, e.ID, e.Body)
 	}
 }
@@ -174,7 +131,7 @@ func framing(e HistoryEntry, i int, all []HistoryEntry, byID map[string]int, ask
 	for k := len(asked) - 1; k >= 0; k-- {
 		q := asked[k]
 		if q.Thread == e.ReplyTo || q.ID == e.ReplyTo {
-			s := "Answer to your question (“" + clipLine(headline(q.Body), 80) + "”"
+			s := "Answer to your question (“" + text.ClipLine(headline(q.Body), 80) + "”"
 			if q.URL != "" {
 				s += ", [link](" + safeURL(q.URL) + ")"
 			}
@@ -182,7 +139,7 @@ func framing(e HistoryEntry, i int, all []HistoryEntry, byID map[string]int, ask
 		}
 	}
 	if j, ok := byID[e.ReplyTo]; ok && j != i {
-		return fmt.Sprintf("Reply to comment %d (@%s)", j+1, clipLine(all[j].Author, 64))
+		return fmt.Sprintf("Reply to comment %d (@%s)", j+1, text.ClipLine(all[j].Author, 64))
 	}
 	return "Reply under an earlier comment (" + code(e.ReplyTo) + ", not in this list)"
 }
@@ -200,19 +157,19 @@ func (p *promptWriter) truncation(rc Context) {
 	p.para("## Not everything fit")
 	p.line("GitHub limits what a workflow run is given, so recess shortened this context (the oldest comments first).")
 	if rc.Omitted > 0 {
-		p.linef("%s left out entirely: read the discussion for everything before the first comment below.", capital(Count(rc.Omitted, "older comment was", "older comments were")))
+		p.linef("%s left out entirely: read the discussion for everything before the first comment below.", capital(text.Count(rc.Omitted, "older comment was", "older comments were")))
 	}
 	if rc.Truncated && len(rc.Trigger) == 0 && rc.FiredBy != FiredByIntake {
 		p.line("What you waited for (the trigger) was left out too.")
 	}
 	if len(cut) > 0 {
-		p.paraf("%s shortened; each ends in “%s”. Read the full text at the links:", capital(Count(len(cut), "comment was", "comments were")), TruncatedMarker)
+		p.paraf("%s shortened; each ends in “%s”. Read the full text at the links:", capital(text.Count(len(cut), "comment was", "comments were")), TruncatedMarker)
 		for _, e := range cut {
 			link := safeURL(e.URL)
 			if link == "" {
 				link = "(no link; comment id " + code(e.ID) + ")"
 			}
-			p.linef("- @%s, %s: %s", clipLine(e.Author, 64), promptTime(e.CreatedAt), link)
+			p.linef("- @%s, %s: %s", text.ClipLine(e.Author, 64), promptTime(e.CreatedAt), link)
 		}
 	}
 	p.line("")
@@ -223,7 +180,7 @@ func (p *promptWriter) truncation(rc Context) {
 // line break is made a newline first: a reader that honours a bare CR or a
 // Unicode line separator must not find a line outside the quote.
 func (p *promptWriter) quote(body string) {
-	body = strings.TrimRight(normalizeBreaks(body), "\n")
+	body = strings.TrimRight(text.NormalizeBreaks(body), "\n")
 	if body == "" {
 		p.line("> (empty)")
 		return
@@ -244,7 +201,7 @@ func roleWords(role string) string {
 	case "user", "":
 		return "user"
 	default:
-		return clipLine(role, 32)
+		return text.ClipLine(role, 32)
 	}
 }
 
@@ -263,57 +220,17 @@ func capital(s string) string {
 }
 
 func headline(s string) string {
-	line, _ := firstLine(normalizeBreaks(s))
+	line, _ := text.FirstLine(s)
 	return strings.TrimSpace(line)
-}
-
-// lineBreak reports whether some reader ends a line at r: LF, CR, NEL,
-// LS (U+2028), PS (U+2029), vertical tab, form feed, and the separators
-// FS, GS and RS that Python's str.splitlines honours too.
-func lineBreak(r rune) bool {
-	switch r {
-	case '\n', '\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\u0085', '\u2028', '\u2029':
-		return true
-	}
-	return false
-}
-
-// normalizeBreaks makes every line break in s a "\n" (CRLF is one break).
-func normalizeBreaks(s string) string {
-	return strings.Map(func(r rune) rune {
-		if lineBreak(r) {
-			return '\n'
-		}
-		return r
-	}, strings.ReplaceAll(s, "\r\n", "\n"))
-}
-
-// ClipRunes is s cut to at most n runes, with "…" when it was cut.
-func ClipRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
-// clipLine keeps text that comes from outside on one line and short, so a
-// hostile login or question cannot reshape the prompt.
-func clipLine(s string, n int) string {
-	return ClipRunes(strings.Map(func(r rune) rune {
-		if lineBreak(r) || unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s), n)
 }
 
 // code renders outside text as inline code on one line; a backtick in it
 // cannot end the code span early.
 func code(s string) string {
-	return "`" + strings.ReplaceAll(clipLine(s, 8<<10), "`", "'") + "`"
+	return "`" + strings.ReplaceAll(text.ClipLine(s, 8<<10), "`", "'") + "`"
 }
 
 // safeURL keeps a link on one line and inside its markdown parentheses.
 func safeURL(u string) string {
-	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(clipLine(u, 2048))
+	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(text.ClipLine(u, 2048))
 }

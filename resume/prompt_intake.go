@@ -1,5 +1,7 @@
 package resume
 
+import "github.com/recess-action/recess/internal/text"
+
 // intakeBodyRunes bounds each body an intake prompt quotes, and
 // intakeComments how many of the newest comments it lists: a step output is
 // no place for a whole long discussion, and the links say where the rest is.
@@ -16,10 +18,10 @@ const (
 func IntakePrompt(d *Discussion) string {
 	p := &promptWriter{}
 	p.para("# A discussion to answer")
-	p.linef("Discussion #%d, “%s”, opened by @%s on %s.", d.Number, clipLine(d.Title, 200), clipLine(d.Author, 64), promptTime(d.CreatedAt))
+	p.linef("Discussion #%d, “%s”, opened by @%s on %s.", d.Number, text.ClipLine(d.Title, 200), text.ClipLine(d.Author, 64), promptTime(d.CreatedAt))
 	meta := ""
 	if d.Category != "" {
-		meta = "Category: " + clipLine(d.Category, 64) + ". "
+		meta = "Category: " + text.ClipLine(d.Category, 64) + ". "
 	}
 	if d.URL != "" {
 		meta += "Link: " + safeURL(d.URL) + "."
@@ -40,16 +42,16 @@ func IntakePrompt(d *Discussion) string {
 		p.para("No one has commented yet.")
 	} else {
 		if len(people) > intakeComments {
-			p.paraf("%s not shown here; read them in the discussion (read_discussion).", capital(Count(len(people)-intakeComments, "older comment is", "older comments are")))
+			p.paraf("%s not shown here; read them in the discussion (read_discussion).", capital(text.Count(len(people)-intakeComments, "older comment is", "older comments are")))
 			people = people[len(people)-intakeComments:]
 		}
-		p.paraf("## %s, oldest first", capital(Count(len(people), "comment", "comments")))
+		p.paraf("## %s, oldest first", capital(text.Count(len(people), "comment", "comments")))
 		for i, c := range people {
 			head := "Comment"
 			if c.ParentID != "" {
 				head = "Reply under " + code(c.ParentID)
 			}
-			p.entry(i, head, "**@"+clipLine(c.Author, 64)+"**", c.CreatedAt, c.URL, c.ID, intakeBody(c.Body))
+			p.entry(i, head, "**@"+text.ClipLine(c.Author, 64)+"**", c.CreatedAt, c.URL, c.ID, intakeBody(c.Body))
 		}
 	}
 	p.para("## What to do now")
@@ -59,9 +61,4 @@ func IntakePrompt(d *Discussion) string {
 
 // intakeBody cuts a long body with the marker that says the full text is
 // at the link.
-func intakeBody(body string) string {
-	if r := []rune(body); len(r) > intakeBodyRunes {
-		return string(r[:intakeBodyRunes]) + " " + TruncatedMarker
-	}
-	return body
-}
+func intakeBody(body string) string { return text.ClipWith(body, intakeBodyRunes, " "+TruncatedMarker) }

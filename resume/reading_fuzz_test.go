@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 	"github.com/recess-action/recess/state/storetest"
@@ -60,7 +61,7 @@ func FuzzReading(f *testing.F) {
 			if !write {
 				t.Fatalf("reading(%q): a command accepted from an author without write access", body)
 			}
-			if line, rest := firstLine(body); !strings.Contains(rest, got.said) || strings.TrimSpace(line) == "" {
+			if line, rest := text.FirstLine(body); !strings.Contains(rest, got.said) || strings.TrimSpace(line) == "" {
 				t.Fatalf("reading(%q).said = %q: not what follows the command's line", body, got.said)
 			}
 			if got.cmd.name == "signal" && !working && !wait.SameSignal(got.cmd.arg, "security-review") {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 )
 
@@ -61,7 +62,7 @@ func (p *pass) outOfScope() string {
 // the maintainer's summary; "" when nobody wrote anything that wake-on
 // comment would have answered.
 func (p *pass) notWoken(first bool, unseen int) string {
-	what := Count(unseen, "new reply", "new replies")
+	what := text.Count(unseen, "new reply", "new replies")
 	switch {
 	case first && !p.d.Mine && !ignored(p.d.Author, p.cfg.IgnoreAuthors):
 		what = "the new discussion"
@@ -72,7 +73,7 @@ func (p *pass) notWoken(first bool, unseen int) string {
 	case WakeMention:
 		var handles []string
 		for _, h := range p.cfg.MentionHandles {
-			handles = append(handles, "@"+strings.TrimPrefix(strings.TrimSpace(h), "@"))
+			handles = append(handles, "@"+handleName(h))
 		}
 		return fmt.Sprintf("%s, not mentioning %s (wake-on mention)", what, strings.Join(handles, " or "))
 	case WakeCommand:
@@ -112,13 +113,17 @@ func (p *pass) firstWakes() bool {
 func (p *pass) mentions(text string) bool {
 	lower := strings.ToLower(text)
 	for _, h := range p.cfg.MentionHandles {
-		h = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(h), "@"))
+		h = strings.ToLower(handleName(h))
 		if h != "" && hasWord(lower, "@"+h, handleByte) {
 			return true
 		}
 	}
 	return false
 }
+
+// handleName is a mention handle as configured ("@lead" or "lead") without
+// its @.
+func handleName(h string) string { return strings.TrimPrefix(strings.TrimSpace(h), "@") }
 
 // handleByte is a byte a GitHub handle (a login, or org/team) may hold.
 func handleByte(c byte) bool {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
@@ -33,6 +34,8 @@ func (p *pass) status() string {
 func (p *pass) statusLine() string {
 	r := p.rec
 	switch {
+	case r.Blocked() != "":
+		return p.text("status.blocked", "reason", r.Escalated.Reason, "told", p.told())
 	case r.Active != nil && r.Active.State == state.RunEscalated:
 		reason := "the agent runs kept failing"
 		if r.Escalated != nil {
@@ -99,7 +102,7 @@ func sortedRFCs(r *state.Record) []string { return slices.Sorted(maps.Keys(r.Ope
 // was observed, as it reads after "Waiting": "for 1 more reply (1 of 2 so
 // far), or until Mon 23 Nov 12:00 UTC".
 func Describe(t *wait.Trigger, o wait.Observed) string {
-	s := describeNode(t, o, false)
+	s := triggerWords(t, &o, false)
 	if t.Expires != nil {
 		at := humanTime(wait.Moment(*t.Expires, o))
 		if t.OnExpire == wait.OnExpireCancel {
@@ -111,60 +114,52 @@ func Describe(t *wait.Trigger, o wait.Observed) string {
 	return s
 }
 
-func describeNode(t *wait.Trigger, o wait.Observed, nested bool) string {
+// triggerWords is the one place a trigger is put into words, for either of
+// two readers. For people (o given) it says what the trigger still waits
+// for, given what was observed, with moments, as it reads after "Waiting"
+// ("for 1 more reply (1 of 2 so far)", "until Mon 23 Nov 12:00 UTC");
+// Describe adds when the whole wait ends. For the agent's prompt (o nil),
+// which does not hold when the recess opened, it says what the agent asked
+// for, with durations, as it reads after "You waited for" ("2 replies",
+// "P2D to pass, giving up after P30D"). nested is true inside any or all.
+func triggerWords(t *wait.Trigger, o *wait.Observed, nested bool) string {
+	agent := o == nil
 	var s string
 	switch t.Kind {
 	case wait.KindMissingInput:
-		have := min(wait.CountReplies(t, o), t.Replies)
-		if have == t.Replies {
-			s = "for nothing more (" + Count(have, "reply is", "replies are") + " in)"
-			break
-		}
-		s = "for " + Count(t.Replies-have, "more reply", "more replies")
-		if len(t.From) > 0 {
-			s += " from @" + strings.Join(t.From, " or @")
-		}
-		if t.Scope == wait.ScopeThread {
-			s += " under recess's question"
-		}
-		s += fmt.Sprintf(" (%d of %d so far)", have, t.Replies)
-	case wait.KindElapsed:
-		s = "until " + humanTime(wait.Moment(*t.Elapsed, o))
-	case wait.KindEscalationNeeded:
-		s = fmt.Sprintf("for a maintainer to say `/recess signal %s`", t.Signal)
-	case wait.KindAny, wait.KindAll:
-		var parts, composite []string
-		in := 0
-		for _, c := range t.Of {
-			switch {
-			case c.Kind == wait.KindMissingInput && t.Kind == wait.KindAll && wait.CountReplies(c, o) >= c.Replies:
-				// Already there: said after the rest.
-				in += c.Replies
-			case c.Kind == wait.KindAny || c.Kind == wait.KindAll:
-				// A nested any/all reads last, as one clause.
-				composite = append(composite, describeNode(c, o, true))
-			default:
-				parts = append(parts, describeNode(c, o, true))
-			}
-		}
-		parts = append(parts, composite...)
-		word, lead := "or", "either "
-		if t.Kind == wait.KindAll {
-			word, lead = "and", "both "
-		}
-		if nested && len(parts) == 2 {
-			s = lead + parts[0] + " " + word + " " + parts[1]
+		if agent {
+			s = text.Count(t.Replies, "reply", "replies") + fromWords(t, "your own replies")
+		} else if have := min(wait.CountReplies(t, *o), t.Replies); have == t.Replies {
+			s = "for nothing more (" + text.Count(have, "reply is", "replies are") + " in)"
 		} else {
-			s = joinWords(parts, word)
+			s = "for " + text.Count(t.Replies-have, "more reply", "more replies") + fromWords(t, "recess's question") +
+				fmt.Sprintf(" (%d of %d so far)", have, t.Replies)
 		}
-		if in > 0 {
-			s += " (" + map[bool]string{true: "the reply it wanted is", false: fmt.Sprintf("the %d replies it wanted are", in)}[in == 1] + " in)"
+	case wait.KindElapsed:
+		if agent {
+			s = t.Elapsed.String() + " to pass"
+		} else {
+			s = "until " + humanTime(wait.Moment(*t.Elapsed, *o))
 		}
+	case wait.KindEscalationNeeded:
+		if agent {
+			s = "a maintainer's `/recess signal " + t.Signal + "`"
+		} else {
+			s = "for a maintainer to say `/recess signal " + t.Signal + "`"
+		}
+	case wait.KindAny, wait.KindAll:
+		s = compositeWords(t, o, nested)
 	default:
 		s = t.Kind
 	}
-	if nested && t.Expires != nil {
-		at := humanTime(wait.Moment(*t.Expires, o))
+	switch {
+	case t.Expires == nil:
+	case agent && t.OnExpire == wait.OnExpireCancel:
+		s += ", giving up after " + t.Expires.String()
+	case agent:
+		s += ", resuming anyway after " + t.Expires.String()
+	case nested:
+		at := humanTime(wait.Moment(*t.Expires, *o))
 		more := "this part ends " + at
 		if t.OnExpire != wait.OnExpireCancel {
 			more = "or " + at + " anyway"
@@ -174,6 +169,66 @@ func describeNode(t *wait.Trigger, o wait.Observed, nested bool) string {
 		} else {
 			s += " (" + more + ")"
 		}
+	}
+	return s
+}
+
+// fromWords says whose replies missing_input counts and where: " from @a or
+// @b under recess's question".
+func fromWords(t *wait.Trigger, question string) string {
+	var s string
+	if len(t.From) > 0 {
+		s = " from @" + strings.Join(t.From, " or @")
+	}
+	if t.Scope == wait.ScopeThread {
+		s += " under " + question
+	}
+	return s
+}
+
+// compositeWords says any or all in words (see triggerWords). For people,
+// a child all already has is said after the rest, and a nested any or all
+// reads last, as one clause.
+func compositeWords(t *wait.Trigger, o *wait.Observed, nested bool) string {
+	word, lead := "or", "either "
+	if t.Kind == wait.KindAll {
+		word, lead = "and", "both "
+	}
+	if o == nil {
+		parts := make([]string, 0, len(t.Of))
+		for _, c := range t.Of {
+			parts = append(parts, triggerWords(c, nil, true))
+		}
+		s := strings.Join(parts, " "+word+" ")
+		if len(t.Of) > 1 {
+			s = "(" + s + ")"
+		}
+		return s
+	}
+	var parts, composite []string
+	in := 0
+	for _, c := range t.Of {
+		switch {
+		case c.Kind == wait.KindMissingInput && t.Kind == wait.KindAll && wait.CountReplies(c, *o) >= c.Replies:
+			in += c.Replies
+		case c.Kind == wait.KindAny || c.Kind == wait.KindAll:
+			composite = append(composite, triggerWords(c, o, true))
+		default:
+			parts = append(parts, triggerWords(c, o, true))
+		}
+	}
+	parts = append(parts, composite...)
+	var s string
+	if nested && len(parts) == 2 {
+		s = lead + parts[0] + " " + word + " " + parts[1]
+	} else {
+		s = joinWords(parts, word)
+	}
+	switch {
+	case in == 1:
+		s += " (the reply it wanted is in)"
+	case in > 1:
+		s += fmt.Sprintf(" (the %d replies it wanted are in)", in)
 	}
 	return s
 }
@@ -226,6 +281,6 @@ func (e *Engine) StatusAll(ctx context.Context) (*Result, error) {
 		}
 		res.include(r)
 	}
-	res.note("%s with something pending", Count(len(list), "discussion", "discussions"))
+	res.note("%s with something pending", text.Count(len(list), "discussion", "discussions"))
 	return res, nil
 }

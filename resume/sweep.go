@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/state"
 )
 
@@ -58,7 +59,7 @@ func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 			res.warn("discussion %d: %s", n, w)
 		}
 	}
-	res.note("visited %d of %s", len(visit), Count(pending, "pending discussion", "pending discussions"))
+	res.note("visited %d of %s", len(visit), text.Count(pending, "pending discussion", "pending discussions"))
 	return res, errors.Join(failures...)
 }
 
@@ -74,7 +75,7 @@ func (e *Engine) Plan(ctx context.Context) (*Result, error) {
 		return res, err
 	}
 	res.Plan = visit
-	res.note("%d of %s to visit", len(visit), Count(pending, "pending discussion", "pending discussions"))
+	res.note("%d of %s to visit", len(visit), text.Count(pending, "pending discussion", "pending discussions"))
 	return res, nil
 }
 
@@ -93,10 +94,27 @@ func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit [
 			res.warn("%s", w)
 		}
 	}
+	listed := len(list)
+	if o, ok := e.Store.(Overlooker); ok && listed == 0 && c.SweepOnlyWhileWaiting {
+		// About to switch the sweep off: not while a pending record the
+		// listing cannot see may exist.
+		if list, err = o.Overlooked(ctx); err != nil {
+			res.warn("could not make sure that nothing pending escaped the listing (%v): the sweep stays on, and the next one looks again", err)
+			list = nil
+		}
+		listed = len(list)
+		if err != nil {
+			listed = -1
+		}
+		if listed > 0 {
+			res.note("found %s the listing left out: visiting to put it right", text.Count(listed, "pending discussion", "pending discussions"))
+		}
+	}
+	changed := e.setupChanged(ctx, list, res)
 	var due, unknown, waiting []state.Summary
 	for _, s := range list {
 		switch {
-		case !s.Known:
+		case !s.Known, changed[s.Discussion]:
 			unknown = append(unknown, s)
 		case !s.NextDue.IsZero() && !s.NextDue.After(now):
 			due = append(due, s)
@@ -110,14 +128,44 @@ func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit [
 	if len(chosen) > c.MaxOperations {
 		res.Left = len(chosen) - c.MaxOperations
 		chosen = chosen[:c.MaxOperations]
-		res.warn("max-operations %d reached: %s left for the next sweep", c.MaxOperations, Count(res.Left, "discussion", "discussions"))
+		res.warn("max-operations %d reached: %s left for the next sweep", c.MaxOperations, text.Count(res.Left, "discussion", "discussions"))
 	}
-	res.SweepSwitch = sweepSwitchFor(command, false, len(list))
+	res.SweepSwitch = sweepSwitchFor(command, false, listed)
 	visit = make([]int, len(chosen))
 	for i, s := range chosen {
 		visit[i] = s.Discussion
 	}
 	return res, visit, len(list), nil
+}
+
+// setupChanged picks the records whose dispatch GitHub refused for a
+// reason no retry fixes and whose setup has changed since (see
+// SetupReader): their visit dispatches again. Such records are otherwise
+// left alone, as any waiting record; the setup is read (one request) only
+// while one of them is listed. It never fails the sweep: a setup that
+// cannot be read is reported, and the next sweep reads it again.
+func (e *Engine) setupChanged(ctx context.Context, list []state.Summary, res *Result) map[int]bool {
+	blocked := slices.DeleteFunc(slices.Clone(list), func(s state.Summary) bool { return s.Blocked == "" })
+	if len(blocked) == 0 {
+		return nil
+	}
+	setup, err := e.setup(ctx)
+	if err != nil {
+		res.warn("%s wait for the agent workflow to change, and it could not be read (%v): the next sweep looks again", text.Count(len(blocked), "discussion", "discussions"), err)
+		return nil
+	}
+	changed := map[int]bool{}
+	for _, s := range blocked {
+		if s.Blocked != setup {
+			changed[s.Discussion] = true
+		}
+	}
+	if len(changed) > 0 {
+		res.note("the agent workflow changed since GitHub refused to start it: visiting %s to dispatch again", text.Count(len(changed), "discussion", "discussions"))
+	} else {
+		res.note("%s wait for the agent workflow to change (GitHub refused to start it)", text.Count(len(blocked), "discussion", "discussions"))
+	}
+	return changed
 }
 
 // byNumber orders summaries by discussion number.
@@ -170,7 +218,7 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 	}
 	seen, err := prober.Activity(ctx, numbers)
 	if err != nil {
-		res.warn("could not probe %s for missed comments (the next sweep probes again): %v", Count(len(probed), "waiting discussion", "waiting discussions"), err)
+		res.warn("could not probe %s for missed comments (the next sweep probes again): %v", text.Count(len(probed), "waiting discussion", "waiting discussions"), err)
 		return nil
 	}
 	var out []state.Summary
@@ -179,6 +227,6 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 			out = append(out, s)
 		}
 	}
-	res.note("probed %d of %s for missed comments: %d to visit", len(probed), Count(len(waiting), "waiting discussion", "waiting discussions"), len(out))
+	res.note("probed %d of %s for missed comments: %d to visit", len(probed), text.Count(len(waiting), "waiting discussion", "waiting discussions"), len(out))
 	return out
 }

@@ -40,10 +40,11 @@ const (
 // recess (a plan whose listing lagged behind may have switched the sweep
 // off while the agent worked, and a recess that waits for time alone would
 // then see no event to heal it). The claim and a sweep's visit (inside the
-// running sweep) ask nothing. A sweep or a plan
-// asks for it off when its listing found nothing pending, never when its
-// visits merely resolved the last recess: the next sweep finds the listing
-// empty and switches it off then.
+// running sweep) ask nothing. A sweep or a plan asks for it off when its
+// listing found nothing pending (listed 0, once the store said what its
+// listing may overlook: see Overlooker; -1 when it could not tell), never
+// when its visits merely resolved the last recess: the next sweep finds the
+// listing empty and switches it off then.
 func sweepSwitchFor(command string, pendingAfter bool, listed int) SweepSwitch {
 	switch command {
 	case "intake", "inbound", "verdict":

@@ -23,6 +23,7 @@ func TestSweepSwitchFor(t *testing.T) {
 		{"plan_finding_nothing_pending", "plan", false, 0, SweepOff},
 		{"sweep_finding_nothing_pending", "sweep", false, 0, SweepOff},
 		{"plan_with_something_pending", "plan", false, 3, SweepLeave},
+		{"plan_unsure_whether_anything_is_pending", "plan", false, -1, SweepLeave},
 		{"status_of_every_discussion", "status", false, 0, SweepLeave},
 	}
 	for _, tc := range tests {

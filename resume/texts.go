@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 )
 
@@ -23,12 +24,16 @@ var defaultTexts = map[string]string{
 	"status.resumed":   "▶️ Resumed because {why}; an agent is working on this discussion{run}.",
 	"status.attempt":   "This is attempt {attempt} of {attempts}.",
 	"status.escalated": "⚠️ recess stopped starting agent runs here: {reason}. A maintainer can say `/recess retry` to try again.",
+	"status.blocked":   "⚠️ recess cannot start the agent here: {reason}. {told} It tries again by itself once the agent workflow changes, or when a maintainer says `/recess retry`.",
+	"status.told":      "A maintainer was told.",
+	"status.untold":    "Nobody was told, as no maintainer is set to be mentioned (`escalate-to`): please let a maintainer of this repository know.",
 	"status.queued":    "⏳ An answer is owed here; it starts after {until}, because {reason}.",
 	"status.closed":    "⏹️ Not waiting any more: {reason}.",
 	"status.idle":      "✅ Nothing is pending here.",
 	"status.footer":    "Kept up to date by recess. Maintainers can say `/recess status`, `cancel`, `resume`, `signal NAME`, `retry`, `extend DURATION` or `ask`.",
 	// Notes recess posts in the discussion.
 	"note.escalated": "⚠️ recess stopped starting agent runs for this discussion: {reason}.{mentions} A maintainer can say `/recess retry` to try again.",
+	"note.blocked":   "⚠️ recess cannot start the agent for this discussion: {reason}.{mentions} It tries again by itself once the agent workflow changes; a maintainer can also say `/recess retry`.",
 	"note.cancelled": "⏹️ No longer waiting here: @{author} cancelled the wait.",
 	"note.expired":   "⏹️ No longer waiting here: the wait ended at {at}, still waiting {what}.",
 	// The line above a verdict reply posted at the top level instead of
@@ -99,6 +104,8 @@ var ownMarkdown = map[string][]string{
 	"status.working": {"run"},
 	"status.resumed": {"why", "run"},
 	"note.escalated": {"mentions"},
+	"note.blocked":   {"mentions"},
+	"status.blocked": {"told"},
 	"note.expired":   {"what"},
 	"reply.answered": {"what"},
 }
@@ -139,7 +146,7 @@ func (p *pass) text(key string, args ...string) string {
 // word joiner, which no backslash would stop.
 func EscapeMarkdown(s string) string {
 	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || lineBreak(r) || unicode.IsControl(r)
+		return unicode.IsSpace(r) || text.Break(r) || unicode.IsControl(r)
 	}), " ")
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/8)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
@@ -128,12 +129,11 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	}
 	if len(p.posts) > 0 {
 		// Posted before the write that records them; then decided again.
-		if v.Verdict == VerdictRecessed {
-			p.posts[len(p.posts)-1].keep = p.keepMarker(v, a)
-		}
+		p.posts[len(p.posts)-1].keep = keepMarker(p.written(v, a))
 		return nil
 	}
 
+	p.keepCopy(v.CorrelationID, p.written(v, a), posted)
 	p.applied(v.CorrelationID)
 	if a.EyesOn != "" {
 		p.add(Effect{Kind: EffectUnreact, Subject: a.EyesOn, Reaction: Eyes})
@@ -144,10 +144,10 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	}
 	switch v.Verdict {
 	case VerdictAdjourned:
-		p.res.note("adjourned: %s posted; the run is over", Count(len(posted), "reply", "replies"))
+		p.res.note("adjourned: %s posted; the run is over", text.Count(len(posted), "reply", "replies"))
 	case VerdictRecessed:
 		rfc := p.recess(v, a, posted, before)
-		p.res.note("recessed: %s posted; waiting %s", Count(len(posted), "reply", "replies"), Describe(v.Trigger, p.observe(rfc)))
+		p.res.note("recessed: %s posted; waiting %s", text.Count(len(posted), "reply", "replies"), Describe(v.Trigger, p.observe(rfc)))
 	}
 	// The rest is an ordinary reconciliation with the run over: a trigger
 	// that already holds fires now, and comments that arrived while the run
@@ -219,20 +219,6 @@ func (p *pass) fits(v *Verdict, a *state.Run) error {
 		return fmt.Errorf("record of discussion %d: %w", v.DiscussionNumber, err)
 	}
 	return nil
-}
-
-// keepMarker is the copy of the recess a verdict opens, for its last reply
-// (see state.RecessMarker and restore); "" when it cannot be encoded.
-func (p *pass) keepMarker(v *Verdict, a *state.Run) string {
-	rfc := opened(v, a, p.now)
-	rfc.RepliesAfter = state.Cursor{}
-	rec := state.New(p.rec.Discussion)
-	rec.OpenRFCs = map[string]*state.RFC{v.CorrelationID: rfc}
-	m, err := state.RecessMarker(rec)
-	if err != nil {
-		return ""
-	}
-	return m
 }
 
 // recess opens the recess a recessed verdict asks for, with the replies

@@ -209,6 +209,7 @@ func TestParseVerdictRefuses(t *testing.T) {
 		{"replies_string", adj(`"replies":"hi"`), "verdict.replies"},
 		{"replies_too_many", adj(`"replies":[` + strings.Repeat(`{"body":"x"},`, MaxReplies) + `{"body":"x"}]`), "verdict.replies"},
 		{"replies_huge_list", adj(`"replies":[` + strings.Repeat(`{"body":"x"},`, 50000) + `{"body":"x"}]`), "verdict.replies"},
+		{"nested_past_the_decoders_own_depth", adj(`"replies":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001)), "verdict.replies" + strings.Repeat("[0]", 63)},
 		{"reply_not_object", adj(`"replies":["hi"]`), "verdict.replies[0]"},
 		{"reply_null", adj(`"replies":[null]`), "verdict.replies[0]"},
 		{"reply_unknown_field", adj(`"replies":[{"body":"hi","reply_too":"DC_1"}]`), "verdict.replies[0].reply_too"},

@@ -142,6 +142,21 @@ func TestWords(t *testing.T) {
 		entry("note, nobody to mention", p.effects[0].Body)
 	}
 
+	section("blocked: GitHub refused the dispatch")
+	{
+		rec := run(nil, 1, 0)
+		rec.Active.State = state.RunEscalated
+		rec.Escalated = &state.Escalation{At: wordsT0, Reason: "the agent workflow recess is set to start is not in this repository", Setup: "answer.yml@HEAD blob absent"}
+		p := wordsPass(Config{EscalateTo: []string{"lead"}}, rec)
+		entry("status, escalate-to set", p.status())
+		p.notifyEscalation(rec.Active)
+		entry("note, mentioning escalate-to", p.effects[0].Body)
+		p = wordsPass(Config{}, rec.Clone())
+		entry("status, nobody to mention", p.status())
+		p.notifyEscalation(p.rec.Active)
+		entry("note, nobody to mention", p.effects[0].Body)
+	}
+
 	section("queued")
 	for _, q := range []struct{ name, reason, why string }{
 		{"per discussion", "recess already started 10 agent runs here in the last hour", ""},
@@ -169,7 +184,7 @@ func TestWords(t *testing.T) {
 		p := wordsPass(Config{}, rec, reply)
 		entry("cancelled by a maintainer", p.text("note.cancelled", "author", "maya"))
 		o := p.observe(rec.OpenRFCs["c-1"])
-		entry("expired", p.text("note.expired", "at", humanTime(wordsT0.Add(24*time.Hour)), "what", describeNode(trig, o, false)))
+		entry("expired", p.text("note.expired", "at", humanTime(wordsT0.Add(24*time.Hour)), "what", triggerWords(trig, &o, false)))
 	}
 
 	section("answers to commands")

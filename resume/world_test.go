@@ -196,6 +196,20 @@ func (w *world) Reply(_ context.Context, discussionID, replyTo, body string) (*r
 	return nil, fmt.Errorf("discussion %s: %w", discussionID, resume.ErrNotFound)
 }
 
+func (w *world) Edit(_ context.Context, id, body string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, d := range w.discussions {
+		for i := range d.Comments {
+			if c := &d.Comments[i]; c.ID == id && !c.Deleted {
+				c.Body = body
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("comment %s: %w", id, resume.ErrNotFound)
+}
+
 func (w *world) React(_ context.Context, id string, r resume.Reaction) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()

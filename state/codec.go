@@ -353,6 +353,59 @@ func EncodeComment(visible string, rec *Record) (string, error) {
 	return body, nil
 }
 
+// unixLines turns CRLF and lone CR line breaks into LF: a browser sends a
+// comment edited on the web with CRLF.
+func unixLines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// ErrNotExact means a comment holds a record marker that reads, in a body
+// that is not exactly what recess writes around that record (StatusBody,
+// ReplyBody): recess did not write the comment as it stands. Another
+// workflow posting with recess's own token (a cross-post, translation or
+// summary bot reposting someone's comment, marker and all) leaves such a
+// body, and so does a person's edit of recess's comment. It is no record of
+// recess's.
+var ErrNotExact = errors.New("state: not a comment recess wrote for the record it holds")
+
+// StatusBody is the status comment recess writes for rec: the record's own
+// Status as the visible text and the record hidden after it
+// (EncodeComment). It is the one rendering of a status comment: the comment
+// store writes it, and ReadStatus trusts a body only when it is exactly this
+// for the record it holds. The visible text travels inside the record, so a
+// status comment written under one configuration (text overrides,
+// hide-summary, the repository's URL for the run's link, the clock of the
+// moment it was written) is recognised under any other: nothing is
+// rendered again from this run's configuration.
+func StatusBody(rec *Record) (string, error) {
+	if rec == nil {
+		return "", refuse(ErrInvalid, "", "nil record", nil)
+	}
+	return EncodeComment(rec.Status, rec)
+}
+
+// ReadStatus reads recess's status comment: the record DecodeComment finds,
+// only when the whole body is exactly StatusBody of that record (line
+// breaks aside: a comment saved from GitHub's web editor, even unchanged,
+// comes back with CRLF). found is false when body holds no record marker;
+// a marker that cannot be read is an error wrapping ErrCorrupt, as
+// DecodeComment says; a readable record in any other body (words around
+// it, a visible text that is not the record's Status, another encoding of
+// the record) is ErrNotExact, and no record.
+func ReadStatus(body string) (rec *Record, found bool, err error) {
+	rec, found, err = DecodeComment(body)
+	if !found || err != nil {
+		return rec, found, err
+	}
+	if want, werr := StatusBody(rec); werr != nil || unixLines(want) != unixLines(body) {
+		return nil, true, ErrNotExact
+	}
+	return rec, true, nil
+}
+
 // HasMarker reports whether body holds a hidden record marker at all, well
 // formed or not; it is cheaper than DecodeComment.
 func HasMarker(body string) bool {
@@ -466,12 +519,14 @@ func ParseReplyMarker(body string) (correlationID string, index int, ok bool) {
 	return cid, index, true
 }
 
-// RecessMarker is a hidden marker that carries a copy of a record holding
-// one open recess (its trigger, opening moment and history cursor, and the
-// discussion's number), appended by recess to the last reply a recessed
-// verdict posts, right after that reply's own marker (ReplyBody). When the
-// status comment that held the record is deleted, the recess is restored
-// from it. Its payload is base64, so no value can close the comment early.
+// RecessMarker is a hidden marker that carries a copy of a record: what a
+// restore needs of what recess wrote (the engine decides what that is),
+// appended by recess after its own reply marker in a comment it posts
+// (ReplyBody), or put there in place of an older copy when a write leaves
+// no comment of its own. When the status comment that held the record is
+// deleted and the deletion's event is lost, the newest copy is what the
+// record is restored from. Its payload is base64, so no value can close
+// the comment early.
 func RecessMarker(rec *Record) (string, error) {
 	data, err := Encode(rec)
 	if err != nil {
@@ -483,7 +538,7 @@ func RecessMarker(rec *Record) (string, error) {
 // ReplyBody is the body recess posts for text someone else wrote (an
 // agent's reply, a note that quotes people): the text with every marker
 // neutralised (Neutralize), a blank line, recess's reply marker, and, when
-// keep is a copy of a recess (RecessMarker) and the whole still fits in a
+// keep is a copy of the record (RecessMarker) and the whole still fits in a
 // comment (FitsComment), that copy right after the marker, where
 // ParseRecessMarker looks for it. It is the one place that builds such a
 // body, so that only the markers recess appends can ever be read back.
@@ -495,30 +550,68 @@ func ReplyBody(text, correlationID string, index int, keep string) string {
 	return body
 }
 
-// ParseRecessMarker reads the copy of an open recess in one of recess's
-// replies, only where recess puts it (ReplyBody): at the very end of the
-// body, right after the reply's own marker, holding one open recess keyed
-// by that reply's correlation id. A recess marker anywhere else (quoted,
-// planted before recess's own marker, in a note or a status comment) is not
-// a copy recess kept; ok is false then, and when it cannot be read.
+// Recopy returns body, a comment recess posted (built by ReplyBody), with
+// keep as its copy of the record, in place of the copy it carries if any:
+// what ReplyBody would have built with keep. ok is false when body is not
+// such a comment, or when keep does not fit in it.
+func Recopy(body, keep string) (string, bool) {
+	b := strings.TrimRight(unixLines(body), " \t\n")
+	if _, ok := ParseRecessMarker(b); ok {
+		b = strings.TrimSuffix(b[:strings.LastIndex(b, markerOpen+recessKind+" ")], "\n")
+	}
+	cid, index, ok := ParseReplyMarker(b)
+	if !ok {
+		return "", false
+	}
+	text, cut := strings.CutSuffix(b, "\n\n"+ReplyMarker(cid, index))
+	if !cut || Neutralize(text) != text {
+		return "", false
+	}
+	out := ReplyBody(text, cid, index, keep)
+	return out, keep != "" && strings.HasSuffix(out, keep)
+}
+
+// ParseRecessMarker reads the copy of a record in one of recess's comments
+// only where and as recess puts it: the body must be exactly
+// ReplyBody(text, id, index, RecessMarker(rec)) for the record it holds and
+// some text (line breaks and trailing blank space aside), so the copy ends
+// the body, right after the reply's own marker, and nothing in the text
+// reads as a marker. A copy anywhere else (quoted, planted before recess's
+// own marker, reposted with other words around it, written in another
+// encoding) is not one recess kept; ok is false then, and when it cannot
+// be read. A copy that names no applied verdict is one kept before copies
+// named their writer: it holds exactly one open recess, keyed by the
+// reply's own correlation id.
 func ParseRecessMarker(body string) (rec *Record, ok bool) {
-	body = strings.TrimRight(body, " \t\r\n")
-	open := markerOpen + recessKind + " "
-	i := strings.LastIndex(body, open)
-	if i < 0 || !strings.HasSuffix(body, markerClose) || strings.Index(body[i:], markerClose) != len(body)-i-len(markerClose) {
+	body = strings.TrimRight(unixLines(body), " \t\n")
+	i := strings.LastIndex(body, markerOpen+recessKind+" ")
+	if i < 0 {
 		return nil, false
 	}
-	head := strings.TrimRight(body[:i], " \t\r\n")
-	cid, index, ok := ParseReplyMarker(head)
-	if !ok || !strings.HasSuffix(head, ReplyMarker(cid, index)) {
-		return nil, false
-	}
-	words, ok := lastMarker(body, recessKind)
-	if !ok || len(words) != 2 || words[0] != stateVersion {
+	words, found := lastMarker(body, recessKind)
+	if !found || len(words) != 2 || words[0] != stateVersion {
 		return nil, false
 	}
 	rec, err := decodePayload(words[1])
-	if err != nil || len(rec.OpenRFCs) != 1 || rec.OpenRFCs[cid] == nil {
+	if err != nil {
+		return nil, false
+	}
+	if keep, err := RecessMarker(rec); err != nil || body[i:] != keep {
+		return nil, false
+	}
+	head, cut := strings.CutSuffix(body[:i], "\n")
+	if !cut {
+		return nil, false
+	}
+	cid, index, ok := ParseReplyMarker(head)
+	if !ok {
+		return nil, false
+	}
+	text, cut := strings.CutSuffix(head, "\n\n"+ReplyMarker(cid, index))
+	if !cut || Neutralize(text) != text {
+		return nil, false
+	}
+	if len(rec.Applied) == 0 && (len(rec.OpenRFCs) != 1 || rec.OpenRFCs[cid] == nil) {
 		return nil, false
 	}
 	return rec, true

@@ -745,6 +745,62 @@ func TestDecodeComment(t *testing.T) {
 	}
 }
 
+// TestReadStatusTrustsOnlyTheBodyRecessWrites: a status comment is recess's
+// only when its whole body is StatusBody of the record it holds; the same
+// record in any other body (someone's words around it, another visible
+// text, another encoding) is ErrNotExact, and a marker that cannot be read
+// stays ErrCorrupt.
+func TestReadStatusTrustsOnlyTheBodyRecessWrites(t *testing.T) {
+	t.Parallel()
+	rec := sample()
+	rec.Status = "⏸ Waiting for 1 more reply\r\n\n<sub>recess keeps this comment</sub>"
+	good, err := state.StatusBody(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := state.Encode(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := state.EncodeComment("I agree.", rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		body string
+		want error // nil: rec is read
+	}{
+		{"as_recess_writes_it", good, nil},
+		// A browser sends every line break of a textarea as CRLF.
+		{"saved_from_the_web_editor", strings.ReplaceAll(strings.ReplaceAll(good, "\r\n", "\n"), "\n", "\r\n"), nil},
+		{"someone_elses_words", other, state.ErrNotExact},
+		{"words_before_it", "Cross-posted:\n\n" + good, state.ErrNotExact},
+		{"words_after_it", good + "\n\nedited by hand", state.ErrNotExact},
+		{"payload_unwrapped", good[:strings.Index(good, "<!--")] + "<!-- recess:state v1\n" + base64.StdEncoding.EncodeToString(data) + "\n-->", state.ErrNotExact},
+		{"marker_corrupt", "⏸\n\n<!-- recess:state v1\n!!!\n-->", state.ErrCorrupt},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, found, err := state.ReadStatus(tc.body)
+			if !found || !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+				t.Fatalf("ReadStatus(%.60q) = found %v, %v; want %v", tc.body, found, err, tc.want)
+			}
+			if tc.want == nil {
+				if diff := cmp.Diff(rec, got, recordOpts); diff != "" {
+					t.Errorf("ReadStatus (-want +got):\n%s", diff)
+				}
+			} else if got != nil {
+				t.Errorf("ReadStatus(%.60q) = %+v with %v, want no record", tc.body, got, err)
+			}
+		})
+	}
+	if _, found, err := state.ReadStatus("no marker here"); found || err != nil {
+		t.Errorf("ReadStatus(no marker) = found %v, %v; want neither", found, err)
+	}
+}
+
 func TestDecodeCommentBoundsPayloadBeforeDecoding(t *testing.T) {
 	t.Parallel()
 	// Over the bound and broken at its very end: refused for its size, so the
@@ -954,6 +1010,31 @@ func TestNeutralizeBreaksEveryMarkerRecessReads(t *testing.T) {
 	}
 }
 
+// TestParseRecessMarkerReadsCopiesNamingTheirWriter: a copy that names the
+// verdict that wrote it (Applied) may hold any open recesses, or none, in
+// any of recess's comments.
+func TestParseRecessMarkerReadsCopiesNamingTheirWriter(t *testing.T) {
+	t.Parallel()
+	open := state.New(7)
+	open.Applied = []string{"c-1", "c-2"}
+	open.OpenRFCs = map[string]*state.RFC{"c-2": {Trigger: storetest.MustTrigger(`{"kind":"elapsed","elapsed":"PT2H"}`), RecessCount: 2}}
+	none := state.New(7)
+	none.Applied = []string{"c-2"}
+	for _, rec := range []*state.Record{open, none} {
+		m, err := state.RecessMarker(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := state.ParseRecessMarker(state.ReplyBody("Which backend?", "c-1", 0, m))
+		if !ok {
+			t.Fatalf("ParseRecessMarker did not read the copy of %+v", rec)
+		}
+		if diff := cmp.Diff(rec, got, recordOpts); diff != "" {
+			t.Errorf("ParseRecessMarker (-want +got):\n%s", diff)
+		}
+	}
+}
+
 // TestParseRecessMarkerReadsOnlyTheCopyRecessKept: a copy of a recess is
 // read only where ReplyBody puts it, right after the reply's own marker and
 // naming that reply's correlation id.
@@ -977,6 +1058,10 @@ func TestParseRecessMarkerReadsOnlyTheCopyRecessKept(t *testing.T) {
 		{"before_the_reply_marker", "Which backend? " + m + "\n\n" + state.ReplyMarker("c-1", 0), false},
 		{"text_after_it", state.ReplyBody("Which backend?", "c-1", 0, m) + "\nmore", false},
 		{"in_a_note_without_copy", state.ReplyBody("Closed. "+m, "c-1", 0, ""), false},
+		{"spaced_otherwise", strings.Replace(state.ReplyBody("Which backend?", "c-1", 0, m), " -->", "  -->", 2), false},
+		{"payload_encoded_otherwise", state.ReplyBody("Which backend?", "c-1", 0, strings.Replace(m, "v1 ", "v1 \t", 1)), false},
+		{"live_marker_in_the_text", state.ReplyMarker("c-9", 0) + "\n\n" + state.ReplyMarker("c-1", 0) + "\n" + m, false},
+		{"web_edited", strings.ReplaceAll(state.ReplyBody("Which\nbackend?", "c-1", 0, m), "\n", "\r\n"), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

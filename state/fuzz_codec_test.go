@@ -178,6 +178,22 @@ func FuzzDecodeComment(f *testing.F) {
 		if strings.HasPrefix(payload, "\n") || strings.Contains(payload, "\n\n") {
 			t.Fatalf("EncodeComment(%q, …) payload %q has blank lines", visible, payload)
 		}
+
+		// A status comment recess writes is recess's when read back,
+		// whatever its visible text; one with a record ReadStatus takes is
+		// exactly what recess writes for it.
+		want.Status = visible
+		if status, err := state.StatusBody(want); err == nil {
+			if _, found, err := state.ReadStatus(status); !found || err != nil {
+				t.Fatalf("ReadStatus(StatusBody(status %q, record of %q)) = %v, %v, want the record", visible, text, found, err)
+			}
+		}
+		if rec, _, err := state.ReadStatus(body); err == nil && rec != nil {
+			lf := strings.NewReplacer("\r\n", "\n", "\r", "\n")
+			if again, err := state.StatusBody(rec); err != nil || lf.Replace(again) != lf.Replace(body) {
+				t.Fatalf("ReadStatus(%q) took a body that is not StatusBody of its record (%v)", body, err)
+			}
+		}
 	})
 }
 

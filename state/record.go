@@ -70,8 +70,10 @@ type Record struct {
 	// failed dispatch call); a later run or sweep performs it.
 	Queued *Queued `json:"queued,omitempty"`
 
-	// Escalated is set when automatic dispatches stopped after repeated
-	// failed runs; only a maintainer's "/recess retry" lifts it.
+	// Escalated is set when automatic dispatches stopped: after repeated
+	// failed runs, which only a maintainer's "/recess retry" lifts, or
+	// after GitHub refused a dispatch for a reason no retry fixes, which a
+	// change of the setup lifts too (see Escalation.Setup).
 	Escalated *Escalation `json:"escalated,omitempty"`
 
 	// Dispatches are the moments of recent fresh dispatches (engine clock),
@@ -247,6 +249,11 @@ type Queued struct {
 type Escalation struct {
 	At     time.Time `json:"at"`
 	Reason string    `json:"reason"`
+	// Setup is set when GitHub refused the dispatch for a reason no retry
+	// fixes (no such agent workflow, an input it does not declare): what
+	// the dispatch depended on then (the Dispatcher's account of the agent
+	// workflow). The dispatch is tried again once that changes.
+	Setup string `json:"setup,omitempty"`
 }
 
 // New returns an empty record for a discussion.
@@ -258,6 +265,15 @@ func New(number int) *Record {
 // active or escalated run, or an owed dispatch.
 func (r *Record) Pending() bool {
 	return len(r.OpenRFCs) > 0 || r.Active != nil || r.Queued != nil
+}
+
+// Blocked is the setup an escalated dispatch waits to change
+// (Escalation.Setup); "" when the record waits for no such change.
+func (r *Record) Blocked() string {
+	if r.Active == nil || r.Active.State != RunEscalated || r.Escalated == nil {
+		return ""
+	}
+	return r.Escalated.Setup
 }
 
 // NextDue is the earliest moment a sweep should visit the record: the
@@ -299,6 +315,9 @@ type Summary struct {
 	Known bool
 	// Checked is Record.Checked as of the last write.
 	Checked time.Time
+	// Blocked is Record.Blocked as of the last write: a sweep visits the
+	// record when the setup it waits on has changed.
+	Blocked string
 }
 
 // SortSummaries puts summaries in the order every store's Pending returns

@@ -21,6 +21,7 @@ import (
 	"github.com/recess-action/recess/internal/action"
 	"github.com/recess-action/recess/internal/fakeclock"
 	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 )
 
@@ -342,7 +343,7 @@ func (a *actRunner) prepare(getenv func(string) string) error {
 		a.flags = append(a.flags, "--local-repository", recessRepo+"@"+ref+"="+served)
 	}
 	a.say("  %s and its reusable workflows are served from this checkout (%s), not cloned from GitHub: act's --local-repository; the reusable workflows less their %s",
-		strings.Join(uses, ", "), a.root, resume.Count(n, "`queue: max` line", "`queue: max` lines"))
+		strings.Join(uses, ", "), a.root, text.Count(n, "`queue: max` line", "`queue: max` lines"))
 	return nil
 }
 

@@ -18,7 +18,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/internal/text"
 )
 
 // What recess-lab act runs, and the copies it runs: a repository's front
@@ -375,7 +375,7 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 	}
 	data, queue := dropQueueLines(data)
 	if queue > 0 {
-		c.Changes = append([]string{fmt.Sprintf("%s left out (act v%s cannot parse concurrency queue; it ignores concurrency)", resume.Count(queue, "`queue: max` line", "`queue: max` lines"), actVersion)}, c.Changes...)
+		c.Changes = append([]string{fmt.Sprintf("%s left out (act v%s cannot parse concurrency queue; it ignores concurrency)", text.Count(queue, "`queue: max` line", "`queue: max` lines"), actVersion)}, c.Changes...)
 	}
 	c.Data = data
 	if _, _, err := readWorkflow(c.Data); err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/recess-action/recess/internal/action"
-	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/internal/text"
 )
 
 // recess-lab mcp-script: the placeholder lead of the shipped agent workflow. It
@@ -165,11 +165,11 @@ func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string
 		b.WriteString("\nNo one wrote.\n")
 	}
 	for _, e := range rc.HistorySince {
-		fmt.Fprintf(&b, "\n> **@%s**: %s\n", resume.ClipRunes(e.Author, 64), resume.ClipRunes(strings.Join(strings.Fields(e.Body), " "), scriptQuoteRunes))
+		fmt.Fprintf(&b, "\n> **@%s**: %s\n", text.Clip(e.Author, 64), text.Clip(strings.Join(strings.Fields(e.Body), " "), scriptQuoteRunes))
 	}
 	b.WriteString("\nA real lead would answer now; replace the lead job of agent.yml with your agent.")
 	_, err = callTool(ctx, s, out, "adjourn", map[string]any{
-		"summary": fmt.Sprintf("placeholder lead: quoted %s and adjourned", resume.Count(len(rc.HistorySince), "comment", "comments")),
+		"summary": fmt.Sprintf("placeholder lead: quoted %s and adjourned", text.Count(len(rc.HistorySince), "comment", "comments")),
 		"replies": []map[string]string{{"body": b.String()}},
 	})
 	return err

@@ -16,6 +16,7 @@ import (
 	"github.com/recess-action/recess/internal/action"
 	"github.com/recess-action/recess/internal/fakeclock"
 	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
@@ -416,7 +417,7 @@ func (st *story) agent(ctx context.Context, a *agentStep) error {
 	st.handled[ru.ID] = true
 	cid := ru.Inputs["correlation_id"]
 	if rc, err := action.DecodeResumeContext([]byte(ru.Inputs["resume_context"])); err == nil {
-		st.say("agent run %d is resumed (%s) with %s it has not seen", ru.ID, rc.FiredBy, resume.Count(len(rc.HistorySince), "comment", "comments"))
+		st.say("agent run %d is resumed (%s) with %s it has not seen", ru.ID, rc.FiredBy, text.Count(len(rc.HistorySince), "comment", "comments"))
 	}
 	var verdict []byte
 	if a.Verdict != "" {
@@ -491,7 +492,8 @@ func (st *story) statusLine() string {
 	cs, _ := st.gh.Comments(st.disc.ID)
 	for _, c := range cs {
 		if c.Author == st.bot && state.HasMarker(c.Body) {
-			return action.PlainText(action.FirstLine(c.Body))
+			line, _ := text.FirstLine(c.Body)
+			return action.PlainText(line)
 		}
 	}
 	return ""

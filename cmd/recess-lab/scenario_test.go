@@ -20,6 +20,7 @@ func TestParseScenario_names_the_yaml_field(t *testing.T) {
 		{"wrong_kind_number", "steps:\n  - expect: {dispatches: two}\n", `steps[0].expect.dispatches: line 2: want a whole number, found "two"`},
 		{"wrong_kind_bool", "steps:\n  - sweep: yes please\n", `steps[0].sweep: line 2: want true or false, found "yes please"`},
 		{"wrong_kind_list", "steps:\n  discussion: {author: alice}\n", `steps: line 2: want a list, found a mapping`},
+		{"wrong_kind_sharing_a_line", "steps:\n  - comment: {author: bob, body: {text: hi}}\n", `steps[0].comment.body: line 2: want a single value, found a mapping`},
 		{"wrong_start", "start: tomorrow\n", `start: line 1: want a time (RFC 3339, such as 2026-11-21T10:00:00Z), found "tomorrow"`},
 		{"twice", "name: a\nname: b\n", `name: line 2: given twice`},
 		{"not_yaml", "steps: [\n", `not valid YAML`},

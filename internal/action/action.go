@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 )
 
@@ -57,10 +57,10 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 			prefix = "recess (dry run, as a real run would record it): "
 		}
 		for _, n := range allNotes(out) {
-			fmt.Fprintf(stderr, "%s%s\n", prefix, oneLine(n))
+			fmt.Fprintf(stderr, "%s%s\n", prefix, text.OneLine(n))
 		}
 		for _, w := range out.Warnings {
-			gha.WithFieldsMap(map[string]string{"title": "recess"}).Warningf("%s", oneLine(w))
+			gha.WithFieldsMap(map[string]string{"title": "recess"}).Warningf("%s", text.OneLine(w))
 		}
 	}
 	if err != nil {
@@ -85,7 +85,7 @@ func (r *actionReport) failed(err error) int {
 	if field := RefusedField(err); field != "" {
 		title, code = "recess refused "+field, ExitRefused
 	}
-	r.gha.WithFieldsMap(map[string]string{"title": title}).Errorf("%s", oneLine(err.Error()))
+	r.gha.WithFieldsMap(map[string]string{"title": title}).Errorf("%s", text.OneLine(err.Error()))
 	r.addSummary(summaryFailure(err))
 	return code
 }
@@ -127,10 +127,6 @@ func (r *actionReport) addSummary(markdown string) {
 	if r.hasSummary {
 		r.gha.AddStepSummary(markdown)
 	}
-}
-
-func oneLine(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ")
 }
 
 // statusJSON is the machine-readable status an action run prints.

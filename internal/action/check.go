@@ -10,8 +10,8 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/internal/workflows"
-	"github.com/recess-action/recess/resume"
 )
 
 const checkUsage = `usage: recess check [DIR]
@@ -59,7 +59,7 @@ func runCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 		fmt.Fprintf(stdout, "%s:%d: %s\n\tfix: %s\n", filepath.ToSlash(filepath.Join(dir, f.File)), f.Line, f.Message, f.Fix)
 	}
 	if len(findings) > 0 {
-		fmt.Fprintf(stderr, "recess check: %s\n", resume.Count(len(findings), "problem", "problems"))
+		fmt.Fprintf(stderr, "recess check: %s\n", text.Count(len(findings), "problem", "problems"))
 		return exitFailed
 	}
 	fmt.Fprintf(stdout, "recess check: %s keeps every rule\n", filepath.ToSlash(filepath.Join(dir, workflows.Dir)))

@@ -26,11 +26,11 @@ type settings struct {
 	StateBranch string
 	Discussion  int // the discussion a visit works on
 	DryRun      bool
-	// SweepOnlyWhileWaiting keeps the sweep workflow (SweepWorkflow)
-	// enabled only while something is pending.
-	SweepOnlyWhileWaiting bool
-	SweepWorkflow         string
-	Engine                resume.Config
+	// SweepWorkflow is the sweep's own workflow, which recess keeps enabled
+	// only while something is pending when Engine.SweepOnlyWhileWaiting is
+	// set.
+	SweepWorkflow string
+	Engine        resume.Config
 }
 
 // fileConfig is .github/recess.yml (unknown keys are errors), and the
@@ -325,7 +325,7 @@ func boolInput(input func(string) string, name string, dst *bool) error {
 // sweep workflow must be a file name of its own: never the agent workflow,
 // which recess would otherwise switch off with the sweep.
 func (s *settings) sweepSwitch(input func(string) string) error {
-	if err := boolInput(input, inSweepOnlyWhileWaiting, &s.SweepOnlyWhileWaiting); err != nil {
+	if err := boolInput(input, inSweepOnlyWhileWaiting, &s.Engine.SweepOnlyWhileWaiting); err != nil {
 		return err
 	}
 	s.SweepWorkflow = orDefault(input(inSweepWorkflow), s.SweepWorkflow)

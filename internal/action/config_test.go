@@ -56,6 +56,7 @@ func TestSettings_file_errors_name_the_key(t *testing.T) {
 		{"list_expected", "categories: RFCs\n", ": categories", `line 1: want a list, found "RFCs"`},
 		{"not_yaml", "max-attempts: [\n", "", "not valid YAML"},
 		{"key_twice", "max-recess: P30D\nlabels: [a]\nlabels: [b]\n", ": labels", "line 3: given twice"},
+		{"number_too_large", "max-operations: 9223372036854775808\n", ": max-operations", `line 1: want a whole number, found "9223372036854775808"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 )
 
@@ -52,6 +53,8 @@ func effectWords(f resume.Effect) string {
 			where = "a reply"
 		}
 		return fmt.Sprintf("post %s: %q", where, Excerpt(PlainText(f.Body)))
+	case resume.EffectEdit:
+		return "bring the copy of the record in its comment " + f.Subject + " up to date"
 	case resume.EffectWrite:
 		what := "save the record"
 		if status := PlainText(f.Body); status != "" {
@@ -89,16 +92,11 @@ var htmlTag = regexp.MustCompile(`<!--[\s\S]*?-->|</?[a-zA-Z][^<>]*>`)
 
 // PlainText is markdown or HTML from a comment as one line of plain words.
 func PlainText(s string) string {
-	return strings.Join(strings.Fields(htmlTag.ReplaceAllString(s, " ")), " ")
-}
-
-// FirstLine is s up to its first line break.
-func FirstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+	return strings.Join(strings.Fields(text.OneLine(htmlTag.ReplaceAllString(s, " "))), " ")
 }
 
 // Excerpt is the first line of s, cut at 100 characters.
 func Excerpt(s string) string {
-	return resume.ClipRunes(FirstLine(s), 100)
+	line, _ := text.FirstLine(s)
+	return text.Clip(line, 100)
 }

@@ -17,6 +17,7 @@ import (
 
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/workflows"
+	"github.com/recess-action/recess/resume"
 )
 
 const initUsage = `usage: recess init [flags]
@@ -71,16 +72,12 @@ func (c initChoices) check() error {
 	case workflows.TopOfHour(c.Schedule):
 		return fmt.Errorf("--schedule %q runs at the top of the hour, when GitHub's scheduler is busiest: start off the hour, e.g. %s", c.Schedule, defaultSchedule)
 	}
-	switch c.WakeOn {
-	case "", "comment", "command":
-	case "mention":
-		if c.MentionHandles == "" {
-			return fmt.Errorf("--%s mention needs --%s (e.g. @lead)", inWakeOn, inMentionHandles)
-		}
-	default:
-		return fmt.Errorf("--%s %q: want comment, mention or command", inWakeOn, c.WakeOn)
-	}
-	if c.MentionHandles != "" && c.WakeOn != "mention" {
+	switch wake, err := resume.ParseWakeOn(c.WakeOn); {
+	case err != nil:
+		return fmt.Errorf("--%w", err) // the flag is the input's name
+	case wake == resume.WakeMention && c.MentionHandles == "":
+		return fmt.Errorf("--%s mention needs --%s (e.g. @lead)", inWakeOn, inMentionHandles)
+	case wake != resume.WakeMention && c.MentionHandles != "":
 		return fmt.Errorf("--%s is only for --%s mention", inMentionHandles, inWakeOn)
 	}
 	if _, _, err := sweepsPerDay(c.Schedule); err != nil {

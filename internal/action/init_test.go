@@ -158,6 +158,8 @@ func TestInit_choices_keep_the_rules(t *testing.T) {
 		{name: "scope_and_wake_on", args: []string{"--categories", "RFCs, Ideas", "--labels", "ask-bot", "--wake-on", "mention", "--mention-handles", "@lead"},
 			files: split,
 			has:   map[string]string{"recess.yml": `    with: {categories: "RFCs, Ideas", labels: ask-bot, wake-on: mention, mention-handles: "@lead", ` + sweepOnly + `}`}},
+		{name: "wake_on_read_as_the_action_reads_it", args: []string{"--wake-on", " Command"}, files: split,
+			has: map[string]string{"recess.yml": `    with: {wake-on: " Command", ` + sweepOnly + `}`}},
 		{name: "schedule", args: []string{"--schedule", "7-59/30 7-18 * * 1-5"}, files: split,
 			has: map[string]string{"recess-sweep.yml": `  schedule: [{cron: "7-59/30 7-18 * * 1-5"}] # off the top of the hour`}},
 		{name: "sweep_always_on", args: []string{"--sweep-only-while-waiting=false", "--schedule", "7-59/30 7-18 * * 1-5"}, files: []string{"agent.yml", "recess.yml"},

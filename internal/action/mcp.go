@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	gh "github.com/recess-action/recess/internal/github"
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 )
@@ -112,13 +113,13 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		// this one says what is wrong once on stderr and then serves, so
 		// that every tool call carries the same line to the model and the
 		// job's log.
-		s = &mcpServer{down: "recess mcp: " + oneLine(err.Error()) + ". The workflow that starts recess mcp must fix this; no tool call can: end your turn."}
+		s = &mcpServer{down: "recess mcp: " + text.OneLine(err.Error()) + ". The workflow that starts recess mcp must fix this; no tool call can: end your turn."}
 		fmt.Fprintln(stderr, s.down)
 	}
 	out := &lockedWriter{w: stdout}
 	t := &mcp.IOTransport{Reader: io.NopCloser(&jsonLines{r: bufio.NewReaderSize(stdin, 64<<10), out: out}), Writer: out}
 	if err := s.server().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-		return say(1, "%s", oneLine(err.Error()))
+		return say(1, "%s", text.OneLine(err.Error()))
 	}
 	if s.down != "" {
 		return ExitRefused

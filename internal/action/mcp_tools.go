@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
@@ -358,7 +359,7 @@ func (s *mcpServer) checkReplyTo(ctx context.Context, field, id string) error {
 	if id == d.ID {
 		return refuse(field, id+" is the discussion itself: leave reply_to empty for a top-level comment; "+validIDs(d))
 	}
-	return refuse(field, "no comment "+strconv.Quote(resume.ClipRunes(id, 64))+" in discussion #"+strconv.Itoa(s.discussion)+"; "+validIDs(d))
+	return refuse(field, "no comment "+strconv.Quote(text.Clip(id, 64))+" in discussion #"+strconv.Itoa(s.discussion)+"; "+validIDs(d))
 }
 
 // canReplyTo reports whether a reply may go under c: not deleted, not
@@ -373,7 +374,7 @@ func validIDs(d *resume.Discussion) string {
 	var ids []string
 	for i := len(d.Comments) - 1; i >= 0 && len(ids) < most; i-- {
 		if c := d.Comments[i]; canReplyTo(c) {
-			ids = append(ids, c.ID+" (@"+resume.ClipRunes(c.Author, 40)+")")
+			ids = append(ids, c.ID+" (@"+text.Clip(c.Author, 40)+")")
 		}
 	}
 	if len(ids) == 0 {
@@ -509,12 +510,12 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 		if errors.Is(err, fs.ErrExist) {
 			return nil, verdictOutput{}, exists
 		}
-		return nil, verdictOutput{}, &stopError{"verdict", "could not write the verdict file " + s.verdictFile + ": " + oneLine(err.Error()),
+		return nil, verdictOutput{}, &stopError{"verdict", "could not write the verdict file " + s.verdictFile + ": " + text.OneLine(err.Error()),
 			"end your turn now: this run ends without a verdict, and recess dispatches it again (or escalates)."}
 	}
 	s.written = kind
 	out := verdictOutput{Verdict: kind, Replies: len(v.Replies), Trigger: string(v.TriggerJSON), VerdictFile: s.verdictFile}
-	posts := resume.Count(len(v.Replies), "reply", "replies") + " will be posted"
+	posts := text.Count(len(v.Replies), "reply", "replies") + " will be posted"
 	if kind == resume.VerdictRecessed {
 		return toolResult("Recess recorded: "+posts+", then recess waits for "+out.Trigger+". End your turn now: you will be woken in a new run, with what people said since, when it fires.", out), out, nil
 	}
@@ -601,7 +602,7 @@ func (s *mcpServer) readDiscussion(ctx context.Context, _ noInput) (*mcp.CallToo
 	}
 	d, err := s.reader.Discussion(ctx, s.discussion)
 	if err != nil {
-		return nil, discussionOutput{}, fmt.Errorf("read_discussion: could not read discussion #%d from GitHub (%s); nothing in your call caused it: call read_discussion once more, and if it fails again, work from your prompt and resume_context", s.discussion, oneLine(err.Error()))
+		return nil, discussionOutput{}, fmt.Errorf("read_discussion: could not read discussion #%d from GitHub (%s); nothing in your call caused it: call read_discussion once more, and if it fails again, work from your prompt and resume_context", s.discussion, text.OneLine(err.Error()))
 	}
 	out := discussionOutput{Number: d.Number, Title: d.Title, Body: d.Body, Category: d.Category, Author: d.Author,
 		CreatedAt: rfc3339(d.CreatedAt), URL: d.URL, Closed: d.Closed, Locked: d.Locked, Comments: []commentOutput{},
@@ -621,7 +622,7 @@ func (s *mcpServer) readDiscussion(ctx context.Context, _ noInput) (*mcp.CallToo
 			out.Resumed.Asked = append(out.Resumed.Asked, questionOutput{ID: q.ID, Thread: q.Thread, Body: q.Body, URL: q.URL})
 		}
 	}
-	sentence := fmt.Sprintf("Discussion #%d, %q: %s.", d.Number, resume.ClipRunes(d.Title, 120), resume.Count(len(d.Comments), "comment or reply", "comments and replies"))
+	sentence := fmt.Sprintf("Discussion #%d, %q: %s.", d.Number, text.Clip(d.Title, 120), text.Count(len(d.Comments), "comment or reply", "comments and replies"))
 	return toolResult(sentence, out), out, nil
 }
 

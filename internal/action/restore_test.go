@@ -3,8 +3,10 @@ package action
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -17,7 +19,8 @@ import (
 // run as the action, with the payloads GitHub delivers for the deletion.
 
 // statusOf is recess's status comment in a discussion and the record it
-// holds; ok is false when there is none.
+// holds, as recess trusts it (state.ReadStatus); ok is false when there is
+// none.
 func (r *repo) statusOf(discussionID string) (githubfake.Comment, *state.Record, bool) {
 	r.t.Helper()
 	cs, err := r.gh.Comments(discussionID)
@@ -29,7 +32,7 @@ func (r *repo) statusOf(discussionID string) (githubfake.Comment, *state.Record,
 		if c.Author != hostileBot || !c.DeletedAt.IsZero() {
 			continue
 		}
-		if rec, found, err := state.DecodeComment(c.Body); found && err == nil {
+		if rec, found, err := state.ReadStatus(c.Body); found && err == nil {
 			return c, rec, true
 		}
 	}
@@ -326,5 +329,157 @@ func TestDeletedUnreadableRecord_is_refused(t *testing.T) {
 	}
 	if after := r.snapshot(id); after != before {
 		t.Errorf("a refused restore wrote:\n--- before\n%s\n--- after\n%s", before, after)
+	}
+}
+
+// A status comment deleted after a recess fired, its deletion's event lost,
+// never brings that recess back, however the resumed run answered without
+// a reply: an adjourned answer leaves nothing pending, and a second recess
+// is restored in place of the first (and fires when due). The next comment
+// restores the record from what recess last wrote.
+func TestLostStatusComment_never_brings_back_a_fired_recess(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		verdict string
+		extra   map[string]any
+		// open is whether the resumed run's answer left a recess open.
+		open bool
+	}{
+		{name: "adjourned_without_a_reply", verdict: "adjourned", extra: map[string]any{"replies": []map[string]string{}}},
+		{name: "recessed_again_without_a_reply", verdict: "recessed", open: true,
+			extra: map[string]any{"replies": []map[string]string{}, "trigger": map[string]any{"kind": "elapsed", "elapsed": "PT2H"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRepo(t, "comment")
+			_, id, first := r.recessed(`{"kind":"missing_input","replies":1}`)
+			cid := first.Inputs["correlation_id"]
+			_, o := r.say(id, "bob", "Postgres, we run it already.")
+			r.ok(o, "bob's answer")
+			resumed := r.newest()
+			if r.resumes(cid) != 1 {
+				t.Fatalf("bob's answer did not resume the recess:\n%s", o.stdout)
+			}
+			r.answer(resumed, tt.verdict, tt.extra)
+			r.clock.Step(time.Minute)
+
+			status, _, ok := r.statusOf(id)
+			if !ok {
+				t.Fatal("no status comment after the resumed run's answer")
+			}
+			if err := r.gh.DeleteComment(status.ID); err != nil {
+				t.Fatal(err)
+			}
+			_, o = r.say(id, "carol", "Thanks, that settles it for me.")
+			r.ok(o, "carol's comment")
+			if got := r.resumes(cid); got != 1 {
+				t.Fatalf("%d runs resumed recess %s, want 1: the fired recess came back\n%s", got, cid, o.stdout)
+			}
+			_, rec, ok := r.statusOf(id)
+			if !ok {
+				t.Fatalf("no status comment after carol's comment\n%s", o.stdout)
+			}
+			if rec.OpenRFCs[cid] != nil {
+				t.Errorf("the restored record holds the fired recess %s", cid)
+			}
+			again := resumed.Inputs["correlation_id"]
+			if got := rec.OpenRFCs[again] != nil; got != tt.open {
+				t.Fatalf("restored record holds the resumed run's recess %s: %v, want %v (open %v)", again, got, tt.open, keys(rec.OpenRFCs))
+			}
+			if !tt.open {
+				return
+			}
+			r.clock.Step(2 * time.Hour)
+			r.ok(r.action("schedule", []byte(`{"schedule":"*/5 * * * *"}`), nil), "sweep")
+			if got := r.resumes(again); got != 1 {
+				t.Errorf("after its 2 hours, %d runs resumed recess %s, want 1", got, again)
+			}
+		})
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// A status comment deleted while the run that resumed a recess is at work,
+// its deletion's event lost: the next comment finds the copy of the open
+// recess, and recess's 👀 on the reply that fired it, so it does not resume
+// the recess a second time; which run is at work went with the status
+// comment, so recess escalates and says so, and a maintainer's
+// `/recess retry` resumes the recess again.
+func TestLostStatusComment_while_a_resumed_run_works_is_escalated(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, "comment")
+	n, id, first := r.recessed(`{"kind":"missing_input","replies":1}`)
+	cid := first.Inputs["correlation_id"]
+	_, o := r.say(id, "bob", "Postgres, we run it already.")
+	r.ok(o, "bob's answer")
+	resumed := r.newest()
+	if r.resumes(cid) != 1 {
+		t.Fatalf("bob's answer did not resume the recess:\n%s", o.stdout)
+	}
+	r.ok(r.agent(resumed, "claim", nil), "claim of the resumed run")
+	r.clock.Step(time.Minute)
+	status, _, ok := r.statusOf(id)
+	if !ok {
+		t.Fatal("no status comment while the resumed run works")
+	}
+	if err := r.gh.DeleteComment(status.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	_, o = r.say(id, "carol", "Any news?")
+	r.ok(o, "carol's comment")
+	if got := r.resumes(cid); got != 1 {
+		t.Fatalf("%d runs resumed recess %s, want 1: the fired recess came back\n%s", got, cid, o.stdout)
+	}
+	_, rec, ok := r.statusOf(id)
+	if !ok || rec.Active == nil || rec.Active.State != state.RunEscalated || rec.Active.Resume == nil || rec.Active.Resume.CorrelationID != cid {
+		t.Fatalf("record after carol's comment = %+v (found %v); want an escalated resume of %s", rec, ok, cid)
+	}
+	d, err := r.gh.Discussion(hostileRepo, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(d.Labels, "recess:escalated") {
+		t.Errorf("labels = %v, want recess:escalated", d.Labels)
+	}
+
+	_, o = r.say(id, "maya", "/recess retry")
+	r.ok(o, "the maintainer's retry")
+	if got := r.resumes(cid); got != 2 {
+		t.Errorf("after /recess retry, %d runs resumed recess %s, want 2\n%s", got, cid, o.stdout)
+	}
+}
+
+// The restore's look for a run at work costs nothing when there is none: a
+// status comment deleted before the reply a recess waits for, its
+// deletion's event lost, and that reply resumes the recess once.
+func TestLostStatusComment_restored_recess_fires_on_its_reply(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, "comment")
+	_, id, first := r.recessed(`{"kind":"missing_input","replies":1}`)
+	cid := first.Inputs["correlation_id"]
+	status, _, ok := r.statusOf(id)
+	if !ok {
+		t.Fatal("no status comment")
+	}
+	if err := r.gh.DeleteComment(status.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, o := r.say(id, "bob", "Postgres, we run it already.")
+	r.ok(o, "bob's answer")
+	if got := r.resumes(cid); got != 1 {
+		t.Fatalf("%d runs resumed recess %s, want 1\n%s", got, cid, o.stdout)
+	}
+	if _, rec, ok := r.statusOf(id); !ok || rec.Active == nil || rec.Active.State == state.RunEscalated {
+		t.Errorf("record after bob's answer = %+v (found %v), want the resumed run at work", rec, ok)
 	}
 }

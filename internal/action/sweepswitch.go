@@ -29,7 +29,7 @@ type workflowSwitcher interface {
 // ensure-on 1 GET (+1 PUT when not active); off 1 PUT and the store's
 // listing once more (+1 PUT when a concurrent run opened something).
 func switchSweep(ctx context.Context, e *resume.Engine, sw workflowSwitcher, inv *invocation, res *resume.Result) {
-	if res == nil || !inv.Set.SweepOnlyWhileWaiting {
+	if res == nil || !inv.Set.Engine.SweepOnlyWhileWaiting {
 		return
 	}
 	file := inv.Set.SweepWorkflow
@@ -109,7 +109,7 @@ func switchWarning(op, file string, err error, on bool) string {
 // recess disables that file while nothing waits, and the events would stop
 // with it.
 func checkSweepHome(command string, set *settings, workflowRef string) error {
-	if !set.SweepOnlyWhileWaiting || (command != cmdIntake && command != cmdInbound) {
+	if !set.Engine.SweepOnlyWhileWaiting || (command != cmdIntake && command != cmdInbound) {
 		return nil
 	}
 	file, _, _ := strings.Cut(workflowRef, "@")

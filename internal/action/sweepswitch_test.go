@@ -3,6 +3,8 @@ package action
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -355,7 +357,7 @@ func TestSweepSwitch_off_undone_when_something_started_waiting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			inv := &invocation{Set: &settings{SweepOnlyWhileWaiting: true, SweepWorkflow: sweepFile}}
+			inv := &invocation{Set: &settings{SweepWorkflow: sweepFile, Engine: resume.Config{SweepOnlyWhileWaiting: true}}}
 			switchSweep(context.Background(), e, sw, inv, res)
 			if d := cmp.Diff(tc.want, sw.calls); d != "" {
 				t.Errorf("switch calls (-want +got):\n%s", d)
@@ -401,20 +403,24 @@ func (s *recordingSwitch) DisableWorkflow(context.Context, string) error {
 
 // What the switch costs, in requests, over the same story with the input
 // off and on: a plan with nothing pending pays the disable and a second
-// listing; the intake that leaves a run at work pays a look and the
-// enable; a comment on the waiting discussion pays a look; a plan with
-// something pending pays nothing. BENCHMARKS.md quotes these counts.
+// listing (and on the comment store, outside the hour's first slot, the
+// look at the recently updated discussions that makes sure no pending
+// record lost its label: a page, and the bodies of recess's comments there
+// once it has written any); the intake that leaves a run at work pays a
+// look and the enable; a comment on the waiting discussion pays a look; a
+// plan with something pending pays nothing. BENCHMARKS.md quotes these
+// counts.
 func TestSweepSwitch_cost(t *testing.T) {
 	t.Parallel()
 	type cost struct {
-		EmptyPlan, Intake, Comment, BusyPlan int
+		EmptyPlan, Intake, Comment, BusyPlan, IdlePlan int
 	}
 	for _, tc := range []struct {
 		store string
 		extra cost // with the input on, over the same run with it off
 	}{
-		{"comment", cost{EmptyPlan: 2, Intake: 2, Comment: 1, BusyPlan: 0}},
-		{"branch", cost{EmptyPlan: 2, Intake: 2, Comment: 1, BusyPlan: 0}},
+		{"comment", cost{EmptyPlan: 3, Intake: 2, Comment: 1, BusyPlan: 0, IdlePlan: 4}},
+		{"branch", cost{EmptyPlan: 2, Intake: 2, Comment: 1, BusyPlan: 0, IdlePlan: 2}},
 	} {
 		t.Run(tc.store, func(t *testing.T) {
 			t.Parallel()
@@ -443,10 +449,12 @@ func TestSweepSwitch_cost(t *testing.T) {
 				r.clock.Step(time.Minute)
 				c.Comment = count(func() { r.ok(r.sayWith(id, "bob", "a thought", inputs), "comment") })
 				c.BusyPlan = count(plan)
+				r.ok(r.sayWith(id, "maya", "/recess cancel", inputs), "cancel")
+				c.IdlePlan = count(plan)
 				return c
 			}
 			off, on := story(nil), story(sweepOnly)
-			got := cost{on.EmptyPlan - off.EmptyPlan, on.Intake - off.Intake, on.Comment - off.Comment, on.BusyPlan - off.BusyPlan}
+			got := cost{on.EmptyPlan - off.EmptyPlan, on.Intake - off.Intake, on.Comment - off.Comment, on.BusyPlan - off.BusyPlan, on.IdlePlan - off.IdlePlan}
 			t.Logf("%s store, requests without the switch %+v, with it %+v", tc.store, off, on)
 			if d := cmp.Diff(tc.extra, got); d != "" {
 				t.Errorf("requests the switch adds (-want +got):\n%s", d)
@@ -549,6 +557,81 @@ func TestAdapterSettings_refusals_name_the_input(t *testing.T) {
 			}
 			if n := len(r.gh.Requests()); n != 0 {
 				t.Errorf("a refused run sent %d requests, want none", n)
+			}
+		})
+	}
+}
+
+// sweepTick is one scheduled run of the sweep workflow, as GitHub runs it:
+// nothing at all while the workflow is not active; otherwise the plan, then
+// a visit of each discussion it lists. It reports whether the sweep ran.
+func (r *repo) sweepTick() bool {
+	r.t.Helper()
+	if r.sweepState() != githubfake.WorkflowActive {
+		return false
+	}
+	plan := r.ok(r.plan(), "plan")
+	var visit []int
+	if err := json.Unmarshal([]byte(plan.outputs["discussions"]), &visit); err != nil {
+		r.t.Fatalf("plan output discussions %q: %v", plan.outputs["discussions"], err)
+	}
+	for _, n := range visit {
+		r.ok(r.action("schedule", []byte(`{"schedule":"2-59/5 * * * *"}`), map[string]string{"INPUT_COMMAND": "visit", "INPUT_DISCUSSION": strconv.Itoa(n)}), "visit")
+	}
+	return true
+}
+
+// A pending record whose waiting label a person removed is still pending:
+// the sweep that finds nothing by the label, outside the hour's first slot,
+// does not switch itself off while such a record may exist, so a recess
+// that waits only on time still fires (and the comment store's label comes
+// back with the visit). The branch store lists its records from its index.
+func TestSweepSwitch_keeps_a_time_only_recess_whose_label_was_removed(t *testing.T) {
+	t.Parallel()
+	for _, store := range []string{"comment", "branch"} {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			r := newSweepRepo(t, store, githubfake.WorkflowActive)
+			_, id, o := r.openWith("alice", sweepOnly)
+			r.ok(o, "intake")
+			r.answer(r.newest(), "recessed", map[string]any{"trigger": json.RawMessage(`{"kind":"elapsed","elapsed":"PT2H"}`),
+				"replies": []map[string]string{{"body": "Let us come back to this in two hours."}}})
+			runs := len(r.runs())
+			labelled := func() bool {
+				d, err := r.gh.Discussion(hostileRepo, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return slices.ContainsFunc(d.Labels, func(l string) bool { return strings.EqualFold(l, resume.LabelWaiting) })
+			}
+			if store == "comment" {
+				if !labelled() {
+					t.Fatalf("the waiting discussion has no %s label", resume.LabelWaiting)
+				}
+				if err := r.gh.UnlabelDiscussion(id, resume.LabelWaiting); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// 10:07, 10:32: sweeps outside the hour's first slot.
+			r.clock.Step(6 * time.Minute)
+			if !r.sweepTick() {
+				t.Fatal("the sweep did not run at 10:07")
+			}
+			if got := r.sweepState(); got != githubfake.WorkflowActive {
+				t.Fatalf("sweep workflow after the 10:07 sweep = %s, want active: a recess waits for time alone", got)
+			}
+			if store == "comment" && !labelled() {
+				t.Errorf("the 10:07 sweep did not put the %s label back", resume.LabelWaiting)
+			}
+			r.clock.Step(25 * time.Minute)
+			r.sweepTick()
+			// 12:07: the recess is due.
+			r.clock.Step(95 * time.Minute)
+			if !r.sweepTick() {
+				t.Fatalf("the sweep did not run at 12:07 (workflow %s)", r.sweepState())
+			}
+			if got := len(r.runs()); got != runs+1 {
+				t.Errorf("agent runs after the recess was due = %d, want %d: the recess never fired", got, runs+1)
 			}
 		})
 	}

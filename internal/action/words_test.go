@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -180,9 +181,12 @@ func shown(body string) string {
 	return strings.TrimSpace(regexp.MustCompile(`(?s)<!--.*?-->`).ReplaceAllString(body, ""))
 }
 
-// When GitHub refuses to start the agent workflow, the people in the
-// discussion read that it did and that a maintainer can retry; GitHub's
-// answer (a URL, the workflow's inputs) is in the run's annotations.
+// When GitHub refuses to start the agent workflow (here: inputs it does
+// not declare), the people in the discussion read that it did, that nobody
+// was told (no escalate-to), and that recess tries again once the workflow
+// changes or a maintainer retries; GitHub's answer (a URL, the workflow's
+// inputs) is in the run's annotations. Once the workflow declares the
+// inputs (a new version of its file), the next sweep starts the agent.
 func TestRefusedDispatchIsSaidToPeopleWithoutGitHubsAnswer(t *testing.T) {
 	t.Parallel()
 	for _, store := range []string{storeComment, storeBranch} {
@@ -200,16 +204,29 @@ func TestRefusedDispatchIsSaidToPeopleWithoutGitHubsAnswer(t *testing.T) {
 			}
 			var notes []string
 			for _, c := range cs {
-				if c.Author == hostileBot && strings.HasPrefix(c.Body, "⚠️") {
+				if c.Author == hostileBot && strings.HasPrefix(c.Body, "⚠️") && !strings.Contains(c.Body, "recess:state") {
 					notes = append(notes, shown(c.Body))
 				}
 			}
-			want := []string{"⚠️ recess stopped starting agent runs for this discussion: GitHub refused to start the agent workflow; the recess run's log says why. A maintainer can say `/recess retry` to try again."}
+			want := []string{"⚠️ recess cannot start the agent for this discussion: GitHub refused to start the agent workflow; the recess run's log says why. " +
+				"Nobody was told, as no maintainer is set to be mentioned (`escalate-to`): please let a maintainer of this repository know. " +
+				"It tries again by itself once the agent workflow changes; a maintainer can also say `/recess retry`."}
 			if diff := cmp.Diff(want, notes); diff != "" {
 				t.Errorf("escalation notes (-want +got):\n%s", diff)
 			}
 			if !strings.Contains(o.stdout, "422 Unexpected inputs provided") {
 				t.Errorf("the run's annotations do not say what GitHub answered:\n%s", o.stdout)
+			}
+
+			// The workflow's file gets the inputs recess sends.
+			full := map[string]githubfake.InputSpec{"correlation_id": {Required: true}, "discussion_number": {Required: true}, "resume_context": {}}
+			if err := r.gh.AddWorkflow(hostileRepo, "narrow.yml", full, func(in map[string]string) string { return "agent " + in["correlation_id"] }); err != nil {
+				t.Fatal(err)
+			}
+			r.clock.Step(7 * time.Minute)
+			sweep := r.ok(r.action("schedule", []byte(`{"schedule":"2-59/5 * * * *"}`), map[string]string{"INPUT_COMMAND": "sweep", "INPUT_WORKFLOW": "narrow.yml"}), "sweep")
+			if len(r.runs()) != 1 || sweep.outputs["fired"] == "true" {
+				t.Errorf("after the workflow declared its inputs: %d agent runs, fired %q; want the fresh run started, once", len(r.runs()), sweep.outputs["fired"])
 			}
 		})
 	}

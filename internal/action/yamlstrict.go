@@ -20,12 +20,16 @@ import (
 
 // DecodeYAML decodes one YAML document from outside (a scenario, the
 // policy file) into v, a pointer to a struct with yaml tags, with yaml.v3's
-// KnownFields. A walk along v's type first refuses what yaml.v3 would take
-// (a second document, an alias, a time not in RFC 3339, yes/on for true,
-// 1.0 for 1) and a key given twice, which yaml.v3 refuses too but names by
-// line only. A refusal is a *wait.FieldError naming the key's path
-// ("steps[2].comment.author") and line, never a Go type. An empty document
-// leaves v as it is.
+// KnownFields. A refusal is a *wait.FieldError naming the key's path
+// ("steps[2].comment.author") and line, never a Go type.
+//
+// yaml.v3 names what it refuses by a line and a Go type only: in flow style
+// ("- comment: {author: x, body: {a: 1}}") several values share a line, a
+// time it cannot read has no line at all, and it never says which keys a
+// mapping has. So a walk along v's type finds the node at fault first, to
+// name it, asking yaml.v3 itself whether each value decodes. The walk also
+// refuses what yaml.v3 would take: a second document, an alias, yes/on for
+// true, 1.0 for 1. An empty document leaves v as it is.
 func DecodeYAML(data []byte, v any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -40,22 +44,21 @@ func DecodeYAML(data []byte, v any) error {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return yamlError(extra.Line, "", "a second YAML document; give one")
 	}
-	at := map[int]string{} // the path of the deepest value on each line
-	if err := yamlWalk(&doc, reflect.TypeOf(v).Elem(), "", at); err != nil {
+	if err := yamlWalk(&doc, reflect.TypeOf(v).Elem(), ""); err != nil {
 		return err
 	}
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
 	if err := strict.Decode(v); err != nil {
-		// What the walk let through (a number too large, say), without
-		// the Go type yaml.v3 names.
+		// What the walk let through (a mapping as a key, say), without the
+		// Go type yaml.v3 names.
 		msg := err.Error()
 		var te *yaml.TypeError
 		if errors.As(err, &te) && len(te.Errors) > 0 {
 			msg = te.Errors[0]
 		}
 		line, reason := splitLine(msg)
-		return yamlError(line, at[line], goTypes.ReplaceAllString(reason, ""))
+		return yamlError(line, "", goTypes.ReplaceAllString(reason, ""))
 	}
 	return nil
 }
@@ -74,9 +77,8 @@ var (
 	anyType  = reflect.TypeFor[any]()
 )
 
-// yamlWalk checks n against the Go type t it decodes into, and notes in at
-// the path of what each line holds.
-func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) error {
+// yamlWalk checks n against the Go type t it decodes into.
+func yamlWalk(n *yaml.Node, t reflect.Type, path string) error {
 	if n.Kind == yaml.AliasNode {
 		return yamlError(n.Line, path, "aliases (*name) are not supported; write the value out")
 	}
@@ -84,10 +86,7 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 		if len(n.Content) == 0 {
 			return nil
 		}
-		return yamlWalk(n.Content[0], t, path, at)
-	}
-	if _, ok := at[n.Line]; !ok || path != "" {
-		at[n.Line] = path
+		return yamlWalk(n.Content[0], t, path)
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -107,9 +106,7 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 	}
 	switch k := t.Kind(); {
 	case t == timeType:
-		// yaml.v3 says what time.Parse says, without a line.
-		var tm time.Time
-		if n.Kind != yaml.ScalarNode || n.Decode(&tm) != nil {
+		if n.Kind != yaml.ScalarNode || n.Decode(new(time.Time)) != nil {
 			return want("a time (RFC 3339, such as 2026-11-21T10:00:00Z)")
 		}
 	case k == reflect.Struct || k == reflect.Map:
@@ -124,7 +121,6 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key := n.Content[i]
 			kp := joinPath(path, key.Value)
-			at[key.Line] = kp
 			if seen[key.Value] {
 				return yamlError(key.Line, kp, "given twice")
 			}
@@ -138,7 +134,7 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 					return yamlError(key.Line, kp, "unknown key "+strconv.Quote(key.Value)+"; "+orDocument(path)+" has "+strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
 				}
 			}
-			if err := yamlWalk(n.Content[i+1], ft, kp, at); err != nil {
+			if err := yamlWalk(n.Content[i+1], ft, kp); err != nil {
 				return err
 			}
 		}
@@ -147,7 +143,7 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 			return want("a list")
 		}
 		for i, c := range n.Content {
-			if err := yamlWalk(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i), at); err != nil {
+			if err := yamlWalk(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
 		}
@@ -155,8 +151,8 @@ func yamlWalk(n *yaml.Node, t reflect.Type, path string, at map[int]string) erro
 		return want("a single value")
 	case k == reflect.Bool && n.Tag != "!!bool":
 		return want("true or false") // yaml.v3 reads yes, no, on and off as YAML 1.1 did
-	case (k == reflect.Int || k == reflect.Int64) && n.Tag != "!!int":
-		return want("a whole number") // yaml.v3 reads 1.0 as the whole number 1
+	case (k == reflect.Int || k == reflect.Int64) && (n.Tag != "!!int" || n.Decode(reflect.New(t).Interface()) != nil):
+		return want("a whole number") // yaml.v3 reads 1.0 as the whole number 1; one too large does not fit
 	}
 	return nil
 }

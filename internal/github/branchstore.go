@@ -735,10 +735,12 @@ func (ix branchIndex) with(rec *state.Record) branchIndex {
 }
 
 // indexFileEntry is an entry's wire form: RFC 3339 times in UTC (with
-// nanoseconds when they have them), null for none.
+// nanoseconds when they have them), null for none; blocked only for a
+// record whose dispatch waits for the setup to change (state.Summary).
 type indexFileEntry struct {
 	NextDue *time.Time `json:"next_due"`
 	Checked *time.Time `json:"checked"`
+	Blocked string     `json:"blocked,omitempty"`
 }
 
 func wireTime(t time.Time) *time.Time {
@@ -768,7 +770,7 @@ func (ix branchIndex) line(n int) string {
 	if !ok {
 		return ""
 	}
-	line, err := json.Marshal(indexFileEntry{NextDue: wireTime(e.NextDue), Checked: wireTime(e.Checked)})
+	line, err := json.Marshal(indexFileEntry{NextDue: wireTime(e.NextDue), Checked: wireTime(e.Checked), Blocked: e.Blocked})
 	if err != nil {
 		panic(fmt.Sprintf("github: branch store: encoding an index entry: %v", err))
 	}
@@ -777,8 +779,9 @@ func (ix branchIndex) line(n int) string {
 
 // parseIndex reads shard k; an absent shard is empty. Anything but an
 // object of positive discussion numbers that belong in shard k, each with
-// exactly next_due and checked (RFC 3339 or null), is an error wrapping
-// state.ErrCorrupt that names the file.
+// exactly next_due and checked (RFC 3339 or null) and, for a blocked
+// record, blocked, is an error wrapping state.ErrCorrupt that names the
+// file.
 func (s *BranchStore) parseIndex(path string, k int, obj *gitObjectNode) (branchIndex, error) {
 	if obj == nil {
 		return branchIndex{}, nil
@@ -802,7 +805,7 @@ func (s *BranchStore) parseIndex(path string, k int, obj *gitObjectNode) (branch
 		case e == nil:
 			return nil, s.fileErr(path, fmt.Sprintf("entry %q is null", key), nil)
 		}
-		ie := state.Summary{Discussion: n, Known: true}
+		ie := state.Summary{Discussion: n, Known: true, Blocked: e.Blocked}
 		if e.NextDue != nil {
 			ie.NextDue = *e.NextDue
 		}

@@ -25,6 +25,7 @@ var (
 	_ resume.Discussions    = (*Client)(nil)
 	_ resume.Dispatcher     = (*Client)(nil)
 	_ resume.ActivityProber = (*Client)(nil)
+	_ resume.ReactionReader = (*Client)(nil)
 )
 
 // Defaults for Config fields left empty.
@@ -97,6 +98,9 @@ type Client struct {
 	// ref is Config.Ref, or the default branch once learned from a
 	// discussion read (repoFacts) or looked up.
 	ref string
+	// setupRef is Config.Ref as given ("" for the default branch), which
+	// Setup names whatever this client learned since.
+	setupRef string
 	// noRunDetails is set once the server refused return_run_details; it
 	// is never sent again by this client.
 	noRunDetails bool
@@ -192,6 +196,7 @@ func New(cfg Config) (*Client, error) {
 		tr:       tr,
 		logf:     logf,
 		ref:      cfg.Ref,
+		setupRef: cfg.Ref,
 		labels:   map[string]string{},
 		parents:  map[string]string{},
 	}, nil

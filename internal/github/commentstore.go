@@ -25,6 +25,7 @@ var (
 	_ resume.PendingAdvisor  = (*CommentStore)(nil)
 	_ resume.Restorer        = (*CommentStore)(nil)
 	_ resume.LabelFinder     = (*CommentStore)(nil)
+	_ resume.Overlooker      = (*CommentStore)(nil)
 )
 
 // sweepSlot is the schedule's usual interval: consecutive sweeps fall in
@@ -85,7 +86,9 @@ type CommentStore struct {
 	saveMu sync.Mutex
 
 	mu sync.Mutex
-	// forged are comments by others that carried a state marker.
+	// forged are comments that carried a state marker recess did not
+	// write: by others, or by recess's identity in a body that is not
+	// exactly what recess writes for the record (see status).
 	forged map[string]bool
 	// stray are status comments read where a sweep's scan does not look
 	// (past a discussion's first and last comments): the next save moves
@@ -94,6 +97,9 @@ type CommentStore struct {
 	// advice is what the last Pending that listed the waiting discussions
 	// could not do (PendingAdvice).
 	advice []string
+	// looked: the last Pending also looked at the recently updated
+	// discussions (the hour's first slot), so Overlooked has nothing to add.
+	looked bool
 }
 
 // NewCommentStore returns the comment store over c.
@@ -101,8 +107,10 @@ func NewCommentStore(c *Client) *CommentStore {
 	return &CommentStore{c: c, forged: map[string]bool{}, stray: map[string]bool{}}
 }
 
-// ForgedMarkers returns the ids of comments not authored by recess that
-// carried a state marker, ignored and reported when seen.
+// ForgedMarkers returns the ids of comments that carried a state marker
+// recess did not write (not authored by recess's identity, or not exactly
+// what recess writes for the record they hold), ignored and reported when
+// seen.
 func (s *CommentStore) ForgedMarkers() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -189,8 +197,10 @@ func outOfScan(comments []storedComment, id string) bool {
 
 // status finds the newest trusted status comment among comments (oldest
 // first) and returns its id and record, Rev set. Markers in comments recess
-// did not author are ignored and reported; a corrupt marker in recess's own
-// comment is ErrCorrupt.
+// did not author, and in comments of recess's identity whose body is not
+// exactly what recess writes for the record they hold (another workflow
+// with the same token reposting someone's text), are ignored and reported;
+// a corrupt marker in recess's own comment is ErrCorrupt.
 func (s *CommentStore) status(n int, comments []storedComment) (string, *state.Record, error) {
 	var (
 		id    string
@@ -202,19 +212,16 @@ func (s *CommentStore) status(n int, comments []storedComment) (string, *state.R
 			continue
 		}
 		if !cm.Mine {
-			s.mu.Lock()
-			first := !s.forged[cm.ID]
-			s.forged[cm.ID] = true
-			s.mu.Unlock()
-			if first {
-				s.logf(n, "ignoring a state marker in comment %s by %q (not authored by recess)", cm.ID, cm.Author)
-			}
+			s.ignore(n, cm.ID, fmt.Sprintf("by %q (not authored by recess)", cm.Author))
 			continue
 		}
 		rec, err := decodeStatus(n, cm.Body)
 		switch {
 		case errors.Is(err, errForeign):
 			s.logf(n, "status comment %s %v", cm.ID, err)
+			continue
+		case errors.Is(err, state.ErrNotExact):
+			s.ignore(n, cm.ID, "by recess's identity, whose body is not what recess writes for the record it holds (another workflow posting with the same token?)")
 			continue
 		case rec == nil && err == nil:
 			continue
@@ -235,15 +242,31 @@ func (s *CommentStore) status(n int, comments []storedComment) (string, *state.R
 	return id, found, nil
 }
 
+// ignore reports, once per comment, a state marker in comment id that is
+// not recess's record.
+func (s *CommentStore) ignore(n int, id, why string) {
+	s.mu.Lock()
+	first := !s.forged[id]
+	s.forged[id] = true
+	s.mu.Unlock()
+	if first {
+		s.logf(n, "ignoring a state marker in comment %s %s", id, why)
+	}
+}
+
 // decodeStatus decodes a status comment body of discussion n: nil and no
 // error when it holds no marker after all; an error wrapping
-// state.ErrCorrupt when its record cannot be read; one wrapping errForeign when it
-// holds another discussion's record.
+// state.ErrCorrupt when its record cannot be read; one wrapping
+// state.ErrNotExact when the body is not exactly what recess writes for the
+// record it holds (state.ReadStatus); one wrapping errForeign when it holds
+// another discussion's record.
 func decodeStatus(n int, body string) (*state.Record, error) {
-	rec, ok, err := state.DecodeComment(body)
+	rec, ok, err := state.ReadStatus(body)
 	switch {
 	case !ok:
 		return nil, nil
+	case errors.Is(err, state.ErrNotExact):
+		return nil, err
 	case err != nil && !errors.Is(err, state.ErrCorrupt):
 		return nil, fmt.Errorf("%w: %w", state.ErrCorrupt, err)
 	case err != nil:
@@ -268,8 +291,10 @@ var errForeign = errors.New("a discussion transferred from another repository?")
 // "foo[bot]"): a marker in anyone else's
 // deleted comment is ignored and reported, as in a live one. The record is
 // decoded as Load decodes it (decodeStatus): a record that does not decode
-// is an error wrapping state.ErrCorrupt, and a record of another discussion
-// (one transferred from another repository) is logged and not restored.
+// is an error wrapping state.ErrCorrupt; a record of another discussion
+// (one transferred from another repository), or one in a body that is not
+// exactly what recess writes for it (another workflow's repost with the
+// same token), is logged and not restored.
 // Whether a status comment still stands is for Save to say: the engine
 // writes the record back with an empty Rev.
 func (s *CommentStore) Lost(ctx context.Context, n int, gone resume.DeletedComment) (*state.Record, error) {
@@ -288,6 +313,9 @@ func (s *CommentStore) Lost(ctx context.Context, n int, gone resume.DeletedComme
 	switch {
 	case errors.Is(err, errForeign):
 		s.logf(n, "the deleted status comment %v; nothing restored", err)
+		return nil, nil
+	case errors.Is(err, state.ErrNotExact):
+		s.logf(n, "ignoring a state marker in a deleted comment by %q: its body is not what recess writes for the record it holds (another workflow posting with the same token?): nothing restored", gone.Author)
 		return nil, nil
 	case err != nil:
 		return nil, s.fail(n, fmt.Errorf("recess's deleted status comment holds a record that cannot be read, so it is not restored: %w", err))
@@ -338,7 +366,7 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 	}
 	n := rec.Discussion
 	stamped := s.c.stamped(rec)
-	body, err := state.EncodeComment(rec.Status, &stamped)
+	body, err := state.StatusBody(&stamped)
 	if err != nil {
 		return s.fail(n, err)
 	}
@@ -578,7 +606,9 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 	// The first labelled are found by the label's search; those after
 	// them by the hourly look.
 	labelled := len(scanned)
-	if now := s.now().UTC(); now.Minute() < int(sweepSlot/time.Minute) {
+	now := s.now().UTC()
+	looked := now.Minute() < int(sweepSlot/time.Minute)
+	if looked {
 		look := 1
 		if now.Hour() == 0 {
 			look = recentDailyPages
@@ -593,6 +623,9 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 			}
 		}
 	}
+	s.mu.Lock()
+	s.looked = looked
+	s.mu.Unlock()
 	var ids []string
 	for _, d := range scanned {
 		ids = append(ids, d.candidates()...)
@@ -619,11 +652,53 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 		case rec != nil && !rec.Pending():
 			// Nothing pending under the label: a stale label, which the
 			// visit of any run puts right.
-		case rec != nil:
+		case rec != nil && i < labelled:
 			out = append(out, summaryOf(rec))
-		case i < labelled:
-			// A discussion found without the label counts only when its
-			// pending record was read.
+		case rec != nil, i < labelled:
+			// A pending record found without its label is visited, which
+			// puts the label back (the next search finds it again); a
+			// labelled discussion whose record was not read is visited
+			// too. A discussion found without the label counts only when
+			// its pending record was read.
+			out = append(out, state.Summary{Discussion: d.Number})
+		}
+	}
+	return out, nil
+}
+
+// Overlooked is resume.Overlooker: the pending records whose discussions
+// lost their waiting label (a person removed it, a labelling failed, a run
+// died between a new record's write and its label), among the 100 most
+// recently updated open discussions, each to be visited. Removing a label
+// updates the discussion, so a label removed since the last sweep is found
+// there. The look is the one the hour's first sweep makes (see Pending): a
+// sweep about to switch itself off makes it whatever its slot, and one
+// whose Pending made it already costs nothing more. Cost: a request for the
+// page, and one for the bodies of recess's comments there.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/objects#repository
+func (s *CommentStore) Overlooked(ctx context.Context) ([]state.Summary, error) {
+	s.mu.Lock()
+	looked := s.looked
+	s.mu.Unlock()
+	if looked {
+		return nil, nil
+	}
+	recent, err := s.recentlyUpdated(ctx, 1)
+	if err != nil {
+		return nil, fmt.Errorf("github: comment store: overlooked: %w", err)
+	}
+	var ids []string
+	for _, d := range recent {
+		ids = append(ids, d.candidates()...)
+	}
+	got, err := s.c.commentsByID(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("github: comment store: overlooked: %w", err)
+	}
+	var out []state.Summary
+	for _, d := range recent {
+		if rec := statusAmong(d.Number, d.candidates(), got); rec != nil && rec.Pending() {
 			out = append(out, state.Summary{Discussion: d.Number})
 		}
 	}
@@ -633,7 +708,7 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 // summaryOf is what a sweep needs of a pending record, as both stores
 // report it.
 func summaryOf(rec *state.Record) state.Summary {
-	return state.Summary{Discussion: rec.Discussion, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked}
+	return state.Summary{Discussion: rec.Discussion, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked, Blocked: rec.Blocked()}
 }
 
 // statusAmong returns the record of the first of ids that is recess's

@@ -271,8 +271,11 @@ func TestCommentStoreRereadsBeforeEveryUpdate(t *testing.T) {
 	save("right_after_the_read", first, nil, []string{"query nodes", "mutation updateDiscussionComment"})
 	save("older_than_the_stores_write", stale, state.ErrConflict, []string{"query nodes"})
 
+	// An admin saves it from the web editor unchanged: GitHub then keeps
+	// it with CRLF line breaks, still recess's body (state.ReadStatus),
+	// but no longer the revision this run read.
 	edited := load()
-	h.edit(func() { status.body += "\n(edited by an admin)" })
+	h.edit(func() { status.body = strings.ReplaceAll(status.body, "\n", "\r\n") })
 	save("after_an_edit_by_hand", edited, state.ErrConflict, []string{"query nodes"})
 
 	// Reactions and other requests in between change nothing of this.
@@ -331,6 +334,39 @@ func TestCommentStoreTrust(t *testing.T) {
 				newer := dueRecord(7, epoch.Add(time.Hour))
 				plant(t, h, d, newer, true)
 				return newer, nil
+			},
+		},
+		{
+			// Another workflow with recess's token reposts someone's
+			// comment that ends with a copy of the record: recess's
+			// identity, but not recess's body for that record.
+			name: "copy_reposted_with_our_identity",
+			setup: func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string) {
+				ours := dueRecord(7, epoch)
+				plant(t, h, d, ours, true)
+				copied := dueRecord(7, epoch.Add(-time.Hour))
+				body, _ := state.EncodeComment("I agree. Where things stand:", copied)
+				repost := h.comment(d, "", "github-actions", body, true)
+				return ours, []string{repost.id}
+			},
+		},
+		{
+			name: "status_with_words_added_by_our_identity",
+			setup: func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string) {
+				ours := dueRecord(7, epoch)
+				plant(t, h, d, ours, true)
+				body, _ := state.StatusBody(dueRecord(7, epoch.Add(-time.Hour)))
+				repost := h.comment(d, "", "github-actions", "Cross-posted from #3:\n\n"+body, true)
+				return ours, []string{repost.id}
+			},
+		},
+		{
+			name: "status_saved_unchanged_from_the_web_editor",
+			setup: func(t *testing.T, h *hub, d *hubDisc) (*state.Record, []string) {
+				ours := dueRecord(7, epoch)
+				body, _ := state.StatusBody(ours)
+				h.comment(d, "", "github-actions", strings.ReplaceAll(body, "\n", "\r\n"), true)
+				return ours, nil
 			},
 		},
 		{

@@ -343,6 +343,63 @@ func (c *Client) Reply(ctx context.Context, discussionID, replyTo, body string) 
 	return &out, nil
 }
 
+// Edit replaces the body of one of recess's comments (a comment GitHub says
+// is gone is resume.ErrNotFound).
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment
+func (c *Client) Edit(ctx context.Context, commentID, body string) error {
+	if _, err := c.updateComment(ctx, commentID, body); err != nil {
+		return fmt.Errorf("github: %w", err)
+	}
+	return nil
+}
+
+// reacted is a subject's reaction groups, as Reacted reads them.
+type reacted struct {
+	ID             string
+	ReactionGroups []reactionGroup
+}
+
+type reactionGroup struct {
+	Content          string
+	ViewerHasReacted bool
+}
+
+// Reacted is resume.ReactionReader: those of subjects (discussion comments
+// or discussions) that carry the token's own reaction r. One request per
+// 100 subjects; reaction groups are no connection, so each costs a point.
+// A subject deleted since its id was learned voids GitHub's answer
+// (NOT_FOUND): the error says so, and the next run, whose read no longer
+// shows it, asks again.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/interfaces#reactable
+func (c *Client) Reacted(ctx context.Context, subjects []string, r resume.Reaction) ([]string, error) {
+	var out []string
+	for chunk := range slices.Chunk(subjects, pageSize) {
+		gids := make([]githubv4.ID, len(chunk))
+		for i, id := range chunk {
+			gids[i] = githubv4.ID(id)
+		}
+		var q struct {
+			Nodes []*struct {
+				S reacted `graphql:"... on Reactable"`
+			} `graphql:"nodes(ids: $ids)"`
+		}
+		if err := c.query(ctx, &q, map[string]any{"ids": gids}); err != nil {
+			return nil, fmt.Errorf("github: reactions: %w", err)
+		}
+		for _, n := range q.Nodes {
+			if n == nil {
+				continue
+			}
+			if n.S.ID != "" && slices.Contains(n.S.ReactionGroups, reactionGroup{Content: string(r), ViewerHasReacted: true}) {
+				out = append(out, n.S.ID)
+			}
+		}
+	}
+	return out, nil
+}
+
 // topLevel returns the comment itself when it is top-level, else its parent:
 // from what earlier reads saw, or one small node query.
 func (c *Client) topLevel(ctx context.Context, id string) (string, error) {

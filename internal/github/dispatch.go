@@ -4,10 +4,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	gogithub "github.com/google/go-github/v92/github"
+	"github.com/shurcooL/githubv4"
 
 	"github.com/recess-action/recess/resume"
 )
@@ -68,6 +72,35 @@ func (c *Client) Dispatch(ctx context.Context, req resume.DispatchRequest) (runI
 		return 0, fmt.Errorf("%s: %w", what, err)
 	}
 	return details.GetWorkflowRunID(), nil
+}
+
+var _ resume.SetupReader = (*Client)(nil)
+
+// Setup is resume.SetupReader: what a dispatch of the agent workflow
+// depends on besides its request, as one string: the workflow file and
+// the ref recess dispatches it on ("HEAD", the default branch, unless the
+// ref input names one), the blob of .github/workflows/FILE there (git's
+// object id of its contents: "absent" when there is no such file), and
+// the inputs recess sends. A person who adds the file, edits it (its
+// inputs, its triggers) or sets recess to another file or ref changes it;
+// nothing else does. One GraphQL request, costing one point.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/objects#repository
+func (c *Client) Setup(ctx context.Context) (string, error) {
+	rev := cmp.Or(c.setupRef, "HEAD")
+	var q repoQuery[struct {
+		Object *struct{ Oid string } `graphql:"object(expression: $expression)"`
+	}]
+	vars := c.repoVars()
+	vars["expression"] = githubv4.String(rev + ":.github/workflows/" + c.workflow)
+	if err := c.query(ctx, &q, vars); err != nil {
+		return "", fmt.Errorf("github: agent workflow %s at %s: %w", c.workflow, rev, err)
+	}
+	blob := "absent"
+	if o := q.Repository.Object; o != nil && o.Oid != "" {
+		blob = o.Oid
+	}
+	return fmt.Sprintf("%s@%s blob %s inputs %s", c.workflow, rev, blob, strings.Join(slices.Sorted(maps.Keys(resume.DispatchRequest{}.Inputs())), ",")), nil
 }
 
 // dispatchRef is Config.Ref, or the repository's default branch: learned for

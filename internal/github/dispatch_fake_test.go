@@ -101,3 +101,66 @@ func TestDispatchOnFakeGitHub(t *testing.T) {
 		})
 	}
 }
+
+// Setup, what a refused dispatch waits to change, names the workflow file,
+// the ref and recess's inputs, and the file's blob on GitHub: "absent" while
+// the repository has no such file; it changes when the file appears, when a
+// new version of it is pushed, and when recess is set to another workflow or
+// ref, and stays the same over anything else (another commit, a run).
+func TestSetupOnFakeGitHub(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	gh := githubfake.New(githubfake.WithClock(clock.Now))
+	gh.Start()
+	t.Cleanup(gh.Close)
+	gh.AddRepo("o", "r")
+	gh.AddToken(testToken, "github-actions[bot]", githubfake.KindBot)
+	ctx := context.Background()
+	setup := func(workflow, ref string) string {
+		t.Helper()
+		c, err := New(Config{Token: testToken, APIURL: gh.URL(), GraphQLURL: gh.GraphQLURL(), Owner: "o", Repo: "r",
+			Workflow: workflow, Ref: ref, Clock: clock, Sleep: clock.Sleep, Logf: t.Logf})
+		if err != nil {
+			t.Fatalf("New = %v", err)
+		}
+		s, err := c.Setup(ctx)
+		if err != nil {
+			t.Fatalf("Setup() = %v", err)
+		}
+		return s
+	}
+	const inputs = " inputs correlation_id,discussion_number,resume_context"
+	missing := setup("agent.yml", "")
+	if want := "agent.yml@HEAD blob absent" + inputs; missing != want {
+		t.Errorf("Setup() without the workflow = %q, want %q", missing, want)
+	}
+	narrow := map[string]githubfake.InputSpec{"correlation_id": {Required: true}}
+	if err := gh.AddWorkflow("o/r", "agent.yml", narrow, nil); err != nil {
+		t.Fatal(err)
+	}
+	added := setup("agent.yml", "")
+	full := map[string]githubfake.InputSpec{"correlation_id": {Required: true}, "discussion_number": {Required: true}, "resume_context": {}}
+	if err := gh.AddWorkflow("o/r", "agent.yml", full, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{
+		"missing":     missing,
+		"added":       added,
+		"new_version": setup("agent.yml", ""),
+		"other_file":  setup("answer.yml", ""),
+		"other_ref":   setup("agent.yml", "main"),
+	}
+	if _, err := gh.Commit("o/r", "main", "another unrelated change", map[string]string{"docs/more.md": "more"}); err != nil {
+		t.Fatal(err)
+	}
+	if again := setup("agent.yml", ""); again != got["new_version"] {
+		t.Errorf("Setup() after an unrelated commit = %q, want it unchanged: %q", again, got["new_version"])
+	}
+	seen := map[string]string{}
+	for name, s := range got {
+		if other, dup := seen[s]; dup {
+			t.Errorf("Setup() is %q both %s and %s; want them told apart", s, other, name)
+		}
+		seen[s] = name
+	}
+}

@@ -23,5 +23,9 @@
 // "github-actions[bot]" in REST, webhooks and GraphQL's viewer. The one
 // exception, a deleted comment known only from its webhook, compares its
 // author with the viewer's login through wait.SameAccount, so the person
-// "foo" is never taken for the app "foo[bot]".
+// "foo" is never taken for the app "foo[bot]". Identity alone does not make
+// a comment recess's record: other workflows of the repository post with
+// the same token, so a comment of recess's identity is its status comment
+// only when its body is exactly what recess writes for the record it holds
+// (state.ReadStatus).
 package github

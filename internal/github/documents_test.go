@@ -41,6 +41,7 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		reply = h.comment(d1, first.id, "bob", "reply", false)
 	}
 	d2 := h.addDiscussion(2)
+	ours := h.comment(d1, "", "github-actions", "a note of recess's", true)
 
 	c := h.client(t, nil)
 	store := NewCommentStore(c)
@@ -55,6 +56,8 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		}},
 		{"react", func() error { return c.React(ctx, first.id, resume.Eyes) }},
 		{"unreact", func() error { return c.Unreact(ctx, first.id, resume.Eyes) }},
+		{"reacted", func() error { _, err := c.Reacted(ctx, []string{first.id, d1.id}, resume.Eyes); return err }},
+		{"edit", func() error { return c.Edit(ctx, ours.id, "edited") }},
 		{"label", func() error { return c.Label(ctx, d2.id, "recess:escalated") }},
 		{"unlabel", func() error { return c.Unlabel(ctx, d2.id, "recess:escalated") }},
 		{"save_create", func() error { return store.Save(ctx, pendingRecord(2)) }},
@@ -76,6 +79,8 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		}},
 		{"activity", func() error { _, err := c.Activity(ctx, []int{1, 2}); return err }},
 		{"pending_search", func() error { _, err := store.Pending(ctx); return err }},
+		{"overlooked", func() error { _, err := NewCommentStore(h.client(t, nil)).Overlooked(ctx); return err }},
+		{"setup", func() error { _, err := c.Setup(ctx); return err }},
 		{"pending_deep_status_comment", func() error {
 			d3 := h.addDiscussion(3)
 			for range scanFirst + 1 {
@@ -156,9 +161,10 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 	// comments by id (a reply's parent, the status re-read, the sweep's
 	// candidates), label lookup, search, a further page of a discussion's
 	// comments for the status comment, recently updated discussions,
-	// activity, and eight mutations. A new document must be driven above,
-	// and this count raised.
-	if got, want := len(docs), 17; got != want {
+	// activity, recess's own reactions, the agent workflow's blob (Setup),
+	// and eight mutations. A new document must be driven above, and this
+	// count raised.
+	if got, want := len(docs), 19; got != want {
 		t.Errorf("distinct documents sent = %d, want %d:\n%s", got, want, strings.Join(keys(docs), "\n"))
 	}
 }

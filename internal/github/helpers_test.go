@@ -485,6 +485,7 @@ func (h *hub) commentObj(c *hubComment) obj {
 		"author":            author,
 		"replyTo":           replyTo,
 		"discussion":        resolver(func(map[string]any) any { return h.discObj(c.disc) }),
+		"reactionGroups":    noReactions(),
 		"replies": resolver(func(args map[string]any) any {
 			return page(c.disc.replies[c.id], args, func(r *hubComment) any { return h.commentObj(r) })
 		}),
@@ -506,6 +507,7 @@ func (h *hub) discObj(d *hubDisc) obj {
 		"author":          obj{"__typename": "User", "login": "alice"},
 		"category":        obj{"__typename": "DiscussionCategory", "name": "General", "slug": "general"},
 		"repository":      h.repoFacts(),
+		"reactionGroups":  noReactions(),
 		"labels": resolver(func(args map[string]any) any {
 			var names []string
 			for n, on := range d.labels {
@@ -520,6 +522,16 @@ func (h *hub) discObj(d *hubDisc) obj {
 			return page(d.comments, args, func(c *hubComment) any { return h.commentObj(c) })
 		}),
 	}
+}
+
+// noReactions is a subject's reaction groups as GitHub answers them when
+// nobody reacted: one per content (the hub keeps no reactions).
+func noReactions() []any {
+	var out []any
+	for _, c := range []string{"THUMBS_UP", "THUMBS_DOWN", "LAUGH", "HOORAY", "CONFUSED", "HEART", "ROCKET", "EYES"} {
+		out = append(out, obj{"__typename": "ReactionGroup", "content": c, "viewerHasReacted": false})
+	}
+	return out
 }
 
 // repoFacts is what a discussion's repository field answers: the default
@@ -594,6 +606,13 @@ func (h *hub) queryRoot(errs *[]any) obj {
 				"discussions": resolver(func(args map[string]any) any {
 					open := h.sortedDiscs(func(d *hubDisc) bool { return !d.closed })
 					return page(open, args, func(d *hubDisc) any { return h.discObj(d) })
+				}),
+				// The default branch holds the agent workflow, agent.yml.
+				"object": resolver(func(args map[string]any) any {
+					if args["expression"] != "HEAD:.github/workflows/agent.yml" {
+						return nil
+					}
+					return obj{"__typename": "Blob", "oid": "9d1c4d1f0e2b3a4c5d6e7f8091a2b3c4d5e6f708"}
 				}),
 			}
 		}),

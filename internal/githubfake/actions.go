@@ -70,9 +70,12 @@ type run struct {
 }
 
 // AddWorkflow declares a workflow file (e.g. "agent.yml") with its
-// workflow_dispatch inputs. runName renders the workflow's run-name from the
-// dispatch inputs; nil means the workflow has no run-name and its runs are
-// named after the workflow.
+// workflow_dispatch inputs, and commits it to the default branch as
+// .github/workflows/FILE, as a person pushing it would. runName renders the
+// workflow's run-name from the dispatch inputs; nil means the workflow has
+// no run-name and its runs are named after the workflow. Adding a file that
+// exists pushes a new version of it: the workflow keeps its id and state,
+// and takes the new inputs (the file gets a new blob).
 func (g *GitHub) AddWorkflow(repoName, file string, inputs map[string]InputSpec, runName func(inputs map[string]string) string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -83,14 +86,41 @@ func (g *GitHub) AddWorkflow(repoName, file string, inputs map[string]InputSpec,
 	if len(inputs) > MaxDispatchInputs {
 		return fmt.Errorf("%w: a workflow declares at most %d inputs", ErrInvalid, MaxDispatchInputs)
 	}
-	wf := &workflow{id: g.newDB() + 100_000_000, file: file, name: strings.TrimSuffix(strings.TrimSuffix(file, ".yml"), ".yaml"),
-		inputs: map[string]InputSpec{}, runName: runName, state: WorkflowActive, created: g.clock(), updated: g.clock()}
-	wf.nodeID = nodeID("W", uint32(r.dbID), uint32(wf.id))
-	for k, v := range inputs {
-		wf.inputs[k] = v
+	wf, ok := r.workflows[file]
+	if !ok {
+		wf = &workflow{id: g.newDB() + 100_000_000, file: file, name: strings.TrimSuffix(strings.TrimSuffix(file, ".yml"), ".yaml"),
+			state: WorkflowActive, created: g.clock()}
+		wf.nodeID = nodeID("W", uint32(r.dbID), uint32(wf.id))
+		r.workflows[file] = wf
 	}
-	r.workflows[file] = wf
+	wf.inputs, wf.runName, wf.updated = maps.Clone(inputs), runName, g.clock()
+	if wf.inputs == nil {
+		wf.inputs = map[string]InputSpec{}
+	}
+	path := ".github/workflows/" + file
+	r.git.commit(qualify(r.defaultBranch), "Update "+path, map[string]string{path: wf.text()}, r.ownerAcct, g.clock())
 	return nil
+}
+
+// text is the workflow's file as the repository holds it: its name and the
+// workflow_dispatch inputs it declares. The fake reads a workflow's inputs
+// from its declaration, never from this text; the text gives the file its
+// contents, and so its blob.
+func (wf *workflow) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: %s\non:\n  workflow_dispatch:\n", wf.name)
+	if len(wf.inputs) > 0 {
+		b.WriteString("    inputs:\n")
+	}
+	for _, k := range slices.Sorted(maps.Keys(wf.inputs)) {
+		in := wf.inputs[k]
+		fmt.Fprintf(&b, "      %s:\n        required: %t\n", k, in.Required)
+		if in.Default != "" {
+			fmt.Fprintf(&b, "        default: %q\n", in.Default)
+		}
+	}
+	b.WriteString("jobs:\n  run:\n    runs-on: ubuntu-latest\n    steps:\n      - run: true\n")
+	return b.String()
 }
 
 // Runs returns the repository's workflow runs, oldest first.

@@ -182,15 +182,21 @@ func (g *GitHub) Commit(repoName, branch, message string, files map[string]strin
 		return "", err
 	}
 	ref := qualify(branch)
-	head, ok := r.git.refs[ref]
-	if !ok {
-		head = r.git.refs[qualify(r.defaultBranch)]
+	if _, ok := r.git.refs[ref]; !ok {
+		r.git.refs[ref] = r.git.refs[qualify(r.defaultBranch)]
 	}
-	entries := maps.Clone(r.git.trees[r.git.commits[head].tree])
+	return r.git.commit(ref, message, files, r.ownerAcct, g.clock()), nil
+}
+
+// commit writes files (path -> contents) on the branch ref (fully
+// qualified, existing) as a new commit and returns its oid.
+func (s *gitStore) commit(ref, message string, files map[string]string, author *identity, at time.Time) string {
+	head := s.refs[ref]
+	entries := maps.Clone(s.trees[s.commits[head].tree])
 	for p, c := range files {
-		entries[p] = r.git.putBlob([]byte(c))
+		entries[p] = s.putBlob([]byte(c))
 	}
-	c := r.git.putCommit(r.git.putTree(entries), []string{head}, message, "", r.ownerAcct, g.clock())
-	r.git.refs[ref] = c.oid
-	return c.oid, nil
+	c := s.putCommit(s.putTree(entries), []string{head}, message, "", author, at)
+	s.refs[ref] = c.oid
+	return c.oid
 }

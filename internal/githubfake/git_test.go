@@ -240,3 +240,35 @@ func TestCommitFile(t *testing.T) {
 		t.Errorf("missing file = %+v, want null", ref.Target.Commit.Missing)
 	}
 }
+
+// A workflow is a file on the default branch: declaring it commits
+// .github/workflows/FILE, and declaring it again pushes a new version (a new
+// blob) of the same workflow, which keeps its id and state.
+func TestWorkflowIsAFileOnTheDefaultBranch(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	const path = ".github/workflows/agent.yml"
+	if _, ok, _ := w.g.File(testRepo, "main", path); ok {
+		t.Fatalf("%s exists before the workflow is declared", path)
+	}
+	if err := w.g.AddWorkflow(testRepo, "agent.yml", map[string]InputSpec{"correlation_id": {Required: true}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	first, ok, _ := w.g.File(testRepo, "main", path)
+	if !ok || !strings.Contains(first, "workflow_dispatch") || !strings.Contains(first, "correlation_id") {
+		t.Fatalf("%s after AddWorkflow = %q, %v; want the file with its dispatch inputs", path, first, ok)
+	}
+	before, _ := w.g.workflowByFile(testRepo, "agent.yml")
+	id := before.id
+	if err := w.g.SetWorkflowState(testRepo, "agent.yml", WorkflowDisabledManually); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.g.AddWorkflow(testRepo, "agent.yml", map[string]InputSpec{"correlation_id": {Required: true}, "resume_context": {}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	second, _, _ := w.g.File(testRepo, "main", path)
+	after, _ := w.g.workflowByFile(testRepo, "agent.yml")
+	if second == first || !strings.Contains(second, "resume_context") || after.id != id || after.state != WorkflowDisabledManually {
+		t.Errorf("a new version: file changed %v, id %d (was %d), state %s; want a new file, the same id and state", second != first, after.id, id, after.state)
+	}
+}

@@ -561,6 +561,27 @@ func (g *GitHub) Reply(parentCommentID, author, body string) (Comment, error) {
 	return g.snapComment(c), nil
 }
 
+// Repost is another workflow of the repository that holds token (the
+// repository's GITHUB_TOKEN, say) reposting comment commentID's body
+// verbatim as a new top-level comment of the same discussion, as
+// cross-post, translation and summary bots do. The repost is the token's
+// identity's comment: GitHub answers viewerDidAuthor true for it to every
+// run that holds the same token, recess's own included.
+func (g *GitHub) Repost(token, commentID string) (Comment, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	who, ok := g.tokens[token]
+	if !ok {
+		return Comment{}, fmt.Errorf("%w: no account holds token %q", ErrUnknownLogin, token)
+	}
+	src, err := g.commentByID(commentID)
+	if err != nil {
+		return Comment{}, err
+	}
+	c := g.addComment(src.disc, nil, who, src.body)
+	return g.snapComment(c), nil
+}
+
 // addComment appends a comment; callers have validated everything.
 func (g *GitHub) addComment(d *discussion, parent *comment, author *identity, body string) *comment {
 	now := g.clock()

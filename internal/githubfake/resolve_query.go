@@ -680,7 +680,8 @@ func (x *executor) gitObject(r *repo, args map[string]any) (any, error) {
 	}
 	expr, _ := argString(args, "expression")
 	rev, path, hasPath := strings.Cut(expr, ":")
-	if rev == "" {
+	if rev == "" || rev == "HEAD" {
+		// HEAD is the default branch's head, as on GitHub.
 		rev = r.defaultBranch
 	}
 	oid, ok := r.git.resolve(rev)

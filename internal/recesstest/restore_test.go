@@ -2,6 +2,7 @@ package recesstest
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -123,5 +124,74 @@ func TestRestore_deleted_event_keeps_the_active_run(t *testing.T) {
 	})
 	if deleted.Total() != plain.Total() {
 		t.Errorf("a deleted comment without a marker cost %v, a plain reconciliation %v", deleted, plain)
+	}
+}
+
+// A resumed run's verdict that posts no reply keeps recess's copy of the
+// record current (so a lost status comment never brings the fired recess
+// back) by editing the comment that carries it: it costs no more than the
+// same verdict with a reply, on either store.
+func TestRestore_copy_kept_within_the_verdicts_budget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	verdicts := []struct {
+		name string
+		doc  func(reply string) func(string, int) string
+	}{
+		{"adjourned", func(reply string) func(string, int) string {
+			if reply == "" {
+				return func(cid string, n int) string {
+					return fmt.Sprintf(`{"verdict":"adjourned","correlation_id":%q,"discussion_number":%d,"replies":[]}`, cid, n)
+				}
+			}
+			return Adjourned(reply)
+		}},
+		{"recessed", func(reply string) func(string, int) string {
+			return Recessed(reply, `{"kind":"elapsed","elapsed":"PT2H"}`)
+		}},
+	}
+	for _, store := range bothStores {
+		for _, v := range verdicts {
+			t.Run(store+"_"+v.name, func(t *testing.T) {
+				t.Parallel()
+				cost := map[bool]Count{}
+				for _, reply := range []bool{true, false} {
+					w := New(t, Options{Store: store})
+					n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":1}`)
+					w.Say(id, "", "bob", "Postgres.")
+					if res := must(t)(w.Engine(nil).Engine.Inbound(ctx, n)); !res.Fired {
+						t.Fatalf("bob's reply did not fire the recess (notes %q)", res.Notes)
+					}
+					r := w.Waiting()[0]
+					cid := r.Inputs["correlation_id"]
+					must(t)(w.Engine(nil).Engine.Claim(ctx, n, cid, r.ID))
+					w.Advance(time.Minute)
+					body := ""
+					if reply {
+						body = "Postgres it is."
+					}
+					verdict, err := w.Engine(nil).Engine.ParseVerdict([]byte(v.doc(body)(cid, n)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					cost[reply] = w.Measure(func() { must(t)(w.Engine(nil).Engine.Verdict(ctx, verdict, r.ID)) })
+					// The newest copy among recess's comments is the
+					// verdict's.
+					var newest *state.Record
+					for _, c := range w.RecessComments(id) {
+						if rec, ok := state.ParseRecessMarker(c.Body); ok {
+							newest = rec
+						}
+					}
+					if newest == nil || len(newest.Applied) == 0 || newest.Applied[len(newest.Applied)-1] != cid {
+						t.Errorf("with a reply %v: the newest copy of the record is %+v, want the one verdict %s wrote", reply, newest, cid)
+					}
+				}
+				t.Logf("verdict with a reply: %v; without: %v", cost[true], cost[false])
+				if without, with := cost[false], cost[true]; without.Total() > with.Total() || without.Writes > with.Writes {
+					t.Errorf("a %s verdict without a reply cost %v, more than with one (%v)", v.name, without, with)
+				}
+			})
+		}
 	}
 }

@@ -7,14 +7,16 @@ import (
 	"time"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
 )
 
 // TestMissingAgentWorkflow: when the workflow input names a file the
 // repository does not have, the run that wants to start the agent fails
 // with an error that names the input, the file and the fix, on a fresh
-// dispatch and on a resume alike; nothing is lost: the discussion stays owed
-// (queued, or its resume's intent kept) without burning an attempt or
-// escalating, and once the input is right the next run dispatches, once.
+// dispatch and on a resume alike, and escalates it once; later runs on the
+// discussion send no dispatch and write nothing. Nothing is lost: the
+// dispatch stays owed (its resume, its attempt) and goes out, once, when
+// the setup changes (here the input is put right).
 func TestMissingAgentWorkflow(t *testing.T) {
 	t.Parallel()
 	for _, store := range bothStores {
@@ -22,20 +24,16 @@ func TestMissingAgentWorkflow(t *testing.T) {
 			t.Parallel()
 			w := New(t, Options{Store: store, Workflow: "agnet.yml"})
 			n, _ := w.Open("alice")
-			for run := 1; run <= 2; run++ {
-				_, err := w.Engine(nil).Engine.Intake(ctx, n)
-				wantMissingWorkflow(t, run, err)
-			}
-			if len(w.Runs()) != 0 {
-				t.Fatalf("agent runs = %d, want none", len(w.Runs()))
-			}
 			// A dry run predicts the failure instead of failing.
 			dry := w.Engine(nil).Engine
 			dry.DryRun = true
-			res, err := dry.Inbound(ctx, n)
-			if err != nil || len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "a real run would fail") {
+			res, err := dry.Intake(ctx, n)
+			if err != nil || len(res.Warnings) == 0 || !strings.Contains(strings.Join(res.Warnings, "\n"), "a real run would fail") {
 				t.Errorf("dry run = %v, warnings %q; want no error and a warning that a real run would fail", err, res.Warnings)
 			}
+			_, err = w.Engine(nil).Engine.Intake(ctx, n)
+			wantMissingWorkflow(t, err)
+			wantBlocked(t, w, n, nil)
 			w.opt.Workflow = ""
 			w.Advance(time.Minute)
 			res = must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
@@ -49,36 +47,54 @@ func TestMissingAgentWorkflow(t *testing.T) {
 			before := len(w.Runs())
 			w.opt.Workflow = "agnet.yml"
 			w.Say(id, "", "bob", "Postgres.")
-			for run := 1; run <= 2; run++ {
-				_, err := w.Engine(nil).Engine.Inbound(ctx, n)
-				wantMissingWorkflow(t, run, err)
-				w.Advance(time.Minute) // the retry delay after a failed call
-			}
-			rec, err := w.Engine(nil).Engine.Store.Load(ctx, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rec.Active == nil || rec.Active.Resume == nil || rec.Escalated != nil || rec.Active.Attempt != 1 {
-				t.Fatalf("record after the failed resumes: active %+v, escalated %+v; want the resume's intent kept at attempt 1, not escalated", rec.Active, rec.Escalated)
-			}
+			_, err := w.Engine(nil).Engine.Inbound(ctx, n)
+			wantMissingWorkflow(t, err)
+			w.Advance(time.Minute)
+			wantBlocked(t, w, n, func(rec *state.Record) bool {
+				return rec.Active.Resume != nil && rec.Active.Attempt == 1 && rec.Active.Resume.FiredBy == "missing_input"
+			})
 			w.opt.Workflow = ""
 			w.Advance(time.Minute)
 			res := must(t)(w.Engine(nil).Engine.Inbound(ctx, n))
-			if got := newRuns(w, before); !res.Dispatched || len(got) != 1 {
-				t.Errorf("with the input fixed: dispatched %v, new agent runs %d; want one (notes %q)", res.Dispatched, len(got), res.Notes)
+			got := newRuns(w, before)
+			if !res.Dispatched || len(got) != 1 {
+				t.Fatalf("with the input fixed: dispatched %v, new agent runs %d; want one (notes %q)", res.Dispatched, len(got), res.Notes)
+			}
+			if by := History(got[0]).FiredBy; by != "missing_input" {
+				t.Errorf("the resume, once the input is right, says fired_by %q; want missing_input (the refused dispatch never ran)", by)
 			}
 		})
 	}
 }
 
-func wantMissingWorkflow(t *testing.T, run int, err error) {
+// wantBlocked checks discussion n after a refused dispatch: escalated once
+// and waiting for the setup to change (and kept as ok says), and that the
+// next run on it sends no dispatch, writes nothing and succeeds.
+func wantBlocked(t *testing.T, w *World, n int, ok func(*state.Record) bool) {
+	t.Helper()
+	rec, err := w.Engine(nil).Engine.Store.Load(ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Active == nil || rec.Active.State != state.RunEscalated || rec.Blocked() == "" || (ok != nil && !ok(rec)) {
+		t.Fatalf("record after the refused dispatch: active %+v, escalated %+v; want an escalation that waits for the setup to change", rec.Active, rec.Escalated)
+	}
+	runs := len(w.Runs())
+	var res *resume.Result
+	c := w.Measure(func() { res, err = w.Engine(nil).Engine.Inbound(ctx, n) })
+	if err != nil || res.Dispatched || len(w.Runs()) != runs || c.Writes != 0 {
+		t.Errorf("the next run on the blocked discussion: %v, dispatched %v, %v; want no error, no dispatch, no write", err, res.Dispatched, c)
+	}
+}
+
+func wantMissingWorkflow(t *testing.T, err error) {
 	t.Helper()
 	if !errors.Is(err, resume.ErrNoWorkflow) {
-		t.Fatalf("run %d = %v, want an error wrapping resume.ErrNoWorkflow", run, err)
+		t.Fatalf("run = %v, want an error wrapping resume.ErrNoWorkflow", err)
 	}
 	for _, want := range []string{"agnet.yml", "workflow input"} {
 		if !strings.Contains(err.Error(), want) {
-			t.Errorf("run %d error %q does not name %q", run, err, want)
+			t.Errorf("run error %q does not name %q", err, want)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/recess-action/recess/internal/text"
 )
 
 // Evaluate evaluates a trigger against what was observed at now. It is pure:
@@ -141,11 +143,7 @@ func (e *evaluator) expiry(t *Trigger, r result) result {
 func (e *evaluator) missingInput(t *Trigger) result {
 	want := max(t.Replies, 1)
 	times := counted(t, e.Observed)
-	noun := " replies"
-	if want == 1 {
-		noun = " reply"
-	}
-	r := result{reason: strconv.Itoa(min(len(times), want)) + " of " + strconv.Itoa(want) + noun}
+	r := result{reason: strconv.Itoa(min(len(times), want)) + " of " + text.Count(want, "reply", "replies")}
 	if len(t.From) > 0 {
 		r.reason += " from " + strings.Join(t.From, ", ")
 	}

@@ -10,16 +10,20 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/recess-action/recess/internal/text"
 )
 
 // JSONLimits bound a document beyond what encoding/json/v2 bounds itself.
-// Zero fields mean no bound of recess's own.
+// The byte limit of each caller and the decoder bound the work (one pass,
+// duplicate names found through a set once an object has more than 64);
+// what they leave is depth: jsontext refuses nesting only past 10,000
+// levels, and a refusal there names a path of 10,000 steps, slow to spell
+// and useless to read. The zero value means no bound of recess's own.
 type JSONLimits struct {
 	// MaxDepth bounds nesting: the top-level object is at depth 1, and an
 	// object or list that would open at depth MaxDepth+1 is refused.
 	MaxDepth int
-	// MaxMembers bounds the members of any one object.
-	MaxMembers int
 }
 
 // ErrUnknownField is what a *FieldError from DecodeJSON wraps when the
@@ -44,8 +48,8 @@ func DecodeJSON(data []byte, root string, v any, lim JSONLimits, opts ...json.Op
 		return &FieldError{Field: root, Reason: "not a JSON object"}
 	}
 	t := reflect.TypeOf(v)
-	if lim != (JSONLimits{}) {
-		if err := checkShape(data, lim); err != nil {
+	if lim.MaxDepth > 0 {
+		if err := checkDepth(data, lim.MaxDepth); err != nil {
 			return jsonError(err, root, t)
 		}
 	}
@@ -53,25 +57,21 @@ func DecodeJSON(data []byte, root string, v any, lim JSONLimits, opts ...json.Op
 	return jsonError(json.Unmarshal(data, v, opts...), root, t)
 }
 
-// checkShape reads the document's tokens once, refusing nesting and
-// member counts over lim before anything is decoded.
-func checkShape(data []byte, lim JSONLimits) error {
+// checkDepth reads the document's tokens once, refusing nesting deeper
+// than maxDepth before anything is decoded.
+func checkDepth(data []byte, maxDepth int) error {
 	d := jsontext.NewDecoder(bytes.NewReader(data))
 	for {
 		tok, err := d.ReadToken()
 		if err != nil {
 			return err
 		}
-		depth := d.StackDepth()
-		if depth == 0 {
+		switch depth := d.StackDepth(); {
+		case depth == 0:
 			// The top-level value is whole; json.Unmarshal judges the rest.
 			return nil
-		}
-		switch kind, n := d.StackIndex(depth); {
-		case lim.MaxDepth > 0 && depth > lim.MaxDepth && (tok.Kind() == '{' || tok.Kind() == '['):
+		case depth > maxDepth && (tok.Kind() == '{' || tok.Kind() == '['):
 			return &shapeError{d.StackPointer(), "nested too deeply"}
-		case lim.MaxMembers > 0 && kind == '{' && n%2 == 1 && (n+1)/2 > int64(lim.MaxMembers):
-			return &shapeError{d.StackPointer(), "too many fields (an object has at most " + strconv.Itoa(lim.MaxMembers) + ")"}
 		}
 	}
 }
@@ -229,15 +229,7 @@ func MemberPath(path, name string) string {
 // characters, invalid UTF-8 and invisible runes escaped) and clipped to 64
 // characters.
 func KeyPath(path, key string) string {
-	n := 0
-	for i := range key {
-		if n == maxPlainName {
-			key = key[:i] + "…"
-			break
-		}
-		n++
-	}
-	return path + "[" + strconv.Quote(key) + "]"
+	return path + "[" + strconv.Quote(text.Clip(key, maxPlainName)) + "]"
 }
 
 // IndexPath returns the path of element i of the list at path: "verdict.replies[2]".

@@ -40,7 +40,7 @@ func FuzzDecodeJSON(f *testing.F) {
 		valid := json.Valid(data)
 		object := valid && bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
 		for _, strict := range []bool{true, false} {
-			lim, opts := JSONLimits{MaxDepth: maxJSONDepth, MaxMembers: maxJSONMembers}, []jsontext.Options(nil)
+			lim, opts := JSONLimits{MaxDepth: maxJSONDepth}, []jsontext.Options(nil)
 			if !strict {
 				lim, opts = JSONLimits{}, []jsontext.Options{jsontext.AllowInvalidUTF8(true)}
 			}

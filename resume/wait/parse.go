@@ -41,9 +41,6 @@ const (
 	// maxJSONDepth bounds nesting while decoding, before any field is
 	// checked; a valid trigger needs 5 levels.
 	maxJSONDepth = 16
-	// maxJSONMembers bounds the members of one object while decoding (a
-	// trigger node has at most 6), which keeps the duplicate-key check cheap.
-	maxJSONMembers = 32
 )
 
 // ParseTrigger decodes and validates a trigger document strictly. Errors are
@@ -59,7 +56,7 @@ func ParseTrigger(data []byte, lim TriggerLimits) (*Trigger, error) {
 		return nil, &FieldError{Field: root, Reason: "document is larger than " + strconv.Itoa(MaxTriggerBytes>>10) + " KiB"}
 	}
 	var doc triggerDoc
-	if err := DecodeJSON(data, root, &doc, JSONLimits{MaxDepth: maxJSONDepth, MaxMembers: maxJSONMembers}); err != nil {
+	if err := DecodeJSON(data, root, &doc, JSONLimits{MaxDepth: maxJSONDepth}); err != nil {
 		return nil, err
 	}
 	return lim.node(&doc, root, 0)

@@ -745,6 +745,9 @@ func pendingCases() []pendingCase {
 	dispatching.Active = &state.Run{CorrelationID: "c-53", State: state.RunDispatching, IntentAt: base.Add(30 * time.Minute)}
 	escalated := plain(58)
 	escalated.Active = &state.Run{CorrelationID: "c-58", State: state.RunEscalated, IntentAt: base}
+	blocked := plain(61)
+	blocked.Active = &state.Run{CorrelationID: "c-61", State: state.RunEscalated, IntentAt: base}
+	blocked.Escalated = &state.Escalation{At: base, Reason: "no such agent workflow", Setup: "agent.yml@HEAD blob absent"}
 	queued := plain(56)
 	queued.Queued = &state.Queued{Until: base.Add(-time.Hour), Reason: "rate limit"}
 	closed := plain(59)
@@ -760,6 +763,7 @@ func pendingCases() []pendingCase {
 		{queued, ptr(base.Add(-time.Hour))},
 		{withRFC(57, ptr(base.Add(time.Hour))), ptr(base.Add(time.Hour))},
 		{escalated, &time.Time{}},
+		{blocked, &time.Time{}},
 		{closed, nil},
 		{twoRFCs, ptr(base.Add(90 * time.Minute))},
 		{withRFC(50, nil), &time.Time{}},
@@ -768,8 +772,8 @@ func pendingCases() []pendingCase {
 
 // checkPending checks a Pending listing against the records stored: the
 // pending ones listed once each, sorted soonest due first (nothing due
-// last, ties by number), and NextDue and Checked right wherever the store
-// says it knows them.
+// last, ties by number), and NextDue, Checked and Blocked right wherever the
+// store says it knows them.
 func checkPending(t *testing.T, got []state.Summary, stored []*state.Record) {
 	t.Helper()
 	want := make(map[int]*state.Record)
@@ -793,8 +797,8 @@ func checkPending(t *testing.T, got []state.Summary, stored []*state.Record) {
 		if rec == nil || !s.Known {
 			continue
 		}
-		if !s.NextDue.Equal(rec.NextDue()) || !s.Checked.Equal(rec.Checked) {
-			t.Errorf("Pending() lists %d with NextDue %v, Checked %v, want %v, %v", s.Discussion, s.NextDue, s.Checked, rec.NextDue(), rec.Checked)
+		if !s.NextDue.Equal(rec.NextDue()) || !s.Checked.Equal(rec.Checked) || s.Blocked != rec.Blocked() {
+			t.Errorf("Pending() lists %d with NextDue %v, Checked %v, Blocked %q, want %v, %v, %q", s.Discussion, s.NextDue, s.Checked, s.Blocked, rec.NextDue(), rec.Checked, rec.Blocked())
 		}
 	}
 	sorted := slices.IsSortedFunc(got, func(a, b state.Summary) int {
