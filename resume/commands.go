@@ -272,7 +272,7 @@ func (p *pass) commands() asked {
 			// toward nothing.
 			p.res.warn("comment %s: %s", c.ID, r.refused.maintainer)
 			p.add(Effect{Kind: EffectReact, Subject: c.ID, Reaction: Confused})
-			p.notify("answer."+c.ID, c.ID, p.text("answer.refused", "why", r.refused.people))
+			p.notify("answer."+c.ID, c.Thread(), p.text("answer.refused", "why", r.refused.people))
 		default:
 			p.command(c, r.cmd, &ask)
 			p.add(Effect{Kind: EffectReact, Subject: c.ID, Reaction: ThumbsUp})
@@ -315,6 +315,6 @@ func (p *pass) command(c *Comment, cmd command, ask *asked) {
 		// that a lost event cannot lose a signal or an extension.
 	}
 	if answer != "" {
-		p.notify("answer."+c.ID, c.ID, answer)
+		p.notify("answer."+c.ID, c.Thread(), answer)
 	}
 }

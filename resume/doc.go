@@ -33,6 +33,8 @@
 //	authority (who may command)           resume/authority.go
 //	scope (categories, labels, wake-on)   resume/scope.go
 //	verdict (applying it)                 resume/verdict.go
+//	where a verdict reply goes (for the   resume/verdict.go (PlaceReply)
+//	  verdict and the agent's tools)
 //	verdict document (reading it)         resume/verdict_parse.go
 //	claim                                 resume/claim.go
 //	a lost status comment: the copies of  resume/restore.go (keepCopy, restore,
@@ -67,6 +69,8 @@
 //	comment store (state-store: comment)  internal/github/commentstore.go
 //	branch store (state-store: branch)    internal/github/branchstore.go
 //	discussions, labels on GitHub         internal/github/discussions.go
+//	a sweep's look for lost events (the   internal/github/discussions.go
+//	  probe, question threads included)     (Client.Activity)
 //	dispatch on GitHub                    internal/github/dispatch.go
 //	a login's permission                  internal/github/permission.go
 //	action mode (env in, outputs out)     internal/action/action.go

@@ -73,7 +73,7 @@ type post struct {
 	index   int
 	replyTo string
 	// answered is the line that says what a reply posted at the top level
-	// instead of under its reply_to answers ("" when none; see placeReply).
+	// instead of under its reply_to answers ("" when none; see PlaceReply).
 	answered string
 	body     string
 	// keep is a marker that also goes into the reply when it fits: the copy

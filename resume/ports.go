@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -39,10 +40,11 @@ type Discussions interface {
 	// Discussion returns the discussion with every comment and reply, oldest
 	// first. A deleted discussion is ErrNotFound.
 	Discussion(ctx context.Context, number int) (*Discussion, error)
-	// Reply posts a comment, under replyTo when it is not empty. replyTo
-	// may be any comment of the discussion: GitHub threads only one level
-	// deep, and the adapter puts a reply to a reply under its parent (the
-	// one place that rule lives).
+	// Reply posts a comment, under replyTo when it is not empty: a
+	// top-level comment of the discussion. GitHub threads only one level
+	// deep and refuses a reply to a reply, so a caller answering any
+	// comment passes the thread it sits in (Comment.Thread; for a verdict
+	// reply, PlaceReply).
 	Reply(ctx context.Context, discussionID, replyTo, body string) (*Comment, error)
 	// Edit replaces the body of a comment recess posted (to keep the copy
 	// of its record that a comment carries current: see pass.keepCopy).
@@ -199,9 +201,8 @@ type Discussion struct {
 }
 
 // DeletedAccount is the login GitHub shows for whatever a deleted account
-// wrote (REST, webhooks and the web; GraphQL answers null). Nobody can hold
-// it, and it may not write to any repository.
-const DeletedAccount = "ghost"
+// wrote (see wait.DeletedAccount).
+const DeletedAccount = wait.DeletedAccount
 
 // Comment is one discussion comment or reply.
 type Comment struct {
@@ -236,13 +237,16 @@ type Comment struct {
 // on its Discussions port; without it a sweep visits every record that waits
 // on people alone, every time.
 type ActivityProber interface {
-	// Activity returns, for each discussion it can vouch for, the creation
-	// time (GitHub's clock) of the newest comment or reply it sees, or the
-	// discussion's own creation time when it sees none. A number left out of
-	// the answer (a deleted, closed or locked discussion, or one it could not
-	// read) must be visited. What "sees" covers is the implementation's to
-	// document; it never reports a time older than a comment it saw.
-	Activity(ctx context.Context, numbers []int) (map[int]time.Time, error)
+	// Activity returns, for each waiting record's discussion it can vouch
+	// for, the creation time (GitHub's clock) of the newest comment or reply
+	// it sees, or the discussion's own creation time when it sees none. It
+	// sees every reply in the record's question threads
+	// (state.Summary.ThreadRoots), however many comments follow them, at a
+	// constant cost each. A discussion left out of the answer (a deleted,
+	// closed or locked discussion, or one it could not read) must be
+	// visited. What else "sees" covers is the implementation's to document;
+	// it never reports a time older than a comment it saw.
+	Activity(ctx context.Context, waiting []state.Summary) (map[int]time.Time, error)
 }
 
 // ReactionReader is an optional extension of Discussions: which subjects

@@ -21,15 +21,18 @@ const (
 	WakeCommand = "command"
 )
 
+// WakeOns are the values wake-on accepts.
+var WakeOns = []string{WakeComment, WakeMention, WakeCommand}
+
 // ParseWakeOn checks a wake-on value; "" is the default, comment.
 func ParseWakeOn(s string) (string, error) {
-	switch v := strings.ToLower(strings.TrimSpace(s)); v {
-	case "":
+	switch v := strings.ToLower(strings.TrimSpace(s)); {
+	case v == "":
 		return WakeComment, nil
-	case WakeComment, WakeMention, WakeCommand:
+	case slices.Contains(WakeOns, v):
 		return v, nil
 	default:
-		return "", &wait.FieldError{Field: "wake-on", Reason: fmt.Sprintf("%q is not one of comment, mention, command", s)}
+		return "", &wait.FieldError{Field: "wake-on", Reason: fmt.Sprintf("%q is not one of %s", s, strings.Join(WakeOns, ", "))}
 	}
 }
 

@@ -212,11 +212,7 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 		}
 		probed = slice
 	}
-	numbers := make([]int, len(probed))
-	for i, s := range probed {
-		numbers[i] = s.Discussion
-	}
-	seen, err := prober.Activity(ctx, numbers)
+	seen, err := prober.Activity(ctx, probed)
 	if err != nil {
 		res.warn("could not probe %s for missed comments (the next sweep probes again): %v", text.Count(len(probed), "waiting discussion", "waiting discussions"), err)
 		return nil

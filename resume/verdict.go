@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/recess-action/recess/internal/text"
@@ -123,8 +124,11 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	}
 	for i, r := range v.Replies {
 		if posted[i] == nil {
-			replyTo, answered := p.placeReply(r.ReplyTo)
-			p.posts = append(p.posts, post{key: v.CorrelationID, index: i, replyTo: replyTo, answered: answered, body: r.Body})
+			pl, answered := PlaceReply(p.d, r.ReplyTo), ""
+			if pl.Answered != "" {
+				answered = p.text("reply.answered", "what", pl.Answered)
+			}
+			p.posts = append(p.posts, post{key: v.CorrelationID, index: i, replyTo: pl.Under, answered: answered, body: r.Body})
 		}
 	}
 	if len(p.posts) > 0 {
@@ -156,44 +160,71 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	return p.intake()
 }
 
-// placeReply says where a verdict reply to the comment id goes: under it
-// (replyTo is id) when people reading the discussion see that comment and
-// its thread, else at the top level with answered saying in words what it
+// Placement is where a verdict reply is posted (PlaceReply): the one rule
+// that the verdict follows and that the agent's tools report before it.
+type Placement struct {
+	// Under is the top-level comment the reply goes under: the thread the
+	// comment its reply_to names sits in (Comment.Thread: that comment, or
+	// its parent when it is itself a reply, as GitHub threads only under a
+	// top-level comment). "" for the top level.
+	Under string
+	// Moved says, in words for the agent, why a reply whose reply_to names
+	// a comment goes to the top level instead ("comment X was deleted");
+	// "" when it goes where it was asked to, or names no comment.
+	Moved string
+	// Answered is what the line that opens a moved reply names (markdown
+	// recess writes itself: the reply.answered text's {what}).
+	Answered string
+}
+
+// PlaceReply says where a verdict reply to the comment id goes in d: under
+// that comment's thread when people reading the discussion see the comment
+// and its thread, else at the top level with a line that says what it
 // answers: a deleted comment (GitHub keeps its placeholder while it has
 // replies, and refuses a reply under it), a minimized one or one in a
-// minimized or deleted thread (readers do not look there), or an id that
-// is not in this discussion. Which top-level comment a reply to a reply
-// goes under is the adapter's rule (Discussions.Reply).
-func (p *pass) placeReply(id string) (replyTo, answered string) {
+// minimized or deleted thread (readers do not look there), recess's own
+// status comment (recess rewrites it, collapses it and moves it to the end
+// of a long discussion), or an id that is not a comment of this discussion
+// (unknown, or in another discussion).
+func PlaceReply(d *Discussion, id string) Placement {
 	if id == "" {
-		return "", ""
+		return Placement{}
 	}
-	c := p.comment(id)
+	find := func(id string) *Comment {
+		for i := range d.Comments {
+			if d.Comments[i].ID == id {
+				return &d.Comments[i]
+			}
+		}
+		return nil
+	}
+	c := find(id)
 	if c == nil {
-		return "", p.text("reply.answered", "what", fmt.Sprintf("a comment this discussion does not show (`%s`)", id))
+		return Placement{Moved: "this discussion shows no comment " + strconv.Quote(text.Clip(id, 64)),
+			Answered: fmt.Sprintf("a comment this discussion does not show (%s)", code(id))}
 	}
 	if c.Deleted {
-		return "", p.text("reply.answered", "what", "a comment that was deleted")
+		return Placement{Moved: "comment " + id + " was deleted", Answered: "a comment that was deleted"}
 	}
-	hiddenThread := false
-	if c.ParentID != "" {
-		parent := p.comment(c.ParentID)
-		hiddenThread = parent == nil || parent.Deleted || parent.Minimized
+	status := c.Mine && state.HasMarker(c.Body)
+	moved, what := "", "a comment"
+	switch parent := find(c.ParentID); {
+	case status:
+		moved, what = "comment "+id+" is recess's status comment, which recess rewrites and moves", "recess's status comment"
+	case c.Minimized:
+		moved, what = "comment "+id+" is hidden (minimized)", "a hidden comment"
+	case c.ParentID != "" && (parent == nil || parent.Deleted || parent.Minimized):
+		moved = "comment " + id + " is a reply under a comment that was deleted or hidden"
+	default:
+		return Placement{Under: c.Thread()}
 	}
-	if !c.Minimized && !hiddenThread {
-		return id, ""
-	}
-	what := "a comment"
-	if c.Minimized {
-		what = "a hidden comment"
-	}
-	if c.Author != "" {
+	if c.Author != "" && !status {
 		what += " by @" + c.Author
 	}
 	if c.URL != "" {
 		what = "[" + what + "](" + c.URL + ")"
 	}
-	return "", p.text("reply.answered", "what", what)
+	return Placement{Moved: moved, Answered: what}
 }
 
 // fits refuses, before anything is posted, a recessed verdict whose record

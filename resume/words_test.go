@@ -200,12 +200,16 @@ func TestWords(t *testing.T) {
 		entry("refused: /recess signal secuirty-review (nothing awaits it)", p.text("answer.refused", "why", wordsPass(Config{}, waiting).refusal(command{name: "signal", arg: "secuirty-review"}, wordsT0).people))
 		entry("refused: /recess signal ci (no recess waits for a signal)", p.text("answer.refused", "why", p.refusal(command{name: "signal", arg: "ci"}, wordsT0).people))
 		entry("cancel with nothing open", p.text("answer.no_recess", "command", "cancel"))
+		status, err := state.EncodeComment("✅ Nothing is pending here.", state.New(1))
+		if err != nil {
+			t.Fatal(err)
+		}
 		q := wordsPass(Config{}, state.New(1),
 			Comment{ID: "DC_gone", Deleted: true, CreatedAt: wordsT0},
-			Comment{ID: "DC_hidden", Author: "bob", URL: "https://github.com/o/r/discussions/1#discussioncomment-2", Minimized: true, CreatedAt: wordsT0})
-		for _, id := range []string{"DC_gone", "DC_hidden", "DC_elsewhere"} {
-			_, line := q.placeReply(id)
-			entry("verdict reply placed at the top level: "+id, line)
+			Comment{ID: "DC_hidden", Author: "bob", URL: "https://github.com/o/r/discussions/1#discussioncomment-2", Minimized: true, CreatedAt: wordsT0},
+			Comment{ID: "DC_status", Author: "github-actions", Mine: true, Body: status, URL: "https://github.com/o/r/discussions/1#discussioncomment-3", CreatedAt: wordsT0})
+		for _, id := range []string{"DC_gone", "DC_hidden", "DC_status", "DC_elsewhere"} {
+			entry("verdict reply placed at the top level: "+id, q.text("reply.answered", "what", PlaceReply(q.d, id).Answered))
 		}
 		entry("resume with nothing open", p.text("answer.no_recess", "command", "resume"))
 		entry("retry with nothing escalated", p.text("answer.not_escalated"))

@@ -172,13 +172,13 @@ func (w *world) Reply(_ context.Context, discussionID, replyTo, body string) (*r
 			continue
 		}
 		if replyTo != "" {
-			// The adapter's side of the port: GitHub threads one level
-			// deep, so a reply to a reply goes under its parent.
+			// GitHub threads one level deep and refuses a reply to a
+			// reply: the caller names the thread.
 			ok := false
 			for _, c := range d.Comments {
 				if c.ID == replyTo {
 					if c.ParentID != "" {
-						replyTo = c.ParentID
+						return nil, fmt.Errorf("reply to %s: it is itself a reply; reply to its top-level comment instead", replyTo)
 					}
 					ok = true
 				}

@@ -3,6 +3,7 @@ package state
 import (
 	"cmp"
 	"errors"
+	"maps"
 	"slices"
 	"time"
 
@@ -42,6 +43,10 @@ const (
 	MaxReplyIDs = 32
 	// MaxTriggerBytes bounds a stored trigger document.
 	MaxTriggerBytes = wait.MaxTriggerBytes
+	// MaxWatchedThreads bounds the threads a summary names
+	// (Summary.ThreadRoots), so that looking into them costs a sweep a
+	// constant per waiting discussion.
+	MaxWatchedThreads = 10
 )
 
 // Record is everything recess keeps for one discussion. It holds cursors and
@@ -304,8 +309,32 @@ func (r *Record) NextDue() time.Time {
 	return next
 }
 
+// ThreadRoots are the threads (top-level comments) where the open recesses
+// asked their questions (RFC.ThreadRoots), newest recess first, each once,
+// at most MaxWatchedThreads: where people answer, and where a sweep looks
+// for an answer whose event was lost, however many newer comments follow.
+func (r *Record) ThreadRoots() []string {
+	var rfcs []*RFC
+	for _, id := range slices.Sorted(maps.Keys(r.OpenRFCs)) {
+		if o := r.OpenRFCs[id]; o != nil {
+			rfcs = append(rfcs, o)
+		}
+	}
+	slices.SortStableFunc(rfcs, func(a, b *RFC) int { return b.OpenedAt.Compare(a.OpenedAt) })
+	var out []string
+	for _, o := range rfcs {
+		for _, root := range o.ThreadRoots {
+			if len(out) < MaxWatchedThreads && !slices.Contains(out, root) {
+				out = append(out, root)
+			}
+		}
+	}
+	return out
+}
+
 // Summary is what a store can tell about a record without reading it whole:
-// enough for a sweep to choose what to visit, soonest due first.
+// enough for a sweep to choose what to visit, soonest due first, and to
+// look for activity it missed.
 type Summary struct {
 	Discussion int
 	// NextDue as of the last write; zero when nothing is due by time.
@@ -318,6 +347,8 @@ type Summary struct {
 	// Blocked is Record.Blocked as of the last write: a sweep visits the
 	// record when the setup it waits on has changed.
 	Blocked string
+	// ThreadRoots are Record.ThreadRoots as of the last write.
+	ThreadRoots []string
 }
 
 // SortSummaries puts summaries in the order every store's Pending returns

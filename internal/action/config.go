@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	gh "github.com/recess-action/recess/internal/github"
+	"github.com/recess-action/recess/internal/workflows"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 )
@@ -193,14 +194,35 @@ const (
 	storeBranch  = "branch"
 )
 
+// stores are the values input state-store accepts.
+var stores = []string{storeComment, storeBranch}
+
+// inThreads is input threads (SPEC "Threads"): which kinds of thread
+// recess serves, comma separated. The action does not read it yet; its
+// choices live here so that `recess check` knows setups written for it.
+const inThreads = "threads"
+
+// threadKinds are the values input threads lists.
+var threadKinds = []string{"discussions", "issues", "pull-requests"}
+
+// inputChoices are the inputs that accept only some values, and those
+// values: the one list that runs and `recess check` both hold inputs to.
+// command's install is the action's own (action.yml stops there, before
+// the binary).
+var inputChoices = []workflows.Choice{
+	{Input: inCommand, Values: append(slices.Clone(actionCommands), cmdInstall)},
+	{Input: inStateStore, Values: stores},
+	{Input: inWakeOn, Values: resume.WakeOns},
+	{Input: inThreads, Values: threadKinds, List: true},
+}
+
 // checkStore refuses a state store recess does not have; field names where
 // the value came from.
 func checkStore(field, store string) error {
-	switch store {
-	case storeComment, storeBranch:
+	if slices.Contains(stores, store) {
 		return nil
 	}
-	return &wait.FieldError{Field: field, Reason: fmt.Sprintf("%q is not %s or %s", store, storeComment, storeBranch)}
+	return &wait.FieldError{Field: field, Reason: fmt.Sprintf("%q is not %s", store, strings.Join(stores, " or "))}
 }
 
 // newSettings is a run's configuration before any input or policy file:

@@ -302,7 +302,7 @@ func TestReadme_check_workflow_keeps_the_quick_start_clean(t *testing.T) {
 	for name, text := range quickStartFiles(t) {
 		fsys[".github/workflows/"+name] = &fstest.MapFile{Data: []byte(text)}
 	}
-	findings, err := workflows.CheckRepo(fsys)
+	findings, err := workflows.CheckRepo(fsys, CheckKnown(""))
 	if err != nil {
 		t.Fatal(err)
 	}

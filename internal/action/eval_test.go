@@ -204,6 +204,8 @@ func TestRunEval(t *testing.T) {
 			wantStderr: `recess eval: trigger.elapsed: invalid duration "P1.5DT2H": only the smallest unit present may have a fraction`},
 		{name: "refused_replies_zero", args: evalArgs(`{"kind":"missing_input","replies":0}`), wantCode: 2,
 			wantStderr: `recess eval: trigger.replies: must be at least 1`},
+		{name: "refused_from_deleted_account", args: evalArgs(`{"kind":"missing_input","replies":1,"from":["alice","Ghost"]}`), wantCode: 2,
+			wantStderr: `recess eval: trigger.from[1]: "Ghost" is the name GitHub shows for every deleted account, not a person's login`},
 		{name: "refused_unknown_kind", args: evalArgs(`{"kind":"later"}`), wantCode: 2,
 			wantStderr: `recess eval: trigger.kind: unknown kind "later" (want missing_input, elapsed, escalation_needed, any or all)`},
 		{name: "refused_unknown_field", args: evalArgs(`{"kind":"elapsed","elapsed":"P1D","foo":true}`), wantCode: 2,

@@ -92,7 +92,8 @@ func TestExamples_pass_check_in_the_quick_start(t *testing.T) {
 				t.Fatalf("%s stands for no file of the quick start (%s)", name, as)
 			}
 			files[as] = string(data)
-			findings, err := workflows.CheckRepo(os.DirFS(writeSetup(t, files)))
+			dir := writeSetup(t, files)
+			findings, err := workflows.CheckRepo(os.DirFS(dir), CheckKnown(dir))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -200,7 +200,7 @@ func TestInit_choices_keep_the_rules(t *testing.T) {
 					t.Errorf("the front door's choices %q differ from the sweep's %q", door, apart)
 				}
 			}
-			findings, err := workflows.CheckRepo(os.DirFS(dir))
+			findings, err := workflows.CheckRepo(os.DirFS(dir), CheckKnown(dir))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -27,6 +27,9 @@ const (
 	cmdVisit       = "visit"
 	cmdStatus      = "status"
 	CommandClaim   = "claim"
+	// cmdInstall only puts the binary on PATH: action.yml does it and never
+	// runs the binary with it.
+	cmdInstall = "install"
 )
 
 // actionCommands are the values input command accepts.

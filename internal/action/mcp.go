@@ -85,20 +85,8 @@ type mcpServer struct {
 
 // runMCP is `recess mcp`. It serves until the client closes stdin.
 func runMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("recess mcp", flag.ContinueOnError)
 	o := mcpOptions{Workspace: getenv("GITHUB_WORKSPACE")}
-	fs.StringVar(&o.VerdictFile, "verdict-file", getenv("RECESS_VERDICT_FILE"), "where a successful recess or adjourn writes the verdict (fallback RECESS_VERDICT_FILE)")
-	fs.StringVar(&o.CorrelationID, "correlation-id", getenv("RECESS_CORRELATION_ID"), "the run's correlation id (fallback RECESS_CORRELATION_ID)")
-	fs.StringVar(&o.Discussion, "discussion", getenv("RECESS_DISCUSSION"), "the discussion number (fallback RECESS_DISCUSSION)")
-	fs.StringVar(&o.Token, "token", getenv("RECESS_READ_TOKEN"), "a token that can read the repository's discussions (discussions: read), for read_discussion and reply_to checks (fallback RECESS_READ_TOKEN)")
-	fs.StringVar(&o.Repo, "repo", getenv("GITHUB_REPOSITORY"), "OWNER/NAME of the repository (fallback GITHUB_REPOSITORY); needed with --token")
-	fs.StringVar(&o.APIURL, "api-url", getenv("GITHUB_API_URL"), "GitHub's REST base (fallback GITHUB_API_URL, default "+gh.DefaultAPIURL+")")
-	fs.StringVar(&o.GraphQLURL, "graphql-url", getenv("GITHUB_GRAPHQL_URL"), "GitHub's GraphQL endpoint (fallback GITHUB_GRAPHQL_URL, default derived from --api-url)")
-	fs.StringVar(&o.ResumeContext, "resume-context", getenv("RECESS_RESUME_CONTEXT"), "the run's resume_context input, empty on a first run (fallback RECESS_RESUME_CONTEXT)")
-	rcFile := fs.String("resume-context-file", getenv("RECESS_RESUME_CONTEXT_FILE"), "read the resume_context from this file instead; an empty file is a first run (fallback RECESS_RESUME_CONTEXT_FILE)")
-	fs.StringVar(&o.MaxRecess, "max-recess", getenv("RECESS_MAX_RECESS"), "the longest wait a trigger may name, an ISO-8601 duration (fallback RECESS_MAX_RECESS; default from the policy file, else P90D)")
-	fs.StringVar(&o.AllowedKinds, "allowed-kinds", getenv("RECESS_ALLOWED_KINDS"), "comma-separated trigger kinds a recess may use (fallback RECESS_ALLOWED_KINDS; default from the policy file, else all)")
-	fs.StringVar(&o.Config, "config", getenv("RECESS_CONFIG"), "the policy file (fallback RECESS_CONFIG; default .github/recess.yml under GITHUB_WORKSPACE, if present)")
+	fs, rcFile := mcpFlags(&o, getenv)
 	say := func(code int, format string, args ...any) int {
 		fmt.Fprintf(stderr, "recess mcp: "+format+"\n", args...)
 		return code
@@ -130,6 +118,26 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		return say(exitNoVerdict, "input ended and no verdict was given (neither recess nor adjourn succeeded): the verdict step will find no verdict file")
 	}
 	return 0
+}
+
+// mcpFlags are recess mcp's flags, filling o; rcFile receives
+// --resume-context-file. `recess check` holds a lead's MCP configuration to
+// the same flags.
+func mcpFlags(o *mcpOptions, getenv func(string) string) (fs *flag.FlagSet, rcFile *string) {
+	fs = flag.NewFlagSet("recess mcp", flag.ContinueOnError)
+	fs.StringVar(&o.VerdictFile, "verdict-file", getenv("RECESS_VERDICT_FILE"), "where a successful recess or adjourn writes the verdict (fallback RECESS_VERDICT_FILE)")
+	fs.StringVar(&o.CorrelationID, "correlation-id", getenv("RECESS_CORRELATION_ID"), "the run's correlation id (fallback RECESS_CORRELATION_ID)")
+	fs.StringVar(&o.Discussion, "discussion", getenv("RECESS_DISCUSSION"), "the discussion number (fallback RECESS_DISCUSSION)")
+	fs.StringVar(&o.Token, "token", getenv("RECESS_READ_TOKEN"), "a token that can read the repository's discussions (discussions: read), for read_discussion and reply_to checks (fallback RECESS_READ_TOKEN)")
+	fs.StringVar(&o.Repo, "repo", getenv("GITHUB_REPOSITORY"), "OWNER/NAME of the repository (fallback GITHUB_REPOSITORY); needed with --token")
+	fs.StringVar(&o.APIURL, "api-url", getenv("GITHUB_API_URL"), "GitHub's REST base (fallback GITHUB_API_URL, default "+gh.DefaultAPIURL+")")
+	fs.StringVar(&o.GraphQLURL, "graphql-url", getenv("GITHUB_GRAPHQL_URL"), "GitHub's GraphQL endpoint (fallback GITHUB_GRAPHQL_URL, default derived from --api-url)")
+	fs.StringVar(&o.ResumeContext, "resume-context", getenv("RECESS_RESUME_CONTEXT"), "the run's resume_context input, empty on a first run (fallback RECESS_RESUME_CONTEXT)")
+	rcFile = fs.String("resume-context-file", getenv("RECESS_RESUME_CONTEXT_FILE"), "read the resume_context from this file instead; an empty file is a first run (fallback RECESS_RESUME_CONTEXT_FILE)")
+	fs.StringVar(&o.MaxRecess, "max-recess", getenv("RECESS_MAX_RECESS"), "the longest wait a trigger may name, an ISO-8601 duration (fallback RECESS_MAX_RECESS; default from the policy file, else P90D)")
+	fs.StringVar(&o.AllowedKinds, "allowed-kinds", getenv("RECESS_ALLOWED_KINDS"), "comma-separated trigger kinds a recess may use (fallback RECESS_ALLOWED_KINDS; default from the policy file, else all)")
+	fs.StringVar(&o.Config, "config", getenv("RECESS_CONFIG"), "the policy file (fallback RECESS_CONFIG; default .github/recess.yml under GITHUB_WORKSPACE, if present)")
+	return fs, rcFile
 }
 
 // startMCP reads the flags into o and starts the server; an error names

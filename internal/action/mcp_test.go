@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +29,7 @@ import (
 	"github.com/recess-action/recess/internal/recesstest"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // The MCP tests drive the real binary over real stdio pipes with the SDK's
@@ -215,6 +218,7 @@ func TestMCPRefusesBadCallsAndWritesNothing(t *testing.T) {
 		{"negative_replies", nil, "recess", map[string]any{"summary": "s", "replies_needed": -1}, "replies_needed"},
 		{"nothing_to_wait_for", nil, "recess", map[string]any{"summary": "s"}, "replies_needed"},
 		{"from_without_replies", nil, "recess", map[string]any{"summary": "s", "from": []any{"alice"}, "elapsed": "P1D"}, "replies_needed"},
+		{"from_deleted_account", nil, "recess", map[string]any{"summary": "s", "replies_needed": 1, "from": []any{"alice", "ghost"}}, "from[1]"},
 		{"unknown_combine", nil, "recess", map[string]any{"summary": "s", "replies_needed": 1, "elapsed": "P1D", "combine": "either"}, "combine"},
 		{"unknown_on_expire", nil, "recess", map[string]any{"summary": "s", "replies_needed": 1, "expires": "P2D", "on_expire": "later"}, "on_expire"},
 		{"trigger_as_object", nil, "recess", map[string]any{"summary": "s", "trigger": map[string]any{"kind": "elapsed", "elapsed": "P1D"}}, "trigger"},
@@ -437,7 +441,7 @@ func TestMCPReplyQueue(t *testing.T) {
 	for i := 2; i <= resume.MaxReplies; i++ {
 		var out replyOutput
 		structured(t, call(t, s, "reply", map[string]any{"body": "more"}), &out)
-		if want := (replyOutput{Queued: i, Max: resume.MaxReplies}); out != want {
+		if want := (replyOutput{Queued: i, Max: resume.MaxReplies, Checked: true}); out != want {
 			t.Errorf("reply %d = %+v, want %+v", i, out, want)
 		}
 	}
@@ -676,7 +680,13 @@ type sessionWorld struct {
 
 func newSessionWorld(t *testing.T) *sessionWorld {
 	t.Helper()
-	w := recesstest.New(t, recesstest.Options{})
+	return newSessionWorldOn(t, "comment")
+}
+
+// newSessionWorldOn is a sessionWorld on the given store.
+func newSessionWorldOn(t *testing.T, store string) *sessionWorld {
+	t.Helper()
+	w := recesstest.New(t, recesstest.Options{Store: store})
 	n, id := w.Open("alice")
 	bob := w.Say(id, "", "bob", "Which storage backend is this for?")
 	if _, err := w.Engine(nil).Engine.Intake(context.Background(), n); err != nil {
@@ -760,8 +770,6 @@ func TestMCPGoClientSession(t *testing.T) {
 	}
 	if status == "" {
 		t.Errorf("read_discussion shows no status comment: %+v", d.Comments)
-	} else if got := refusedField(t, call(t, s, "reply", map[string]any{"body": "x", "reply_to": status})); got != "reply_to" {
-		t.Errorf("reply under the status comment refused as %q, want reply_to", got)
 	}
 	want := []commentOutput{{ID: sw.question, Author: "bob", CreatedAt: sw.w.Now().Format(time.RFC3339), Thread: sw.question,
 		Body: "Which storage backend is this for?", CanReplyTo: true}}
@@ -769,13 +777,12 @@ func TestMCPGoClientSession(t *testing.T) {
 		t.Errorf("people's comments (-want +got):\n%s", diff)
 	}
 
-	res := call(t, s, "reply", map[string]any{"body": "Postgres or SQLite?", "reply_to": "DC_nope"})
-	if got := refusedField(t, res); got != "reply_to" || !strings.Contains(resultText(res), sw.question) {
-		t.Errorf("unknown reply_to refused as %q (%s), want reply_to listing %s", got, resultText(res), sw.question)
+	if got := refusedField(t, call(t, s, "reply", map[string]any{"body": "Postgres or SQLite?", "reply_to": "DC nope"})); got != "reply_to" {
+		t.Errorf("reply_to that cannot be an id refused as %q, want reply_to", got)
 	}
 	var r replyOutput
 	structured(t, call(t, s, "reply", map[string]any{"body": "Postgres or SQLite?", "reply_to": sw.question}), &r)
-	if r != (replyOutput{Queued: 1, Max: resume.MaxReplies, ReplyTo: sw.question}) {
+	if r != (replyOutput{Queued: 1, Max: resume.MaxReplies, ReplyTo: sw.question, PostedUnder: sw.question, Checked: true}) {
 		t.Errorf("reply = %+v", r)
 	}
 	if got := refusedField(t, call(t, s, "recess", map[string]any{"summary": "waiting", "replies_needed": 1, "elapsed": "2 days"})); got != "elapsed" {
@@ -800,6 +807,143 @@ func TestMCPGoClientSession(t *testing.T) {
 	structured(t, call(t, s2, "resume_context", nil), &c)
 	if c.FirstRun || !strings.Contains(c.Prompt, "Postgres, please.") {
 		t.Errorf("resume_context = %+v", c)
+	}
+}
+
+// Where a reply goes is one rule (resume.PlaceReply): the reply tool tells
+// the model where the verdict step will post it, and the verdict step posts
+// it there. bob's comment "top" has carol's "reply" under it; "other" is a
+// comment in another discussion; "status" is recess's status comment (the
+// comment store's). hide deletes or minimizes top before the model asks.
+func TestMCPReply_says_where_the_verdict_posts_it(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		hide    string // "", "delete" or "minimize"
+		replyTo string // top, reply, other, status, or a literal id
+		under   string // where it goes: top, or "" for the top level
+		note    string // what the tool's note must hold ("" for none)
+		store   string // only on this store ("" for both)
+	}{
+		{name: "top_level_comment", replyTo: "top", under: "top"},
+		{name: "reply_goes_under_its_parent", replyTo: "reply", under: "top"},
+		{name: "deleted_comment", hide: "delete", replyTo: "top", note: "was deleted"},
+		{name: "reply_under_a_deleted_comment", hide: "delete", replyTo: "reply", note: "under a comment that was deleted or hidden"},
+		{name: "reply_under_a_minimized_comment", hide: "minimize", replyTo: "reply", note: "under a comment that was deleted or hidden"},
+		{name: "minimized_comment", hide: "minimize", replyTo: "top", note: "is hidden (minimized)"},
+		{name: "status_comment", replyTo: "status", note: "recess's status comment", store: "comment"},
+		{name: "unknown_comment", replyTo: "DC_kwDOAAAAAAAAnope", note: "shows no comment"},
+		{name: "comment_in_another_discussion", replyTo: "other", note: "shows no comment"},
+	}
+	for _, store := range []string{"comment", "branch"} {
+		for _, tt := range tests {
+			if tt.store != "" && tt.store != store {
+				continue
+			}
+			t.Run(store+"_"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				sw := newSessionWorldOn(t, store)
+				_, otherID := sw.w.Open("dora")
+				ids := map[string]string{"top": sw.question, "other": sw.w.Say(otherID, "", "dora", "elsewhere"),
+					"reply": sw.w.Say(sw.discussionID, sw.question, "carol", "S3, surely")}
+				for _, c := range sw.w.RecessComments(sw.discussionID) {
+					if state.HasMarker(c.Body) {
+						ids["status"] = c.ID
+					}
+				}
+				var err error
+				switch tt.hide {
+				case "delete":
+					err = sw.w.GH.DeleteComment(ids["top"])
+				case "minimize":
+					err = sw.w.GH.MinimizeComment(ids["top"], "OFF_TOPIC")
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				replyTo := tt.replyTo
+				if id, ok := ids[replyTo]; ok {
+					replyTo = id
+				}
+
+				s := mcpSession(t, []string{"RECESS_NOW=" + sw.w.Now().Format(time.RFC3339)}, sw.args(sw.run, sw.verdictFile)...)
+				res := call(t, s, "reply", map[string]any{"body": "Postgres or SQLite?", "reply_to": replyTo})
+				var got replyOutput
+				structured(t, res, &got)
+				want := replyOutput{Queued: 1, Max: resume.MaxReplies, ReplyTo: replyTo, PostedUnder: ids[tt.under], Checked: true, Note: got.Note}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("reply (-want +got):\n%s", diff)
+				}
+				if (tt.note == "") != (got.Note == "") || !strings.Contains(got.Note, tt.note) {
+					t.Errorf("reply's note = %q, want one holding %q", got.Note, tt.note)
+				}
+				structured(t, call(t, s, "adjourn", map[string]any{"summary": "answered"}), &verdictOutput{})
+
+				doc, err := os.ReadFile(sw.verdictFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stale, err := sw.w.Answer(ctx, sw.run, func(string, int) string { return string(doc) }); err != nil || stale {
+					t.Fatalf("verdict step: stale %v, err %v", stale, err)
+				}
+				var posted []githubfake.Comment
+				for _, c := range sw.w.RecessComments(sw.discussionID) {
+					if k, _, ok := state.ParseReplyMarker(c.Body); ok && k == sw.run.Inputs["correlation_id"] {
+						posted = append(posted, c)
+					}
+				}
+				if len(posted) != 1 {
+					t.Fatalf("verdict step posted %d replies, want 1", len(posted))
+				}
+				if posted[0].ParentID != got.PostedUnder {
+					t.Errorf("verdict step posted the reply under %q; the reply tool said %q (%s)", posted[0].ParentID, got.PostedUnder, resultText(res))
+				}
+				if lead := strings.HasPrefix(posted[0].Body, "↪️ In answer to"); lead != (got.Note != "") {
+					t.Errorf("posted reply opens with a line saying what it answered: %v; the reply tool's note: %q", lead, got.Note)
+				}
+			})
+		}
+	}
+}
+
+// A reply_to the server could not check (GitHub unreachable, or no read
+// token) is said to be unchecked, never reported as placed: the reply is
+// queued, and the verdict step places it by the same rule.
+func TestMCPReply_unchecked_reply_to_is_said_so(t *testing.T) {
+	t.Parallel()
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close() // nothing listens there any more
+	tests := []struct {
+		name string
+		args []string
+		note string
+	}{
+		{"github_unreachable", []string{"--token", "t", "--repo", "o/r", "--api-url", down.URL, "--graphql-url", down.URL + "/graphql"}, "could not be read"},
+		{"no_read_token", nil, "without --token"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "v.json")
+			s := mcpSession(t, nil, flags(path, tt.args...)...)
+			res := call(t, s, "reply", map[string]any{"body": "Postgres or SQLite?", "reply_to": "DC_nope"})
+			var got replyOutput
+			structured(t, res, &got)
+			if got.Checked || got.PostedUnder != "" || !strings.Contains(got.Note, tt.note) {
+				t.Errorf("reply = %+v, want it unchecked, with a note holding %q", got, tt.note)
+			}
+			if text := resultText(res); !strings.Contains(text, "not checked") || strings.Contains(text, "under comment DC_nope") {
+				t.Errorf("reply said %q, want it to say reply_to was not checked, and not where it goes", text)
+			}
+			res = call(t, s, "adjourn", map[string]any{"summary": "answered", "replies": []any{map[string]any{"body": "More.", "reply_to": "DC_gone"}}})
+			if text := resultText(res); res.IsError || !strings.Contains(text, "replies[0]: for comment DC_gone, not checked") {
+				t.Errorf("adjourn said %q, want the written verdict and its reply_to said to be unchecked", text)
+			}
+			if v := readVerdict(t, path, "c-1", 7); len(v.Replies) != 2 {
+				t.Errorf("verdict holds %d replies, want both", len(v.Replies))
+			}
+		})
 	}
 }
 
@@ -1208,6 +1352,7 @@ func FuzzMCPToolCall(f *testing.F) {
 	f.Add("recess", []byte(`{"summary":"s","elapsed":"P1DT1.5H","expires":"P2D","on_expire":"cancel","replies":[{"body":"q","reply_to":"DC_1"}]}`))
 	f.Add("recess", []byte(`{"summary":"s","replies_needed":1,"from":["a"],"thread_only":true,"signal":"go","combine":"all"}`))
 	f.Add("recess", []byte(`{"summary":"s","elapsed":"P91D"}`))
+	f.Add("recess", []byte(`{"summary":"s","replies_needed":1,"from":["ghost"]}`))
 	f.Add("adjourn", []byte(`{"summary":"done","replies":[{"body":"answer"}]}`))
 	f.Add("adjourn", []byte(`{"summary":"s","summary":"t"}`))
 	f.Add("adjourn", []byte(`{"summary":"s","replies":{"body":"x"}}`))

@@ -36,9 +36,12 @@ type replyArg struct {
 }
 
 type replyOutput struct {
-	Queued  int    `json:"queued" jsonschema:"replies queued so far in this run"`
-	Max     int    `json:"max" jsonschema:"the most replies one verdict may post"`
-	ReplyTo string `json:"reply_to" jsonschema:"the comment this reply answers under; \"\" for a new top-level comment"`
+	Queued      int    `json:"queued" jsonschema:"replies queued so far in this run"`
+	Max         int    `json:"max" jsonschema:"the most replies one verdict may post"`
+	ReplyTo     string `json:"reply_to" jsonschema:"the comment this reply answers, as given; \"\" for a new top-level comment"`
+	PostedUnder string `json:"posted_under" jsonschema:"the top-level comment the reply will be posted under as the discussion stands (reply_to, or the comment reply_to is a reply under); \"\" for a new top-level comment, or when reply_to could not be checked"`
+	Checked     bool   `json:"checked" jsonschema:"false when reply_to could not be checked against the discussion (no read token, or GitHub could not be reached); the verdict step then places the reply by the same rule"`
+	Note        string `json:"note" jsonschema:"why the reply will not go under reply_to (it is then posted at the top level, opening with a line that says what it answered), or why reply_to could not be checked; \"\" otherwise"`
 }
 
 type recessInput struct {
@@ -97,7 +100,7 @@ type commentOutput struct {
 	URL        string `json:"url" jsonschema:"its link"`
 	ByRecess   bool   `json:"by_recess" jsonschema:"true when recess posted it (a reply you gave earlier, or recess's status)"`
 	Hidden     bool   `json:"hidden" jsonschema:"true when it was deleted or minimized"`
-	CanReplyTo bool   `json:"can_reply_to" jsonschema:"true when it can be given as reply_to"`
+	CanReplyTo bool   `json:"can_reply_to" jsonschema:"true when a reply given it as reply_to is posted in its thread; false when such a reply would be posted at the top level instead (a deleted or hidden comment, one in a deleted or hidden thread, or recess's status comment)"`
 }
 
 type resumedOutput struct {
@@ -301,15 +304,13 @@ func toolResult(sentence string, out any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: sentence}, &mcp.TextContent{Text: string(b)}}}
 }
 
-// reply queues one reply after checking it as the verdict will.
+// reply queues one reply after checking it as the verdict will, and says
+// where the verdict step will post it.
 func (s *mcpServer) reply(ctx context.Context, in replyArg) (*mcp.CallToolResult, replyOutput, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.written != "" {
 		return nil, replyOutput{}, s.alreadyWritten()
-	}
-	if err := s.checkReplyTo(ctx, "reply_to", in.ReplyTo); err != nil {
-		return nil, replyOutput{}, err
 	}
 	doc, err := s.document(resume.VerdictAdjourned, []replyArg{in}, nil, "")
 	if err != nil {
@@ -323,64 +324,86 @@ func (s *mcpServer) reply(ctx context.Context, in replyArg) (*mcp.CallToolResult
 		}
 		return nil, replyOutput{}, fe
 	}
+	w := s.where(ctx, []replyArg{in})[0]
 	s.queued = append(s.queued, in)
-	out := replyOutput{Queued: len(s.queued), Max: resume.MaxReplies, ReplyTo: in.ReplyTo}
-	where := "as a new top-level comment"
-	if in.ReplyTo != "" {
-		where = "under comment " + in.ReplyTo
-	}
-	return toolResult(fmt.Sprintf("Queued reply %d of at most %d, %s. It is posted when you call recess or adjourn.", out.Queued, out.Max, where), out), out, nil
+	out := replyOutput{Queued: len(s.queued), Max: resume.MaxReplies, ReplyTo: in.ReplyTo, PostedUnder: w.Under, Checked: w.unchecked == "", Note: w.note()}
+	return toolResult(fmt.Sprintf("Queued reply %d of at most %d, %s. It is posted when you call recess or adjourn.", out.Queued, out.Max, w.words()), out), out, nil
 }
 
-// checkReplyTo refuses, when the server can read the discussion, a
-// reply_to that names no comment a reply can go under.
-func (s *mcpServer) checkReplyTo(ctx context.Context, field, id string) error {
-	if id == "" || s.reader == nil {
-		return nil
-	}
-	d, err := s.reader.Discussion(ctx, s.discussion)
-	if err != nil {
-		return nil // the verdict step posts such a reply at the top level, saying what it answered
-	}
-	for _, c := range d.Comments {
-		if c.ID != id {
+// landing is where a reply will be posted, as the agent is told: the
+// verdict's own rule (resume.PlaceReply) applied to the discussion as it
+// stands, or why that could not be looked at.
+type landing struct {
+	replyTo string
+	resume.Placement
+	// unchecked says why the discussion could not be read ("" when it
+	// was, or when there was nothing to check).
+	unchecked string
+}
+
+// where places each reply by the verdict's rule, reading the discussion
+// once when any of them names a comment. A read that fails leaves them
+// unchecked, and says why: a check that could not run never passes.
+func (s *mcpServer) where(ctx context.Context, items []replyArg) []landing {
+	out := make([]landing, len(items))
+	var d *resume.Discussion
+	unchecked := ""
+	for i, r := range items {
+		out[i].replyTo = r.ReplyTo
+		if r.ReplyTo == "" {
 			continue
 		}
-		switch {
-		case c.Deleted:
-			return refuse(field, "comment "+id+" was deleted; "+validIDs(d))
-		case c.Minimized:
-			return refuse(field, "comment "+id+" is hidden (minimized); "+validIDs(d))
-		case !canReplyTo(c):
-			return refuse(field, "comment "+id+" is recess's status comment; "+validIDs(d))
+		if d == nil && unchecked == "" {
+			var err error
+			switch d, err = s.read(ctx); {
+			case s.reader == nil:
+				unchecked = "recess mcp was started without --token, so it cannot read the discussion"
+			case err != nil:
+				unchecked = "the discussion could not be read (" + text.OneLine(err.Error()) + ")"
+			}
 		}
-		return nil
+		if unchecked != "" {
+			out[i].unchecked = unchecked
+			continue
+		}
+		out[i].Placement = resume.PlaceReply(d, r.ReplyTo)
 	}
-	if id == d.ID {
-		return refuse(field, id+" is the discussion itself: leave reply_to empty for a top-level comment; "+validIDs(d))
-	}
-	return refuse(field, "no comment "+strconv.Quote(text.Clip(id, 64))+" in discussion #"+strconv.Itoa(s.discussion)+"; "+validIDs(d))
+	return out
 }
 
-// canReplyTo reports whether a reply may go under c: not deleted, not
-// hidden, and not recess's status comment (rewritten as the record changes).
-func canReplyTo(c resume.Comment) bool {
-	return !c.Deleted && !c.Minimized && !(c.Mine && state.HasMarker(c.Body))
+// read reads the discussion; nil without a read token.
+func (s *mcpServer) read(ctx context.Context) (*resume.Discussion, error) {
+	if s.reader == nil {
+		return nil, nil
+	}
+	return s.reader.Discussion(ctx, s.discussion)
 }
 
-// validIDs lists the newest comments a reply may go under.
-func validIDs(d *resume.Discussion) string {
-	const most = 20
-	var ids []string
-	for i := len(d.Comments) - 1; i >= 0 && len(ids) < most; i-- {
-		if c := d.Comments[i]; canReplyTo(c) {
-			ids = append(ids, c.ID+" (@"+text.Clip(c.Author, 40)+")")
-		}
+// words says where the reply goes, for the model.
+func (l landing) words() string {
+	switch {
+	case l.replyTo == "":
+		return "as a new top-level comment"
+	case l.unchecked != "":
+		return "for comment " + l.replyTo + ", not checked: " + l.note()
+	case l.Moved != "":
+		return "as a new top-level comment that opens with a line saying what it answered, because " + l.Moved
+	case l.Under != l.replyTo:
+		return "under comment " + l.Under + ", as comment " + l.replyTo + " is a reply in its thread (GitHub threads replies only under a top-level comment)"
 	}
-	if len(ids) == 0 {
-		return `the discussion has no comment to answer under: leave reply_to empty`
+	return "under comment " + l.replyTo
+}
+
+// note is why the reply does not go under its reply_to, or why that could
+// not be checked; "" when it goes there.
+func (l landing) note() string {
+	switch {
+	case l.unchecked != "":
+		return l.unchecked + ". The verdict step places the reply by the same rule: in that comment's thread; or, when the discussion does not show the comment or shows it deleted or hidden, at the top level with a line saying what it answered"
+	case l.Moved != "":
+		return l.Moved + ": the verdict step posts the reply at the top level, opening with a line that says what it answered"
 	}
-	return "valid ids, newest first: " + strings.Join(ids, ", ")
+	return ""
 }
 
 func (s *mcpServer) recess(ctx context.Context, in recessInput) (*mcp.CallToolResult, verdictOutput, error) {
@@ -487,11 +510,6 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 	if strings.TrimSpace(summary) == "" {
 		return nil, verdictOutput{}, refuse("summary", "missing: one line on what you did and why")
 	}
-	for i, r := range items {
-		if err := s.checkReplyTo(ctx, "replies["+strconv.Itoa(i)+"].reply_to", r.ReplyTo); err != nil {
-			return nil, verdictOutput{}, err
-		}
-	}
 	doc, err := s.document(kind, items, trigger, summary)
 	if err != nil {
 		return nil, verdictOutput{}, err
@@ -506,6 +524,14 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 		}
 		return nil, verdictOutput{}, fe
 	}
+	// Where the new replies go, said before the verdict is written: the
+	// read may wait on GitHub.
+	var placed []string
+	for i, w := range s.where(ctx, items) {
+		if w.replyTo != "" {
+			placed = append(placed, "replies["+strconv.Itoa(i)+"]: "+w.words()+".")
+		}
+	}
 	if err := writeNew(s.verdictFile, doc); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, verdictOutput{}, exists
@@ -516,6 +542,9 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 	s.written = kind
 	out := verdictOutput{Verdict: kind, Replies: len(v.Replies), Trigger: string(v.TriggerJSON), VerdictFile: s.verdictFile}
 	posts := text.Count(len(v.Replies), "reply", "replies") + " will be posted"
+	if len(placed) > 0 {
+		posts += " (" + strings.Join(placed, " ") + ")"
+	}
 	if kind == resume.VerdictRecessed {
 		return toolResult("Recess recorded: "+posts+", then recess waits for "+out.Trigger+". End your turn now: you will be woken in a new run, with what people said since, when it fires.", out), out, nil
 	}
@@ -613,7 +642,7 @@ func (s *mcpServer) readDiscussion(ctx context.Context, _ noInput) (*mcp.CallToo
 			body = state.Visible(body)
 		}
 		out.Comments = append(out.Comments, commentOutput{ID: c.ID, Author: c.Author, CreatedAt: rfc3339(c.CreatedAt), Thread: c.Thread(),
-			Body: body, URL: c.URL, ByRecess: c.Mine, Hidden: c.Deleted || c.Minimized, CanReplyTo: canReplyTo(c)})
+			Body: body, URL: c.URL, ByRecess: c.Mine, Hidden: c.Deleted || c.Minimized, CanReplyTo: resume.PlaceReply(d, c.ID).Moved == ""})
 	}
 	if rc := s.rc; rc != nil {
 		out.Resumed = resumedOutput{Resumed: true, CorrelationID: rc.CorrelationID, FiredBy: rc.FiredBy, FiredAt: rfc3339(rc.FiredAt),

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
 )
 
 func TestActivityOnFakeGitHub(t *testing.T) {
@@ -59,6 +60,21 @@ func TestActivityOnFakeGitHub(t *testing.T) {
 	for range activityThreads {
 		want[11] = say(11, "", "carol")
 	}
+	// The same, under a thread recess asked in: seen, however deep.
+	say(12, "", "github-actions[bot]")
+	question := topLevel(12)
+	for range activityThreads + 1 {
+		say(12, "", "carol")
+	}
+	want[12] = say(12, question, "bob")
+	// A question thread that is gone (deleted without replies) is left
+	// out of the look; the discussion is still answered.
+	say(13, "", "github-actions[bot]")
+	goneQuestion := topLevel(13)
+	want[13] = say(13, "", "carol")
+	if err := f.gh.DeleteComment(goneQuestion); err != nil {
+		t.Fatalf("DeleteComment = %v", err)
+	}
 	say(9, "", "github-actions[bot]")
 	want[10] = say(10, "", "github-actions[bot]")
 	want[10] = say(10, topLevel(10), "bob") // a reply to recess's question
@@ -71,9 +87,12 @@ func TestActivityOnFakeGitHub(t *testing.T) {
 	if err := f.gh.DeleteDiscussion(f.ids[8]); err != nil {
 		t.Fatalf("DeleteDiscussion = %v", err)
 	}
-	numbers := []int{1, 2, 3, 4, 5, 6, 7, 8}
+	waiting := []state.Summary{{Discussion: 1}, {Discussion: 2}, {Discussion: 3}, {Discussion: 4}, {Discussion: 5}, {Discussion: 6},
+		{Discussion: 7}, {Discussion: 8}, {Discussion: 12, ThreadRoots: []string{question}}, {Discussion: 13, ThreadRoots: []string{goneQuestion}}}
 	for n := 9; n <= 60; n++ {
-		numbers = append(numbers, n)
+		if n != 12 && n != 13 {
+			waiting = append(waiting, state.Summary{Discussion: n})
+		}
 		if _, ok := want[n]; !ok {
 			want[n] = created
 		}
@@ -81,18 +100,19 @@ func TestActivityOnFakeGitHub(t *testing.T) {
 
 	c := f.client(t)
 	f.gh.ResetLog()
-	got, err := c.Activity(ctx, numbers)
+	got, err := c.Activity(ctx, waiting)
 	if err != nil {
-		t.Fatalf("Activity(%d numbers) = %v", len(numbers), err)
+		t.Fatalf("Activity(%d discussions) = %v", len(waiting), err)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Activity() (-want +got):\n%s", diff)
 	}
-	// One page, asked again without the deleted discussion.
+	// One page, asked again without the deleted discussion and the gone
+	// question.
 	if got, want := f.gh.CountGraphQL(), 2; got != want {
 		t.Errorf("Activity() requests = %d, want %d", got, want)
 	}
-	t.Logf("Activity over %d discussions, one deleted: %d requests, %d points", len(numbers), f.gh.CountGraphQL(), f.gh.GraphQLPoints())
+	t.Logf("Activity over %d discussions, one deleted: %d requests, %d points", len(waiting), f.gh.CountGraphQL(), f.gh.GraphQLPoints())
 
 	t.Run("pages_of_100", func(t *testing.T) {
 		t.Parallel()
@@ -103,12 +123,12 @@ func TestActivityOnFakeGitHub(t *testing.T) {
 			}
 		}
 		c := f.client(t)
-		var numbers []int
+		var waiting []state.Summary
 		for n := 1; n <= 150; n++ {
-			numbers = append(numbers, n, n) // a number asked twice is read once
+			waiting = append(waiting, state.Summary{Discussion: n}, state.Summary{Discussion: n}) // a discussion asked twice is read once
 		}
 		f.gh.ResetLog()
-		got, err := c.Activity(context.Background(), numbers)
+		got, err := c.Activity(context.Background(), waiting)
 		if err != nil {
 			t.Fatalf("Activity = %v", err)
 		}

@@ -232,11 +232,11 @@ func TestBranchIndexEncodeParse(t *testing.T) {
 	ix := branchIndex{
 		35: {Discussion: 35, Known: true, NextDue: at, Checked: at.Add(-time.Hour)},
 		3:  {Discussion: 3, Known: true},
-		19: {Discussion: 19, Known: true, Checked: at},
+		19: {Discussion: 19, Known: true, Checked: at, ThreadRoots: []string{"DC_q1", "DC_q2"}},
 	}
 	want := "{\n" +
 		`  "3": {"next_due":null,"checked":null},` + "\n" +
-		`  "19": {"next_due":null,"checked":"2026-11-21T08:00:00.123456789Z"},` + "\n" +
+		`  "19": {"next_due":null,"checked":"2026-11-21T08:00:00.123456789Z","thread_roots":["DC_q1","DC_q2"]},` + "\n" +
 		`  "35": {"next_due":"2026-11-21T08:00:00.123456789Z","checked":"2026-11-21T07:00:00.123456789Z"}` + "\n" +
 		"}\n"
 	got := string(ix.encode())
@@ -283,6 +283,10 @@ func TestParseIndexRefuses(t *testing.T) {
 		{"null_entry", blobText(`{"3": null}`)},
 		{"unknown_field", blobText(`{"3": {"next_due": null, "checked": null, "extra": 1}}`)},
 		{"bad_time", blobText(`{"3": {"next_due": "tomorrow", "checked": null}}`)},
+		{"empty_thread_roots", blobText(`{"3": {"next_due": null, "checked": null, "thread_roots": []}}`)},
+		{"empty_thread_root", blobText(`{"3": {"next_due": null, "checked": null, "thread_roots": ["DC_q", ""]}}`)},
+		{"thread_roots_not_ids", blobText(`{"3": {"next_due": null, "checked": null, "thread_roots": [1]}}`)},
+		{"too_many_thread_roots", blobText(`{"3": {"next_due": null, "checked": null, "thread_roots": ["a","b","c","d","e","f","g","h","i","j","k"]}}`)},
 		{"binary", binary},
 		{"truncated", truncated},
 		{"tree", tree},

@@ -110,9 +110,6 @@ type Client struct {
 	labels map[string]string
 	// repoID is the repository's node id, once learned (label creation).
 	repoID string
-	// parents maps every comment id ever seen to its top-level parent ("" for
-	// a top-level comment); threading is immutable, so this never goes stale.
-	parents map[string]string
 }
 
 // New builds a Client. It sends no request. An unusable Config field is a
@@ -198,7 +195,6 @@ func New(cfg Config) (*Client, error) {
 		ref:      cfg.Ref,
 		setupRef: cfg.Ref,
 		labels:   map[string]string{},
-		parents:  map[string]string{},
 	}, nil
 }
 

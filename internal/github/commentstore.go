@@ -708,7 +708,7 @@ func (s *CommentStore) Overlooked(ctx context.Context) ([]state.Summary, error) 
 // summaryOf is what a sweep needs of a pending record, as both stores
 // report it.
 func summaryOf(rec *state.Record) state.Summary {
-	return state.Summary{Discussion: rec.Discussion, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked, Blocked: rec.Blocked()}
+	return state.Summary{Discussion: rec.Discussion, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked, Blocked: rec.Blocked(), ThreadRoots: rec.ThreadRoots()}
 }
 
 // statusAmong returns the record of the first of ids that is recess's

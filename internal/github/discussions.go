@@ -15,6 +15,7 @@ import (
 	"github.com/shurcooL/githubv4"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
 )
 
 // pageSize is GitHub's largest page for any connection.
@@ -245,12 +246,9 @@ func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNo
 	for _, l := range d.Labels.Nodes {
 		disc.Labels = append(disc.Labels, l.Name)
 	}
-	c.mu.Lock()
 	for i, sc := range all {
 		disc.Comments[i] = sc.Comment
-		c.parents[sc.ID] = sc.ParentID
 	}
-	c.mu.Unlock()
 	return disc, all, nil
 }
 
@@ -318,28 +316,17 @@ func toStored(n commentNode, parent string) storedComment {
 	}
 }
 
-// Reply posts a comment on a discussion, threaded under replyTo when given.
-// GitHub threads only one level deep and refuses a reply to a reply, so a
-// replyTo that is itself a reply is replaced by its top-level parent.
+// Reply posts a comment on a discussion, threaded under replyTo when given:
+// a top-level comment (resume.Discussions.Reply; GitHub refuses a reply to
+// a reply).
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#adddiscussioncomment
 func (c *Client) Reply(ctx context.Context, discussionID, replyTo, body string) (*resume.Comment, error) {
-	parent := ""
-	if replyTo != "" {
-		var err error
-		if parent, err = c.topLevel(ctx, replyTo); err != nil {
-			return nil, fmt.Errorf("github: reply to %s: %w", replyTo, err)
-		}
-	}
-	n, err := c.addComment(ctx, discussionID, parent, body)
+	n, err := c.addComment(ctx, discussionID, replyTo, body)
 	if err != nil {
 		return nil, fmt.Errorf("github: %w", err)
 	}
-	sc := toStored(n, parent)
-	c.mu.Lock()
-	c.parents[sc.ID] = sc.ParentID
-	c.mu.Unlock()
-	out := sc.Comment
+	out := toStored(n, replyTo).Comment
 	return &out, nil
 }
 
@@ -398,29 +385,6 @@ func (c *Client) Reacted(ctx context.Context, subjects []string, r resume.Reacti
 		}
 	}
 	return out, nil
-}
-
-// topLevel returns the comment itself when it is top-level, else its parent:
-// from what earlier reads saw, or one small node query.
-func (c *Client) topLevel(ctx context.Context, id string) (string, error) {
-	c.mu.Lock()
-	parent, known := c.parents[id]
-	c.mu.Unlock()
-	if !known {
-		got, err := c.commentsByID(ctx, []string{id})
-		if err != nil {
-			return "", err
-		}
-		cm, ok := got[id]
-		if !ok {
-			return "", fmt.Errorf("comment %s: %w", id, resume.ErrNotFound)
-		}
-		parent = cm.ReplyTo.ID
-		c.mu.Lock()
-		c.parents[id] = parent
-		c.mu.Unlock()
-	}
-	return cmp.Or(parent, id), nil
 }
 
 // React adds a reaction to a discussion or comment. GitHub treats adding an
@@ -570,10 +534,12 @@ func (c *Client) Unlabel(ctx context.Context, discussionID, name string) error {
 }
 
 // activityThreads is how many of the newest threads (top-level comments)
-// the probe looks into for their newest reply: a reply under recess's own
-// question stays in view until that many newer top-level comments follow
-// it. Each thread costs GitHub about a hundredth of a point.
-const activityThreads = 5
+// the probe looks into for their newest reply, besides the threads recess
+// asked its questions in, which it reads whatever their place. Each thread
+// costs GitHub about a hundredth of a point: with the question's own thread
+// read directly, four of them keep the probe at what five cost before
+// (about six points per 100 discussions with a question each).
+const activityThreads = 4
 
 // activityNode is what Activity reads of each discussion: its state, and the
 // newest top-level comments with each one's newest reply.
@@ -586,43 +552,64 @@ type activityNode struct {
 			CreatedAt       time.Time
 			ViewerDidAuthor bool
 			Replies         struct {
-				Nodes []struct {
-					CreatedAt       time.Time
-					ViewerDidAuthor bool
-				}
+				Nodes []activityReply
 			} `graphql:"replies(last: 1)"`
 		}
-	} `graphql:"comments(last: 5)"`
+	} `graphql:"comments(last: 4)"`
 }
 
-var activityNodeType = reflect.TypeFor[*activityNode]()
+// activityThreadNode is what Activity reads of a thread recess asked in
+// (node(id:) of its top-level comment): its newest reply.
+type activityThreadNode struct {
+	Comment struct {
+		Replies struct {
+			Nodes []activityReply
+		} `graphql:"replies(last: 1)"`
+	} `graphql:"... on DiscussionComment"`
+}
 
-// Activity tells, for up to 100 discussions per request, when each last saw
-// a comment by someone else than recess: the creation time of the newest of
-// its last activityThreads top-level comments and of each one's newest reply
-// (the discussion's own creation when none is someone else's). GitHub
-// charges about seven points per 100. It implements resume.ActivityProber,
-// so that a sweep finds lost events without reading each waiting discussion.
+type activityReply struct {
+	CreatedAt       time.Time
+	ViewerDidAuthor bool
+}
+
+var (
+	activityNodeType   = reflect.TypeFor[*activityNode]()
+	activityThreadType = reflect.TypeFor[*activityThreadNode]()
+)
+
+// Activity tells, for up to 100 waiting discussions per request, when each
+// last saw a comment by someone else than recess: the creation time of the
+// newest of its last activityThreads top-level comments, of each one's
+// newest reply, and of the newest reply in each thread where its open
+// recesses asked their questions (state.Summary.ThreadRoots), wherever that
+// thread stands; the discussion's own creation when none is someone
+// else's. The threads ride in the same request, each under its own alias
+// ("t12_0: node(id: $t12_0)"): GitHub charges about six points per 100
+// discussions with a question thread each. It implements resume.ActivityProber, so
+// that a sweep finds lost events without reading each waiting discussion.
 // recess's own comments are not activity: they have no event to lose, and
 // some (a note posted after the record was written) are newer than what the
 // record checked, which would send every sweep back to them.
 //
 // What it cannot see: a reply under a thread older than the last
-// activityThreads top-level comments, and a comment just before recess's own
-// newest one (GitHub offers no per-discussion "last reply" field, and
-// Discussion.updatedAt also moves with label and status-comment edits, which
-// would make every probe visit every discussion); these are caught by the
-// discussion's next event or due moment. Replies to recess's question, the
-// usual answer, are seen until five newer top-level comments follow it.
-// Edits and deletions are not activity. Closed, locked and deleted
-// discussions are left out of the answer, so that the sweep visits them and
-// expires their recesses.
+// activityThreads top-level comments that is not one recess asked in, and
+// a comment just before recess's own newest one in its thread (GitHub
+// offers no per-discussion "last reply" field, and Discussion.updatedAt
+// also moves with label and status-comment edits, which would make every
+// probe visit every discussion); these are caught by the discussion's next
+// event or due moment. Edits and deletions are not activity. Closed, locked
+// and deleted discussions are left out of the answer, so that the sweep
+// visits them and expires their recesses; a thread whose comment is gone is
+// left out of the look.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
-func (c *Client) Activity(ctx context.Context, numbers []int) (map[int]time.Time, error) {
-	out := make(map[int]time.Time, len(numbers))
-	numbers = slices.Compact(slices.Sorted(slices.Values(numbers)))
-	for chunk := range slices.Chunk(numbers, pageSize) {
+func (c *Client) Activity(ctx context.Context, waiting []state.Summary) (map[int]time.Time, error) {
+	out := make(map[int]time.Time, len(waiting))
+	waiting = slices.CompactFunc(slices.SortedStableFunc(slices.Values(waiting), func(a, b state.Summary) int {
+		return cmp.Compare(a.Discussion, b.Discussion)
+	}), func(a, b state.Summary) bool { return a.Discussion == b.Discussion })
+	for chunk := range slices.Chunk(waiting, pageSize) {
 		if err := c.activityPage(ctx, chunk, out); err != nil {
 			return nil, err
 		}
@@ -631,72 +618,105 @@ func (c *Client) Activity(ctx context.Context, numbers []int) (map[int]time.Time
 }
 
 // activityPage asks for one page of discussions, each under its own alias
-// ("d12: discussion(number: 12)"). A deleted discussion voids GitHub's whole
-// answer with a NOT_FOUND naming its alias: the page is asked again without
-// it (left out: the sweep visits it and expires its recesses).
-func (c *Client) activityPage(ctx context.Context, numbers []int, out map[int]time.Time) error {
-	for len(numbers) > 0 {
-		fields := make([]reflect.StructField, len(numbers))
-		for i, n := range numbers {
+// ("d12: discussion(number: 12)"), and their threads ("t12_0"). A deleted
+// discussion or thread comment voids GitHub's whole answer with a NOT_FOUND
+// naming its alias: the page is asked again without it (a discussion left
+// out: the sweep visits it and expires its recesses).
+func (c *Client) activityPage(ctx context.Context, page []state.Summary, out map[int]time.Time) error {
+	page = slices.Clone(page)
+	for len(page) > 0 {
+		// thread is one thread's alias: of page[i], its root k.
+		type thread struct{ i, k int }
+		fields := make([]reflect.StructField, len(page))
+		repo := reflect.TypeFor[repoQuery[struct{}]]().Field(0)
+		top := []reflect.StructField{repo}
+		vars := c.repoVars()
+		aliases := map[string]thread{}
+		var threads []thread
+		for i, s := range page {
+			n := s.Discussion
 			fields[i] = reflect.StructField{
 				Name: "D" + strconv.Itoa(i),
 				Type: activityNodeType,
 				Tag:  reflect.StructTag(fmt.Sprintf(`graphql:"d%d: discussion(number: %d)"`, n, n)),
 			}
-		}
-		repo := reflect.TypeFor[repoQuery[struct{}]]().Field(0)
-		repo.Type = reflect.StructOf(fields)
-		query := reflect.New(reflect.StructOf([]reflect.StructField{repo}))
-		err := c.query(ctx, query.Interface(), c.repoVars())
-		if err != nil {
-			gone := goneAliases(err)
-			left := slices.DeleteFunc(slices.Clone(numbers), func(n int) bool { return gone[n] })
-			if len(left) == len(numbers) {
-				return fmt.Errorf("github: activity of %d discussion(s): %w", len(numbers), err)
+			aliases["d"+strconv.Itoa(n)] = thread{i, -1}
+			for k, id := range s.ThreadRoots {
+				alias := fmt.Sprintf("t%d_%d", n, k)
+				top = append(top, reflect.StructField{
+					Name: fmt.Sprintf("T%d_%d", i, k),
+					Type: activityThreadType,
+					Tag:  reflect.StructTag(fmt.Sprintf(`graphql:"%s: node(id: $%s)"`, alias, alias)),
+				})
+				vars[alias] = githubv4.ID(id)
+				aliases[alias] = thread{i, k}
+				threads = append(threads, thread{i, k})
 			}
-			numbers = left
+		}
+		top[0].Type = reflect.StructOf(fields)
+		query := reflect.New(reflect.StructOf(top))
+		if err := c.query(ctx, query.Interface(), vars); err != nil {
+			gone, ok := notFoundAt(err)
+			for _, alias := range gone {
+				_, known := aliases[alias]
+				ok = ok && known
+			}
+			if !ok {
+				return fmt.Errorf("github: activity of %d discussion(s): %w", len(page), err)
+			}
+			goneRoots := map[int][]string{}
+			for _, alias := range gone {
+				if t := aliases[alias]; t.k >= 0 {
+					goneRoots[t.i] = append(goneRoots[t.i], page[t.i].ThreadRoots[t.k])
+				}
+			}
+			for i, ids := range goneRoots {
+				page[i].ThreadRoots = slices.DeleteFunc(slices.Clone(page[i].ThreadRoots), func(id string) bool { return slices.Contains(ids, id) })
+			}
+			page = slices.DeleteFunc(page, func(s state.Summary) bool {
+				return slices.Contains(gone, "d"+strconv.Itoa(s.Discussion))
+			})
 			continue
 		}
-		answer := query.Elem().Field(0)
-		for i, n := range numbers {
-			d, _ := answer.Field(i).Interface().(*activityNode)
+		answer := query.Elem()
+		seen := make([][]time.Time, len(page))
+		for i := range page {
+			d, _ := answer.Field(0).Field(i).Interface().(*activityNode)
 			if d == nil || d.Closed || d.Locked {
 				continue
 			}
-			seen := []time.Time{d.CreatedAt}
+			seen[i] = []time.Time{d.CreatedAt}
 			for _, cm := range d.Comments.Nodes {
 				if !cm.ViewerDidAuthor {
-					seen = append(seen, cm.CreatedAt)
+					seen[i] = append(seen[i], cm.CreatedAt)
 				}
-				for _, r := range cm.Replies.Nodes {
-					if !r.ViewerDidAuthor {
-						seen = append(seen, r.CreatedAt)
-					}
-				}
+				seen[i] = appendReplies(seen[i], cm.Replies.Nodes)
 			}
-			out[n] = slices.MaxFunc(seen, time.Time.Compare)
+		}
+		for j, t := range threads {
+			if th, _ := answer.Field(1 + j).Interface().(*activityThreadNode); th != nil && seen[t.i] != nil {
+				seen[t.i] = appendReplies(seen[t.i], th.Comment.Replies.Nodes)
+			}
+		}
+		for i, s := range page {
+			if seen[i] != nil {
+				out[s.Discussion] = slices.MaxFunc(seen[i], time.Time.Compare)
+			}
 		}
 		return nil
 	}
 	return nil
 }
 
-// goneAliases returns the discussion numbers of an answer whose every error
-// is a NOT_FOUND of a "dN" alias; nil when the error is anything else.
-func goneAliases(err error) map[int]bool {
-	at, ok := notFoundAt(err)
-	if !ok {
-		return nil
-	}
-	out := map[int]bool{}
-	for _, alias := range at {
-		n, perr := strconv.Atoi(strings.TrimPrefix(alias, "d"))
-		if !strings.HasPrefix(alias, "d") || perr != nil {
-			return nil
+// appendReplies adds the creation times of replies someone else than
+// recess wrote.
+func appendReplies(seen []time.Time, replies []activityReply) []time.Time {
+	for _, r := range replies {
+		if !r.ViewerDidAuthor {
+			seen = append(seen, r.CreatedAt)
 		}
-		out[n] = true
 	}
-	return out
+	return seen
 }
 
 // notFoundAt returns the field (the last path element) each error of a

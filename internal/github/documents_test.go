@@ -36,9 +36,8 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 			first = c
 		}
 	}
-	var reply *hubComment
 	for range 120 {
-		reply = h.comment(d1, first.id, "bob", "reply", false)
+		h.comment(d1, first.id, "bob", "reply", false)
 	}
 	d2 := h.addDiscussion(2)
 	ours := h.comment(d1, "", "github-actions", "a note of recess's", true)
@@ -50,8 +49,8 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		run  func() error
 	}{
 		{"discussion_with_pages", func() error { _, err := c.Discussion(ctx, 1); return err }},
-		{"reply_to_unknown_reply", func() error {
-			_, err := h.client(t, nil).Reply(ctx, d1.id, reply.id, "threaded")
+		{"reply_under_a_comment", func() error {
+			_, err := h.client(t, nil).Reply(ctx, d1.id, first.id, "threaded")
 			return err
 		}},
 		{"react", func() error { return c.React(ctx, first.id, resume.Eyes) }},
@@ -77,7 +76,10 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 			rec.Applied = append(rec.Applied, "c-2")
 			return NewCommentStore(h.client(t, nil)).Save(ctx, rec)
 		}},
-		{"activity", func() error { _, err := c.Activity(ctx, []int{1, 2}); return err }},
+		{"activity", func() error {
+			_, err := c.Activity(ctx, []state.Summary{{Discussion: 1, ThreadRoots: []string{first.id}}, {Discussion: 2}})
+			return err
+		}},
 		{"pending_search", func() error { _, err := store.Pending(ctx); return err }},
 		{"overlooked", func() error { _, err := NewCommentStore(h.client(t, nil)).Overlooked(ctx); return err }},
 		{"setup", func() error { _, err := c.Setup(ctx); return err }},

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 )
 
@@ -203,7 +204,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case err != nil:
 			return nil, err
 		case isGraphQL && resp.StatusCode != http.StatusOK:
-			return nil, &StatusError{StatusCode: resp.StatusCode, Body: truncate(string(data), 512)}
+			return nil, &StatusError{StatusCode: resp.StatusCode, Body: text.Clip(string(data), 512)}
 		case gerr != nil:
 			return nil, gerr
 		}
@@ -369,14 +370,7 @@ func restMessage(data []byte) string {
 	if json.Unmarshal(data, &out) == nil && out.Message != "" {
 		return out.Message
 	}
-	return truncate(strings.TrimSpace(string(data)), 200)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return text.Clip(strings.TrimSpace(string(data)), 200)
 }
 
 // sleepContext is the real Sleep: a timer that gives up with the context.

@@ -6,9 +6,11 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -245,6 +247,65 @@ func TestGraphQLMutationServerErrorIsTyped(t *testing.T) {
 	var se *StatusError
 	if !errors.As(err, &se) || se.StatusCode != http.StatusBadGateway {
 		t.Errorf("React = %v, want a *StatusError with status 502", err)
+	}
+}
+
+// GitHub's error text that recess keeps for people is shortened by whole
+// characters: an answer of accented text past the bound is cut before a
+// character, never inside one, so logs, annotations and the record stay
+// valid UTF-8.
+func TestErrorTextKeepsWholeCharacters(t *testing.T) {
+	t.Parallel()
+	// "a" first, so that a cut by bytes falls inside a two-byte "é".
+	long := "a" + strings.Repeat("é", 600)
+	tests := []struct {
+		name    string
+		match   func(call) bool
+		status  int
+		headers map[string]string
+		do      func(context.Context, *Client) error
+		// text is the part of the error that carries GitHub's answer.
+		text  func(error) (string, bool)
+		runes int
+	}{
+		{name: "graphql_status_body", match: isMutation, status: http.StatusBadGateway, do: react, runes: 512,
+			text: func(err error) (string, bool) {
+				var se *StatusError
+				ok := errors.As(err, &se)
+				return se.Body, ok
+			}},
+		{name: "rest_rate_limit_message", match: isREST, status: http.StatusTooManyRequests,
+			headers: map[string]string{"Retry-After": "3600"}, do: getRun, runes: 200,
+			text: func(err error) (string, bool) {
+				var rl *RateLimitError
+				ok := errors.As(err, &rl)
+				return rl.Message, ok
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHub(t)
+			h.serveRun(7, "agent c-1")
+			h.setFault(failFirst(1, tt.match, func(w http.ResponseWriter) {
+				for k, v := range tt.headers {
+					w.Header().Set(k, v)
+				}
+				w.WriteHeader(tt.status)
+				io.WriteString(w, long)
+			}))
+			err := tt.do(context.Background(), h.client(t, nil))
+			got, ok := tt.text(err)
+			if !ok {
+				t.Fatalf("call = %v, want the error that carries GitHub's answer", err)
+			}
+			if want := string([]rune(long)[:tt.runes]) + "…"; got != want {
+				t.Errorf("error text = %q (valid UTF-8: %v), want the first %d characters and \"…\"", got, utf8.ValidString(got), tt.runes)
+			}
+			if !utf8.ValidString(err.Error()) {
+				t.Errorf("error %q is not valid UTF-8", err)
+			}
+		})
 	}
 }
 

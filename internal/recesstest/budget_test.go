@@ -118,7 +118,8 @@ type seedOpts struct {
 	// realWorld gives each waiting discussion what real repositories show:
 	// another workflow's comment made with recess's token before recess's
 	// status comment, a dozen comments before it (so it is not among the
-	// first ones), and comments after it that the trigger does not count.
+	// first ones), recess's question (the recess's thread), and comments
+	// after it that the trigger does not count.
 	realWorld bool
 }
 
@@ -132,7 +133,7 @@ func seed(tb testing.TB, w *World, o seedOpts) []int {
 	tb.Helper()
 	now := w.Now()
 	files := map[string]string{}
-	shards := map[int]map[string]map[string]*string{}
+	shards := map[int]map[string]map[string]any{}
 	every := 0
 	if o.due > 0 {
 		every = max(o.open/o.due, 1)
@@ -168,6 +169,12 @@ func seed(tb testing.TB, w *World, o seedOpts) []int {
 					tb.Fatalf("seed: comment: %v", err)
 				}
 			}
+			// recess's question, whose thread the sweep's probe reads.
+			q, err := w.GH.Comment(d.ID, Bot, "Which storage backend should we assume?")
+			if err != nil {
+				tb.Fatalf("seed: question: %v", err)
+			}
+			rfc.ReplyIDs, rfc.ThreadRoots = []string{q.ID}, []string{q.ID}
 		}
 		rec.OpenRFCs = map[string]*state.RFC{"c-seed-" + strconv.Itoa(d.Number): rfc}
 		rec.Checked, rec.UpdatedAt = now, now
@@ -206,11 +213,14 @@ func seed(tb testing.TB, w *World, o seedOpts) []int {
 			files[fmt.Sprintf("discussions/%d.json", d.Number)] = string(data)
 			k := d.Number % 16
 			if shards[k] == nil {
-				shards[k] = map[string]map[string]*string{}
+				shards[k] = map[string]map[string]any{}
 			}
-			entry := map[string]*string{"next_due": nil, "checked": wire(rec.Checked)}
+			entry := map[string]any{"next_due": nil, "checked": wire(rec.Checked)}
 			if next := rec.NextDue(); !next.IsZero() {
 				entry["next_due"] = wire(next)
+			}
+			if roots := rec.ThreadRoots(); len(roots) > 0 {
+				entry["thread_roots"] = roots
 			}
 			shards[k][strconv.Itoa(d.Number)] = entry
 		}

@@ -1,63 +1,156 @@
-package workflows
+package workflows_test
 
 import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/recess-action/recess/internal/action"
+	"github.com/recess-action/recess/internal/workflows"
 )
+
+// known is what recess's code knows of its inputs and recess mcp's flags,
+// as `recess check` hands it over, for a repository without a policy file.
+var known = action.CheckKnown("testdata")
 
 // setup is a repository's workflows by file name.
 type setup map[string]string
 
-func readSetup(t *testing.T, files map[string]string) setup {
+// readSetup reads every workflow file in dir.
+func readSetup(t *testing.T, dir string) setup {
 	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.y*ml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("glob %s: %v, %d files", dir, err, len(files))
+	}
 	s := setup{}
-	for name, from := range files {
-		data, err := os.ReadFile(from)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s[name] = string(data)
+		s[filepath.Base(f)] = string(data)
 	}
 	return s
 }
 
-// quickStart is the README's quick start: the reusable workflows called
-// from three short files (the front door, the sweep, the agent workflow).
-func quickStart(t *testing.T) setup {
-	return readSetup(t, map[string]string{
-		"recess.yml":       "../../testdata/quickstart/recess.yml",
-		"recess-sweep.yml": "../../testdata/quickstart/recess-sweep.yml",
-		"agent.yml":        "../../testdata/quickstart/agent.yml",
-	})
+// reusable is the quick start as `recess init` wrote it with every default
+// before its sweep moved to a file of its own: a front door and an agent
+// workflow calling recess's reusable workflows.
+func reusable(t *testing.T) setup { return readSetup(t, "testdata/reusable") }
+
+// sweepOnly is the setup for sweep-only-while-waiting: the front door, the
+// sweep in a file of its own, and the agent workflow, whose claim and
+// verdict get the switch too where their reusable workflows take it (as
+// recess init hands every piece the front door's choices).
+func sweepOnly(t *testing.T) setup {
+	s := readSetup(t, "testdata/sweep-only")
+	for _, piece := range []string{"claim", "verdict"} {
+		data, err := os.ReadFile("../../.github/workflows/" + piece + ".yml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		call := piece + ".yml@v1\n"
+		if takes := regexp.MustCompile(`(?m)^      sweep-only-while-waiting:`).Match(data); takes && !strings.Contains(s["agent.yml"], call+"    with:") {
+			s["agent.yml"] = strings.Replace(s["agent.yml"], call, call+"    with: {sweep-only-while-waiting: \"true\"}\n", 1)
+		}
+	}
+	return s
 }
 
 // direct is the project's own front door and agent workflow, which run the
 // action step by step.
 func direct(t *testing.T) setup {
-	return readSetup(t, map[string]string{
-		"recess.yml": "../../.github/workflows/recess.yml",
-		"agent.yml":  "../../.github/workflows/agent.yml",
-	})
+	s := readSetup(t, "../../.github/workflows")
+	return setup{"recess.yml": s["recess.yml"], "agent.yml": s["agent.yml"]}
 }
 
 func (s setup) fs() fstest.MapFS {
 	m := fstest.MapFS{}
 	for name, text := range s {
-		m[Dir+"/"+name] = &fstest.MapFile{Data: []byte(text)}
+		m[workflows.Dir+"/"+name] = &fstest.MapFile{Data: []byte(text)}
 	}
 	return m
 }
 
-var ignoreText = cmpopts.IgnoreFields(Finding{}, "Message", "Fix")
+func (s setup) clone() setup {
+	c := setup{}
+	for k, v := range s {
+		c[k] = v
+	}
+	return c
+}
 
+func checkSetup(t *testing.T, fsys fstest.MapFS) []workflows.Finding {
+	t.Helper()
+	got, err := workflows.CheckRepo(fsys, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// asUser rewrites an example as its comments tell a user to: the published
+// action for this repository's own (uses: ./) and a real owner for OWNER.
+func asUser(text string) string {
+	text = regexp.MustCompile(`(?m)^(\s*(?:- )?uses: )\./\s*$`).ReplaceAllString(text, "${1}recess-action/recess@v1")
+	return strings.ReplaceAll(text, "OWNER/recess", "recess-action/recess")
+}
+
+// withExample puts an example into the quick start in place of the file
+// that plays its part: an agent workflow for the agent workflow, a sweep
+// for the sweep (added when the quick start sweeps from its front door).
+func withExample(t *testing.T, example string) setup {
+	s := readSetup(t, "../../testdata/quickstart")
+	data, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := asUser(string(data))
+	switch {
+	case strings.Contains(text, "correlation_id:"):
+		s["agent.yml"] = text
+	case strings.Contains(text, "schedule:") && !strings.Contains(text, "discussion_comment"):
+		for name, other := range s {
+			if strings.Contains(other, "schedule:") && !strings.Contains(other, "discussion_comment") {
+				delete(s, name)
+			}
+		}
+		s[filepath.Base(example)] = text
+	default:
+		t.Fatalf("%s: neither an agent workflow nor a sweep", example)
+	}
+	return s
+}
+
+// readmeCheckStep is the workflow the README shows for running recess
+// check in CI: it runs the action only to put recess on PATH.
+const readmeCheckStep = `# recess check on every change to the workflows or the policy file.
+name: recess check
+on:
+  pull_request: {paths: [".github/workflows/**", ".github/recess.yml"]}
+  push: {branches: [main], paths: [".github/workflows/**", ".github/recess.yml"]}
+permissions: {contents: read}
+jobs:
+  check:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v6
+        with: {persist-credentials: false}
+      - {uses: recess-action/recess@v1, with: {command: install}} # recess on PATH
+      - run: recess check
+`
+
+// Everything recess ships keeps every rule: its own workflows, the quick
+// start, each example in the quick start's place, and the README's check
+// step beside it. (recess init's output for every choice is checked in
+// internal/action.)
 func TestCheckRepo_shipped_setups_are_clean(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -65,74 +158,77 @@ func TestCheckRepo_shipped_setups_are_clean(t *testing.T) {
 		fs   func(t *testing.T) fstest.MapFS
 	}{
 		{name: "this_repository", fs: func(t *testing.T) fstest.MapFS {
-			// Every file in .github/workflows: the direct front door and agent
-			// workflow, the reusable ones, CI and the release.
-			m := fstest.MapFS{}
-			files, err := filepath.Glob("../../.github/workflows/*.y*ml")
-			if err != nil || len(files) < 5 {
-				t.Fatalf("glob: %v, %d files", err, len(files))
+			// Every file in .github/workflows (the direct front door and agent
+			// workflow, the reusable ones, CI and the release) and the action
+			// that uses: ./ runs.
+			m := readSetup(t, "../../.github/workflows").fs()
+			if len(m) < 5 {
+				t.Fatalf("%d workflows", len(m))
 			}
-			for _, f := range files {
-				data, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				m[Dir+"/"+filepath.Base(f)] = &fstest.MapFile{Data: data}
+			data, err := os.ReadFile("../../action.yml")
+			if err != nil {
+				t.Fatal(err)
 			}
+			m["action.yml"] = &fstest.MapFile{Data: data}
 			return m
 		}},
-		{name: "quick_start", fs: func(t *testing.T) fstest.MapFS { return quickStart(t).fs() }},
+		{name: "quick_start", fs: func(t *testing.T) fstest.MapFS { return readSetup(t, "../../testdata/quickstart").fs() }},
 		{name: "direct", fs: func(t *testing.T) fstest.MapFS { return direct(t).fs() }},
-		{name: "claude_example", fs: func(t *testing.T) fstest.MapFS {
-			s := direct(t)
-			s["agent.yml"] = readSetup(t, map[string]string{"a": "../../.github/examples/agent-claude.yml"})["a"]
+		{name: "reusable", fs: func(t *testing.T) fstest.MapFS { return reusable(t).fs() }},
+		{name: "sweep_only_while_waiting", fs: func(t *testing.T) fstest.MapFS { return sweepOnly(t).fs() }},
+		{name: "readme_check_step", fs: func(t *testing.T) fstest.MapFS {
+			s := readSetup(t, "../../testdata/quickstart")
+			s["recess-check.yml"] = readmeCheckStep
 			return s.fs()
 		}},
+	}
+	examples, err := filepath.Glob("../../.github/examples/*.y*ml")
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("glob: %v, %d examples", err, len(examples))
+	}
+	for _, e := range examples {
+		tests = append(tests, struct {
+			name string
+			fs   func(t *testing.T) fstest.MapFS
+		}{name: "example_" + strings.TrimSuffix(filepath.Base(e), filepath.Ext(e)), fs: func(t *testing.T) fstest.MapFS { return withExample(t, e).fs() }})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := CheckRepo(tt.fs(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range got {
+			for _, f := range checkSetup(t, tt.fs(t)) {
 				t.Errorf("%s", f)
 			}
 		})
 	}
 }
 
-// Every example file under .github/examples keeps the rules a file decides
-// alone (among them: the model never runs beside a token that can write,
-// and a job that writes a record runs in the discussion's concurrency
-// group), and each agent example (agent-*.yml) has a lead job.
-func TestCheck_examples_are_clean(t *testing.T) {
+// Each agent example has a lead: a job that runs the model, whatever its
+// name, which the rules for leads then judge.
+func TestCheckRepo_examples_have_a_lead(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("../../.github/examples/*.y*ml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("glob: %v, %d files", err, len(files))
+	examples, err := filepath.Glob("../../.github/examples/agent-*.y*ml")
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("glob: %v, %d examples", err, len(examples))
 	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	for _, e := range examples {
+		s := withExample(t, e)
+		// The lead renamed and given a write scope is caught as a lead.
+		text := regexp.MustCompile(`(?m)^  lead:`).ReplaceAllString(s["agent.yml"], "  answer:")
+		text = strings.ReplaceAll(text, "needs.lead.", "needs.answer.")
+		text = strings.ReplaceAll(text, "needs: [claim, lead]", "needs: [claim, answer]")
+		text = strings.Replace(text, "      discussions: read\n", "      discussions: write\n", 1)
+		if text == s["agent.yml"] {
+			t.Fatalf("%s: the edit changed nothing", e)
 		}
-		parsed, bad := parseFile(filepath.Base(f), data)
-		if bad != nil {
-			t.Fatalf("%s", bad)
-		}
-		var r report
-		r.check(parsed)
-		for _, finding := range r {
-			t.Errorf("%s", finding)
-		}
-		agent := strings.HasPrefix(filepath.Base(f), "agent-")
-		if agent && !slices.ContainsFunc(parsed.jobs, func(j *job) bool { return j.role.lead }) {
-			t.Errorf("%s: no lead job (one that runs the agent)", filepath.Base(f))
+		s["agent.yml"] = text
+		got := checkSetup(t, s.fs())
+		if len(got) != 1 || got[0].Rule != workflows.RuleLeadWrites || got[0].Job != "answer" {
+			t.Errorf("%s with its lead renamed answer and discussions: write: %v, want one %s finding on job answer", e, got, workflows.RuleLeadWrites)
 		}
 	}
 }
+
+var ignoreText = cmpopts.IgnoreFields(workflows.Finding{}, "Message", "Fix")
 
 // lineOf is the 1-based line of the only line containing sub.
 func lineOf(t *testing.T, text, sub string) int {
@@ -152,218 +248,17 @@ func lineOf(t *testing.T, text, sub string) int {
 	return line
 }
 
-// A broken copy of a clean setup yields exactly its one finding.
-func TestCheckRepo_finds_each_broken_setup(t *testing.T) {
-	t.Parallel()
-	type want struct {
-		file, job string
-		rule      Rule
-		at        string // a text unique in the broken file that ends on the finding's line
-	}
-	tests := []struct {
-		name     string
-		base     func(t *testing.T) setup
-		file     string
-		old, new string // old must occur exactly once in file
-		want     []want
-	}{
-		{
-			name: "lead_with_a_write_scope", base: quickStart, file: "agent.yml",
-			old: "permissions: {discussions: read}", new: "permissions: {discussions: write}",
-			want: []want{{file: "agent.yml", job: "lead", rule: RuleLeadWrites, at: "runs-on: ubuntu-latest\n    permissions: {discussions: write}"}},
-		},
-		{
-			name: "lead_with_write_all", base: direct, file: "agent.yml",
-			old: "      contents: read\n      discussions: read\n", new: "      contents: read\n      discussions: read\n      id-token: write\n",
-			want: []want{{file: "agent.yml", job: "lead", rule: RuleLeadWrites, at: "id-token: write"}},
-		},
-		{
-			name: "lead_without_permissions", base: quickStart, file: "agent.yml",
-			old: "    permissions: {discussions: read}\n", new: "",
-			want: []want{{file: "agent.yml", job: "lead", rule: RuleLeadWrites, at: "  lead:"}},
-		},
-		{
-			name: "claim_without_permissions", base: quickStart, file: "agent.yml",
-			old: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read}\n", new: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n",
-			want: []want{{file: "agent.yml", job: "claim", rule: RuleMissingPermission, at: "  claim:"}},
-		},
-		{
-			// Without contents: read the claim cannot read the policy file.
-			name: "claim_without_contents_read", base: quickStart, file: "agent.yml",
-			old: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read}", new: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write}",
-			want: []want{{file: "agent.yml", job: "claim", rule: RuleMissingPermission, at: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write}"}},
-		},
-		{
-			name: "verdict_without_actions_write", base: quickStart, file: "agent.yml",
-			old: "permissions: {discussions: write, actions: write, contents: read}", new: "permissions: {discussions: write, contents: read}",
-			want: []want{{file: "agent.yml", job: "verdict", rule: RuleMissingPermission, at: "verdict.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read}"}},
-		},
-		{
-			name: "front_door_without_actions_write", base: quickStart, file: "recess.yml",
-			old: "actions: write, ", new: "",
-			want: []want{{file: "recess.yml", job: "recess", rule: RuleMissingPermission, at: "permissions:"}},
-		},
-		{
-			name: "branch_store_without_contents_write", base: quickStart, file: "recess.yml",
-			old: "with: {", new: "with: {state-store: branch, ",
-			want: []want{{file: "recess.yml", job: "recess", rule: RuleMissingPermission, at: "permissions:"}},
-		},
-		{
-			name: "front_door_with_a_write_it_does_not_need", base: quickStart, file: "recess.yml",
-			old: "contents: read}", new: "contents: read, pull-requests: write}",
-			want: []want{{file: "recess.yml", rule: RuleExcessPermission, at: "pull-requests: write"}},
-		},
-		{
-			name: "claim_with_actions_write", base: quickStart, file: "agent.yml",
-			old: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read}", new: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read, actions: write}",
-			want: []want{{file: "agent.yml", job: "claim", rule: RuleExcessPermission, at: "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read, actions: write}"}},
-		},
-		{
-			name: "front_door_with_write_all", base: quickStart, file: "recess.yml",
-			old: "permissions: {discussions: write, actions: write, issues: write, contents: read}", new: "permissions: write-all",
-			want: []want{{file: "recess.yml", rule: RuleExcessPermission, at: "permissions: write-all"}},
-		},
-		{
-			name: "agent_workflow_without_resume_context", base: quickStart, file: "agent.yml",
-			old: "      resume_context: {type: string, default: \"\"}\n", new: "",
-			want: []want{{file: "agent.yml", rule: RuleAgentInputs, at: "    inputs:"}},
-		},
-		{
-			name: "agent_workflow_not_dispatchable", base: direct, file: "agent.yml",
-			old: "  workflow_dispatch:\n", new: "  workflow_call:\n",
-			want: []want{{file: "agent.yml", rule: RuleAgentInputs, at: "\non:"}},
-		},
-		{
-			name: "agent_run_name_without_the_correlation_id", base: quickStart, file: "agent.yml",
-			old: "run-name: agent ${{ inputs.correlation_id }}", new: "run-name: agent",
-			want: []want{{file: "agent.yml", rule: RuleAgentRunName, at: "run-name: agent"}},
-		},
-		{
-			name: "agent_workflow_without_verdict", base: quickStart, file: "agent.yml",
-			old: "  verdict:\n    needs: [claim, lead]\n    uses: recess-action/recess/.github/workflows/verdict.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, actions: write, contents: read}\n", new: "",
-			want: []want{{file: "agent.yml", rule: RuleAgentJobs, at: "run-name"}},
-		},
-		{
-			name: "workflow_input_naming_no_file", base: quickStart, file: "recess.yml",
-			old: "with: {", new: "with: {workflow: lead.yml, ",
-			want: []want{{file: "recess.yml", rule: RuleWorkflowMissing, at: "lead.yml"}},
-		},
-		{
-			name: "direct_front_door_naming_no_file", base: direct, file: "recess.yml",
-			old: "        uses: ./\n        # Every", new: "        uses: ./\n        with: {workflow: answer.yml}\n        # Every",
-			want: []want{{file: "recess.yml", rule: RuleWorkflowMissing, at: "answer.yml"}},
-		},
-		{
-			name: "verdict_dispatching_another_workflow", base: quickStart, file: "agent.yml",
-			old: "verdict.yml@v1\n    with: {", new: "verdict.yml@v1\n    with: {workflow: lead.yml, ",
-			want: []want{{file: "agent.yml", job: "verdict", rule: RuleVerdictWorkflow, at: "with: {workflow: lead.yml"}},
-		},
-		{
-			name: "schedule_on_the_top_of_the_hour", base: quickStart, file: "recess-sweep.yml",
-			old: `"2-59/5 * * * *"`, new: `"*/5 * * * *"`,
-			want: []want{{file: "recess-sweep.yml", rule: RuleTopOfHour, at: "cron:"}},
-		},
-		{
-			name: "no_sweep", base: quickStart, file: "recess-sweep.yml",
-			old: "  schedule: [{cron: \"2-59/5 * * * *\"}] # off the top of the hour\n", new: "",
-			want: []want{{file: "recess.yml", rule: RuleNoSweep, at: "\non:"}},
-		},
-		{
-			name: "claim_outside_the_group", base: direct, file: "agent.yml",
-			old: "    # One writer per discussion: queue behind any other recess run on it, cancel nothing.\n    concurrency:\n      group: recess-${{ inputs.discussion_number }}\n      cancel-in-progress: false\n      queue: max\n", new: "",
-			want: []want{{file: "agent.yml", job: "claim", rule: RuleWriterGroup, at: "  claim:"}},
-		},
-		{
-			name: "verdict_without_queue_max", base: direct, file: "agent.yml",
-			old: "      queue: max\n    permissions:\n      discussions: write # replies", new: "    permissions:\n      discussions: write # replies",
-			want: []want{{file: "agent.yml", job: "verdict", rule: RuleWriterQueue, at: "timeout-minutes: 10\n    concurrency:\n      group: recess-${{ inputs.discussion_number }}"}},
-		},
-		{
-			name: "event_job_in_a_group_named_by_the_workflow", base: direct, file: "recess.yml",
-			old: "group: recess-${{ github.event.discussion.number }}", new: "group: recess-${{ github.workflow }}",
-			want: []want{{file: "recess.yml", job: "event", rule: RuleWriterGroup, at: "github.workflow"}},
-		},
-		{
-			name: "visit_cancelled_in_progress", base: direct, file: "recess.yml",
-			old: "      group: recess-${{ matrix.discussion }}\n      cancel-in-progress: false", new: "      group: recess-${{ matrix.discussion }}\n      cancel-in-progress: true",
-			want: []want{{file: "recess.yml", job: "visit", rule: RuleWriterCancel, at: "cancel-in-progress: true"}},
-		},
-		{
-			name: "agent_beside_a_writer", base: direct, file: "agent.yml",
-			old: "      - uses: ./\n        with:\n          command: install\n", new: "      - uses: ./\n        with:\n          command: claim\n",
-			want: []want{{file: "agent.yml", job: "lead", rule: RuleLeadBesideWriter, at: "  lead:"},
-				// and, writing, it is outside the discussion's group
-				{file: "agent.yml", job: "lead", rule: RuleWriterGroup, at: "  lead:"}},
-		},
-		{
-			name: "event_text_in_a_shell", base: direct, file: "agent.yml",
-			old: "          go run ./cmd/recess-lab mcp-script\n", new: "          go run ./cmd/recess-lab mcp-script # ${{ inputs.discussion_number }}\n",
-			want: []want{{file: "agent.yml", job: "lead", rule: RuleExpressionInRun, at: "        run: |"}},
-		},
-		{
-			name: "key_given_twice", base: quickStart, file: "agent.yml",
-			old: "permissions: {discussions: read}", new: "permissions: {discussions: read, discussions: write}",
-			want: []want{{file: "agent.yml", rule: RuleUnreadable, at: "discussions: read, discussions: write}"}},
-		},
-		{
-			name: "unreadable_agent_workflow", base: quickStart, file: "agent.yml",
-			old: "jobs:\n", new: "jobs: [\n",
-			want: []want{{file: "agent.yml", rule: RuleUnreadable}},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := tt.base(t)
-			if n := strings.Count(s[tt.file], tt.old); n != 1 {
-				t.Fatalf("%q occurs %d times in %s, want once", tt.old, n, tt.file)
-			}
-			s[tt.file] = strings.Replace(s[tt.file], tt.old, tt.new, 1)
-			got, err := CheckRepo(s.fs())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want []Finding
-			for i, w := range tt.want {
-				line := 0
-				if w.at != "" {
-					text := s[w.file]
-					i := strings.Index(text, w.at)
-					if i < 0 || strings.Contains(text[i+1:], w.at) {
-						t.Fatalf("%q is not unique in the broken %s", w.at, w.file)
-					}
-					line = strings.Count(text[:i+len(w.at)-1], "\n") + 1
-				} else if i < len(got) {
-					line = got[i].Line // a YAML error's line is YAML's
-				}
-				want = append(want, Finding{File: Dir + "/" + w.file, Line: line, Job: w.job, Rule: w.rule})
-			}
-			if diff := cmp.Diff(want, got, ignoreText); diff != "" {
-				t.Errorf("CheckRepo() (-want +got):\n%s\nall: %v", diff, got)
-			}
-			for _, f := range got {
-				if f.Message == "" || f.Fix == "" {
-					t.Errorf("finding %+v has no message or no fix", f)
-				}
-			}
-		})
-	}
-}
-
 // An alias reads as the node its anchor names: a verdict given the claim's
 // grant lacks only what the claim does not need.
 func TestCheckRepo_follows_aliases(t *testing.T) {
 	t.Parallel()
-	s := quickStart(t)
+	s := reusable(t)
 	s["agent.yml"] = strings.NewReplacer(
-		"claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: {discussions: write, contents: read}", "claim.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n    permissions: &claim {discussions: write, contents: read}",
+		"claim.yml@v1\n    permissions: {discussions: write, contents: read}", "claim.yml@v1\n    permissions: &claim {discussions: write, contents: read}",
 		"permissions: {discussions: write, actions: write, contents: read}", "permissions: *claim",
 	).Replace(s["agent.yml"])
-	got, err := CheckRepo(s.fs())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Finding{{File: Dir + "/agent.yml", Line: lineOf(t, s["agent.yml"], "&claim"), Job: "verdict", Rule: RuleMissingPermission,
+	got := checkSetup(t, s.fs())
+	want := []workflows.Finding{{File: workflows.Dir + "/agent.yml", Line: lineOf(t, s["agent.yml"], "&claim"), Job: "verdict", Rule: workflows.RuleMissingPermission,
 		Message: "job verdict lacks actions: write (job permissions)", Fix: "add actions: write to the job's permissions"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CheckRepo() (-want +got):\n%s", diff)
@@ -380,6 +275,7 @@ func TestTopOfHour(t *testing.T) {
 		{"*/5 * * * *", true},
 		{"* * * * *", true},
 		{"0 * * * *", true},
+		{"00 * * * *", true},
 		{"0,30 * * * *", true},
 		{"30,0 * * * *", true},
 		{"15,45 * * * *", false},
@@ -389,34 +285,80 @@ func TestTopOfHour(t *testing.T) {
 		{"x * * * *", false},
 	}
 	for _, tt := range tests {
-		if got := TopOfHour(tt.cron); got != tt.want {
+		if got := workflows.TopOfHour(tt.cron); got != tt.want {
 			t.Errorf("TopOfHour(%q) = %v, want %v", tt.cron, got, tt.want)
 		}
 	}
 }
 
+func TestCheckCron(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cron string
+		ok   bool
+	}{
+		{"2-59/5 * * * *", true},
+		{"7-59/30 7-18 * * 1-5", true},
+		{"0 12 1 JAN,jul SUN-SAT", true},
+		{"5/15 * * * *", true},
+		{"*/5 * * *", false},
+		{"*/5 * * * * *", false},
+		{"@hourly", false},
+		{"", false},
+		{"60 * * * *", false},
+		{"* 24 * * *", false},
+		{"* * 0 * *", false},
+		{"* * * 13 *", false},
+		{"* * * * 8", false},
+		{"*/0 * * * *", false},
+		{"*/x * * * *", false},
+		{"1-x * * * *", false},
+		{"MON * * * *", false},
+	}
+	for _, tt := range tests {
+		if err := workflows.CheckCron(tt.cron); (err == nil) != tt.ok {
+			t.Errorf("CheckCron(%q) = %v, want ok %v", tt.cron, err, tt.ok)
+		}
+	}
+}
+
 // A workflow file is outside input: whatever it holds, the rules answer
-// with findings, never a panic, and every finding names a line. The file
-// is the repository's only workflow, under the name a front door
-// dispatches by default, so the setup's rules read it too.
+// with findings, never a panic, and every finding names a line, a rule and
+// a fix. The file sits beside the reusable quick start under the name its
+// front door dispatches, so the setup's rules read it too.
 func FuzzCheckRepo(f *testing.F) {
-	for _, p := range []string{"../../testdata/quickstart/agent.yml", "../../testdata/quickstart/recess.yml", "../../.github/workflows/recess.yml", "../../.github/workflows/agent.yml"} {
+	for _, p := range []string{
+		"testdata/reusable/agent.yml", "testdata/reusable/recess.yml", "testdata/sweep-only/recess-sweep.yml",
+		"../../.github/workflows/recess.yml", "../../.github/workflows/agent.yml", "../../.github/workflows/front-door.yml",
+		"../../.github/examples/agent-claude.yml", "../../.github/examples/agent-gemini.yml", "../../.github/examples/recess-sweep.yml",
+	} {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(data)
 	}
-	f.Add([]byte("on: push\njobs: {a: {permissions: write-all, steps: [{uses: ./, with: {command: claim}}]}}"))
-	f.Add([]byte("jobs: []"))
+	for _, seed := range []string{
+		"on: push\njobs: {a: {permissions: write-all, steps: [{uses: ./, with: {command: claim}}]}}",
+		"jobs: []",
+		"on: {schedule: {cron: '0 * * *'}}\nconcurrency: {group: recess-${{ github.event.discussion.number }}, cancel-in-progress: true}\njobs: {a: {uses: o/recess/.github/workflows/front-door.yml@v1, with: {threads: 'issues,pull-requests', state-store: brnach}}}",
+		"on: workflow_dispatch\njobs:\n  lead:\n    if: always() || needs.claim.outputs.stale != 'true'\n    steps:\n      - run: |\n          claude -p x --mcp-config '{\"mcpServers\":{\"recess\":{\"command\":\"recess\",\"args\":[\"mcp\",\"--verdikt-file\",\"x\"]}}}'\n",
+		"on: pull_request_target\njobs: {a: {steps: [{uses: actions/checkout@v6, with: {ref: '${{ github.event.pull_request.head.sha }}'}}, {uses: ./, with: {workflw: x}}]}}",
+		"on: [discussion, discussion_comment]\njobs: {a: {concurrency: {group: 'recess-${{ github.event.discussion.node_id }}', queue: max}, steps: [{uses: ./}, {run: 'recess mcp \\\n --x 1'}]}}",
+	} {
+		f.Add([]byte(seed))
+	}
+	base := reusable(&testing.T{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := CheckRepo(fstest.MapFS{Dir + "/agent.yml": &fstest.MapFile{Data: data}})
+		s := base.clone()
+		s["agent.yml"] = string(data)
+		got, err := workflows.CheckRepo(s.fs(), known)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, finding := range got {
-			if finding.Line < 1 || finding.Rule == "" {
-				t.Errorf("finding without a line or rule: %+v", finding)
+			if finding.Line < 1 || finding.Rule == "" || finding.Message == "" || finding.Fix == "" {
+				t.Errorf("finding without a line, rule, message or fix: %+v", finding)
 			}
 		}
 	})
@@ -426,43 +368,48 @@ func FuzzCheckRepo(f *testing.F) {
 // lines (the comment may wrap).
 var copyTo = regexp.MustCompile(`Copy it to[\s#]*\.github/workflows/([a-z-]+\.yml)`)
 
-// The step-by-step workflows of docs/step-by-step.md (the blocks that say
-// "Copy it to .github/workflows/NAME.yml") are a setup that keeps every rule.
-func TestCheckRepo_docs_step_by_step_is_clean(t *testing.T) {
+// The step-by-step workflows the README and docs show (the blocks that say
+// "Copy it to .github/workflows/NAME.yml") are, page by page, a setup that
+// keeps every rule.
+func TestCheckRepo_documented_step_by_step_is_clean(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("../../docs/step-by-step.md")
+	pages, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := setup{}
-	for _, block := range strings.Split(string(data), "```yaml\n")[1:] {
-		end := strings.Index(block, "```")
-		if end < 0 {
-			t.Fatal("docs/step-by-step.md: a yaml block is not closed")
+	found := 0
+	for _, page := range append([]string{"../../README.md"}, pages...) {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
 		}
-		var lines []string
-		for _, l := range strings.Split(block[:end], "\n") {
-			lines = append(lines, strings.TrimPrefix(l, "   "))
-		}
-		head := strings.Join(lines[:min(5, len(lines))], "\n")
-		if m := copyTo.FindStringSubmatch(head); m != nil {
-			if _, dup := s[m[1]]; dup {
-				t.Fatalf("docs/step-by-step.md has two blocks for %s", m[1])
+		s := setup{}
+		for _, block := range strings.Split(string(data), "```yaml\n")[1:] {
+			end := strings.Index(block, "```")
+			if end < 0 {
+				t.Fatalf("%s: a yaml block is not closed", page)
 			}
-			s[m[1]] = strings.Join(lines, "\n")
+			var lines []string
+			for _, l := range strings.Split(block[:end], "\n") {
+				lines = append(lines, strings.TrimPrefix(l, "   "))
+			}
+			head := strings.Join(lines[:min(5, len(lines))], "\n")
+			if m := copyTo.FindStringSubmatch(head); m != nil {
+				if _, dup := s[m[1]]; dup {
+					t.Fatalf("%s has two blocks for %s", page, m[1])
+				}
+				s[m[1]] = strings.Join(lines, "\n")
+			}
+		}
+		if len(s) == 0 {
+			continue
+		}
+		found++
+		for _, f := range checkSetup(t, s.fs()) {
+			t.Errorf("%s: %s", filepath.Base(page), f)
 		}
 	}
-	if _, ok := s["recess.yml"]; !ok {
-		t.Fatal("docs/step-by-step.md has no recess.yml")
-	}
-	if _, ok := s["agent.yml"]; !ok {
-		t.Fatal("docs/step-by-step.md has no agent.yml")
-	}
-	got, err := CheckRepo(s.fs())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range got {
-		t.Errorf("docs/step-by-step.md %s", f)
+	if found == 0 {
+		t.Fatal("neither the README nor docs/ show a step-by-step setup")
 	}
 }

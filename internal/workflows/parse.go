@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -13,8 +14,9 @@ import (
 // shape a rule reports stay YAML nodes; a mapping whose keys a finding points
 // at is keyed.
 type file struct {
-	name        string // the path findings name, e.g. .github/workflows/agent.yml
-	line        int    // the document's first line
+	name        string   // the path findings name, e.g. .github/workflows/agent.yml
+	lines       []string // the text, for the line of a word inside a value
+	line        int      // the document's first line
 	onLine      int
 	events      keyed[yaml.Node] // `on`: each event with its settings
 	runName     yaml.Node
@@ -32,14 +34,34 @@ type job struct {
 	With        map[string]yaml.Node
 	Permissions yaml.Node
 	Concurrency yaml.Node
+	If          yaml.Node
+	Needs       yaml.Node // a job's id or a list of them
+	Env         map[string]yaml.Node
 	Steps       []step
 }
 
 type step struct {
-	Name string
-	Uses string
-	Run  yaml.Node
-	With map[string]yaml.Node
+	line     int // the step's first line
+	usesLine int
+	Name     string
+	Uses     string
+	Run      yaml.Node
+	With     map[string]yaml.Node
+	Env      map[string]yaml.Node
+}
+
+// UnmarshalYAML reads a step as far as it fits, and where it and its uses
+// stand.
+func (s *step) UnmarshalYAML(n *yaml.Node) error {
+	type plain step
+	_ = n.Decode((*plain)(s))
+	s.line = n.Line
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "uses" {
+			s.usesLine = n.Content[i+1].Line
+		}
+	}
+	return nil
 }
 
 // entry is one key of a mapping, with the key's line.
@@ -105,7 +127,7 @@ func parseFile(name string, data []byte) (*file, *Finding) {
 		return unreadable(root.Line, "a workflow is a mapping (name, on, jobs)")
 	}
 	expand(root, map[*yaml.Node]bool{})
-	f := &file{name: name, line: root.Line}
+	f := &file{name: name, line: root.Line, lines: strings.Split(string(data), "\n")}
 	var top keyed[yaml.Node]
 	var jobs keyed[job]
 	_ = root.Decode(&top)
@@ -129,7 +151,6 @@ func parseFile(name string, data []byte) (*file, *Finding) {
 	for _, e := range jobs {
 		j := e.val
 		j.id, j.line = e.key, e.line
-		j.role = roleOf(&j)
 		f.jobs = append(f.jobs, &j)
 	}
 	return f, nil
@@ -171,6 +192,71 @@ func events(on yaml.Node) keyed[yaml.Node] {
 func (f *file) has(event string) bool {
 	_, ok := f.events.get(event)
 	return ok
+}
+
+// called says whether the file runs only when another workflow calls it:
+// its jobs get the caller's event and grant.
+func (f *file) called() bool {
+	return len(f.events) > 0 && !slices.ContainsFunc(f.events, func(e entry[yaml.Node]) bool { return e.key != "workflow_call" })
+}
+
+// lineOf is the first line at or after from whose text holds word as a
+// whole (not inside a longer name), else from: the line of a word inside a
+// value, such as a flag in a script.
+func (f *file) lineOf(from int, word string) int {
+	for i := max(from, 1) - 1; i < len(f.lines); i++ {
+		for rest, at := f.lines[i], 0; ; {
+			j := strings.Index(rest[at:], word)
+			if j < 0 {
+				break
+			}
+			end := at + j + len(word)
+			if end == len(rest) || !isNameByte(rest[end]) {
+				return i + 1
+			}
+			at = end
+		}
+	}
+	return from
+}
+
+func isNameByte(b byte) bool {
+	return b == '-' || b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
+
+// needs is the ids of the jobs j needs.
+func (j *job) needs() []string {
+	if v := value(j.Needs); v != "" {
+		return []string{v}
+	}
+	var ids []string
+	for _, n := range j.Needs.Content {
+		ids = append(ids, value(*n))
+	}
+	return ids
+}
+
+// texts are every value of the job that may hold a command line or a
+// configuration: the job's and its steps' env, each step's inputs and
+// script, each with the line it starts on.
+func (j *job) texts() []yaml.Node {
+	var out []yaml.Node
+	add := func(m map[string]yaml.Node) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if n := m[k]; n.Kind == yaml.ScalarNode {
+				out = append(out, n)
+			}
+		}
+	}
+	add(j.Env)
+	for _, s := range j.Steps {
+		add(s.Env)
+		add(s.With)
+		if s.Run.Kind == yaml.ScalarNode {
+			out = append(out, s.Run)
+		}
+	}
+	return out
 }
 
 // value is a scalar's text, or "" for any other node.

@@ -190,6 +190,12 @@ func NormLogin(s string) string {
 // SameLogin reports whether two logins name the same account (NormLogin).
 func SameLogin(a, b string) bool { return NormLogin(a) == NormLogin(b) }
 
+// DeletedAccount is the login GitHub shows for whatever a deleted account
+// wrote (REST, webhooks and the web; GraphQL answers null). Nobody can hold
+// it, and it may not write to any repository: it names every deleted
+// account at once, never one person.
+const DeletedAccount = "ghost"
+
 // RESTLogin is an account's login in REST form: an app's (bot is true)
 // carries "[bot]", as REST and webhooks give it, so that it is never taken
 // for the person whose login is the app's name. It is the one place the

@@ -274,8 +274,13 @@ func parseFrom(v jsontext.Value, field string) ([]string, error) {
 	out := make([]string, len(list))
 	for i, e := range list {
 		s, ok := StringValue(e)
-		if !ok || !ValidLogin(s) {
+		switch {
+		case !ok || !ValidLogin(s):
 			return nil, &FieldError{Field: IndexPath(field, i), Reason: "must be a GitHub login"}
+		case SameLogin(s, DeletedAccount):
+			// A reply of any deleted account shows this login: it would
+			// count them all, and nobody can answer as it.
+			return nil, &FieldError{Field: IndexPath(field, i), Reason: strconv.Quote(s) + " is the name GitHub shows for every deleted account, not a person's login"}
 		}
 		out[i] = s
 	}
