@@ -61,7 +61,7 @@ type Config struct {
 	SweepOnlyWhileWaiting bool
 	// Categories, when not empty, are the discussion categories (names or
 	// slugs) recess serves; Labels, when not empty, serve only discussions
-	// carrying one of them. See inScope.
+	// carrying one of them. See outOfScope.
 	Categories, Labels []string
 	// WakeOn says what starts a fresh run on a discussion with nothing
 	// pending: WakeComment (default), WakeMention, WakeCommand.

@@ -111,9 +111,9 @@ func (p *pass) reconcile() error {
 	}
 	// Reopened or unlocked: watch it again.
 	p.rec.Closed = ""
-	if p.snap.isNew && !p.inScope() {
+	if why := p.outOfScope(); p.snap.isNew && why != "" {
 		// Never served: no record, no status comment, no answer.
-		p.res.note("discussion %d is out of scope (categories, labels): nothing to do", p.rec.Discussion)
+		p.res.note("discussion %d is out of scope (%s): nothing to do", p.rec.Discussion, why)
 		return nil
 	}
 	if p.snap.isNew {
@@ -334,9 +334,12 @@ func (p *pass) intake() error {
 			}
 		}
 	}
-	if !owed || !p.inScope() {
+	if out := p.outOfScope(); !owed || out != "" {
 		// Nothing owed, or out of scope: answered by nobody here (an open
 		// recess was still served above until it resolved).
+		if why := p.notWoken(first, unseen); !owed && out == "" && why != "" {
+			p.res.note("%s: nothing to do", why)
+		}
 		p.rec.Queued = nil
 		return nil
 	}

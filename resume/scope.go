@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 )
 
@@ -35,21 +36,53 @@ func ParseWakeOn(s string) (string, error) {
 	}
 }
 
-// inScope reports whether recess serves the discussion: its category is
-// among Categories (by name or slug, case-insensitive; none listed: every
-// category) and it carries one of Labels (none listed: no filter). A
-// discussion out of scope is never dispatched for and gets no status
-// comment; an open recess on a discussion that moved out of scope is still
-// served until it resolves.
-func (p *pass) inScope() bool {
+// outOfScope says which filters keep the discussion out of recess's scope
+// ("categories", "labels" or "categories, labels"), "" when recess serves
+// it: its category is among Categories (by name or slug, case-insensitive;
+// none listed: every category) and it carries one of Labels (none listed:
+// no filter). A discussion out of scope is never dispatched for and gets no
+// status comment; an open recess on a discussion that moved out of scope is
+// still served until it resolves.
+func (p *pass) outOfScope() string {
 	category := func(c string) bool {
 		return strings.EqualFold(c, p.d.Category) || strings.EqualFold(c, p.d.CategorySlug)
 	}
 	label := func(want string) bool {
 		return slices.ContainsFunc(p.d.Labels, func(l string) bool { return strings.EqualFold(want, l) })
 	}
-	return (len(p.cfg.Categories) == 0 || slices.ContainsFunc(p.cfg.Categories, category)) &&
-		(len(p.cfg.Labels) == 0 || slices.ContainsFunc(p.cfg.Labels, label))
+	var out []string
+	if len(p.cfg.Categories) > 0 && !slices.ContainsFunc(p.cfg.Categories, category) {
+		out = append(out, "categories")
+	}
+	if len(p.cfg.Labels) > 0 && !slices.ContainsFunc(p.cfg.Labels, label) {
+		out = append(out, "labels")
+	}
+	return strings.Join(out, ", ")
+}
+
+// notWoken says why what people wrote (a new discussion, or replies no
+// agent run has seen) starts no run under wake-on mention or command, for
+// the maintainer's summary; "" when nobody wrote anything that wake-on
+// comment would have answered.
+func (p *pass) notWoken(first bool, unseen int) string {
+	what := text.Count(unseen, "new reply", "new replies")
+	switch {
+	case first && !p.d.Mine && !ignored(p.d.Author, p.cfg.IgnoreAuthors):
+		what = "the new discussion"
+	case unseen == 0:
+		return ""
+	}
+	switch p.cfg.WakeOn {
+	case WakeMention:
+		var handles []string
+		for _, h := range p.cfg.MentionHandles {
+			handles = append(handles, "@"+handleName(h))
+		}
+		return fmt.Sprintf("%s, not mentioning %s (wake-on mention)", what, strings.Join(handles, " or "))
+	case WakeCommand:
+		return fmt.Sprintf("%s, no /recess ask from a maintainer among them (wake-on command)", what)
+	}
+	return ""
 }
 
 // wakes reports whether a comment nobody has answered starts a fresh run
@@ -83,13 +116,17 @@ func (p *pass) firstWakes() bool {
 func (p *pass) mentions(text string) bool {
 	lower := strings.ToLower(text)
 	for _, h := range p.cfg.MentionHandles {
-		h = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(h), "@"))
+		h = strings.ToLower(handleName(h))
 		if h != "" && hasWord(lower, "@"+h, handleByte) {
 			return true
 		}
 	}
 	return false
 }
+
+// handleName is a mention handle as configured ("@lead" or "lead") without
+// its @.
+func handleName(h string) string { return strings.TrimPrefix(strings.TrimSpace(h), "@") }
 
 // handleByte is a byte a GitHub handle (a login, or org/team) may hold.
 func handleByte(c byte) bool {

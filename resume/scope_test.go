@@ -2,6 +2,9 @@ package resume_test
 
 import (
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,15 +30,17 @@ func TestScope_categories_and_labels(t *testing.T) {
 		category string
 		slug     string
 		labels   []string
-		served   bool
+		// why is the filter the intake's note names, "" when served.
+		why string
 	}{
-		{"no_filter", resume.Config{}, "Q&A", "q-a", nil, true},
-		{"category_by_name", resume.Config{Categories: []string{"rfcs"}}, "RFCs", "rfcs-and-ideas", nil, true},
-		{"category_by_slug", resume.Config{Categories: []string{"rfcs-and-ideas"}}, "RFCs", "rfcs-and-ideas", nil, true},
-		{"other_category", resume.Config{Categories: []string{"RFCs"}}, "Q&A", "q-a", nil, false},
-		{"label_any_case", resume.Config{Labels: []string{"agent"}}, "General", "general", []string{"bug", "Agent"}, true},
-		{"label_missing", resume.Config{Labels: []string{"agent"}}, "General", "general", []string{"bug"}, false},
-		{"both_need_to_hold", resume.Config{Categories: []string{"General"}, Labels: []string{"agent"}}, "General", "general", nil, false},
+		{"no_filter", resume.Config{}, "Q&A", "q-a", nil, ""},
+		{"category_by_name", resume.Config{Categories: []string{"rfcs"}}, "RFCs", "rfcs-and-ideas", nil, ""},
+		{"category_by_slug", resume.Config{Categories: []string{"rfcs-and-ideas"}}, "RFCs", "rfcs-and-ideas", nil, ""},
+		{"other_category", resume.Config{Categories: []string{"RFCs"}}, "Q&A", "q-a", nil, "categories"},
+		{"label_any_case", resume.Config{Labels: []string{"agent"}}, "General", "general", []string{"bug", "Agent"}, ""},
+		{"label_missing", resume.Config{Labels: []string{"agent"}}, "General", "general", []string{"bug"}, "labels"},
+		{"both_need_to_hold", resume.Config{Categories: []string{"General"}, Labels: []string{"agent"}}, "General", "general", nil, "labels"},
+		{"neither_holds", resume.Config{Categories: []string{"RFCs"}, Labels: []string{"agent"}}, "General", "general", nil, "categories, labels"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,15 +48,21 @@ func TestScope_categories_and_labels(t *testing.T) {
 			w := newWorld(t)
 			e := w.engine(tt.cfg)
 			n := w.placed("alice", tt.category, tt.slug, tt.labels...)
-			mustRun(t)(e.Intake(ctx, n))
+			res := mustRun(t)(e.Intake(ctx, n))
+			served := tt.why == ""
+			// The maintainer's summary says which filter left it out.
+			note := fmt.Sprintf("discussion %d is out of scope (%s): nothing to do", n, tt.why)
+			if got := slices.Contains(res.Notes, note); got == served {
+				t.Errorf("intake notes %q; want %q among them: %v", res.Notes, note, !served)
+			}
 			w.advance(time.Minute)
 			w.say(n, "maya", "OWNER", "", "/recess status")
 			mustRun(t)(e.Inbound(ctx, n))
 			_, stored := w.records[n]
-			if got := len(w.calls()) == 1; got != tt.served || stored != tt.served {
-				t.Errorf("served = %v (dispatches %d, record stored %v), want %v", got, len(w.calls()), stored, tt.served)
+			if got := len(w.calls()) == 1; got != served || stored != served {
+				t.Errorf("served = %v (dispatches %d, record stored %v), want %v", got, len(w.calls()), stored, served)
 			}
-			if !tt.served && len(w.mine(n)) != 0 {
+			if !served && len(w.mine(n)) != 0 {
 				t.Errorf("recess commented %d time(s) on a discussion out of scope", len(w.mine(n)))
 			}
 		})
@@ -86,30 +97,45 @@ func TestScope_moved_out_while_recessed(t *testing.T) {
 
 func TestWakeOn(t *testing.T) {
 	t.Parallel()
+	// A run that wakes nothing says why in its notes ("" for no such note).
 	type step struct {
 		author, assoc, body string
 		wakes               bool
+		note                string
 	}
 	tests := []struct {
 		name      string
 		cfg       resume.Config
 		body      string // the discussion's body
 		firstRuns bool
+		firstNote string
 		steps     []step
 	}{
-		{"comment", resume.Config{}, "please review", true, []step{
-			{"bob", "NONE", "thanks!", true},
+		{"comment", resume.Config{}, "please review", true, "", []step{
+			{"bob", "NONE", "thanks!", true, ""},
 		}},
-		{"mention", resume.Config{WakeOn: resume.WakeMention, MentionHandles: []string{"@lead"}}, "please review", false, []step{
-			{"bob", "NONE", "@leader is not the handle", false},
-			{"bob", "NONE", "hey @Lead, what do you think?", true},
+		{"mention", resume.Config{WakeOn: resume.WakeMention, MentionHandles: []string{"@lead"}}, "please review",
+			false, "the new discussion, not mentioning @lead (wake-on mention): nothing to do", []step{
+				{"bob", "NONE", "@leader is not the handle", false, "the new discussion, not mentioning @lead (wake-on mention): nothing to do"},
+				{"bob", "NONE", "hey @Lead, what do you think?", true, ""},
+			}},
+		{"mention_in_the_discussion", resume.Config{WakeOn: resume.WakeMention, MentionHandles: []string{"lead"}}, "@lead please review", true, "", nil},
+		{"command", resume.Config{WakeOn: resume.WakeCommand}, "please review", true, "", []step{
+			{"bob", "NONE", "thanks!", false, "1 new reply, no /recess ask from a maintainer among them (wake-on command): nothing to do"},
+			{"bob", "NONE", "/recess ask", false, "2 new replies, no /recess ask from a maintainer among them (wake-on command): nothing to do"},
+			{"maya", "MEMBER", "/recess ask\nwhat about backups?", true, ""},
 		}},
-		{"mention_in_the_discussion", resume.Config{WakeOn: resume.WakeMention, MentionHandles: []string{"lead"}}, "@lead please review", true, nil},
-		{"command", resume.Config{WakeOn: resume.WakeCommand}, "please review", true, []step{
-			{"bob", "NONE", "thanks!", false},
-			{"bob", "NONE", "/recess ask", false},
-			{"maya", "MEMBER", "/recess ask\nwhat about backups?", true},
-		}},
+	}
+	said := func(res *resume.Result, note string) {
+		t.Helper()
+		for _, n := range res.Notes {
+			if strings.Contains(n, "wake-on") && n != note {
+				t.Errorf("note %q, want %q", n, note)
+			}
+		}
+		if note != "" && !slices.Contains(res.Notes, note) {
+			t.Errorf("notes %q lack %q", res.Notes, note)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +146,7 @@ func TestWakeOn(t *testing.T) {
 			w.mu.Lock()
 			w.discussions[n].Body = tt.body
 			w.mu.Unlock()
-			mustRun(t)(e.Intake(ctx, n))
+			said(mustRun(t)(e.Intake(ctx, n)), tt.firstNote)
 			if got := len(w.calls()) == 1; got != tt.firstRuns {
 				t.Fatalf("new discussion dispatched %v, want %v", got, tt.firstRuns)
 			}
@@ -131,7 +157,7 @@ func TestWakeOn(t *testing.T) {
 				before := len(w.calls())
 				w.advance(time.Minute)
 				w.say(n, s.author, s.assoc, "", s.body)
-				mustRun(t)(e.Inbound(ctx, n))
+				said(mustRun(t)(e.Inbound(ctx, n)), s.note)
 				if got := len(w.calls()) > before; got != s.wakes {
 					t.Errorf("%s's %q woke recess: %v, want %v", s.author, s.body, got, s.wakes)
 				}

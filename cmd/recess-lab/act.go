@@ -22,6 +22,7 @@ import (
 	"github.com/recess-action/recess/internal/fakeclock"
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/internal/text"
+	"github.com/recess-action/recess/resume"
 )
 
 // recess-lab act tells the act story (testdata/act/story.yaml: intake,
@@ -49,18 +50,26 @@ Runs a front door and its agent workflow under act (v` + actVersion + `, install
 install when missing) against the embedded fake GitHub, seeded from
 testdata/act/seed.yml, and checks the story of testdata/act/story.yaml: a
 new discussion, the agent asking a question and recessing, two replies, the
-resume with the comments, the answer.
+resume with the comments, the answer, and a sweep that finds nothing pending.
 
 WORKFLOWS is your repository (its .github/workflows), a directory of workflow
 files, or the front door's file; by default the repository around the working
 directory. The front door is recess.yml there (--front-door), the agent
-workflow the file its workflow input names (default agent.yml; --agent).
+workflow the file its workflow input names (default agent.yml; --agent), and,
+when the front door keeps its sweep apart (sweep-only-while-waiting), the
+sweep the file its sweep-workflow input names (default recess-sweep.yml): a
+scheduled sweep runs it, while the fake says it is enabled. The story's
+discussion is one the front door serves (its first category and label, a
+mention of its first handle under wake-on mention).
 
 It runs copies, changed only so that act runs them offline, and prints each
-change: the queue: max lines left out; a model step (anthropics/claude-code-action)
-replaced by the scripted lead (recess-lab mcp-script) when its key
-(ANTHROPIC_API_KEY) is not set; recess-action/recess@REF and its reusable
-workflows served from this checkout; the artifact actions served by stand-ins.
+change: the queue: max lines left out; a model step (anthropics/claude-code-action,
+google-github-actions/run-gemini-cli) replaced by the scripted lead
+(recess-lab mcp-script) when its key (ANTHROPIC_API_KEY, GEMINI_API_KEY) is
+not set, which starts the recess mcp server the step's inputs configure;
+recess-action/recess@REF and its reusable workflows served from this
+checkout; the artifact actions served by stand-ins. When a step fails, it
+prints what recess said (why it did nothing, for one) and the end of the log.
 
 Run it from a recess checkout (go run -C ~/recess ./cmd/recess-lab act ~/your-repo);
 it needs Go and bash, no Docker and no network (except the Go module proxy to
@@ -119,8 +128,9 @@ type actRunner struct {
 	target  actTarget
 
 	root, work, act string
-	// frontDoor and agentWF are the workflow copies act runs.
-	frontDoor, agentWF string
+	// frontDoor, agentWF and sweepWF are the workflow copies act runs
+	// (sweepWF "" when the front door sweeps itself).
+	frontDoor, agentWF, sweepWF string
 	// flags are act's options for serving actions (recess's from a copy
 	// of this checkout, others from github.com) and passing model keys.
 	flags []string
@@ -151,7 +161,11 @@ func (a *actRunner) tell(ctx context.Context, getenv func(string) string) error 
 	if a.act, err = findAct(ctx, a.out); err != nil {
 		return err
 	}
-	a.say("recess-lab act: %s and %s under act v%s against the embedded fake GitHub", rel(a.target.FrontDoor), rel(a.target.Agent), actVersion)
+	files := rel(a.target.FrontDoor) + " and " + rel(a.target.Agent)
+	if a.target.Sweep != "" {
+		files = rel(a.target.FrontDoor) + ", " + rel(a.target.Sweep) + " and " + rel(a.target.Agent)
+	}
+	a.say("recess-lab act: %s under act v%s against the embedded fake GitHub", files, actVersion)
 	a.say("work directory: %s", a.work)
 	if err := a.prepare(getenv); err != nil {
 		return err
@@ -176,18 +190,76 @@ func (a *actRunner) tell(ctx context.Context, getenv func(string) string) error 
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.target.Agent, err)
 	}
+	workflows := []githubfake.SeedWorkflow{wf}
+	sweepName := ""
+	if a.target.Sweep != "" {
+		// Nothing waits in the repository yet: its last sweep switched the
+		// sweep off, and the first run that leaves something pending
+		// switches it on.
+		sweepName = a.target.Choices.SweepWorkflow
+		workflows = append(workflows, githubfake.SeedWorkflow{File: sweepName, State: githubfake.WorkflowDisabledManually})
+	}
+	served := ""
 	err = applySeed(ctx, a.gh, filepath.Join(root, actSeed), func(seed *githubfake.Seed) {
 		for i := range seed.Repos {
-			if seed.Repos[i].Name == actRepo {
-				seed.Repos[i].Workflows = []githubfake.SeedWorkflow{wf}
+			if r := &seed.Repos[i]; r.Name == actRepo {
+				r.Workflows = workflows
+				served = serve(r, a.target.Choices)
 			}
 		}
 	})
 	if err != nil {
 		return err
 	}
-	a.say("fake GitHub at %s, seeded from %s; the story of %s:\n", a.gh.Env()["GITHUB_SERVER_URL"], actSeed, actStory)
-	return newStory(a.out, a.verbose, a, a.gh, a.clock, actRepo, actBot).tell(ctx, s)
+	a.say("fake GitHub at %s, seeded from %s", a.gh.Env()["GITHUB_SERVER_URL"], actSeed)
+	if served != "" {
+		a.say("  the story's discussion is one the front door serves: %s", served)
+	}
+	if sweepName != "" {
+		a.say("  the sweep's workflow %s starts disabled, as a sweep that found nothing pending leaves it", sweepName)
+	}
+	a.say("the story of %s:\n", actStory)
+	st := newStory(a.out, a.verbose, a, a.gh, a.clock, actRepo, actBot)
+	st.store, st.sweepFile = a.target.Choices.Store, sweepName
+	return st.tell(ctx, s)
+}
+
+// serve makes the seeded discussions ones the front door serves, and says
+// how ("" when it serves every discussion): each in the first of its
+// categories, carrying the first of its labels, and, with wake-on mention,
+// mentioning the first handle.
+func serve(r *githubfake.SeedRepo, c setupChoices) string {
+	var said []string
+	if len(c.Categories) > 0 {
+		if !slices.ContainsFunc(append([]string{"General"}, r.Categories...), func(x string) bool { return strings.EqualFold(x, c.Categories[0]) }) {
+			r.Categories = append(r.Categories, c.Categories[0])
+		}
+		said = append(said, fmt.Sprintf("in the category %s (categories: %s)", c.Categories[0], strings.Join(c.Categories, ", ")))
+	}
+	if len(c.Labels) > 0 {
+		if !slices.Contains(r.Labels, c.Labels[0]) {
+			r.Labels = append(r.Labels, c.Labels[0])
+		}
+		said = append(said, fmt.Sprintf("labelled %s (labels: %s)", c.Labels[0], strings.Join(c.Labels, ", ")))
+	}
+	handle := ""
+	if c.WakeOn == resume.WakeMention && len(c.MentionHandles) > 0 {
+		handle = "@" + strings.TrimPrefix(c.MentionHandles[0], "@")
+		said = append(said, fmt.Sprintf("mentioning %s (wake-on mention)", handle))
+	}
+	for i := range r.Discussions {
+		d := &r.Discussions[i]
+		if len(c.Categories) > 0 {
+			d.Category = c.Categories[0]
+		}
+		if len(c.Labels) > 0 && !slices.Contains(d.Labels, c.Labels[0]) {
+			d.Labels = append(d.Labels, c.Labels[0])
+		}
+		if handle != "" {
+			d.Body = handle + " " + d.Body
+		}
+	}
+	return strings.Join(said, ", ")
 }
 
 // prepare writes the copies act runs (the front door and the agent
@@ -199,10 +271,17 @@ func (a *actRunner) prepare(getenv func(string) string) error {
 		return err
 	}
 	var refs []string
-	for _, f := range []struct {
+	copies := []struct {
 		role     string
 		src, dst *string
-	}{{"front-door", &a.target.FrontDoor, &a.frontDoor}, {"agent", &a.target.Agent, &a.agentWF}} {
+	}{{"front-door", &a.target.FrontDoor, &a.frontDoor}, {"agent", &a.target.Agent, &a.agentWF}}
+	if a.target.Sweep != "" {
+		copies = append(copies, struct {
+			role     string
+			src, dst *string
+		}{"sweep", &a.target.Sweep, &a.sweepWF})
+	}
+	for _, f := range copies {
 		data, err := os.ReadFile(*f.src)
 		if err != nil {
 			return err
@@ -268,9 +347,15 @@ func (a *actRunner) prepare(getenv func(string) string) error {
 	return nil
 }
 
+// event runs the front door for a discussion event, and the sweep's own
+// workflow, when there is one, for a scheduled sweep.
 func (a *actRunner) event(ctx context.Context, name string, payload []byte) (ran, error) {
-	log, err := a.runAct(ctx, name, a.frontDoor, payload, int64(1000+a.step+1))
-	return ran{log: log}, err
+	wf := a.frontDoor
+	if name == "schedule" && a.sweepWF != "" {
+		wf = a.sweepWF
+	}
+	log, err := a.runAct(ctx, name, wf, payload, int64(1000+a.step+1))
+	return ran{log: log, said: recessSaid(log)}, err
 }
 
 // agent runs the agent workflow for a dispatched run, moving the fake's
@@ -298,7 +383,7 @@ func (a *actRunner) agent(ctx context.Context, ru githubfake.Run, s *agentStep, 
 		}
 		err = cmp.Or(err, a.gh.SetRunStatus(ru.ID, "completed", conclusion))
 	}
-	r := ran{log: log, stale: strings.Contains(log, "stale=true")}
+	r := ran{log: log, said: recessSaid(log), stale: strings.Contains(log, "stale=true")}
 	switch {
 	case err != nil:
 		return r, err
@@ -364,7 +449,7 @@ func (a *actRunner) runAct(ctx context.Context, event, workflow string, payload 
 		err = fmt.Errorf("act %s: no job succeeded", event)
 	}
 	if err != nil {
-		return text, fmt.Errorf("%w\n--- end of %s.log:\n%s", err, base, lastLines(text, 60))
+		return text, fmt.Errorf("%w%s\n--- end of %s.log:\n%s", err, saidLines(recessSaid(text)), base, lastLines(text, 60))
 	}
 	for _, an := range actAnnotations(text) {
 		a.say("           %s", an)
@@ -431,6 +516,26 @@ func findAct(ctx context.Context, out io.Writer) (string, error) {
 // ("[job/step]   | ::warning title=...::text"); a script's source that act
 // echoes does not start with the job's tag.
 var annotationLine = regexp.MustCompile(`^\[[^\]]+\][^:]*?(::(?:warning|error)\b.*)$`)
+
+// saidLine is a line recess wrote to the job log (each note of a run, the
+// GitHub client's log), as act logs it: "[job/step]   | recess: ...".
+var saidLine = regexp.MustCompile(`^\[[^\]]+\][^|]*\| (recess(?: \([^)]*\))?: .*)$`)
+
+// recessSaid is what recess said in an act log: its lines and its
+// annotations, each once, in order.
+func recessSaid(log string) []string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		m := saidLine.FindStringSubmatch(l)
+		if m == nil {
+			m = annotationLine.FindStringSubmatch(l)
+		}
+		if m != nil && !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
 
 // actAnnotations are the ::warning and ::error lines of a log, for the story.
 func actAnnotations(log string) []string {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
+
+	"github.com/recess-action/recess/internal/githubfake"
 )
 
 func TestActAnnotations(t *testing.T) {
@@ -57,6 +59,9 @@ func withoutQueue(data []byte) string {
 
 func noKeys(string) string { return "" }
 
+// allKeys sets every model's key.
+func allKeys(k string) string { return "key-of-" + k }
+
 // The copies act runs differ from the files by the queue lines only, unless
 // a model step without its key is replaced.
 func TestPrepareForActDropsOnlyQueue(t *testing.T) {
@@ -70,12 +75,10 @@ func TestPrepareForActDropsOnlyQueue(t *testing.T) {
 		{"shipped_agent_with_the_placeholder_lead", "../../.github/workflows/agent.yml", noKeys, 2},
 		{"reusable_front_door", "../../.github/workflows/front-door.yml", noKeys, 2},
 		{"quickstart_front_door", "../../testdata/quickstart/recess.yml", noKeys, 0},
-		{"quickstart_agent_with_the_model_key", "../../testdata/quickstart/agent.yml", func(k string) string {
-			if k == "ANTHROPIC_API_KEY" {
-				return "sk-test"
-			}
-			return ""
-		}, 0},
+		{"quickstart_sweep", "../../testdata/quickstart/recess-sweep.yml", noKeys, 0},
+		{"quickstart_agent_with_the_model_key", "../../testdata/quickstart/agent.yml", allKeys, 0},
+		{"claude_example_with_the_model_key", "../../.github/examples/agent-claude.yml", allKeys, 0},
+		{"gemini_example_with_the_model_key", "../../.github/examples/agent-gemini.yml", allKeys, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -91,8 +94,10 @@ func TestPrepareForActDropsOnlyQueue(t *testing.T) {
 				t.Errorf("replaced %v, want nothing", c.Replaced)
 			}
 			var kept []string
-			if tc.keys("ANTHROPIC_API_KEY") != "" {
-				kept = []string{"ANTHROPIC_API_KEY"}
+			for name, key := range modelActions {
+				if tc.keys(key) != "" && strings.Contains(string(data), "uses: "+name+"@") {
+					kept = append(kept, key)
+				}
 			}
 			if diff := cmp.Diff(kept, c.Kept); diff != "" {
 				t.Errorf("model steps kept (-want +got):\n%s", diff)
@@ -174,25 +179,24 @@ jobs:
 		"lead": {
 			{Uses: "recess-action/recess@v1", With: map[string]any{"command": "install"}},
 			{Name: name, Shell: "bash", Env: map[string]string{
-				"RECESS_LAB":            "/tmp/lab dir/recess-lab",
-				"RECESS_RESUME_CONTEXT": "${{ inputs.resume_context }}",
-				"RECESS_PROMPT":         "${{ needs.check.outputs.prompt }}",
-				"RECESS_MCP_ARG_1":      "--verdict-file",
-				"RECESS_MCP_ARG_2":      "${{ runner.temp }}/v.json",
-				"RECESS_MCP_ARG_3":      "--discussion",
-				"RECESS_MCP_ARG_4":      "${{ inputs.n }}",
-			}, Run: `"$RECESS_LAB" mcp-script -- "$RECESS_MCP_ARG_1" "$RECESS_MCP_ARG_2" "$RECESS_MCP_ARG_3" "$RECESS_MCP_ARG_4"`},
+				"RECESS_LAB":                          "/tmp/lab dir/recess-lab",
+				"RECESS_RESUME_CONTEXT":               "${{ inputs.resume_context }}",
+				"RECESS_PROMPT":                       "${{ needs.check.outputs.prompt }}",
+				"RECESS_STEP_INPUTS":                  "anthropic_api_key claude_args",
+				"RECESS_STEP_INPUT_ANTHROPIC_API_KEY": "${{ secrets.ANTHROPIC_API_KEY }}",
+				"RECESS_STEP_INPUT_CLAUDE_ARGS":       `--mcp-config '{"mcpServers":{"other":{"command":"npx","args":["x"]},"recess":{"command":"recess","args":["mcp","--verdict-file","${{ runner.temp }}/v.json","--discussion","${{ inputs.n }}"]}}}'`,
+			}, Run: `"$RECESS_LAB" mcp-script --from-step`},
 			{Uses: "actions/upload-artifact@v4", With: map[string]any{"name": "recess-verdict", "path": "x"}},
 		},
 		"last": {
 			{Run: "echo one"},
 			{Name: name, Shell: "bash", Env: map[string]string{
-				"RECESS_LAB":            "/tmp/lab dir/recess-lab",
-				"RECESS_RESUME_CONTEXT": "${{ inputs.resume_context }}",
-				"RECESS_PROMPT":         "${{ needs.check.outputs.prompt }}",
-				"RECESS_MCP_ARG_1":      "--token",
-				"RECESS_MCP_ARG_2":      "t",
-			}, Run: `"$RECESS_LAB" mcp-script -- "$RECESS_MCP_ARG_1" "$RECESS_MCP_ARG_2"`},
+				"RECESS_LAB":                    "/tmp/lab dir/recess-lab",
+				"RECESS_RESUME_CONTEXT":         "${{ inputs.resume_context }}",
+				"RECESS_PROMPT":                 "${{ needs.check.outputs.prompt }}",
+				"RECESS_STEP_INPUTS":            "claude_args",
+				"RECESS_STEP_INPUT_CLAUDE_ARGS": `--mcp-config {"mcpServers":{"r":{"command":"/usr/bin/recess","args":["mcp","--token","t"]}}}`,
+			}, Run: `"$RECESS_LAB" mcp-script --from-step`},
 		},
 		"check": nil,
 		"after": {{Run: "echo after"}},
@@ -226,48 +230,114 @@ jobs:
 
 func TestPrepareForActRefuses(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ name, yaml, want string }{
-		{"model_step_without_recess_mcp", `on: push
-jobs:
-  lead:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: anthropics/claude-code-action@v1
-        with: {prompt: hello, claude_args: "--mcp-config '{\"mcpServers\":{\"x\":{\"command\":\"recess\",\"args\":[\"status\"]}}}'"}
-`, "job lead, step anthropics/claude-code-action@v1 (line 6): no MCP server running `recess mcp`"},
-		{"not_a_mapping", "- just\n- a list\n", "not a workflow"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := prepareForAct([]byte(tc.yaml), leadScript{Lab: "/lab", Keys: noKeys})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("prepareForAct() error = %v, want one saying %q", err, tc.want)
-			}
-		})
+	_, err := prepareForAct([]byte("- just\n- a list\n"), leadScript{Lab: "/lab", Keys: noKeys})
+	if err == nil || !strings.Contains(err.Error(), "not a workflow") {
+		t.Errorf("prepareForAct() error = %v, want one saying it is not a workflow", err)
 	}
 }
 
-func TestFrontDoorWorkflowInput(t *testing.T) {
+// The scripted lead finds the recess mcp server a model step's inputs
+// configure, however the workflow builds the configuration: written in an
+// input (the quick start's claude_args), in a file an input names that a
+// step before wrote (the Claude example's --mcp-config), or as the settings
+// a step's output holds (the Gemini example).
+func TestFindRecessServer(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ name, yaml, want, err string }{
-		{"reusable_without_input", "on: push\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n", "agent.yml", ""},
-		{"reusable_with_input", "on: push\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: lead.yml}\n", "lead.yml", ""},
-		{"action_steps", "on: push\njobs:\n  a:\n    steps:\n      - uses: recess-action/recess@v1.2.0\n        with: {workflow: lead.yml}\n  b:\n    steps:\n      - uses: ./\n        with: {command: plan, workflow: lead.yml}\n", "lead.yml", ""},
-		{"other_action_input_ignored", "on: push\njobs:\n  a:\n    steps:\n      - uses: someone/else@v1\n        with: {workflow: x.yml}\n", "agent.yml", ""},
-		{"two_names", "on: push\njobs:\n  a:\n    steps:\n      - uses: ./\n        with: {workflow: a.yml}\n      - uses: ./\n        with: {workflow: b.yml}\n", "", "names 2 agent workflows (a.yml, b.yml)"},
-		{"expression", "on: push\njobs:\n  a:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: '${{ vars.AGENT }}'}\n", "", "needs a file name"},
-	} {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(file, []byte(`{"mcpServers":{"recess":{"type":"stdio","command":"/opt/recess/recess","args":["mcp","--verdict-file","/tmp/v.json","--token","t"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := recessServer{Command: "recess", Args: []string{"--verdict-file", "/tmp/v.json", "--token", "t"}}
+	fromFile := recessServer{Command: "/opt/recess/recess", Args: want.Args}
+	tests := []struct {
+		name   string
+		inputs map[string]string
+		want   recessServer
+		err    string
+	}{
+		{name: "inline_in_claude_args", inputs: map[string]string{
+			"prompt":      "{not json",
+			"claude_args": `--allowedTools mcp__recess --mcp-config '{"mcpServers":{"other":{"command":"npx","args":["x"]},"recess":{"command":"recess","args":["mcp","--verdict-file","/tmp/v.json","--token","t"]}}}'`,
+		}, want: want},
+		{name: "a_file_claude_args_names", inputs: map[string]string{
+			"claude_args": "--mcp-config " + file + "\n--allowedTools mcp__recess__reply,Read\n--max-turns 40\n",
+		}, want: fromFile},
+		{name: "a_file_named_with_equals", inputs: map[string]string{"claude_args": "--mcp-config=" + file}, want: fromFile},
+		{name: "gemini_settings", inputs: map[string]string{
+			"gemini_api_key": "",
+			"settings":       `{"model":{"maxSessionTurns":40},"mcpServers":{"recess":{"command":"/opt/recess/recess","trust":true,"includeTools":["reply"],"args":["mcp","--verdict-file","/tmp/v.json","--token","t"]}}}`,
+		}, want: fromFile},
+		{name: "no_recess_server", inputs: map[string]string{
+			"prompt":      "hello",
+			"claude_args": `--mcp-config '{"mcpServers":{"x":{"command":"recess","args":["status"]}}}'`,
+		}, err: "no MCP server running `recess mcp` in the inputs of the step (claude_args, prompt)"},
+	}
+	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := frontDoorWorkflowInput([]byte(tc.yaml))
+			got, err := findRecessServer(tc.inputs, os.ReadFile)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Errorf("error = %v, want one saying %q", err, tc.err)
 				}
 				return
 			}
-			if err != nil || got != tc.want {
-				t.Errorf("frontDoorWorkflowInput() = %q, %v; want %q", got, err, tc.want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("findRecessServer() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFrontDoorChoices(t *testing.T) {
+	t.Parallel()
+	defaults := setupChoices{Workflow: "agent.yml", SweepWorkflow: "recess-sweep.yml", Store: "comment"}
+	with := func(f func(*setupChoices)) setupChoices {
+		c := defaults
+		f(&c)
+		return c
+	}
+	for _, tc := range []struct {
+		name, yaml string
+		want       setupChoices
+		err        string
+	}{
+		{name: "reusable_without_input", yaml: "on: push\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n", want: defaults},
+		{name: "reusable_with_input", yaml: "on: push\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: lead.yml}\n",
+			want: with(func(c *setupChoices) { c.Workflow = "lead.yml" })},
+		{name: "the_readme_init_example", yaml: "on: push\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n" +
+			`    with: {workflow: answer.yml, state-store: branch, categories: "RFCs, Ideas", wake-on: mention, mention-handles: "@lead", sweep-only-while-waiting: "true"}` + "\n",
+			want: setupChoices{Workflow: "answer.yml", SweepApart: true, SweepWorkflow: "recess-sweep.yml", Store: "branch",
+				Categories: []string{"RFCs", "Ideas"}, WakeOn: "mention", MentionHandles: []string{"@lead"}}},
+		{name: "sweep_file_named", yaml: "on: push\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {sweep-only-while-waiting: true, sweep-workflow: sweep.yml, labels: ask-bot}\n",
+			want: with(func(c *setupChoices) {
+				c.SweepApart, c.SweepWorkflow, c.Labels = true, "sweep.yml", []string{"ask-bot"}
+			})},
+		{name: "action_steps", yaml: "on: push\njobs:\n  a:\n    steps:\n      - uses: recess-action/recess@v1.2.0\n        with: {workflow: lead.yml}\n  b:\n    steps:\n      - uses: ./\n        with: {command: plan, workflow: lead.yml}\n",
+			want: with(func(c *setupChoices) { c.Workflow = "lead.yml" })},
+		{name: "other_action_input_ignored", yaml: "on: push\njobs:\n  a:\n    steps:\n      - uses: someone/else@v1\n        with: {workflow: x.yml}\n", want: defaults},
+		{name: "two_names", yaml: "on: push\njobs:\n  a:\n    steps:\n      - uses: ./\n        with: {workflow: a.yml}\n      - uses: ./\n        with: {workflow: b.yml}\n", err: "gives workflow two values (a.yml, b.yml)"},
+		{name: "expression", yaml: "on: push\njobs:\n  a:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: '${{ vars.AGENT }}'}\n", err: "needs the value itself"},
+		{name: "a_path", yaml: "on: push\njobs:\n  a:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: ../agent.yml}\n", err: "needs a file name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := frontDoorChoices([]byte(tc.yaml))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("error = %v, want one saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("frontDoorChoices() (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -292,8 +362,16 @@ func TestResolveActTarget(t *testing.T) {
 	write(filepath.Join(wf, "lead.yml"), "on: workflow_dispatch\njobs: {}\n")
 	write(filepath.Join(other, "door.yml"), "on: push\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n")
 	write(filepath.Join(other, "agent.yml"), "on: workflow_dispatch\njobs: {}\n")
-	ours := actTarget{Repo: repo, FrontDoor: filepath.Join(wf, "recess.yml"), Agent: filepath.Join(wf, "lead.yml"), AgentName: "lead.yml"}
-	door := actTarget{Repo: repo, FrontDoor: filepath.Join(other, "door.yml"), Agent: filepath.Join(other, "agent.yml"), AgentName: "agent.yml"}
+	write(filepath.Join(other, "apart.yml"), "on: discussion\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n")
+	write(filepath.Join(other, "recess-sweep.yml"), "on: schedule\njobs: {}\n")
+	write(filepath.Join(other, "lost.yml"), "on: discussion\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {sweep-only-while-waiting: \"true\", sweep-workflow: gone.yml}\n")
+	defaults := setupChoices{Workflow: "agent.yml", SweepWorkflow: "recess-sweep.yml", Store: "comment"}
+	lead := defaults
+	lead.Workflow = "lead.yml"
+	apart := defaults
+	apart.SweepApart = true
+	ours := actTarget{Repo: repo, FrontDoor: filepath.Join(wf, "recess.yml"), Agent: filepath.Join(wf, "lead.yml"), AgentName: "lead.yml", Choices: lead}
+	door := actTarget{Repo: repo, FrontDoor: filepath.Join(other, "door.yml"), Agent: filepath.Join(other, "agent.yml"), AgentName: "agent.yml", Choices: defaults}
 	for _, tc := range []struct {
 		name, cwd, target, frontDoor, agent string
 		want                                actTarget
@@ -305,7 +383,10 @@ func TestResolveActTarget(t *testing.T) {
 		{name: "the_front_door_file", cwd: repo, target: "other/door.yml", want: door},
 		{name: "a_directory_and_the_front_door_name", cwd: other, target: ".", frontDoor: "door.yml", want: door},
 		{name: "the_agent_by_flag", cwd: repo, target: "other/door.yml", agent: ".github/workflows/lead.yml",
-			want: actTarget{Repo: repo, FrontDoor: door.FrontDoor, Agent: filepath.Join(wf, "lead.yml"), AgentName: "agent.yml"}},
+			want: actTarget{Repo: repo, FrontDoor: door.FrontDoor, Agent: filepath.Join(wf, "lead.yml"), AgentName: "agent.yml", Choices: defaults}},
+		{name: "the_sweep_apart", cwd: repo, target: "other/apart.yml",
+			want: actTarget{Repo: repo, FrontDoor: filepath.Join(other, "apart.yml"), Agent: door.Agent, AgentName: "agent.yml", Sweep: filepath.Join(other, "recess-sweep.yml"), Choices: apart}},
+		{name: "no_sweep_workflow", cwd: repo, target: "other/lost.yml", err: "the sweep workflow " + filepath.Join(other, "gone.yml") + " does not exist"},
 		{name: "no_front_door", cwd: repo, target: "other", err: "the front door: open " + filepath.Join(other, "recess.yml")},
 		{name: "no_agent_workflow", cwd: repo, target: "other/door.yml", agent: "missing.yml", err: "the agent workflow " + filepath.Join(repo, "missing.yml") + " does not exist"},
 		{name: "no_such_path", cwd: repo, target: "nowhere", err: "workflows nowhere:"},
@@ -399,5 +480,70 @@ func TestDocsSayWhatActChanges(t *testing.T) {
 		if !strings.Contains(section, w) {
 			t.Errorf("the act section of docs/operations.md does not mention %s", w)
 		}
+	}
+}
+
+// The story's discussion is one the setup serves: in its first category,
+// with its first label, mentioning its first handle under wake-on mention.
+func TestServe(t *testing.T) {
+	t.Parallel()
+	seed := func() githubfake.SeedRepo {
+		return githubfake.SeedRepo{Name: "octo/hello", Labels: []string{"recess:waiting"},
+			Discussions: []githubfake.SeedDiscussion{{Author: "alice", Title: "RFC", Body: "Which store?"}}}
+	}
+	tests := []struct {
+		name string
+		c    setupChoices
+		want githubfake.SeedRepo
+		said string
+	}{
+		{name: "every_discussion", c: setupChoices{}, want: seed()},
+		{name: "the_readme_init_example", c: setupChoices{Categories: []string{"RFCs", "Ideas"}, WakeOn: "mention", MentionHandles: []string{"@lead"}},
+			want: githubfake.SeedRepo{Name: "octo/hello", Labels: []string{"recess:waiting"}, Categories: []string{"RFCs"},
+				Discussions: []githubfake.SeedDiscussion{{Author: "alice", Title: "RFC", Body: "@lead Which store?", Category: "RFCs"}}},
+			said: "in the category RFCs (categories: RFCs, Ideas), mentioning @lead (wake-on mention)"},
+		{name: "general_and_a_label", c: setupChoices{Categories: []string{"general"}, Labels: []string{"ask-bot", "rfc"}, WakeOn: "mention", MentionHandles: []string{"bot"}},
+			want: githubfake.SeedRepo{Name: "octo/hello", Labels: []string{"recess:waiting", "ask-bot"},
+				Discussions: []githubfake.SeedDiscussion{{Author: "alice", Title: "RFC", Body: "@bot Which store?", Category: "general", Labels: []string{"ask-bot"}}}},
+			said: "in the category general (categories: general), labelled ask-bot (labels: ask-bot, rfc), mentioning @bot (wake-on mention)"},
+		{name: "command_serves_a_new_discussion", c: setupChoices{WakeOn: "command"}, want: seed()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := seed()
+			said := serve(&r, tc.c)
+			if diff := cmp.Diff(tc.want, r); diff != "" {
+				t.Errorf("the seeded repository (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.said, said); diff != "" {
+				t.Errorf("what the story says (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// What recess said in an act log: its lines and annotations, not its
+// installer's lines nor a script's source that act echoes.
+func TestRecessSaid(t *testing.T) {
+	t.Parallel()
+	log := strings.Join([]string{
+		"[recess/event]   | ::add-mask::***",
+		"[recess/event]   | recess install: no release binary for recess-action/recess@v1: building from source",
+		"[recess/event]   | recess: discussion 1 is out of scope (categories): nothing to do",
+		"[recess/event] ⭐ Run Main recess",
+		`[agent/lead]   | echo "recess: not recess's"`,
+		"[agent/lead] ⭐ Run Main set -euo pipefail",
+		"[recess/plan]   | recess (dry run, as a real run would record it): nothing pending",
+		"[recess/event]   ❗  ::error title=recess refused input categories::bad",
+		"[recess/event]   | recess: discussion 1 is out of scope (categories): nothing to do",
+	}, "\n")
+	want := []string{
+		"recess: discussion 1 is out of scope (categories): nothing to do",
+		"recess (dry run, as a real run would record it): nothing pending",
+		"::error title=recess refused input categories::bad",
+	}
+	if diff := cmp.Diff(want, recessSaid(log)); diff != "" {
+		t.Errorf("recessSaid() (-want +got):\n%s", diff)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -33,7 +34,8 @@ const recessRepo = "recess-action/recess"
 // modelActions are the agent actions whose step recess-lab act replaces by
 // the scripted lead when their key is not in the environment.
 var modelActions = map[string]string{
-	"anthropics/claude-code-action": "ANTHROPIC_API_KEY",
+	"anthropics/claude-code-action":        "ANTHROPIC_API_KEY",
+	"google-github-actions/run-gemini-cli": "GEMINI_API_KEY",
 }
 
 // servedActions are the actions recess-lab act serves itself (recess's own
@@ -51,6 +53,12 @@ type actTarget struct {
 	// AgentName is the file name the front door dispatches (its workflow
 	// input), the name the fake GitHub knows the agent workflow by.
 	AgentName string
+	// Sweep is the sweep's own file when the front door keeps it apart
+	// (sweep-only-while-waiting), next to the front door; "" when the
+	// front door sweeps itself.
+	Sweep string
+	// Choices are the front door's choices the story follows.
+	Choices setupChoices
 }
 
 // resolveActTarget finds the front door and the agent workflow. target is
@@ -99,15 +107,22 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 	if err != nil {
 		return t, fmt.Errorf("the front door: %w", err)
 	}
-	if t.AgentName, err = frontDoorWorkflowInput(data); err != nil {
+	if t.Choices, err = frontDoorChoices(data); err != nil {
 		return t, fmt.Errorf("%s: %w", t.FrontDoor, err)
 	}
+	t.AgentName = t.Choices.Workflow
 	t.Agent = filepath.Join(dir, t.AgentName)
 	if agent != "" {
 		t.Agent = abs(agent)
 	}
 	if !fileExists(t.Agent) {
 		return t, fmt.Errorf("the agent workflow %s does not exist (the front door dispatches %s)", t.Agent, t.AgentName)
+	}
+	if t.Choices.SweepApart {
+		t.Sweep = filepath.Join(dir, t.Choices.SweepWorkflow)
+		if !fileExists(t.Sweep) {
+			return t, fmt.Errorf("the sweep workflow %s does not exist (the front door keeps its sweep there: sweep-only-while-waiting)", t.Sweep)
+		}
 	}
 	return t, nil
 }
@@ -186,30 +201,72 @@ func recessRef(uses string) (ref string, ok bool) {
 	return ref, ref != "" && (name == recessRepo || strings.HasPrefix(name, recessRepo+"/"))
 }
 
-// frontDoorWorkflowInput is the agent workflow the front door dispatches:
-// the `workflow` input it gives recess's reusable front door or action, or
-// the action's default, agent.yml. Two different names are an error.
-func frontDoorWorkflowInput(data []byte) (string, error) {
+// setupChoices are the front door's choices that shape the story: the
+// agent workflow it dispatches, where its sweep lives, its store, and what
+// it serves (the story's discussion must be one it serves).
+type setupChoices struct {
+	Workflow       string // the agent workflow's file name (default agent.yml)
+	SweepApart     bool   // sweep-only-while-waiting: the sweep in a file of its own
+	SweepWorkflow  string // that file's name (default recess-sweep.yml)
+	Store          string // comment (default) or branch
+	Categories     []string
+	Labels         []string
+	WakeOn         string
+	MentionHandles []string
+}
+
+// frontDoorChoices reads the inputs the front door gives recess's reusable
+// front door or action (the action's defaults where it gives none). An
+// input given two values, or an expression, is an error: the story follows
+// one setup.
+func frontDoorChoices(data []byte) (setupChoices, error) {
 	_, all, err := readWorkflow(data)
 	if err != nil {
-		return "", err
+		return setupChoices{}, err
 	}
-	var names []string
+	given := map[string]string{}
 	for _, u := range all {
-		if _, ok := recessRef(u.Uses); (ok || strings.HasPrefix(u.Uses, "./")) && u.With["workflow"] != "" && !slices.Contains(names, u.With["workflow"]) {
-			names = append(names, u.With["workflow"])
+		if _, ok := recessRef(u.Uses); !ok && !strings.HasPrefix(u.Uses, "./") {
+			continue
+		}
+		for _, k := range slices.Sorted(maps.Keys(u.With)) {
+			v := strings.TrimSpace(u.With[k])
+			switch {
+			case v == "" || k == "command" || k == "discussion":
+			case given[k] != "" && given[k] != v:
+				return setupChoices{}, fmt.Errorf("the front door gives %s two values (%s, %s): recess-lab act runs one setup", k, given[k], v)
+			case strings.Contains(v, "${{"):
+				return setupChoices{}, fmt.Errorf("%s input %q: recess-lab act needs the value itself, not an expression", k, v)
+			default:
+				given[k] = v
+			}
 		}
 	}
-	slices.Sort(names)
-	switch {
-	case len(names) == 0:
-		return "agent.yml", nil
-	case len(names) > 1:
-		return "", fmt.Errorf("the front door names %d agent workflows (%s): recess-lab act runs one", len(names), strings.Join(names, ", "))
-	case strings.Contains(names[0], "${{") || strings.ContainsAny(names[0], `/\`):
-		return "", fmt.Errorf("workflow input %q: recess-lab act needs a file name in .github/workflows", names[0])
+	list := func(k string) []string {
+		var out []string
+		for _, v := range strings.Split(given[k], ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				out = append(out, v)
+			}
+		}
+		return out
 	}
-	return names[0], nil
+	c := setupChoices{
+		Workflow:       cmp.Or(given["workflow"], "agent.yml"),
+		SweepWorkflow:  cmp.Or(given["sweep-workflow"], "recess-sweep.yml"),
+		Store:          strings.ToLower(cmp.Or(given["state-store"], "comment")),
+		Categories:     list("categories"),
+		Labels:         list("labels"),
+		WakeOn:         strings.ToLower(given["wake-on"]),
+		MentionHandles: list("mention-handles"),
+	}
+	c.SweepApart, _ = strconv.ParseBool(given["sweep-only-while-waiting"])
+	for _, name := range []string{c.Workflow, c.SweepWorkflow} {
+		if strings.ContainsAny(name, `/\`) {
+			return c, fmt.Errorf("%q: recess-lab act needs a file name in .github/workflows", name)
+		}
+	}
+	return c, nil
 }
 
 // recessRefs are the refs of recess's action and reusable workflows that a
@@ -268,8 +325,11 @@ type leadScript struct {
 // schema older than concurrency queue) and, in lead, with every step of a
 // model action whose key is not set replaced by a step that runs the
 // scripted lead (recess-lab mcp-script) against the same `recess mcp`
-// server the model was given. A copy with a replaced step is the file
-// encoded again from its YAML tree: same values and comments, act's layout.
+// server the model would be given: the step's inputs, however the
+// workflow built them (inline, a file a step before wrote, a step's
+// output), reach the scripted lead at run time. A copy with a replaced step
+// is the file encoded again from its YAML tree: same values and comments,
+// act's layout.
 func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 	var c actCopy
 	doc, all, err := readWorkflow(data)
@@ -294,11 +354,7 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 			c.Kept = append(c.Kept, key)
 			continue
 		}
-		args, err := recessMCPArgs(u.With)
-		if err != nil {
-			return c, fmt.Errorf("job %s, step %s (line %d): %w", u.job, u.Uses, u.node.Line, err)
-		}
-		n, err := scriptedLeadStep(u.Uses, key, args, claimJob, u.job, lead.Lab)
+		n, err := scriptedLeadStep(u.Uses, key, u.With, claimJob, u.job, lead.Lab)
 		if err != nil {
 			return c, err
 		}
@@ -306,7 +362,7 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 		line := u.node.Line
 		*u.node = *n
 		c.Replaced = append(c.Replaced, u.Uses)
-		c.Changes = append(c.Changes, fmt.Sprintf("job %s: the step %s (line %d) is replaced by the scripted lead (recess-lab mcp-script), which starts recess mcp with the flags the step gives it (%s is not set)", u.job, u.Uses, line, key))
+		c.Changes = append(c.Changes, fmt.Sprintf("job %s: the step %s (line %d) is replaced by the scripted lead (recess-lab mcp-script), which starts the recess mcp server the step's inputs configure, as the step would (%s is not set)", u.job, u.Uses, line, key))
 	}
 	if len(c.Replaced) > 0 {
 		var b bytes.Buffer
@@ -328,56 +384,112 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 	return c, nil
 }
 
-// recessMCPArgs are the arguments a model step gives `recess mcp`: the
-// step's inputs are searched for an MCP configuration ({"mcpServers": ...},
-// as claude-code-action's --mcp-config takes it) with a server whose
-// command is recess and whose first argument is mcp.
-func recessMCPArgs(with map[string]string) ([]string, error) {
-	for _, k := range slices.Sorted(maps.Keys(with)) {
-		for i, r := range with[k] {
-			var cfg struct {
-				MCPServers map[string]struct {
-					Command string   `json:"command"`
-					Args    []string `json:"args"`
-				} `json:"mcpServers"`
-			}
-			if r != '{' || json.NewDecoder(strings.NewReader(with[k][i:])).Decode(&cfg) != nil {
-				continue
-			}
-			for _, srv := range cfg.MCPServers {
-				base := strings.TrimSuffix(path.Base(filepath.ToSlash(srv.Command)), ".exe")
-				if base == "recess" && len(srv.Args) > 0 && srv.Args[0] == "mcp" {
-					return srv.Args[1:], nil
-				}
-			}
+// A replaced model step's inputs reach the scripted lead through the
+// environment: stepInputsVar lists their names, and each is in the
+// variable stepInputVar names.
+const (
+	stepInputsVar = "RECESS_STEP_INPUTS"
+	stepInputEnv  = "RECESS_STEP_INPUT_"
+)
+
+// stepInputVar is the variable holding input name: stepInputEnv and the
+// name in upper case, every character but a letter or digit an underscore.
+func stepInputVar(name string) string {
+	return stepInputEnv + strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
 		}
-	}
-	return nil, errors.New("no MCP server running `recess mcp` in the step's inputs: recess-lab act replaces the model by a scripted client of that server")
+		return '_'
+	}, name)
 }
 
 // scriptedLeadStep is the step that stands for a model step: recess-lab
-// mcp-script starts `recess mcp` with the model step's flags (each passed
-// through the environment, never spliced into the script) and makes the
-// calls a model would, scripted.
-func scriptedLeadStep(uses, key string, args []string, claimJob, jobID, lab string) (*yaml.Node, error) {
+// mcp-script --from-step finds, in the model step's inputs (each passed
+// through the environment as written, expressions and all, so act fills
+// them in at run time and nothing reaches the script's text), the MCP
+// server running `recess mcp`, starts it as the model's host would, and
+// makes the calls a model would, scripted.
+func scriptedLeadStep(uses, key string, with map[string]string, claimJob, jobID, lab string) (*yaml.Node, error) {
 	env := map[string]string{"RECESS_LAB": lab, "RECESS_RESUME_CONTEXT": "${{ inputs.resume_context }}"}
 	if claimJob != "" && claimJob != jobID {
 		env["RECESS_PROMPT"] = "${{ needs." + claimJob + ".outputs.prompt }}"
 	}
-	call := `"$RECESS_LAB" mcp-script --`
-	for i, a := range args {
-		k := fmt.Sprintf("RECESS_MCP_ARG_%d", i+1)
-		env[k] = a
-		call += ` "$` + k + `"`
+	names := slices.Sorted(maps.Keys(with))
+	for _, k := range names {
+		env[stepInputVar(k)] = with[k]
 	}
+	env[stepInputsVar] = strings.Join(names, " ")
 	var n yaml.Node
 	err := n.Encode(struct {
 		Name  string            `yaml:"name"`
 		Env   map[string]string `yaml:"env"`
 		Shell string            `yaml:"shell"`
 		Run   string            `yaml:"run"`
-	}{fmt.Sprintf("scripted lead in place of %s (recess-lab act: %s is not set)", uses, key), env, "bash", call})
+	}{fmt.Sprintf("scripted lead in place of %s (recess-lab act: %s is not set)", uses, key), env, "bash", `"$RECESS_LAB" mcp-script --from-step`})
 	return &n, err
+}
+
+// recessServer is the `recess mcp` server an MCP configuration starts: its
+// command and the arguments after mcp.
+type recessServer struct {
+	Command string
+	Args    []string
+}
+
+// findRecessServer finds, in a model step's inputs, an MCP configuration
+// ({"mcpServers": ...}, as Claude Code's --mcp-config and Gemini CLI's
+// settings take it) with a server whose command is recess and whose first
+// argument is mcp. A configuration may be written in an input, or be a
+// file an input names (read with readFile): a step before may have built
+// it, at run time.
+func findRecessServer(inputs map[string]string, readFile func(string) ([]byte, error)) (recessServer, error) {
+	var names []string
+	for _, k := range slices.Sorted(maps.Keys(inputs)) {
+		names = append(names, k)
+		texts := []string{inputs[k]}
+		for _, word := range strings.Fields(inputs[k]) {
+			_, after, _ := strings.Cut(word, "=") // --mcp-config=PATH
+			for _, p := range []string{word, after} {
+				if p = strings.Trim(p, `'"`); p != "" && !strings.HasPrefix(p, "{") {
+					if data, err := readFile(p); err == nil {
+						texts = append(texts, string(data))
+					}
+				}
+			}
+		}
+		for _, text := range texts {
+			if srv, ok := recessServerIn(text); ok {
+				return srv, nil
+			}
+		}
+	}
+	return recessServer{}, fmt.Errorf("no MCP server running `recess mcp` in the inputs of the step (%s), written there or in a file they name: recess-lab act replaces the model by a scripted client of that server", strings.Join(names, ", "))
+}
+
+// recessServerIn finds the recess server in the JSON objects within text.
+func recessServerIn(text string) (recessServer, bool) {
+	for i, r := range text {
+		var cfg struct {
+			MCPServers map[string]struct {
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			} `json:"mcpServers"`
+		}
+		if r != '{' || json.NewDecoder(strings.NewReader(text[i:])).Decode(&cfg) != nil {
+			continue
+		}
+		for _, name := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
+			srv := cfg.MCPServers[name]
+			base := strings.TrimSuffix(path.Base(filepath.ToSlash(srv.Command)), ".exe")
+			if base == "recess" && len(srv.Args) > 0 && srv.Args[0] == "mcp" {
+				return recessServer{Command: srv.Command, Args: srv.Args[1:]}, true
+			}
+		}
+	}
+	return recessServer{}, false
 }
 
 // serveRecess writes the copy of recess (this checkout) that act serves for

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/recess-action/recess/internal/action"
@@ -35,13 +36,26 @@ func runScenario(ctx context.Context, s *scenario, out io.Writer, verbose bool) 
 	if err != nil {
 		return nil, err
 	}
+	repo := storyOwner + "/" + storyRepo
+	sweepFile := ""
+	if apart, _ := strconv.ParseBool(s.Inputs["sweep-only-while-waiting"]); apart {
+		// The sweep's own workflow, switched off: nothing waits yet.
+		sweepFile = cmp.Or(s.Inputs["sweep-workflow"], "recess-sweep.yml")
+		if err := gh.AddWorkflow(repo, sweepFile, nil, nil); err != nil {
+			return nil, err
+		}
+		if err := gh.SetWorkflowState(repo, sweepFile, githubfake.WorkflowDisabledManually); err != nil {
+			return nil, err
+		}
+	}
 	gh.Start()
 	defer gh.Close()
-	st, done, err := inprocStory(gh, &inproc{inputs: s.Inputs, token: storyToken, serverURL: storyServerURL}, storyOwner+"/"+storyRepo, storyBot, clock, out, verbose)
+	st, done, err := inprocStory(gh, &inproc{inputs: s.Inputs, token: storyToken, serverURL: storyServerURL}, repo, storyBot, clock, out, verbose)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	st.store, st.sweepFile = s.Inputs["state-store"], sweepFile
 	return st, st.tell(ctx, s)
 }
 
@@ -69,7 +83,15 @@ type inproc struct {
 
 func (r *inproc) event(ctx context.Context, name string, payload []byte) (ran, error) {
 	out, log, err := r.recess(ctx, name, payload, "", 0, nil)
-	return ran{log: log, result: out.Result}, failure(out, err)
+	return ran{log: log, said: said(out), result: out.Result}, failure(out, err)
+}
+
+// said is what recess said in a run: its notes and warnings.
+func said(out *action.LabOutcome) []string {
+	if out.Result == nil {
+		return nil
+	}
+	return append(append([]string(nil), out.Result.Notes...), out.Result.Warnings...)
 }
 
 func (r *inproc) agent(ctx context.Context, ru githubfake.Run, a *agentStep, verdict []byte) (ran, error) {
@@ -81,7 +103,7 @@ func (r *inproc) agent(ctx context.Context, ru githubfake.Run, a *agentStep, ver
 		return ran{}, err
 	}
 	out, log, err := r.recess(ctx, "workflow_dispatch", payload, action.CommandClaim, ru.ID, nil)
-	res := ran{log: log, result: out.Result}
+	res := ran{log: log, said: said(out), result: out.Result}
 	if err != nil {
 		return res, failure(out, err)
 	}
@@ -94,6 +116,7 @@ func (r *inproc) agent(ctx context.Context, ru githubfake.Run, a *agentStep, ver
 	case verdict != nil:
 		out, log, err = r.recess(ctx, "workflow_dispatch", payload, action.CommandVerdict, ru.ID, verdict)
 		res.log += "\n" + log
+		res.said = append(res.said, said(out)...)
 		res.result = cmp.Or(out.Result, res.result)
 		field := action.RefusedField(err)
 		switch {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ import (
 // through the very tools a model gets.
 
 const mcpScriptUsage = `usage: recess-lab mcp-script [--question TEXT] [--trigger JSON] [--recess PATH] [-- MCP-FLAG...]
+       recess-lab mcp-script [--question TEXT] [--trigger JSON] --from-step
 
 The placeholder lead: a scripted MCP client that runs "recess mcp" (the recess
 binary on PATH, or --recess) and calls its tools as a model would. With no
@@ -38,6 +40,12 @@ RECESS_CORRELATION_ID, RECESS_DISCUSSION (see "recess mcp -h").
 RECESS_RESUME_CONTEXT tells the script a resumed run from a first one (and
 is the server's fallback too). RECESS_PROMPT, when set (the claim step's
 prompt output), is printed first, as a model would be given it.
+
+With --from-step (recess-lab act, in place of a model's step) the server is
+the one the model step's inputs configure: RECESS_STEP_INPUTS names them, and
+RECESS_STEP_INPUT_<NAME> holds each; an MCP configuration ({"mcpServers": ...})
+written in one, or in a file one names, with a server whose command is recess
+and whose first argument is mcp, gives the command and its flags.
 `
 
 const (
@@ -53,6 +61,7 @@ func runMCPScript(ctx context.Context, args []string, getenv func(string) string
 	question := fs.String("question", defaultScriptQuestion, "the question a first run asks before it recesses")
 	trigger := fs.String("trigger", defaultScriptTrigger, "what a first run waits for: the recess tool's trigger fields as a JSON object")
 	recess := fs.String("recess", "recess", "the recess binary whose mcp server the script calls (a path, or a name on PATH)")
+	fromStep := fs.Bool("from-step", false, "start the recess mcp server the inputs of the model step it stands for configure (RECESS_STEP_INPUTS)")
 	if code, ok := action.ParseFlags(fs, args, mcpScriptUsage, stdout, stderr); !ok {
 		return code
 	}
@@ -60,17 +69,41 @@ func runMCPScript(ctx context.Context, args []string, getenv func(string) string
 		fmt.Fprintf(stderr, "recess-lab mcp-script: unexpected argument %q (flags for recess mcp go after --)\n", fs.Arg(0))
 		return 2
 	}
+	command, serverArgs := *recess, fs.Args()
+	if *fromStep {
+		if fs.NArg() > 0 {
+			fmt.Fprintln(stderr, "recess-lab mcp-script: --from-step takes the server's flags from the step's inputs, not after --")
+			return 2
+		}
+		inputs := map[string]string{}
+		for _, name := range strings.Fields(getenv(stepInputsVar)) {
+			inputs[name] = getenv(stepInputVar(name))
+		}
+		srv, err := findRecessServer(inputs, os.ReadFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "recess-lab mcp-script: --from-step: %v\n", err)
+			return 1
+		}
+		command, serverArgs = srv.Command, srv.Args
+		var flags []string
+		for _, a := range serverArgs {
+			if strings.HasPrefix(a, "--") {
+				flags = append(flags, a)
+			}
+		}
+		fmt.Fprintf(stdout, "== the step's recess mcp server: %s mcp %s\n", command, strings.Join(flags, " "))
+	}
 	var fields map[string]any
 	if err := json.Unmarshal([]byte(*trigger), &fields); err != nil {
 		fmt.Fprintln(stderr, "recess-lab mcp-script: --trigger: not a JSON object")
 		return 2
 	}
-	bin, err := exec.LookPath(*recess)
+	bin, err := exec.LookPath(command)
 	if err != nil {
-		fmt.Fprintf(stderr, "recess-lab mcp-script: --recess: %v\n", err)
+		fmt.Fprintf(stderr, "recess-lab mcp-script: the recess binary: %v\n", err)
 		return 1
 	}
-	server := exec.Command(bin, append([]string{"mcp"}, fs.Args()...)...)
+	server := exec.Command(bin, append([]string{"mcp"}, serverArgs...)...)
 	server.Stderr = stderr
 	if err := mcpScript(ctx, server, getenv, *question, fields, stdout); err != nil {
 		fmt.Fprintf(stderr, "recess-lab mcp-script: %v\n", err)

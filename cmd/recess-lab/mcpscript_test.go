@@ -197,3 +197,45 @@ func TestMCPScriptRefusesAStrayArgument(t *testing.T) {
 		}
 	}
 }
+
+// In place of a model's step, the scripted lead starts the recess mcp
+// server the step's inputs configure (here Gemini CLI's settings, with the
+// binary's path), with the flags they give it, and nothing else.
+func TestMCPScriptFromTheStepsInputs(t *testing.T) {
+	t.Parallel()
+	_, recess := binaries(t)
+	verdict := filepath.Join(t.TempDir(), "verdict.json")
+	settings, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"recess": map[string]any{
+		"command": recess, "trust": true,
+		"args": []string{"mcp", "--verdict-file", verdict, "--correlation-id", "c-step", "--discussion", "9"}}}})
+	env := []string{
+		stepInputsVar + "=gemini_api_key prompt settings",
+		stepInputVar("gemini_api_key") + "=",
+		stepInputVar("prompt") + "=Lead the answer to discussion #9.",
+		stepInputVar("settings") + "=" + string(settings),
+		"RECESS_RESUME_CONTEXT=",
+	}
+	code, out, errs := runScript(t, env, "--from-step")
+	if code != 0 {
+		t.Fatalf("mcp-script --from-step = %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if want := "== the step's recess mcp server: " + recess + " mcp --verdict-file --correlation-id --discussion\n"; !strings.Contains(out, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
+	}
+	data, err := os.ReadFile(verdict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := resume.ParseVerdict(data, wait.TriggerLimits{})
+	if err != nil {
+		t.Fatalf("the verdict file does not parse: %v\n%s", err, data)
+	}
+	if v.Verdict != resume.VerdictRecessed || v.CorrelationID != "c-step" || v.DiscussionNumber != 9 {
+		t.Errorf("verdict = %s %s #%d, want recessed c-step #9", v.Verdict, v.CorrelationID, v.DiscussionNumber)
+	}
+
+	code, _, errs = runScript(t, []string{stepInputsVar + "=prompt", stepInputVar("prompt") + "=hello"}, "--from-step")
+	if want := "no MCP server running `recess mcp` in the inputs of the step (prompt)"; code != 1 || !strings.Contains(errs, want) {
+		t.Errorf("mcp-script --from-step with no server = %d, stderr %q; want 1 and %q", code, errs, want)
+	}
+}

@@ -125,6 +125,14 @@ type expectation struct {
 	// Log is text the last step's log must contain (recess's; under act,
 	// the act run's).
 	Log []string `yaml:"log"`
+	// SweepWorkflow is the state GitHub reports for the sweep's own
+	// workflow (active, disabled_manually) in a setup that keeps it apart
+	// (sweep-only-while-waiting); a setup whose front door sweeps has none,
+	// and the story says so instead.
+	SweepWorkflow string `yaml:"sweep_workflow"`
+	// Store limits the expectation to the setup's state store (comment,
+	// branch): only the comment store keeps a status comment and labels.
+	Store string `yaml:"store"`
 }
 
 // parseScenario reads a scenario strictly: an unknown key, a value of the
@@ -190,6 +198,9 @@ type runner interface {
 // ran is what one runner call did.
 type ran struct {
 	log string
+	// said is what recess said: its notes and warnings (under act, its
+	// lines and annotations in the log).
+	said []string
 	// result is the engine's answer to the last recess run; nil under act.
 	result *resume.Result
 	// stale: the claim found the agent run stale.
@@ -207,11 +218,14 @@ type story struct {
 	clock   resume.Clock
 	// bot is recess's login; disc the story's discussion.
 	repo, bot string
-	disc      githubfake.Discussion
-	labels    map[string]string // comment label -> id
-	handled   map[int64]bool    // agent runs that answered
-	last      ran               // what the last runner call did
-	status    string            // the status line last told
+	// store is the setup's state store ("" is comment); sweepFile the
+	// sweep's own workflow, "" when the front door sweeps itself.
+	store, sweepFile string
+	disc             githubfake.Discussion
+	labels           map[string]string // comment label -> id
+	handled          map[int64]bool    // agent runs that answered
+	last             ran               // what the last runner call did
+	status           string            // the status line last told
 }
 
 func newStory(out io.Writer, verbose bool, run runner, gh *githubfake.GitHub, clock resume.Clock, repo, bot string) *story {
@@ -301,6 +315,16 @@ func (st *story) step(ctx context.Context, s step) error {
 		st.say("… %s later", s.Wait)
 		return nil
 	case s.Sweep:
+		if st.sweepFile != "" {
+			state, err := st.gh.WorkflowState(st.repo, st.sweepFile)
+			if err != nil {
+				return err
+			}
+			if state != githubfake.WorkflowActive {
+				st.say("no sweep runs: GitHub runs no schedule of the sweep's workflow %s, %s", st.sweepFile, state)
+				return nil
+			}
+		}
 		st.say("the scheduled sweep runs")
 		return st.event(ctx, "schedule", []byte(`{"schedule":"*/5 * * * *"}`))
 	case s.Close:
@@ -388,11 +412,7 @@ func (st *story) agent(ctx context.Context, a *agentStep) error {
 		}
 	}
 	if ru == nil {
-		why := ""
-		if res := st.last.result; res != nil && len(res.Notes)+len(res.Warnings) > 0 {
-			why = " (recess: " + strings.Join(append(res.Notes, res.Warnings...), "; ") + ")"
-		}
-		return fmt.Errorf("agent: no dispatched agent run is waiting to answer%s", why)
+		return fmt.Errorf("agent: no dispatched agent run is waiting to answer%s", saidLines(st.last.said))
 	}
 	st.handled[ru.ID] = true
 	cid := ru.Inputs["correlation_id"]
@@ -480,6 +500,12 @@ func (st *story) statusLine() string {
 }
 
 func (st *story) expect(x *expectation) error {
+	if x.Store != "" && !strings.EqualFold(x.Store, cmp.Or(st.store, "comment")) {
+		if st.verbose {
+			st.say("(an expectation of the %s store: this setup keeps its records on the %s store)", x.Store, cmp.Or(st.store, "comment"))
+		}
+		return nil
+	}
 	runs, err := st.runs()
 	if err != nil {
 		return err
@@ -547,9 +573,22 @@ func (st *story) expect(x *expectation) error {
 	for _, want := range x.Log {
 		check(strings.Contains(st.last.log, want), "the last step's log lacks %q", want)
 	}
+	if x.SweepWorkflow != "" {
+		if st.sweepFile == "" {
+			st.say("(the front door sweeps itself: no sweep workflow of its own to be %s)", x.SweepWorkflow)
+		} else {
+			got, err := st.gh.WorkflowState(st.repo, st.sweepFile)
+			if err != nil {
+				return err
+			}
+			check(got == x.SweepWorkflow, "the sweep's workflow %s is %s, want %s", st.sweepFile, got, x.SweepWorkflow)
+		}
+	}
 	if len(problems) > 0 {
-		err := fmt.Errorf("expectation failed: %s", strings.Join(problems, "; "))
-		if len(x.Log) > 0 && !st.verbose {
+		// What recess gave as its reasons, and the end of the log of the
+		// step before, which did (or did not do) what is expected.
+		err := fmt.Errorf("expectation failed: %s%s", strings.Join(problems, "; "), saidLines(st.last.said))
+		if st.last.log != "" && !st.verbose {
 			err = fmt.Errorf("%w\n--- end of the log:\n%s", err, lastLines(st.last.log, 40))
 		}
 		return err
@@ -558,6 +597,15 @@ func (st *story) expect(x *expectation) error {
 		st.say("✓ as expected")
 	}
 	return nil
+}
+
+// saidLines is what recess said, as lines under the error that quotes
+// them; "" when it said nothing.
+func saidLines(said []string) string {
+	if len(said) == 0 {
+		return ""
+	}
+	return "\n--- recess said:\n  " + strings.Join(said, "\n  ")
 }
 
 func lastLines(s string, n int) string {

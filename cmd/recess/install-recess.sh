@@ -19,7 +19,7 @@
 # RUNNER_OS, RUNNER_ARCH, RUNNER_TEMP and GITHUB_OUTPUT as the runner sets them.
 set -euo pipefail
 
-log() { printf 'recess: %s\n' "$*" >&2; }
+log() { printf 'recess install: %s\n' "$*" >&2; }
 die() { # an annotation on stdout, where the runner reads workflow commands
 	printf '::error title=recess binary::%s\n' "$*"
 	exit 1

@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -48,6 +49,16 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 	if out.Result != nil {
 		r.outputs(out)
 		r.summary(out)
+		// What happened, in the job log too, where a person (or recess-lab
+		// act) reading why nothing was dispatched looks first. One line each,
+		// after a prefix, so no text in a note can start a workflow command.
+		prefix := "recess: "
+		if out.DryRun {
+			prefix = "recess (dry run, as a real run would record it): "
+		}
+		for _, n := range allNotes(out) {
+			fmt.Fprintf(stderr, "%s%s\n", prefix, text.OneLine(n))
+		}
 		for _, w := range out.Warnings {
 			gha.WithFieldsMap(map[string]string{"title": "recess"}).Warningf("%s", text.OneLine(w))
 		}

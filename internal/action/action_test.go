@@ -100,3 +100,31 @@ func TestAction_dry_run_says_would(t *testing.T) {
 		t.Errorf("real sweep: fired %q, summary:\n%s", o.outputs["fired"], s)
 	}
 }
+
+// The job log says what happened, one line a note, where a person reading
+// why a run did nothing looks first (the summary holds the same notes).
+func TestAction_job_log_says_what_happened(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		inputs map[string]string
+		want   string
+	}{
+		{name: "dispatched", want: "recess: new discussion: fresh dispatch\n"},
+		{name: "out_of_scope", inputs: map[string]string{"INPUT_CATEGORIES": "RFCs"},
+			want: "recess: discussion 1 is out of scope (categories): nothing to do\n"},
+		{name: "not_mentioned", inputs: map[string]string{"INPUT_WAKE-ON": "mention", "INPUT_MENTION-HANDLES": "@lead"},
+			want: "recess: the new discussion, not mentioning @lead (wake-on mention): nothing to do\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRepo(t, storeComment)
+			_, _, o := r.openWith("alice", tt.inputs)
+			r.ok(o, "intake")
+			if !strings.Contains(o.stdout, tt.want) {
+				t.Errorf("the job log lacks %q:\n%s", tt.want, o.stdout)
+			}
+		})
+	}
+}

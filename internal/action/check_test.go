@@ -27,15 +27,21 @@ func writeSetup(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// quickStartFiles are the README's quick start's files by name
+// (testdata/quickstart).
 func quickStartFiles(t *testing.T) map[string]string {
 	t.Helper()
+	entries, err := os.ReadDir("../../testdata/quickstart")
+	if err != nil {
+		t.Fatal(err)
+	}
 	files := map[string]string{}
-	for _, name := range []string{"recess.yml", "agent.yml"} {
-		data, err := os.ReadFile(filepath.Join("../../testdata/quickstart", name))
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join("../../testdata/quickstart", e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		files[name] = string(data)
+		files[e.Name()] = string(data)
 	}
 	return files
 }
@@ -45,7 +51,7 @@ func quickStartFiles(t *testing.T) map[string]string {
 func TestCheck_reports_and_exits(t *testing.T) {
 	t.Parallel()
 	broken := quickStartFiles(t)
-	broken["recess.yml"] = strings.Replace(broken["recess.yml"], `"2-59/5 * * * *"`, `"0 * * * *"`, 1)
+	broken["recess-sweep.yml"] = strings.Replace(broken["recess-sweep.yml"], `"2-59/5 * * * *"`, `"0 * * * *"`, 1)
 	tests := []struct {
 		name       string
 		files      map[string]string
@@ -57,7 +63,7 @@ func TestCheck_reports_and_exits(t *testing.T) {
 			wantStdout: []string{"recess check: DIR/.github/workflows keeps every rule"}},
 		{name: "finding_at_a_terminal", files: broken, wantCode: exitFailed,
 			wantStdout: []string{
-				`DIR/.github/workflows/recess.yml:6: the schedule "0 * * * *" runs at the top of the hour, when GitHub's scheduler is busiest and drops runs`,
+				`DIR/.github/workflows/recess-sweep.yml:4: the schedule "0 * * * *" runs at the top of the hour, when GitHub's scheduler is busiest and drops runs`,
 				`	fix: start off the hour, e.g. cron: "2-59/5 * * * *"`,
 			}},
 		{name: "no_recess_at_all", files: map[string]string{"ci.yml": "on: push\njobs: {test: {runs-on: ubuntu-latest, steps: [{run: make}]}}\n"}, wantCode: exitFailed,
@@ -67,7 +73,7 @@ func TestCheck_reports_and_exits(t *testing.T) {
 			}},
 		{name: "finding_in_github_actions", files: broken, env: map[string]string{"GITHUB_ACTIONS": "true"}, wantCode: exitFailed,
 			wantStdout: []string{
-				`::error file=.github/workflows/recess.yml,line=6,title=recess check (schedule-top-of-hour)::the schedule "0 * * * *" runs at the top of the hour, when GitHub's scheduler is busiest and drops runs. Fix: start off the hour, e.g. cron: "2-59/5 * * * *"`,
+				`::error file=.github/workflows/recess-sweep.yml,line=4,title=recess check (schedule-top-of-hour)::the schedule "0 * * * *" runs at the top of the hour, when GitHub's scheduler is busiest and drops runs. Fix: start off the hour, e.g. cron: "2-59/5 * * * *"`,
 			}},
 	}
 	for _, tt := range tests {

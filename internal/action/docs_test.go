@@ -299,12 +299,8 @@ func TestReadme_check_workflow_keeps_the_quick_start_clean(t *testing.T) {
 		t.Fatalf("the README's Check your setup shows %d yaml blocks, want the one workflow", len(blocks))
 	}
 	fsys := fstest.MapFS{".github/workflows/recess-check.yml": {Data: []byte(blocks[0])}}
-	for _, name := range []string{"recess.yml", "agent.yml"} {
-		data, err := os.ReadFile("../../testdata/quickstart/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fsys[".github/workflows/"+name] = &fstest.MapFile{Data: data}
+	for name, text := range quickStartFiles(t) {
+		fsys[".github/workflows/"+name] = &fstest.MapFile{Data: []byte(text)}
 	}
 	findings, err := workflows.CheckRepo(fsys, CheckKnown(""))
 	if err != nil {

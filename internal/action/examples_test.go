@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"gopkg.in/yaml.v3"
+
+	"github.com/recess-action/recess/internal/workflows"
 )
 
 // The tools each provider's example allows are the tools recess mcp serves.
@@ -60,5 +63,63 @@ func TestExampleAllowsRecessTools(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Each example under .github/examples, put in place of its quick start
+// file (an agent example as agent.yml), makes a setup recess check passes:
+// the examples use the quick start's reusable pieces.
+func TestExamples_pass_check_in_the_quick_start(t *testing.T) {
+	t.Parallel()
+	examples, err := filepath.Glob("../../.github/examples/*.yml")
+	if err != nil || len(examples) < 3 {
+		t.Fatalf("glob: %v, %d examples", err, len(examples))
+	}
+	for _, p := range examples {
+		name := filepath.Base(p)
+		t.Run(strings.TrimSuffix(name, ".yml"), func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := quickStartFiles(t)
+			as := name
+			if strings.HasPrefix(name, "agent-") {
+				as = "agent.yml"
+			}
+			if _, ok := files[as]; !ok {
+				t.Fatalf("%s stands for no file of the quick start (%s)", name, as)
+			}
+			files[as] = string(data)
+			dir := writeSetup(t, files)
+			findings, err := workflows.CheckRepo(os.DirFS(dir), CheckKnown(dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range findings {
+				t.Errorf("%s", f)
+			}
+		})
+	}
+}
+
+// The sweep example is the quick start's sweep, with its reasons in
+// comments: the same workflow, key for key.
+func TestExamples_sweep_is_the_quick_starts(t *testing.T) {
+	t.Parallel()
+	example, err := os.ReadFile("../../.github/examples/recess-sweep.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got any
+	if err := yaml.Unmarshal([]byte(quickStartFiles(t)["recess-sweep.yml"]), &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(example, &got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf(".github/examples/recess-sweep.yml differs from testdata/quickstart/recess-sweep.yml (-quick start +example):\n%s", diff)
 	}
 }

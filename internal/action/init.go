@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -20,11 +22,13 @@ import (
 
 const initUsage = `usage: recess init [flags]
 
-init writes recess's two workflow files into the repository in the current
-directory (or --dir): .github/workflows/recess.yml, the front door, and the
-agent workflow (agent.yml), whose lead is Claude Code with recess mcp as its
-tool. Both call recess's reusable workflows; your choices are the flags. It
-asks nothing and overwrites nothing without --force. Afterwards add the
+init writes recess's workflow files into the repository in the current
+directory (or --dir): .github/workflows/recess.yml, the front door;
+recess-sweep.yml, the sweep, which recess keeps enabled only while something
+waits, so the setup costs nothing while nothing does; and the agent workflow
+(agent.yml), whose lead is Claude Code with recess mcp as its tool. They call
+recess's reusable workflows; your choices are the flags. It asks nothing and
+overwrites nothing without --force. Afterwards enable Discussions, add the
 repository secret ANTHROPIC_API_KEY, and run "recess check".
 
 Flags:
@@ -40,10 +44,13 @@ type initChoices struct {
 	Schedule       string // the sweep's cron
 	WakeOn         string
 	MentionHandles string
+	// SweepApart is sweep-only-while-waiting: the sweep in a file of its
+	// own (defaultSweepWorkflow), enabled only while something waits.
+	SweepApart bool
 }
 
 func defaultInitChoices() initChoices {
-	return initChoices{Workflow: gh.DefaultWorkflow, Store: storeComment, Schedule: defaultSchedule}
+	return initChoices{Workflow: gh.DefaultWorkflow, Store: storeComment, Schedule: defaultSchedule, SweepApart: true}
 }
 
 var workflowFileName = regexp.MustCompile(`^[A-Za-z0-9_.-]+\.ya?ml$`)
@@ -56,8 +63,10 @@ func (c initChoices) check() error {
 	switch {
 	case !workflowFileName.MatchString(c.Workflow):
 		return fmt.Errorf("--workflow %q is not a workflow file name (NAME.yml)", c.Workflow)
-	case c.Workflow == "recess.yml":
-		return fmt.Errorf("--workflow recess.yml is the front door's file; name the agent workflow otherwise")
+	case c.Workflow == frontDoorFile:
+		return fmt.Errorf("--workflow %s is the front door's file; name the agent workflow otherwise", frontDoorFile)
+	case c.SweepApart && c.Workflow == defaultSweepWorkflow:
+		return fmt.Errorf("--workflow %s is the sweep's file; name the agent workflow otherwise", defaultSweepWorkflow)
 	case len(strings.Fields(c.Schedule)) != 5:
 		return fmt.Errorf("--schedule %q is not a five-field cron expression", c.Schedule)
 	case workflows.TopOfHour(c.Schedule):
@@ -71,11 +80,23 @@ func (c initChoices) check() error {
 	case wake != resume.WakeMention && c.MentionHandles != "":
 		return fmt.Errorf("--%s is only for --%s mention", inMentionHandles, inWakeOn)
 	}
+	if _, _, err := sweepsPerDay(c.Schedule); err != nil {
+		return fmt.Errorf("--schedule %q: %w", c.Schedule, err)
+	}
 	return nil
 }
 
-// plainScalar is a value YAML reads as the same string without quotes.
+// frontDoorFile is the front door's file name; the sweep's, when it lives
+// apart, is defaultSweepWorkflow.
+const frontDoorFile = "recess.yml"
+
+// plainScalar is a value YAML reads as the same string without quotes,
+// unless it is one of yamlWords.
 var plainScalar = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_./-]*$`)
+
+// yamlWords are plain scalars a YAML reader may take for a boolean or null
+// (YAML 1.1 included), so a string input says them quoted.
+var yamlWords = []string{"true", "false", "yes", "no", "y", "n", "on", "off", "null"}
 
 // flow renders inputs as a YAML flow mapping, {k: v, ...}, in the given
 // order, leaving out empty values; "" when all are empty.
@@ -86,7 +107,7 @@ func flow(kv ...string) string {
 			continue
 		}
 		v := kv[i+1]
-		if !plainScalar.MatchString(v) {
+		if !plainScalar.MatchString(v) || slices.Contains(yamlWords, strings.ToLower(v)) {
 			b, _ := json.Marshal(v) // a JSON string is a YAML double-quoted scalar
 			v = string(b)
 		}
@@ -99,21 +120,41 @@ func flow(kv ...string) string {
 }
 
 var initTemplates = template.Must(template.New("").Parse(`
+{{- define "with" -}}
+{{- with .With}}
+    with: {{.}}
+{{- end}}
+{{- end}}
+{{- define "permissions" -}}
+permissions: {discussions: write, actions: write, issues: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
+{{- end}}
 {{- define "recess.yml" -}}
-# recess front door: watches discussions, starts agent runs and sweeps (recess-action/recess).
+# recess front door: watches discussions{{if .SweepApart}} and starts agent runs{{else}}, starts agent runs and sweeps{{end}} (recess-action/recess).
 name: recess
 on:
   discussion: {types: [created, deleted, transferred, locked, unlocked]}
   discussion_comment: {types: [created, edited, deleted]}
+{{- if not .SweepApart}}
   schedule: [{cron: "{{.Schedule}}"}] # the sweep, off the top of the hour
   workflow_dispatch: # a sweep by hand
-permissions: {discussions: write, actions: write, issues: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
+{{- end}}
+{{template "permissions" .}}
 jobs:
   recess:
     uses: recess-action/recess/.github/workflows/front-door.yml@v1
-{{- with .With}}
-    with: {{.}}
-{{- end}}
+{{- template "with" .}}
+{{end}}
+{{- define "recess-sweep.yml" -}}
+# recess sweep: fires timed triggers, retries; recess enables it only while something waits.
+name: recess sweep
+on:
+  schedule: [{cron: "{{.Schedule}}"}] # off the top of the hour
+  workflow_dispatch: # a sweep by hand
+{{template "permissions" .}}
+jobs:
+  recess:
+    uses: recess-action/recess/.github/workflows/front-door.yml@v1
+{{- template "with" .}}
 {{end}}
 {{- define "agent.yml" -}}
 # The agent workflow recess dispatches: claim, lead (Claude, read-only token), verdict.
@@ -127,9 +168,7 @@ on:
 jobs:
   claim:
     uses: recess-action/recess/.github/workflows/claim.yml@v1
-{{- with .With}}
-    with: {{.}}
-{{- end}}
+{{- template "with" .}}
     permissions: {discussions: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
   lead:
     needs: claim
@@ -149,9 +188,7 @@ jobs:
   verdict:
     needs: [claim, lead]
     uses: recess-action/recess/.github/workflows/verdict.yml@v1
-{{- with .With}}
-    with: {{.}}
-{{- end}}
+{{- template "with" .}}
     permissions: {discussions: write, actions: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
 {{end}}`))
 
@@ -162,13 +199,14 @@ type initFile struct {
 	Text string
 }
 
-// render returns the two files for these choices.
+// render returns the files for these choices: the front door, the sweep's
+// own file when it lives apart, the agent workflow.
 func (c initChoices) render() ([]initFile, error) {
 	data := struct {
 		initChoices
 		// With is what every reusable workflow is called with: the same
-		// choices for the front door, claim and verdict, those that differ
-		// from the defaults.
+		// choices for the front door, the sweep, claim and verdict, those
+		// that differ from the defaults.
 		With string
 	}{initChoices: c}
 	workflow, store := "", ""
@@ -178,10 +216,17 @@ func (c initChoices) render() ([]initFile, error) {
 	if c.Store != storeComment {
 		store = c.Store
 	}
+	names := []struct{ tmpl, name string }{{"recess.yml", frontDoorFile}}
+	sweep := ""
+	if c.SweepApart {
+		sweep = "true"
+		names = append(names, struct{ tmpl, name string }{"recess-sweep.yml", defaultSweepWorkflow})
+	}
+	names = append(names, struct{ tmpl, name string }{"agent.yml", c.Workflow})
 	data.With = flow(inWorkflow, workflow, inStateStore, store, inCategories, c.Categories, inLabels, c.Labels,
-		inWakeOn, c.WakeOn, inMentionHandles, c.MentionHandles)
+		inWakeOn, c.WakeOn, inMentionHandles, c.MentionHandles, inSweepOnlyWhileWaiting, sweep)
 	var files []initFile
-	for _, f := range []struct{ tmpl, name string }{{"recess.yml", "recess.yml"}, {"agent.yml", c.Workflow}} {
+	for _, f := range names {
 		var b bytes.Buffer
 		if err := initTemplates.ExecuteTemplate(&b, f.tmpl, data); err != nil {
 			return nil, err
@@ -204,6 +249,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.Schedule, "schedule", c.Schedule, "the sweep's cron, off the top of the hour")
 	fs.StringVar(&c.WakeOn, inWakeOn, "", "what starts a fresh run: comment, mention or command (default comment)")
 	fs.StringVar(&c.MentionHandles, inMentionHandles, "", "the handles --wake-on mention listens for, e.g. @lead")
+	fs.BoolVar(&c.SweepApart, inSweepOnlyWhileWaiting, c.SweepApart, "keep the sweep in "+defaultSweepWorkflow+", enabled only while something waits (=false: in the front door, always on)")
 	say := func(code int, err error) int {
 		fmt.Fprintf(stderr, "recess init: %v\n", err)
 		return code
@@ -243,6 +289,96 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", f.Path)
 	}
-	fmt.Fprintln(stdout, `next: add the repository secret ANTHROPIC_API_KEY, commit both files, and run "recess check"`)
+	fmt.Fprintln(stdout, c.cost())
+	fmt.Fprintln(stdout, `next: Discussions must be enabled (Settings > General > Features > Discussions); add the repository secret ANTHROPIC_API_KEY, commit the files, and run "recess check"`)
 	return exitOK
+}
+
+// cost says what the setup costs: in a private repository GitHub bills
+// each job rounded up to a whole minute (SPEC.md "Cost"), and the sweep is
+// the part that runs whether or not people write.
+func (c initChoices) cost() string {
+	n, everyDay, _ := sweepsPerDay(c.Schedule) // check refused what it cannot read
+	runs, billed := fmt.Sprintf("%d times a day", n), fmt.Sprintf("%d minutes a day", n)
+	if !everyDay {
+		runs += " on the days its schedule names"
+	} else if !c.SweepApart {
+		billed = thousands(30*n) + " minutes in 30 days"
+	}
+	const private = "in a private repository, where GitHub bills each job at least a minute"
+	const free = "(GitHub Free includes 2,000 a month)"
+	const rest = "On top, one job per discussion event and three per agent run; a public repository pays for none of it."
+	if c.SweepApart {
+		return fmt.Sprintf("cost: the sweep (%s) costs nothing while nothing waits; while a recess waits or an agent run works, it runs %s: %s, %s %s. %s",
+			defaultSweepWorkflow, runs, private, billed, free, rest)
+	}
+	return fmt.Sprintf("cost: the sweep runs %s, whether or not anything waits: %s, %s %s; --%s (the default) runs it only while something waits. %s",
+		runs, private, billed, free, inSweepOnlyWhileWaiting, rest)
+}
+
+// thousands writes n with a comma every three digits, as the README's
+// figures are written.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// sweepsPerDay is how many times a day a five-field cron schedule runs, as
+// GitHub reads its minute and hour fields (*, N, N-M, each with an
+// optional /STEP, comma separated); everyDay is false when its day fields
+// leave days out.
+func sweepsPerDay(schedule string) (n int, everyDay bool, err error) {
+	fields := strings.Fields(schedule)
+	if len(fields) != 5 {
+		return 0, false, errors.New("not a five-field cron expression")
+	}
+	minutes, err := cronField(fields[0], 0, 59)
+	if err != nil {
+		return 0, false, fmt.Errorf("minute field: %w", err)
+	}
+	hours, err := cronField(fields[1], 0, 23)
+	if err != nil {
+		return 0, false, fmt.Errorf("hour field: %w", err)
+	}
+	everyDay = fields[2] == "*" && fields[3] == "*" && fields[4] == "*"
+	return minutes * hours, everyDay, nil
+}
+
+// cronField counts the values one cron field takes in [lo, hi].
+func cronField(field string, lo, hi int) (int, error) {
+	seen := map[int]bool{}
+	for _, item := range strings.Split(field, ",") {
+		rng, stepText, stepped := strings.Cut(item, "/")
+		step := 1
+		if stepped {
+			s, err := strconv.Atoi(stepText)
+			if err != nil || s < 1 {
+				return 0, fmt.Errorf("step %q is not a positive number", stepText)
+			}
+			step = s
+		}
+		from, to := lo, hi
+		if rng != "*" {
+			a, b, isRange := strings.Cut(rng, "-")
+			var err error
+			if from, err = strconv.Atoi(a); err != nil || from < lo || from > hi {
+				return 0, fmt.Errorf("%q is not a number from %d to %d", a, lo, hi)
+			}
+			to = from
+			if isRange {
+				if to, err = strconv.Atoi(b); err != nil || to < from || to > hi {
+					return 0, fmt.Errorf("%q is not a number from %d to %d", b, from, hi)
+				}
+			} else if stepped {
+				to = hi // N/STEP: from N to the end
+			}
+		}
+		for v := from; v <= to; v += step {
+			seen[v] = true
+		}
+	}
+	return len(seen), nil
 }

@@ -2,14 +2,21 @@ package action
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	gh "github.com/recess-action/recess/internal/github"
+	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/internal/workflows"
 )
 
@@ -37,47 +44,129 @@ func readDir(t *testing.T, dir string) map[string]string {
 	return files
 }
 
-// recess init with no choices writes the README's quick start, byte for byte.
+// recess init with no choices writes the README's quick start, byte for
+// byte, and closes with what the setup costs and what GitHub needs.
 func TestInit_defaults_write_the_quick_start(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if code, _, stderr := runCLI(t, nil, "init", "--dir", dir); code != exitOK {
+	code, stdout, stderr := runCLI(t, nil, "init", "--dir", dir)
+	if code != exitOK {
 		t.Fatalf("recess init: exit %d\n%s", code, stderr)
 	}
-	want := map[string]string{}
-	for _, name := range []string{"recess.yml", "agent.yml"} {
-		data, err := os.ReadFile(filepath.Join("../../testdata/quickstart", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want[name] = string(data)
-	}
-	if diff := cmp.Diff(want, readDir(t, dir)); diff != "" {
+	want := quickStartFiles(t)
+	if diff := gocmp.Diff(want, readDir(t, dir)); diff != "" {
 		t.Errorf("recess init differs from testdata/quickstart (-quick start +init):\n%s", diff)
+	}
+	wantOut := `wrote .github/workflows/recess.yml
+wrote .github/workflows/recess-sweep.yml
+wrote .github/workflows/agent.yml
+cost: the sweep (recess-sweep.yml) costs nothing while nothing waits; while a recess waits or an agent run works, it runs 288 times a day: in a private repository, where GitHub bills each job at least a minute, 288 minutes a day (GitHub Free includes 2,000 a month). On top, one job per discussion event and three per agent run; a public repository pays for none of it.
+next: Discussions must be enabled (Settings > General > Features > Discussions); add the repository secret ANTHROPIC_API_KEY, commit the files, and run "recess check"
+`
+	if diff := gocmp.Diff(wantOut, stdout); diff != "" {
+		t.Errorf("what recess init says (-want +got):\n%s", diff)
 	}
 }
 
-// Every combination of choices writes a setup that keeps every rule.
+// The cost init states follows the schedule and where the sweep lives.
+func TestInit_states_the_cost_of_its_schedule(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "apart_every_fifteen_minutes", args: []string{"--schedule", "7-59/15 * * * *"},
+			want: "cost: the sweep (recess-sweep.yml) costs nothing while nothing waits; while a recess waits or an agent run works, it runs 96 times a day: in a private repository, where GitHub bills each job at least a minute, 96 minutes a day (GitHub Free includes 2,000 a month)."},
+		{name: "always_on", args: []string{"--sweep-only-while-waiting=false"},
+			want: "cost: the sweep runs 288 times a day, whether or not anything waits: in a private repository, where GitHub bills each job at least a minute, 8,640 minutes in 30 days (GitHub Free includes 2,000 a month); --sweep-only-while-waiting (the default) runs it only while something waits."},
+		{name: "always_on_working_hours", args: []string{"--sweep-only-while-waiting=false", "--schedule", "7-59/15 7-18 * * 1-5"},
+			want: "cost: the sweep runs 48 times a day on the days its schedule names, whether or not anything waits: in a private repository, where GitHub bills each job at least a minute, 48 minutes a day (GitHub Free includes 2,000 a month); --sweep-only-while-waiting (the default) runs it only while something waits."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := runCLI(t, nil, append([]string{"init", "--dir", t.TempDir()}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			var got string
+			for _, l := range strings.Split(stdout, "\n") {
+				if strings.HasPrefix(l, "cost: ") {
+					got, _, _ = strings.Cut(l, " On top, ")
+				}
+			}
+			if got != tt.want {
+				t.Errorf("cost line = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSweepsPerDay(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cron     string
+		n        int
+		everyDay bool
+		err      string
+	}{
+		{cron: "2-59/5 * * * *", n: 288, everyDay: true},
+		{cron: "*/10 * * * *", n: 144, everyDay: true},
+		{cron: "2 * * * *", n: 24, everyDay: true},
+		{cron: "7,37 7-18 * * 1-5", n: 24},
+		{cron: "5/20 0-23/2 * * *", n: 36, everyDay: true},
+		{cron: "2 1,1,1 * * *", n: 1, everyDay: true},
+		{cron: "2 3 1 * *", n: 1},
+		{cron: "x * * * *", err: `minute field: "x" is not a number from 0 to 59`},
+		{cron: "2 24 * * *", err: `hour field: "24" is not a number from 0 to 23`},
+		{cron: "*/0 * * * *", err: `minute field: step "0" is not a positive number`},
+		{cron: "9-3 * * * *", err: `minute field: "3" is not a number from 9 to 59`},
+		{cron: "2 * * *", err: "not a five-field cron expression"},
+	}
+	for _, tt := range tests {
+		n, everyDay, err := sweepsPerDay(tt.cron)
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if n != tt.n || everyDay != tt.everyDay || gotErr != tt.err {
+			t.Errorf("sweepsPerDay(%q) = %d, %v, %q; want %d, %v, %q", tt.cron, n, everyDay, gotErr, tt.n, tt.everyDay, tt.err)
+		}
+	}
+}
+
+// Every combination of choices writes a setup that keeps every rule, in at
+// most 50 lines of YAML (comments aside); the front door and the sweep get
+// the same choices.
 func TestInit_choices_keep_the_rules(t *testing.T) {
 	t.Parallel()
+	const sweepOnly = `sweep-only-while-waiting: "true"`
+	split := []string{"agent.yml", "recess-sweep.yml", "recess.yml"}
 	tests := []struct {
 		name  string
 		args  []string
 		files []string
 		has   map[string]string // file -> a line the choice must put there
 	}{
-		{name: "defaults", files: []string{"agent.yml", "recess.yml"}},
-		{name: "branch_store", args: []string{"--state-store", "branch"}, files: []string{"agent.yml", "recess.yml"},
-			has: map[string]string{"recess.yml": "    with: {state-store: branch}", "agent.yml": "    permissions: {discussions: write, contents: write}"}},
-		{name: "own_agent_workflow_name", args: []string{"--workflow", "answer.yml"}, files: []string{"answer.yml", "recess.yml"},
-			has: map[string]string{"recess.yml": "    with: {workflow: answer.yml}", "answer.yml": "    with: {workflow: answer.yml}"}},
+		{name: "defaults", files: split, has: map[string]string{
+			"recess.yml": "    with: {" + sweepOnly + "}", "recess-sweep.yml": "    with: {" + sweepOnly + "}", "agent.yml": "    with: {" + sweepOnly + "}"}},
+		{name: "branch_store", args: []string{"--state-store", "branch"}, files: split,
+			has: map[string]string{"recess.yml": "    with: {state-store: branch, " + sweepOnly + "}", "agent.yml": "    permissions: {discussions: write, contents: write}"}},
+		{name: "own_agent_workflow_name", args: []string{"--workflow", "answer.yml"}, files: []string{"answer.yml", "recess-sweep.yml", "recess.yml"},
+			has: map[string]string{"recess.yml": "    with: {workflow: answer.yml, " + sweepOnly + "}", "answer.yml": "    with: {workflow: answer.yml, " + sweepOnly + "}"}},
 		{name: "scope_and_wake_on", args: []string{"--categories", "RFCs, Ideas", "--labels", "ask-bot", "--wake-on", "mention", "--mention-handles", "@lead"},
-			files: []string{"agent.yml", "recess.yml"},
-			has:   map[string]string{"recess.yml": `    with: {categories: "RFCs, Ideas", labels: ask-bot, wake-on: mention, mention-handles: "@lead"}`}},
-		{name: "wake_on_read_as_the_action_reads_it", args: []string{"--wake-on", " Command"}, files: []string{"agent.yml", "recess.yml"},
-			has: map[string]string{"recess.yml": `    with: {wake-on: " Command"}`}},
-		{name: "schedule", args: []string{"--schedule", "7-59/30 7-18 * * 1-5"}, files: []string{"agent.yml", "recess.yml"},
-			has: map[string]string{"recess.yml": `  schedule: [{cron: "7-59/30 7-18 * * 1-5"}] # the sweep, off the top of the hour`}},
+			files: split,
+			has:   map[string]string{"recess.yml": `    with: {categories: "RFCs, Ideas", labels: ask-bot, wake-on: mention, mention-handles: "@lead", ` + sweepOnly + `}`}},
+		{name: "wake_on_read_as_the_action_reads_it", args: []string{"--wake-on", " Command"}, files: split,
+			has: map[string]string{"recess.yml": `    with: {wake-on: " Command", ` + sweepOnly + `}`}},
+		{name: "schedule", args: []string{"--schedule", "7-59/30 7-18 * * 1-5"}, files: split,
+			has: map[string]string{"recess-sweep.yml": `  schedule: [{cron: "7-59/30 7-18 * * 1-5"}] # off the top of the hour`}},
+		{name: "sweep_always_on", args: []string{"--sweep-only-while-waiting=false", "--schedule", "7-59/30 7-18 * * 1-5"}, files: []string{"agent.yml", "recess.yml"},
+			has: map[string]string{"recess.yml": `  schedule: [{cron: "7-59/30 7-18 * * 1-5"}] # the sweep, off the top of the hour`,
+				"agent.yml": "    permissions: {discussions: write, actions: write, contents: read}"}},
+		{name: "every_choice", args: []string{"--workflow", "answer.yml", "--state-store", "branch", "--categories", "RFCs, Ideas", "--labels", "ask-bot",
+			"--wake-on", "mention", "--mention-handles", "@lead", "--schedule", "7-59/15 * * * *"}, files: []string{"answer.yml", "recess-sweep.yml", "recess.yml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,12 +180,24 @@ func TestInit_choices_keep_the_rules(t *testing.T) {
 			for n := range files {
 				names = append(names, n)
 			}
-			if diff := cmp.Diff(tt.files, names, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+			if diff := gocmp.Diff(tt.files, names, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 				t.Errorf("files (-want +got):\n%s", diff)
 			}
 			for name, line := range tt.has {
 				if !containsLine(files[name], line) {
 					t.Errorf("%s has no line %q:\n%s", name, line, files[name])
+				}
+			}
+			lines := 0
+			for _, text := range files {
+				lines += yamlLines(text)
+			}
+			if lines > 50 {
+				t.Errorf("%d lines of YAML, comments aside; want at most 50", lines)
+			}
+			if sweep, ok := files["recess-sweep.yml"]; ok {
+				if door, apart := withLine(files["recess.yml"]), withLine(sweep); door != apart {
+					t.Errorf("the front door's choices %q differ from the sweep's %q", door, apart)
 				}
 			}
 			findings, err := workflows.CheckRepo(os.DirFS(dir), CheckKnown(dir))
@@ -108,6 +209,16 @@ func TestInit_choices_keep_the_rules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withLine is a file's first `with:` line, "" without one.
+func withLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "with:") {
+			return l
+		}
+	}
+	return ""
 }
 
 func containsLine(text, line string) bool {
@@ -135,6 +246,9 @@ func TestInit_refuses_without_writing(t *testing.T) {
 		{name: "unknown_store", args: []string{"--state-store", "redis"}},
 		{name: "workflow_not_a_file_name", args: []string{"--workflow", "../agent.yml"}},
 		{name: "workflow_is_the_front_door", args: []string{"--workflow", "recess.yml"}},
+		{name: "workflow_is_the_sweep", args: []string{"--workflow", "recess-sweep.yml"}},
+		{name: "schedule_field_unreadable", args: []string{"--schedule", "2-59/5 25 * * *"}},
+		{name: "sweep_file_exists", existing: map[string]string{"recess-sweep.yml": "mine\n"}},
 		{name: "mention_without_handles", args: []string{"--wake-on", "mention"}},
 		{name: "unknown_wake_on", args: []string{"--wake-on", "always"}},
 		{name: "stray_argument", args: []string{"now"}},
@@ -162,7 +276,7 @@ func TestInit_refuses_without_writing(t *testing.T) {
 			if want == nil {
 				want = map[string]string{}
 			}
-			if diff := cmp.Diff(want, readDir(t, dir)); diff != "" {
+			if diff := gocmp.Diff(want, readDir(t, dir)); diff != "" {
 				t.Errorf("the repository changed (-before +after):\n%s", diff)
 			}
 		})
@@ -182,7 +296,89 @@ func TestInit_force_overwrites(t *testing.T) {
 	if code, _, stderr := runCLI(t, nil, "init", "--dir", dir, "--force"); code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if diff := cmp.Diff(first, readDir(t, dir)); diff != "" {
+	if diff := gocmp.Diff(first, readDir(t, dir)); diff != "" {
 		t.Errorf("--force did not restore the files (-first +forced):\n%s", diff)
 	}
+}
+
+// recess init's default setup costs nothing while nothing waits: with the
+// inputs its files hand recess through the reusable workflows, the front
+// door's intake switches the sweep workflow on, a sweep that finds a recess
+// waiting leaves it on, and a sweep that finds nothing pending switches it
+// off.
+func TestInit_default_sweep_runs_only_while_something_waits(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, nil, "init", "--dir", dir); code != exitOK {
+		t.Fatalf("recess init: exit %d\n%s", code, stderr)
+	}
+	files := readDir(t, dir)
+	sweepFile := ""
+	for name, text := range files {
+		if strings.Contains(text, "schedule:") {
+			sweepFile = name
+		}
+	}
+	if sweepFile == "" || sweepFile == frontDoorFile {
+		t.Fatalf("recess init keeps the sweep in %q, want a file of its own", sweepFile)
+	}
+	door := callerWith(t, files[frontDoorFile], "front-door.yml")
+	s := newShipped(t, cmp.Or(door["state-store"], storeComment), map[string]map[string]string{
+		"front-door.yml": door,
+		"claim.yml":      callerWith(t, files[gh.DefaultWorkflow], "claim.yml"),
+		"verdict.yml":    callerWith(t, files[gh.DefaultWorkflow], "verdict.yml"),
+	})
+	// The sweep's plan, as the sweep's own file calls the front door.
+	plan := s.pieces["front-door.yml"].step(t, s.action, "plan", callerWith(t, files[sweepFile], "front-door.yml"), nil)
+	if plan["INPUT_SWEEP-WORKFLOW"] != sweepFile {
+		t.Fatalf("the plan switches %q, not the sweep's file %s", plan["INPUT_SWEEP-WORKFLOW"], sweepFile)
+	}
+	if err := s.gh.AddWorkflow(hostileRepo, sweepFile, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A repository where nothing waits: its last sweep switched it off.
+	if err := s.gh.SetWorkflowState(hostileRepo, sweepFile, githubfake.WorkflowDisabledManually); err != nil {
+		t.Fatal(err)
+	}
+	state := func(when, want string) {
+		t.Helper()
+		got, err := s.gh.WorkflowState(hostileRepo, sweepFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: the sweep workflow is %s, want %s", when, got, want)
+		}
+	}
+	sweep := func() {
+		t.Helper()
+		s.ok(s.repo.action("schedule", []byte(`{"schedule":"2-59/5 * * * *"}`), plan), "the sweep's plan")
+	}
+	answer := func(verdict map[string]any) {
+		t.Helper()
+		ru := s.newest()
+		if o := s.ok(s.agent(ru, "claim.yml", "claim", nil), "claim"); o.outputs["stale"] != "false" {
+			t.Fatalf("claim: stale = %q", o.outputs["stale"])
+		}
+		n, _ := strconv.Atoi(ru.Inputs["discussion_number"])
+		doc := map[string]any{"correlation_id": ru.Inputs["correlation_id"], "discussion_number": n}
+		maps.Copy(doc, verdict)
+		b, _ := json.Marshal(doc)
+		s.ok(s.agent(ru, "verdict.yml", "verdict", b), "verdict")
+		if err := s.gh.SetRunStatus(ru.ID, "completed", "success"); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	_, id := s.discuss("alice", "Which storage backend?")
+	state("a new discussion's intake", githubfake.WorkflowActive)
+	answer(map[string]any{"verdict": "recessed", "trigger": map[string]any{"kind": "missing_input", "replies": 1},
+		"replies": []map[string]string{{"body": "Which storage backend should we assume?"}}})
+	sweep()
+	state("a sweep while a recess waits", githubfake.WorkflowActive)
+	s.clock.Step(time.Minute)
+	s.comment(id, "bob", "Postgres, please.")
+	answer(map[string]any{"verdict": "adjourned", "replies": []map[string]string{{"body": "Postgres it is."}}})
+	sweep()
+	state("a sweep that finds nothing pending", githubfake.WorkflowDisabledManually)
 }
