@@ -26,13 +26,13 @@ const (
 // outputs, annotations and a job summary out. Refused input is reported as
 // an ::error annotation titled with the field, and the run then changed
 // nothing.
-func runAction(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) int {
+func runAction(ctx context.Context, env runEnv, getenv func(string) string, stdout, stderr io.Writer) int {
 	gha := githubactions.New(githubactions.WithGetenv(githubactions.GetenvFunc(getenv)), githubactions.WithWriter(stdout))
-	r := &actionReport{gha: gha, hasSummary: getenv("GITHUB_STEP_SUMMARY") != "", hasOutputs: getenv("GITHUB_OUTPUT") != ""}
-	if tok := gha.GetInput(InputGitHubToken); tok != "" && getenv("GITHUB_ACTIONS") == "true" {
+	r := &actionReport{gha: gha, hasSummary: env.HasSummary, hasOutputs: env.HasOutputs}
+	if tok := gha.GetInput(InputGitHubToken); tok != "" && env.Actions {
 		gha.AddMask(tok)
 	}
-	inv, err := invocationFromEnv(getenv, gha.GetInput)
+	inv, err := invocationFromEnv(env, getenv, gha.GetInput)
 	if err != nil {
 		return r.failed(err)
 	}

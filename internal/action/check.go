@@ -49,7 +49,7 @@ Actions the findings are ::error annotations.
 // file (dir/.github/recess.yml), all from the code that reads them.
 func CheckKnown(dir string) workflows.Known {
 	var flags []string
-	fs, _ := mcpFlags(&mcpOptions{}, func(string) string { return "" })
+	fs, _ := mcpFlags(&mcpOptions{}, runEnv{}, func(string) string { return "" })
 	fs.VisitAll(func(f *flag.Flag) { flags = append(flags, f.Name) })
 	return workflows.Known{Choices: slices.Clone(inputChoices), MCPFlags: flags, Validate: func(input func(string) string) error {
 		_, err := loadSettings(func(name string) string {
@@ -63,7 +63,7 @@ func CheckKnown(dir string) workflows.Known {
 }
 
 // runCheck is `recess check`.
-func runCheck(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func runCheck(args []string, env runEnv, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("recess check", flag.ContinueOnError)
 	if code, ok := ParseFlags(fs, args, checkUsage, stdout, stderr); !ok {
 		return code
@@ -82,7 +82,7 @@ func runCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "recess check: %s: %v\n", filepath.Join(dir, workflows.Dir), err)
 		return ExitRefused
 	}
-	annotate := getenv("GITHUB_ACTIONS") == "true"
+	annotate := env.Actions
 	gha := githubactions.New(githubactions.WithGetenv(githubactions.GetenvFunc(getenv)), githubactions.WithWriter(stdout))
 	for _, f := range findings {
 		if annotate {

@@ -1,7 +1,6 @@
 package action
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,11 +34,11 @@ Flags:
 // parseRepoCommand reads the flags and the environment of a repository
 // command, once, into an invocation; ok is false when the command should
 // stop with code.
-func parseRepoCommand(name string, args []string, getenv func(string) string, stdout, stderr io.Writer) (inv *invocation, asJSON bool, code int, ok bool) {
+func parseRepoCommand(name string, args []string, env runEnv, getenv func(string) string, stdout, stderr io.Writer) (inv *invocation, asJSON bool, code int, ok bool) {
 	fs := flag.NewFlagSet("recess "+name, flag.ContinueOnError)
 	set := newSettings()
 	set.Command = name
-	repo := fs.String("repo", getenv("GITHUB_REPOSITORY"), "the repository, OWNER/REPO (default $GITHUB_REPOSITORY)")
+	repo := fs.String("repo", env.Repo, "the repository, OWNER/REPO (default $GITHUB_REPOSITORY)")
 	discussion := fs.Int("discussion", 0, "only this discussion (status)")
 	fs.StringVar(&set.StateStore, inStateStore, set.StateStore, "where the records are: "+storeComment+" or "+storeBranch)
 	fs.StringVar(&set.StateBranch, inStateBranch, set.StateBranch, "the branch of the "+storeBranch+" store")
@@ -60,7 +59,7 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 	if code, ok := ParseFlags(fs, args, repoUsage, stdout, stderr); !ok {
 		return nil, false, code, false
 	}
-	token := cliToken(getenv)
+	token := env.Token
 	switch {
 	case fs.NArg() > 0:
 		return misused("unexpected argument %q", fs.Arg(0))
@@ -85,7 +84,7 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 	if err := set.applyFile(policyPath(*config, "")); err != nil {
 		return refuse("%v", err)
 	}
-	w, err := whereFromEnv(getenv)
+	w, err := whereFromEnv(env, getenv)
 	if err != nil {
 		return refuse("%v", err)
 	}
@@ -95,17 +94,11 @@ func parseRepoCommand(name string, args []string, getenv func(string) string, st
 	return &invocation{Command: name, where: w, Set: set, Event: &event{}, Discussion: *discussion}, asJSON, exitOK, true
 }
 
-// cliToken is the token a command reads from the environment: GITHUB_TOKEN,
-// else GH_TOKEN (the gh CLI's name for it), so a shell set up for gh works.
-func cliToken(getenv func(string) string) string {
-	return cmp.Or(getenv("GITHUB_TOKEN"), getenv("GH_TOKEN"))
-}
-
 // runRepoCommand is `recess status` and `recess sweep --dry-run`: the
 // action's own code against a repository from a laptop. It prints a table
 // (or JSON) on stdout and the engine's log on stderr.
-func runRepoCommand(ctx context.Context, name string, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	inv, asJSON, code, ok := parseRepoCommand(name, args, getenv, stdout, stderr)
+func runRepoCommand(ctx context.Context, name string, args []string, env runEnv, getenv func(string) string, stdout, stderr io.Writer) int {
+	inv, asJSON, code, ok := parseRepoCommand(name, args, env, getenv, stdout, stderr)
 	if !ok {
 		return code
 	}

@@ -402,3 +402,41 @@ func TestUsage_names_every_MCP_tool(t *testing.T) {
 		}
 	}
 }
+
+// The repository commands report every request they send, and their cost
+// does not grow: status runs the engine once, sweep --dry-run runs the
+// status and a dry-run sweep beside it.
+func TestRepoCommands_report_the_requests_they_send(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"status_of_every_pending_discussion", []string{"status"}, 4},
+		{"status_of_one_discussion", []string{"status", "--discussion", "1"}, 1},
+		{"sweep_dry_run", []string{"sweep", "--dry-run"}, 8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st := newRecessedRepo(t)
+			before := len(st.r.gh.Requests())
+			code, out, errs := st.cli(st.clock(), append(tt.args, "--repo", st.repo, "--json")...)
+			if code != 0 {
+				t.Fatalf("recess %v: exit %d\n%s\n%s", tt.args, code, out, errs)
+			}
+			var got cliReport
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("recess %v --json is not JSON: %v\n%s", tt.args, err, out)
+			}
+			sent := len(st.r.gh.Requests()) - before
+			if got.Requests != sent {
+				t.Errorf("recess %v reports %d requests; the fake GitHub received %d", tt.args, got.Requests, sent)
+			}
+			if sent > tt.want {
+				t.Errorf("recess %v sent %d requests; the budget is %d", tt.args, sent, tt.want)
+			}
+		})
+	}
+}

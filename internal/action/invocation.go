@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -224,34 +225,70 @@ type actionEnv struct {
 	Event func() (*event, error) // the run's event and its payload
 }
 
+// runEnv is the GitHub Actions variables recess reads, read once by
+// readRunEnv when the program starts; the commands take this value and never
+// read a GITHUB_* variable themselves. (RECESS_* variables, and the inputs
+// through go-githubactions, are read where they are used.)
+type runEnv struct {
+	Actions                       bool   // GITHUB_ACTIONS is "true": the runner, not a terminal
+	Repo                          string // GITHUB_REPOSITORY, OWNER/REPO
+	APIURL, GraphQLURL, ServerURL string // GITHUB_API_URL, GITHUB_GRAPHQL_URL, GITHUB_SERVER_URL
+	RunID                         string // GITHUB_RUN_ID
+	Workspace, WorkflowRef        string // GITHUB_WORKSPACE, GITHUB_WORKFLOW_REF
+	EventName, EventPath          string // GITHUB_EVENT_NAME, GITHUB_EVENT_PATH
+	HasSummary, HasOutputs        bool   // GITHUB_STEP_SUMMARY and GITHUB_OUTPUT are set
+	// Token is GITHUB_TOKEN, else GH_TOKEN (the gh CLI's name for it), so
+	// a shell set up for gh works.
+	Token string
+}
+
+// readRunEnv reads the run's GitHub Actions variables, once.
+func readRunEnv(getenv func(string) string) runEnv {
+	return runEnv{
+		Actions:     getenv("GITHUB_ACTIONS") == "true",
+		Repo:        getenv("GITHUB_REPOSITORY"),
+		APIURL:      getenv("GITHUB_API_URL"),
+		GraphQLURL:  getenv("GITHUB_GRAPHQL_URL"),
+		ServerURL:   getenv("GITHUB_SERVER_URL"),
+		RunID:       getenv("GITHUB_RUN_ID"),
+		Workspace:   getenv("GITHUB_WORKSPACE"),
+		WorkflowRef: getenv("GITHUB_WORKFLOW_REF"),
+		EventName:   getenv("GITHUB_EVENT_NAME"),
+		EventPath:   getenv("GITHUB_EVENT_PATH"),
+		HasSummary:  getenv("GITHUB_STEP_SUMMARY") != "",
+		HasOutputs:  getenv("GITHUB_OUTPUT") != "",
+		Token:       cmp.Or(getenv("GITHUB_TOKEN"), getenv("GH_TOKEN")),
+	}
+}
+
 // invocationFromEnv reads an action run's environment, once. Every refusal
 // names its field, and nothing has been sent to GitHub when one is returned.
-func invocationFromEnv(getenv func(string) string, input func(string) string) (*invocation, error) {
-	w, err := whereFromEnv(getenv)
+func invocationFromEnv(env runEnv, getenv func(string) string, input func(string) string) (*invocation, error) {
+	w, err := whereFromEnv(env, getenv)
 	if err != nil {
 		return nil, err
 	}
 	return newInvocation(actionEnv{
 		Input:       input,
-		Workspace:   getenv("GITHUB_WORKSPACE"),
-		WorkflowRef: getenv("GITHUB_WORKFLOW_REF"),
+		Workspace:   env.Workspace,
+		WorkflowRef: env.WorkflowRef,
 		where:       w,
-		Event:       func() (*event, error) { return readEvent(getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH")) },
+		Event:       func() (*event, error) { return readEvent(env.EventName, env.EventPath) },
 	})
 }
 
-// whereFromEnv reads GitHub Actions' variables for where a run runs, and
-// RECESS_NOW for its clock.
-func whereFromEnv(getenv func(string) string) (where, error) {
+// whereFromEnv is where a run runs, from the run's variables, and RECESS_NOW
+// for its clock.
+func whereFromEnv(env runEnv, getenv func(string) string) (where, error) {
 	clock, err := clockFrom(getenv)
 	// A run id that is not a number is no run of GitHub's: claim and
 	// verdict then record none.
-	runID, _ := strconv.ParseInt(getenv("GITHUB_RUN_ID"), 10, 64)
+	runID, _ := strconv.ParseInt(env.RunID, 10, 64)
 	return where{
-		Repo:       getenv("GITHUB_REPOSITORY"),
-		APIURL:     getenv("GITHUB_API_URL"),
-		GraphQLURL: getenv("GITHUB_GRAPHQL_URL"),
-		ServerURL:  getenv("GITHUB_SERVER_URL"),
+		Repo:       env.Repo,
+		APIURL:     env.APIURL,
+		GraphQLURL: env.GraphQLURL,
+		ServerURL:  env.ServerURL,
 		RunID:      runID,
 		Clock:      clock,
 	}, err

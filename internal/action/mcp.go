@@ -84,9 +84,9 @@ type mcpServer struct {
 }
 
 // runMCP is `recess mcp`. It serves until the client closes stdin.
-func runMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := mcpOptions{Workspace: getenv("GITHUB_WORKSPACE")}
-	fs, rcFile := mcpFlags(&o, getenv)
+func runMCP(ctx context.Context, args []string, env runEnv, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := mcpOptions{Workspace: env.Workspace}
+	fs, rcFile := mcpFlags(&o, env, getenv)
 	say := func(code int, format string, args ...any) int {
 		fmt.Fprintf(stderr, "recess mcp: "+format+"\n", args...)
 		return code
@@ -123,15 +123,15 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 // mcpFlags are recess mcp's flags, filling o; rcFile receives
 // --resume-context-file. `recess check` holds a lead's MCP configuration to
 // the same flags.
-func mcpFlags(o *mcpOptions, getenv func(string) string) (fs *flag.FlagSet, rcFile *string) {
+func mcpFlags(o *mcpOptions, env runEnv, getenv func(string) string) (fs *flag.FlagSet, rcFile *string) {
 	fs = flag.NewFlagSet("recess mcp", flag.ContinueOnError)
 	fs.StringVar(&o.VerdictFile, "verdict-file", getenv("RECESS_VERDICT_FILE"), "where a successful recess or adjourn writes the verdict (fallback RECESS_VERDICT_FILE)")
 	fs.StringVar(&o.CorrelationID, "correlation-id", getenv("RECESS_CORRELATION_ID"), "the run's correlation id (fallback RECESS_CORRELATION_ID)")
 	fs.StringVar(&o.Discussion, "discussion", getenv("RECESS_DISCUSSION"), "the discussion number (fallback RECESS_DISCUSSION)")
 	fs.StringVar(&o.Token, "token", getenv("RECESS_READ_TOKEN"), "a token that can read the repository's discussions (discussions: read), for read_discussion and reply_to checks (fallback RECESS_READ_TOKEN)")
-	fs.StringVar(&o.Repo, "repo", getenv("GITHUB_REPOSITORY"), "OWNER/NAME of the repository (fallback GITHUB_REPOSITORY); needed with --token")
-	fs.StringVar(&o.APIURL, "api-url", getenv("GITHUB_API_URL"), "GitHub's REST base (fallback GITHUB_API_URL, default "+gh.DefaultAPIURL+")")
-	fs.StringVar(&o.GraphQLURL, "graphql-url", getenv("GITHUB_GRAPHQL_URL"), "GitHub's GraphQL endpoint (fallback GITHUB_GRAPHQL_URL, default derived from --api-url)")
+	fs.StringVar(&o.Repo, "repo", env.Repo, "OWNER/NAME of the repository (fallback GITHUB_REPOSITORY); needed with --token")
+	fs.StringVar(&o.APIURL, "api-url", env.APIURL, "GitHub's REST base (fallback GITHUB_API_URL, default "+gh.DefaultAPIURL+")")
+	fs.StringVar(&o.GraphQLURL, "graphql-url", env.GraphQLURL, "GitHub's GraphQL endpoint (fallback GITHUB_GRAPHQL_URL, default derived from --api-url)")
 	fs.StringVar(&o.ResumeContext, "resume-context", getenv("RECESS_RESUME_CONTEXT"), "the run's resume_context input, empty on a first run (fallback RECESS_RESUME_CONTEXT)")
 	rcFile = fs.String("resume-context-file", getenv("RECESS_RESUME_CONTEXT_FILE"), "read the resume_context from this file instead; an empty file is a first run (fallback RECESS_RESUME_CONTEXT_FILE)")
 	fs.StringVar(&o.MaxRecess, "max-recess", getenv("RECESS_MAX_RECESS"), "the longest wait a trigger may name, an ISO-8601 duration (fallback RECESS_MAX_RECESS; default from the policy file, else P90D)")

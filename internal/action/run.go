@@ -31,27 +31,28 @@ the example workflows under act, the fake GitHub) is go run ./cmd/recess-lab.
 // it with a map and buffers. It returns the exit status: 0 done, 1 failed,
 // 2 refused input or usage.
 func Run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := readRunEnv(getenv)
 	if len(args) == 0 {
-		if getenv("GITHUB_ACTIONS") != "true" { // a person at a terminal, not the runner
+		if !env.Actions { // a person at a terminal, not the runner
 			fmt.Fprint(stderr, usage)
 			return ExitRefused
 		}
-		return runAction(ctx, getenv, stdout, stderr)
+		return runAction(ctx, env, getenv, stdout, stderr)
 	}
 	name, rest := args[0], args[1:]
 	switch name {
 	case "eval":
 		return runEval(ctx, rest, getenv, stdin, stdout, stderr)
 	case "mcp":
-		return runMCP(ctx, rest, getenv, stdin, stdout, stderr)
+		return runMCP(ctx, rest, env, getenv, stdin, stdout, stderr)
 	case "prompt":
 		return runPrompt(ctx, rest, stdin, stdout, stderr)
 	case cmdStatus, cmdSweep:
-		return runRepoCommand(ctx, name, rest, getenv, stdout, stderr)
+		return runRepoCommand(ctx, name, rest, env, getenv, stdout, stderr)
 	case "init":
 		return runInit(rest, stdout, stderr)
 	case "check":
-		return runCheck(rest, getenv, stdout, stderr)
+		return runCheck(rest, env, getenv, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
