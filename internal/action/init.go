@@ -67,10 +67,11 @@ func (c initChoices) check() error {
 		return fmt.Errorf("--workflow %s is the front door's file; name the agent workflow otherwise", frontDoorFile)
 	case c.SweepApart && c.Workflow == defaultSweepWorkflow:
 		return fmt.Errorf("--workflow %s is the sweep's file; name the agent workflow otherwise", defaultSweepWorkflow)
-	case len(strings.Fields(c.Schedule)) != 5:
-		return fmt.Errorf("--schedule %q is not a five-field cron expression", c.Schedule)
 	case workflows.TopOfHour(c.Schedule):
 		return fmt.Errorf("--schedule %q runs at the top of the hour, when GitHub's scheduler is busiest: start off the hour, e.g. %s", c.Schedule, defaultSchedule)
+	}
+	if err := workflows.CheckCron(c.Schedule); err != nil {
+		return fmt.Errorf("--schedule %q: %w", c.Schedule, err)
 	}
 	switch wake, err := resume.ParseWakeOn(c.WakeOn); {
 	case err != nil:
@@ -79,9 +80,6 @@ func (c initChoices) check() error {
 		return fmt.Errorf("--%s mention needs --%s (e.g. @lead)", inWakeOn, inMentionHandles)
 	case wake != resume.WakeMention && c.MentionHandles != "":
 		return fmt.Errorf("--%s is only for --%s mention", inMentionHandles, inWakeOn)
-	}
-	if _, _, err := sweepsPerDay(c.Schedule); err != nil {
-		return fmt.Errorf("--schedule %q: %w", c.Schedule, err)
 	}
 	return nil
 }
@@ -298,7 +296,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 // each job rounded up to a whole minute (SPEC.md "Cost"), and the sweep is
 // the part that runs whether or not people write.
 func (c initChoices) cost() string {
-	n, everyDay, _ := sweepsPerDay(c.Schedule) // check refused what it cannot read
+	n, everyDay, _ := workflows.SweepsPerDay(c.Schedule) // check refused what it cannot read
 	runs, billed := fmt.Sprintf("%d times a day", n), fmt.Sprintf("%d minutes a day", n)
 	if !everyDay {
 		runs += " on the days its schedule names"
@@ -324,61 +322,4 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// sweepsPerDay is how many times a day a five-field cron schedule runs, as
-// GitHub reads its minute and hour fields (*, N, N-M, each with an
-// optional /STEP, comma separated); everyDay is false when its day fields
-// leave days out.
-func sweepsPerDay(schedule string) (n int, everyDay bool, err error) {
-	fields := strings.Fields(schedule)
-	if len(fields) != 5 {
-		return 0, false, errors.New("not a five-field cron expression")
-	}
-	minutes, err := cronField(fields[0], 0, 59)
-	if err != nil {
-		return 0, false, fmt.Errorf("minute field: %w", err)
-	}
-	hours, err := cronField(fields[1], 0, 23)
-	if err != nil {
-		return 0, false, fmt.Errorf("hour field: %w", err)
-	}
-	everyDay = fields[2] == "*" && fields[3] == "*" && fields[4] == "*"
-	return minutes * hours, everyDay, nil
-}
-
-// cronField counts the values one cron field takes in [lo, hi].
-func cronField(field string, lo, hi int) (int, error) {
-	seen := map[int]bool{}
-	for _, item := range strings.Split(field, ",") {
-		rng, stepText, stepped := strings.Cut(item, "/")
-		step := 1
-		if stepped {
-			s, err := strconv.Atoi(stepText)
-			if err != nil || s < 1 {
-				return 0, fmt.Errorf("step %q is not a positive number", stepText)
-			}
-			step = s
-		}
-		from, to := lo, hi
-		if rng != "*" {
-			a, b, isRange := strings.Cut(rng, "-")
-			var err error
-			if from, err = strconv.Atoi(a); err != nil || from < lo || from > hi {
-				return 0, fmt.Errorf("%q is not a number from %d to %d", a, lo, hi)
-			}
-			to = from
-			if isRange {
-				if to, err = strconv.Atoi(b); err != nil || to < from || to > hi {
-					return 0, fmt.Errorf("%q is not a number from %d to %d", b, from, hi)
-				}
-			} else if stepped {
-				to = hi // N/STEP: from N to the end
-			}
-		}
-		for v := from; v <= to; v += step {
-			seen[v] = true
-		}
-	}
-	return len(seen), nil
 }
