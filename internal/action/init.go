@@ -130,8 +130,9 @@ permissions: {discussions: write, actions: write, issues: write, contents: {{if 
 # recess front door: watches discussions{{if .SweepApart}} and starts agent runs{{else}}, starts agent runs and sweeps{{end}} (recess-action/recess).
 name: recess
 on:
-  discussion: {types: [created, deleted, transferred, locked, unlocked]}
-  discussion_comment: {types: [created, edited, deleted]}
+{{- range .On}}
+  {{.}}
+{{- end}}
 {{- if not .SweepApart}}
   schedule: [{cron: "{{.Schedule}}"}] # the sweep, off the top of the hour
   workflow_dispatch: # a sweep by hand
@@ -206,7 +207,9 @@ func (c initChoices) render() ([]initFile, error) {
 		// choices for the front door, the sweep, claim and verdict, those
 		// that differ from the defaults.
 		With string
-	}{initChoices: c}
+		// On is the front door's thread events, as check asks for them.
+		On []string
+	}{initChoices: c, On: workflows.FrontDoorOn("discussions")}
 	workflow, store := "", ""
 	if c.Workflow != gh.DefaultWorkflow {
 		workflow = c.Workflow
@@ -245,7 +248,8 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.Categories, inCategories, "", "discussion categories recess serves, by name or slug, comma separated (default all)")
 	fs.StringVar(&c.Labels, inLabels, "", "serve only discussions with one of these labels, comma separated (default no filter)")
 	fs.StringVar(&c.Schedule, "schedule", c.Schedule, "the sweep's cron, off the top of the hour")
-	fs.StringVar(&c.WakeOn, inWakeOn, "", "what starts a fresh run: comment, mention or command (default comment)")
+	fs.StringVar(&c.WakeOn, inWakeOn, "", fmt.Sprintf("what starts a fresh run: %s or %s (default %s)",
+		strings.Join(resume.WakeOns[:len(resume.WakeOns)-1], ", "), resume.WakeOns[len(resume.WakeOns)-1], resume.WakeComment))
 	fs.StringVar(&c.MentionHandles, inMentionHandles, "", "the handles --wake-on mention listens for, e.g. @lead")
 	fs.BoolVar(&c.SweepApart, inSweepOnlyWhileWaiting, c.SweepApart, "keep the sweep in "+defaultSweepWorkflow+", enabled only while something waits (=false: in the front door, always on)")
 	say := func(code int, err error) int {
