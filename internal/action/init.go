@@ -67,10 +67,11 @@ func (c initChoices) check() error {
 		return fmt.Errorf("--workflow %s is the front door's file; name the agent workflow otherwise", frontDoorFile)
 	case c.SweepApart && c.Workflow == defaultSweepWorkflow:
 		return fmt.Errorf("--workflow %s is the sweep's file; name the agent workflow otherwise", defaultSweepWorkflow)
-	case len(strings.Fields(c.Schedule)) != 5:
-		return fmt.Errorf("--schedule %q is not a five-field cron expression", c.Schedule)
 	case workflows.TopOfHour(c.Schedule):
 		return fmt.Errorf("--schedule %q runs at the top of the hour, when GitHub's scheduler is busiest: start off the hour, e.g. %s", c.Schedule, defaultSchedule)
+	}
+	if err := workflows.CheckCron(c.Schedule); err != nil {
+		return fmt.Errorf("--schedule %q: %w", c.Schedule, err)
 	}
 	switch wake, err := resume.ParseWakeOn(c.WakeOn); {
 	case err != nil:
@@ -79,9 +80,6 @@ func (c initChoices) check() error {
 		return fmt.Errorf("--%s mention needs --%s (e.g. @lead)", inWakeOn, inMentionHandles)
 	case wake != resume.WakeMention && c.MentionHandles != "":
 		return fmt.Errorf("--%s is only for --%s mention", inMentionHandles, inWakeOn)
-	}
-	if _, _, err := sweepsPerDay(c.Schedule); err != nil {
-		return fmt.Errorf("--schedule %q: %w", c.Schedule, err)
 	}
 	return nil
 }
@@ -132,8 +130,9 @@ permissions: {discussions: write, actions: write, issues: write, contents: {{if 
 # recess front door: watches discussions{{if .SweepApart}} and starts agent runs{{else}}, starts agent runs and sweeps{{end}} (recess-action/recess).
 name: recess
 on:
-  discussion: {types: [created, deleted, transferred, locked, unlocked]}
-  discussion_comment: {types: [created, edited, deleted]}
+{{- range .On}}
+  {{.}}
+{{- end}}
 {{- if not .SweepApart}}
   schedule: [{cron: "{{.Schedule}}"}] # the sweep, off the top of the hour
   workflow_dispatch: # a sweep by hand
@@ -208,7 +207,9 @@ func (c initChoices) render() ([]initFile, error) {
 		// choices for the front door, the sweep, claim and verdict, those
 		// that differ from the defaults.
 		With string
-	}{initChoices: c}
+		// On is the front door's thread events, as check asks for them.
+		On []string
+	}{initChoices: c, On: workflows.FrontDoorOn("discussions")}
 	workflow, store := "", ""
 	if c.Workflow != gh.DefaultWorkflow {
 		workflow = c.Workflow
@@ -247,7 +248,8 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.Categories, inCategories, "", "discussion categories recess serves, by name or slug, comma separated (default all)")
 	fs.StringVar(&c.Labels, inLabels, "", "serve only discussions with one of these labels, comma separated (default no filter)")
 	fs.StringVar(&c.Schedule, "schedule", c.Schedule, "the sweep's cron, off the top of the hour")
-	fs.StringVar(&c.WakeOn, inWakeOn, "", "what starts a fresh run: comment, mention or command (default comment)")
+	fs.StringVar(&c.WakeOn, inWakeOn, "", fmt.Sprintf("what starts a fresh run: %s or %s (default %s)",
+		strings.Join(resume.WakeOns[:len(resume.WakeOns)-1], ", "), resume.WakeOns[len(resume.WakeOns)-1], resume.WakeComment))
 	fs.StringVar(&c.MentionHandles, inMentionHandles, "", "the handles --wake-on mention listens for, e.g. @lead")
 	fs.BoolVar(&c.SweepApart, inSweepOnlyWhileWaiting, c.SweepApart, "keep the sweep in "+defaultSweepWorkflow+", enabled only while something waits (=false: in the front door, always on)")
 	say := func(code int, err error) int {
@@ -298,7 +300,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 // each job rounded up to a whole minute (SPEC.md "Cost"), and the sweep is
 // the part that runs whether or not people write.
 func (c initChoices) cost() string {
-	n, everyDay, _ := sweepsPerDay(c.Schedule) // check refused what it cannot read
+	n, everyDay, _ := workflows.SweepsPerDay(c.Schedule) // check refused what it cannot read
 	runs, billed := fmt.Sprintf("%d times a day", n), fmt.Sprintf("%d minutes a day", n)
 	if !everyDay {
 		runs += " on the days its schedule names"
@@ -324,61 +326,4 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// sweepsPerDay is how many times a day a five-field cron schedule runs, as
-// GitHub reads its minute and hour fields (*, N, N-M, each with an
-// optional /STEP, comma separated); everyDay is false when its day fields
-// leave days out.
-func sweepsPerDay(schedule string) (n int, everyDay bool, err error) {
-	fields := strings.Fields(schedule)
-	if len(fields) != 5 {
-		return 0, false, errors.New("not a five-field cron expression")
-	}
-	minutes, err := cronField(fields[0], 0, 59)
-	if err != nil {
-		return 0, false, fmt.Errorf("minute field: %w", err)
-	}
-	hours, err := cronField(fields[1], 0, 23)
-	if err != nil {
-		return 0, false, fmt.Errorf("hour field: %w", err)
-	}
-	everyDay = fields[2] == "*" && fields[3] == "*" && fields[4] == "*"
-	return minutes * hours, everyDay, nil
-}
-
-// cronField counts the values one cron field takes in [lo, hi].
-func cronField(field string, lo, hi int) (int, error) {
-	seen := map[int]bool{}
-	for _, item := range strings.Split(field, ",") {
-		rng, stepText, stepped := strings.Cut(item, "/")
-		step := 1
-		if stepped {
-			s, err := strconv.Atoi(stepText)
-			if err != nil || s < 1 {
-				return 0, fmt.Errorf("step %q is not a positive number", stepText)
-			}
-			step = s
-		}
-		from, to := lo, hi
-		if rng != "*" {
-			a, b, isRange := strings.Cut(rng, "-")
-			var err error
-			if from, err = strconv.Atoi(a); err != nil || from < lo || from > hi {
-				return 0, fmt.Errorf("%q is not a number from %d to %d", a, lo, hi)
-			}
-			to = from
-			if isRange {
-				if to, err = strconv.Atoi(b); err != nil || to < from || to > hi {
-					return 0, fmt.Errorf("%q is not a number from %d to %d", b, from, hi)
-				}
-			} else if stepped {
-				to = hi // N/STEP: from N to the end
-			}
-		}
-		for v := from; v <= to; v += step {
-			seen[v] = true
-		}
-	}
-	return len(seen), nil
 }

@@ -82,6 +82,8 @@ func TestInit_states_the_cost_of_its_schedule(t *testing.T) {
 			want: "cost: the sweep runs 288 times a day, whether or not anything waits: in a private repository, where GitHub bills each job at least a minute, 8,640 minutes in 30 days (GitHub Free includes 2,000 a month); --sweep-only-while-waiting (the default) runs it only while something waits."},
 		{name: "always_on_working_hours", args: []string{"--sweep-only-while-waiting=false", "--schedule", "7-59/15 7-18 * * 1-5"},
 			want: "cost: the sweep runs 48 times a day on the days its schedule names, whether or not anything waits: in a private repository, where GitHub bills each job at least a minute, 48 minutes a day (GitHub Free includes 2,000 a month); --sweep-only-while-waiting (the default) runs it only while something waits."},
+		{name: "day_names_as_check_reads_them", args: []string{"--sweep-only-while-waiting=false", "--schedule", "7-59/15 7-18 * * MON-FRI"},
+			want: "cost: the sweep runs 48 times a day on the days its schedule names, whether or not anything waits: in a private repository, where GitHub bills each job at least a minute, 48 minutes a day (GitHub Free includes 2,000 a month); --sweep-only-while-waiting (the default) runs it only while something waits."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,39 +102,6 @@ func TestInit_states_the_cost_of_its_schedule(t *testing.T) {
 				t.Errorf("cost line = %q, want %q", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestSweepsPerDay(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		cron     string
-		n        int
-		everyDay bool
-		err      string
-	}{
-		{cron: "2-59/5 * * * *", n: 288, everyDay: true},
-		{cron: "*/10 * * * *", n: 144, everyDay: true},
-		{cron: "2 * * * *", n: 24, everyDay: true},
-		{cron: "7,37 7-18 * * 1-5", n: 24},
-		{cron: "5/20 0-23/2 * * *", n: 36, everyDay: true},
-		{cron: "2 1,1,1 * * *", n: 1, everyDay: true},
-		{cron: "2 3 1 * *", n: 1},
-		{cron: "x * * * *", err: `minute field: "x" is not a number from 0 to 59`},
-		{cron: "2 24 * * *", err: `hour field: "24" is not a number from 0 to 23`},
-		{cron: "*/0 * * * *", err: `minute field: step "0" is not a positive number`},
-		{cron: "9-3 * * * *", err: `minute field: "3" is not a number from 9 to 59`},
-		{cron: "2 * * *", err: "not a five-field cron expression"},
-	}
-	for _, tt := range tests {
-		n, everyDay, err := sweepsPerDay(tt.cron)
-		gotErr := ""
-		if err != nil {
-			gotErr = err.Error()
-		}
-		if n != tt.n || everyDay != tt.everyDay || gotErr != tt.err {
-			t.Errorf("sweepsPerDay(%q) = %d, %v, %q; want %d, %v, %q", tt.cron, n, everyDay, gotErr, tt.n, tt.everyDay, tt.err)
-		}
 	}
 }
 
@@ -248,6 +217,8 @@ func TestInit_refuses_without_writing(t *testing.T) {
 		{name: "workflow_is_the_front_door", args: []string{"--workflow", "recess.yml"}},
 		{name: "workflow_is_the_sweep", args: []string{"--workflow", "recess-sweep.yml"}},
 		{name: "schedule_field_unreadable", args: []string{"--schedule", "2-59/5 25 * * *"}},
+		{name: "schedule_range_backwards", args: []string{"--schedule", "2-59/5 * * * 5-1"}},
+		{name: "schedule_day_field_unreadable", args: []string{"--schedule", "2-59/5 * * * FUNDAY"}},
 		{name: "sweep_file_exists", existing: map[string]string{"recess-sweep.yml": "mine\n"}},
 		{name: "mention_without_handles", args: []string{"--wake-on", "mention"}},
 		{name: "unknown_wake_on", args: []string{"--wake-on", "always"}},

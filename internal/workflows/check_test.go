@@ -314,6 +314,7 @@ func TestCheckCron(t *testing.T) {
 		{"*/x * * * *", false},
 		{"1-x * * * *", false},
 		{"MON * * * *", false},
+		{"9-3 * * * *", false},
 	}
 	for _, tt := range tests {
 		if err := workflows.CheckCron(tt.cron); (err == nil) != tt.ok {
@@ -411,5 +412,39 @@ func TestCheckRepo_documented_step_by_step_is_clean(t *testing.T) {
 	}
 	if found == 0 {
 		t.Fatal("neither the README nor docs/ show a step-by-step setup")
+	}
+}
+
+func TestSweepsPerDay(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cron     string
+		n        int
+		everyDay bool
+		err      string
+	}{
+		{cron: "2-59/5 * * * *", n: 288, everyDay: true},
+		{cron: "*/10 * * * *", n: 144, everyDay: true},
+		{cron: "2 * * * *", n: 24, everyDay: true},
+		{cron: "7,37 7-18 * * 1-5", n: 24},
+		{cron: "7,37 7-18 * * MON-FRI", n: 24},
+		{cron: "5/20 0-23/2 * * *", n: 36, everyDay: true},
+		{cron: "2 1,1,1 * * *", n: 1, everyDay: true},
+		{cron: "2 3 1 * *", n: 1},
+		{cron: "x * * * *", err: `the minute field "x" is not a value from 0 to 59, a range, a list or *`},
+		{cron: "2 24 * * *", err: `the hour field "24" is not a value from 0 to 23, a range, a list or *`},
+		{cron: "*/0 * * * *", err: `the minute field "*/0" has a step that is not a positive number`},
+		{cron: "9-3 * * * *", err: `the minute field "9-3" has a range that runs backwards`},
+		{cron: "2 * * *", err: "4 fields, not five (minute hour day-of-month month day-of-week)"},
+	}
+	for _, tt := range tests {
+		n, everyDay, err := workflows.SweepsPerDay(tt.cron)
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if n != tt.n || everyDay != tt.everyDay || gotErr != tt.err {
+			t.Errorf("SweepsPerDay(%q) = %d, %v, %q; want %d, %v, %q", tt.cron, n, everyDay, gotErr, tt.n, tt.everyDay, tt.err)
+		}
 	}
 }

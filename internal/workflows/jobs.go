@@ -7,7 +7,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -807,31 +806,4 @@ func (c *checker) schedule(f *file) {
 				"the schedule %q runs at the top of the hour, when GitHub's scheduler is busiest and drops runs", cron)
 		}
 	}
-}
-
-// TopOfHour says whether a cron expression's minute field includes 0, when
-// GitHub's scheduler is busiest. A field it cannot read is not judged.
-func TopOfHour(cron string) bool {
-	fields := strings.Fields(cron)
-	if len(fields) == 0 {
-		return false
-	}
-	for _, item := range strings.Split(fields[0], ",") {
-		rng, step, stepped := strings.Cut(item, "/")
-		if _, err := strconv.Atoi(step); stepped && err != nil {
-			return false
-		}
-		if rng == "*" {
-			return true
-		}
-		lo, _, _ := strings.Cut(rng, "-")
-		n, err := strconv.Atoi(lo)
-		if err != nil {
-			return false
-		}
-		if n == 0 {
-			return true
-		}
-	}
-	return false
 }

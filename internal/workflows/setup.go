@@ -40,10 +40,27 @@ func (p *piece) line(name string) int {
 // threadEvents are the events each kind of thread reaches recess by: the
 // one that starts a conversation and the one that adds a comment, with the
 // activity types recess needs of each and those a front door lists.
-var threadEvents = map[string][]struct{ event, needs, types string }{
+var threadEvents = map[string][]threadEvent{
 	"discussions":   {{"discussion", "created", "created, deleted, transferred, locked, unlocked"}, {"discussion_comment", "created", "created, edited, deleted"}},
 	"issues":        {{"issues", "opened", "opened, edited, closed, reopened, locked, unlocked, deleted, transferred"}, {"issue_comment", "created", "created, edited, deleted"}},
 	"pull-requests": {{"issue_comment", "created", "created, edited, deleted"}},
+}
+
+// threadEvent is one event a kind of thread reaches recess by.
+type threadEvent struct{ event, needs, types string }
+
+// on is the event as a front door's on: lists it.
+func (e threadEvent) on() string { return fmt.Sprintf("%s: {types: [%s]}", e.event, e.types) }
+
+// FrontDoorOn is what a front door's on: lists for a kind of thread
+// ("discussions", "issues" or "pull-requests"), one "event: {types: [...]}"
+// each: what recess init writes and what check asks for.
+func FrontDoorOn(thread string) []string {
+	var on []string
+	for _, e := range threadEvents[thread] {
+		on = append(on, e.on())
+	}
+	return on
 }
 
 // hasThreadEvent says whether a workflow runs on a thread's event.
@@ -167,11 +184,7 @@ func (c *checker) noFrontDoor() {
 		if !c.inSetup[f] || f.called() || path.Base(f.name) == sweepFile || !slices.ContainsFunc(f.jobs, func(j *job) bool { return j.role.doorWork() }) {
 			continue
 		}
-		var add []string
-		for _, e := range threadEvents["discussions"] {
-			add = append(add, fmt.Sprintf("%s: {types: [%s]}", e.event, e.types))
-		}
-		c.r.add(f, max(f.onLine, f.line), "", RuleFrontDoorTriggers, "add to on: "+strings.Join(add, ", "),
+		c.r.add(f, max(f.onLine, f.line), "", RuleFrontDoorTriggers, "add to on: "+strings.Join(FrontDoorOn("discussions"), ", "),
 			"the front door runs on no discussion event: no discussion or comment ever reaches recess")
 		return
 	}
@@ -196,7 +209,7 @@ func (c *checker) triggers(f *file) {
 			seen[e.event] = true
 			ev, ok := f.events.get(e.event)
 			if !ok {
-				c.r.add(f, max(f.onLine, f.line), "", RuleFrontDoorTriggers, fmt.Sprintf("add to on: %s: {types: [%s]}", e.event, e.types),
+				c.r.add(f, max(f.onLine, f.line), "", RuleFrontDoorTriggers, "add to on: "+e.on(),
 					"the front door does not run on %s: %s", e.event, missingEventEffect(e.event))
 				continue
 			}
