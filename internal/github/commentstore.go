@@ -856,6 +856,15 @@ type idComment struct {
 	}
 }
 
+// nodeIDs are ids as the nodes(ids:) query takes them.
+func nodeIDs(ids []string) []githubv4.ID {
+	out := make([]githubv4.ID, len(ids))
+	for i, id := range ids {
+		out[i] = githubv4.ID(id)
+	}
+	return out
+}
+
 // commentsByID reads discussion comments by id, 100 per request. A comment
 // deleted since its id was learned voids the whole answer (GitHub answers
 // NOT_FOUND): that request's comments are then left out.
@@ -864,16 +873,12 @@ type idComment struct {
 func (c *Client) commentsByID(ctx context.Context, ids []string) (map[string]idComment, error) {
 	out := map[string]idComment{}
 	for chunk := range slices.Chunk(ids, pageSize) {
-		gids := make([]githubv4.ID, len(chunk))
-		for i, id := range chunk {
-			gids[i] = githubv4.ID(id)
-		}
 		var q struct {
 			Nodes []*struct {
 				C idComment `graphql:"... on DiscussionComment"`
 			} `graphql:"nodes(ids: $ids)"`
 		}
-		if err := c.query(ctx, &q, map[string]any{"ids": gids}); err != nil {
+		if err := c.query(ctx, &q, map[string]any{"ids": nodeIDs(chunk)}); err != nil {
 			if errors.Is(err, resume.ErrNotFound) {
 				c.logf("github: some comments vanished since they were listed: %v", err)
 				continue

@@ -363,16 +363,12 @@ type reactionGroup struct {
 func (c *Client) Reacted(ctx context.Context, subjects []string, r resume.Reaction) ([]string, error) {
 	var out []string
 	for chunk := range slices.Chunk(subjects, pageSize) {
-		gids := make([]githubv4.ID, len(chunk))
-		for i, id := range chunk {
-			gids[i] = githubv4.ID(id)
-		}
 		var q struct {
 			Nodes []*struct {
 				S reacted `graphql:"... on Reactable"`
 			} `graphql:"nodes(ids: $ids)"`
 		}
-		if err := c.query(ctx, &q, map[string]any{"ids": gids}); err != nil {
+		if err := c.query(ctx, &q, map[string]any{"ids": nodeIDs(chunk)}); err != nil {
 			return nil, fmt.Errorf("github: reactions: %w", err)
 		}
 		for _, n := range q.Nodes {
