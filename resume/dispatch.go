@@ -39,7 +39,7 @@ func (e *Engine) dispatch(ctx context.Context, out *decision) error {
 
 // request is the workflow_dispatch a decision's plan sends.
 func (out *decision) request() DispatchRequest {
-	return DispatchRequest{CorrelationID: out.plan.run.CorrelationID, Discussion: out.rec.Discussion, ResumeContext: out.plan.input}
+	return DispatchRequest{CorrelationID: out.plan.run.CorrelationID, Discussion: out.rec.Discussion, ResumeContext: out.plan.input, Repo: out.d.Repo}
 }
 
 // dispatched fills the result of a decision whose dispatch went out.

@@ -179,7 +179,7 @@ func (e *Engine) effects(ctx context.Context, out *decision, list []Effect) erro
 				out.res.warn("could not remove the %s reaction: %v", f.Reaction, err)
 			}
 		case EffectLabel:
-			if err = e.Discussions.Label(ctx, out.d.ID, f.Label); errors.Is(err, ErrLabelUnavailable) {
+			if err = e.Discussions.Label(ctx, out.d, f.Label); errors.Is(err, ErrLabelUnavailable) {
 				// The label is missing and may not be created: the run
 				// fails, saying which label and the fix.
 				return fmt.Errorf("discussion %d: %w", out.rec.Discussion, err)
@@ -188,7 +188,7 @@ func (e *Engine) effects(ctx context.Context, out *decision, list []Effect) erro
 				out.res.warn("could not add the %s label: %v", f.Label, err)
 			}
 		case EffectUnlabel:
-			if err = e.Discussions.Unlabel(ctx, out.d.ID, f.Label); err != nil {
+			if err = e.Discussions.Unlabel(ctx, out.d, f.Label); err != nil {
 				out.res.warn("could not remove the %s label: %v", f.Label, err)
 			}
 		case EffectNote:

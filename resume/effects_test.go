@@ -220,7 +220,7 @@ func TestStrayWaitingLabel_removed(t *testing.T) {
 	d.Mine = true // opened by recess's own identity: no intake
 	d.Labels = []string{"Recess:Waiting"}
 	w.mu.Unlock()
-	if err := w.Label(ctx, d.ID, "Recess:Waiting"); err != nil {
+	if err := w.Label(ctx, d, "Recess:Waiting"); err != nil {
 		t.Fatal(err)
 	}
 	mustRun(t)(e.Visit(ctx, m))

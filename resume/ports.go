@@ -53,12 +53,13 @@ type Discussions interface {
 	// Both are idempotent.
 	React(ctx context.Context, subjectID string, r Reaction) error
 	Unreact(ctx context.Context, subjectID string, r Reaction) error
-	// Label adds a label to the discussion, creating it in the repository
-	// when it is missing (an error wrapping ErrLabelUnavailable when the
-	// token may not create it). Unlabel removes it (a label that does not
-	// exist is a no-op).
-	Label(ctx context.Context, discussionID, name string) error
-	Unlabel(ctx context.Context, discussionID, name string) error
+	// Label adds a label to the discussion d as it was read (its Repo
+	// names the label's id), creating it in the repository when it is
+	// missing (an error wrapping ErrLabelUnavailable when the token may not
+	// create it). Unlabel removes it (a label that does not exist is a
+	// no-op).
+	Label(ctx context.Context, d *Discussion, name string) error
+	Unlabel(ctx context.Context, d *Discussion, name string) error
 }
 
 // Permissions tells what an account may do in the repository. The engine
@@ -158,6 +159,10 @@ type DispatchRequest struct {
 	Discussion    int
 	// ResumeContext is the resume_context input (empty for a fresh dispatch).
 	ResumeContext string
+	// Repo is what the discussion's read learned of the repository
+	// (Discussion.Repo): the branch a dispatch runs on when none is
+	// configured. It is no input.
+	Repo Repo
 }
 
 // Inputs returns the workflow_dispatch inputs for the request.
@@ -198,6 +203,23 @@ type Discussion struct {
 	Category, CategorySlug string
 	// Comments are all comments and replies, ordered by creation time.
 	Comments []Comment
+	// Repo is what the read learned of the repository.
+	Repo Repo
+}
+
+// Repo is what the adapter reads of the repository with every discussion, at
+// no extra cost, for the calls that follow on that discussion (Label,
+// Dispatch), so that the adapter keeps nothing between calls. The zero value
+// knows nothing: the adapter then asks GitHub what it needs.
+type Repo struct {
+	// ID is the repository's node id.
+	ID string
+	// DefaultBranch is the repository's default branch.
+	DefaultBranch string
+	// Labels are the node ids of recess's labels (LabelWaiting,
+	// LabelEscalated) by name, "" for one the repository does not have; a
+	// name it does not hold is unknown.
+	Labels map[string]string
 }
 
 // DeletedAccount is the login GitHub shows for whatever a deleted account

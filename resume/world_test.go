@@ -227,7 +227,8 @@ func (w *world) Unreact(_ context.Context, id string, r resume.Reaction) error {
 	return nil
 }
 
-func (w *world) Label(_ context.Context, id, name string) error {
+func (w *world) Label(_ context.Context, d *resume.Discussion, name string) error {
+	id := d.ID
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.labels[id] == nil {
@@ -237,10 +238,10 @@ func (w *world) Label(_ context.Context, id, name string) error {
 	return nil
 }
 
-func (w *world) Unlabel(_ context.Context, id, name string) error {
+func (w *world) Unlabel(_ context.Context, d *resume.Discussion, name string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	delete(w.labels[id], name)
+	delete(w.labels[d.ID], name)
 	return nil
 }
 

@@ -160,14 +160,15 @@ func TestRepoFactsLabelsAreRecessLabels(t *testing.T) {
 	}
 }
 
-// TestDispatchRefLearnedFromDiscussionRead checks that a run which has read
-// a discussion dispatches without asking for the default branch, and that
-// labelling needs no label lookup.
-func TestDispatchRefLearnedFromDiscussionRead(t *testing.T) {
+// TestDispatchAndLabelsTakeTheRepositoryFromTheDiscussionRead checks that a
+// dispatch carrying what a discussion's read reported of the repository
+// needs no default-branch lookup, and labelling that discussion no label
+// lookup.
+func TestDispatchAndLabelsTakeTheRepositoryFromTheDiscussionRead(t *testing.T) {
 	t.Parallel()
 	h := newHub(t)
 	h.addLabel("recess:escalated")
-	d := h.addDiscussion(4)
+	h.addDiscussion(4)
 	var dispatched map[string]any
 	h.rest.HandleFunc("POST /api/v3/repos/o/r/actions/workflows/agent.yml/dispatches", func(w http.ResponseWriter, r *http.Request) {
 		var body map[string]any
@@ -177,23 +178,25 @@ func TestDispatchRefLearnedFromDiscussionRead(t *testing.T) {
 		dispatched = body
 		writeJSON(w, 200, map[string]any{"workflow_run_id": 7})
 	})
-	c := h.client(t, nil)
 	ctx := context.Background()
-	if _, err := c.Discussion(ctx, 4); err != nil {
+	read, err := h.client(t, nil).Discussion(ctx, 4)
+	if err != nil {
 		t.Fatalf("Discussion(4) = %v", err)
 	}
+	// Another client: the facts travel with the discussion, not in it.
+	c := h.client(t, nil)
 	h.ResetCalls()
-	if _, err := c.Dispatch(ctx, resume.DispatchRequest{CorrelationID: "c-1", Discussion: 4}); err != nil {
+	if _, err := c.Dispatch(ctx, resume.DispatchRequest{CorrelationID: "c-1", Discussion: 4, Repo: read.Repo}); err != nil {
 		t.Fatalf("Dispatch = %v", err)
 	}
-	if err := c.Label(ctx, d.id, "recess:escalated"); err != nil {
+	if err := c.Label(ctx, read, "recess:escalated"); err != nil {
 		t.Fatalf("Label = %v", err)
 	}
-	if err := c.Label(ctx, d.id, "recess:waiting"); err != nil { // missing: created
+	if err := c.Label(ctx, read, "recess:waiting"); err != nil { // missing: created
 		t.Fatalf("Label(missing) = %v", err)
 	}
-	// The read taught the client the default branch, the label ids and the
-	// repository id: no lookup before the dispatch or the labels.
+	// The read told the default branch, the label ids and the repository
+	// id: no lookup before the dispatch or the labels.
 	wantCalls := []string{"POST /repos/o/r/actions/workflows/agent.yml/dispatches", "mutation addLabelsToLabelable",
 		"mutation createLabel", "mutation addLabelsToLabelable"}
 	if diff := cmp.Diff(wantCalls, roots(h.Calls())); diff != "" {

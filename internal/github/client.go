@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	gogithub "github.com/google/go-github/v92/github"
@@ -66,7 +66,7 @@ type Config struct {
 	// Workflow is the agent workflow's file name (default agent.yml).
 	Workflow string
 	// Ref is the ref dispatches run on; empty means the repository's default
-	// branch (looked up once).
+	// branch.
 	Ref string
 	// HTTPClient is the base client whose Transport (and Timeout) carry the
 	// requests; nil means http.DefaultTransport without timeout.
@@ -86,30 +86,24 @@ type Config struct {
 	MaxWait time.Duration
 }
 
-// Client talks to one repository on one GitHub. Build it with New.
+// Client talks to one repository on one GitHub. Build it with New. It keeps
+// nothing learned from one call for the next, with one exception
+// (noRunDetails): what a call needs of the repository comes with its
+// arguments (resume.Repo, read with each discussion).
 type Client struct {
 	owner, repo, workflow string
-	gql                   *githubv4.Client
-	rest                  *gogithub.Client
-	tr                    *transport
-	logf                  func(string, ...any)
+	// ref is Config.Ref, "" for the default branch.
+	ref  string
+	gql  *githubv4.Client
+	rest *gogithub.Client
+	tr   *transport
+	logf func(string, ...any)
 
-	mu sync.Mutex
-	// ref is Config.Ref, or the default branch once learned from a
-	// discussion read (repoFacts) or looked up.
-	ref string
-	// setupRef is Config.Ref as given ("" for the default branch), which
-	// Setup names whatever this client learned since.
-	setupRef string
 	// noRunDetails is set once the server refused return_run_details; it
-	// is never sent again by this client.
-	noRunDetails bool
-	// labels caches label ids by lower-case name; "" records a label that
-	// does not exist (asked once per client, or learned from a discussion
-	// read). Label ids are facts of the repository, not of any record.
-	labels map[string]string
-	// repoID is the repository's node id, once learned (label creation).
-	repoID string
+	// is never sent again by this client. It is a fact of the server, which
+	// no read tells: forgetting it would cost an older server a refused
+	// request before every dispatch.
+	noRunDetails atomic.Bool
 }
 
 // New builds a Client. It sends no request. An unusable Config field is a
@@ -193,8 +187,6 @@ func New(cfg Config) (*Client, error) {
 		tr:       tr,
 		logf:     logf,
 		ref:      cfg.Ref,
-		setupRef: cfg.Ref,
-		labels:   map[string]string{},
 	}, nil
 }
 

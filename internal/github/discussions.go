@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/shurcooL/githubv4"
@@ -110,9 +109,10 @@ type discussionNode struct {
 // discussion: the default branch a dispatch runs on, and the node ids of the
 // labels it puts on discussions. They ride along with every discussion read
 // (Discussion.repository): no connection, so GitHub charges nothing for them,
-// and the client never asks for them separately. The label names are the
-// literal values of resume.LabelWaiting and resume.LabelEscalated (a struct
-// tag cannot name a constant; a test keeps them equal).
+// and the calls that follow on the discussion take them from the read
+// (resume.Repo). The label names are the literal values of
+// resume.LabelWaiting and resume.LabelEscalated (a struct tag cannot name a
+// constant; a test keeps them equal).
 type repoFacts struct {
 	ID               string
 	DefaultBranchRef struct{ Name string }
@@ -120,20 +120,12 @@ type repoFacts struct {
 	Escalated        node `graphql:"escalated: label(name: \"recess:escalated\")"`
 }
 
-// noteFacts records the repository facts a discussion read carried: the
-// default branch and the label ids. They are facts of the repository, not
-// of any record: no store judges freshness by them.
-func (c *Client) noteFacts(f repoFacts) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.repoID == "" {
-		c.repoID = f.ID
-	}
-	if c.ref == "" && f.DefaultBranchRef.Name != "" {
-		c.ref = f.DefaultBranchRef.Name
-	}
-	c.labels[strings.ToLower(resume.LabelWaiting)] = f.Waiting.ID
-	c.labels[strings.ToLower(resume.LabelEscalated)] = f.Escalated.ID
+// repo is the facts as the engine carries them.
+func (f repoFacts) repo() resume.Repo {
+	return resume.Repo{ID: f.ID, DefaultBranch: f.DefaultBranchRef.Name, Labels: map[string]string{
+		resume.LabelWaiting:   f.Waiting.ID,
+		resume.LabelEscalated: f.Escalated.ID,
+	}}
 }
 
 // repoQuery reads the fields T of the client's repository, with the
@@ -175,8 +167,8 @@ func (c *Client) Discussion(ctx context.Context, number int) (*resume.Discussion
 // readDiscussion reads a discussion completely: the main query (unless its
 // first page arrived in d, as a store's own document that embeds
 // discussionNode reads it), then further pages only where GitHub says there
-// are more. It returns the comments also as the comment store sees them,
-// and notes the repository facts the read carried (see repoFacts).
+// are more. It returns the comments also as the comment store sees them;
+// the discussion carries the repository facts the read brought (repoFacts).
 func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNode) (*resume.Discussion, []storedComment, error) {
 	what := fmt.Sprintf("github: discussion %d", number)
 	vars := c.repoVars()
@@ -192,7 +184,6 @@ func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNo
 					return nil, pageInfo{}, resume.ErrNotFound
 				}
 			}
-			c.noteFacts(d.Repository)
 			return d.Comments.Nodes, d.Comments.PageInfo, nil
 		}
 		var pq repoQuery[struct {
@@ -242,6 +233,7 @@ func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNo
 		Category:     d.Category.Name,
 		CategorySlug: d.Category.Slug,
 		Comments:     make([]resume.Comment, len(all)),
+		Repo:         d.Repository.repo(),
 	}
 	for _, l := range d.Labels.Nodes {
 		disc.Labels = append(disc.Labels, l.Name)
@@ -413,17 +405,14 @@ func (c *Client) Unreact(ctx context.Context, subjectID string, r resume.Reactio
 }
 
 // labelID returns the node id of a repository label, "" when the repository
-// has no such label. Both answers are cached for the client's lifetime; the
-// labels recess uses are usually known already from a discussion read
-// (repoFacts), so this asks GitHub only for others.
+// has no such label, and the repository's node id: as the read of the
+// discussion reported them (r), which knows recess's own labels, else asked
+// of GitHub (one request).
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#repository
-func (c *Client) labelID(ctx context.Context, name string) (string, error) {
-	c.mu.Lock()
-	id, ok := c.labels[strings.ToLower(name)]
-	c.mu.Unlock()
-	if ok {
-		return id, nil
+func (c *Client) labelID(ctx context.Context, r resume.Repo, name string) (id, repoID string, err error) {
+	if id, ok := r.Labels[name]; ok {
+		return id, r.ID, nil
 	}
 	var q repoQuery[struct {
 		ID    string
@@ -432,16 +421,9 @@ func (c *Client) labelID(ctx context.Context, name string) (string, error) {
 	vars := c.repoVars()
 	vars["label"] = githubv4.String(name)
 	if err := c.query(ctx, &q, vars); err != nil {
-		return "", fmt.Errorf("github: label %q: %w", name, err)
+		return "", "", fmt.Errorf("github: label %q: %w", name, err)
 	}
-	id = q.Repository.Label.ID
-	c.mu.Lock()
-	c.labels[strings.ToLower(name)] = id
-	if c.repoID == "" {
-		c.repoID = q.Repository.ID
-	}
-	c.mu.Unlock()
-	return id, nil
+	return q.Repository.Label.ID, q.Repository.ID, nil
 }
 
 // labelColor and labelDescription are what recess creates its labels with.
@@ -452,16 +434,11 @@ var labelDescriptions = map[string]string{
 	resume.LabelEscalated: "recess stopped starting agent runs here (kept by recess)",
 }
 
-// createLabel creates a label recess needs in the repository. An error
-// wraps resume.ErrLabelUnavailable and says what to do about it.
+// createLabel creates a label recess needs in the repository repoID. An
+// error wraps resume.ErrLabelUnavailable and says what to do about it.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#createlabel
-func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
-	// Whatever told the client that the label is missing (a discussion
-	// read or labelID) told it the repository's id too.
-	c.mu.Lock()
-	repoID := c.repoID
-	c.mu.Unlock()
+func (c *Client) createLabel(ctx context.Context, repoID, name string) (string, error) {
 	var m struct {
 		CreateLabel struct{ Label node } `graphql:"createLabel(input: $input)"`
 	}
@@ -478,9 +455,6 @@ func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("github: the label %q does not exist in %s/%s and recess could not create it (%w: %w): create it in the repository (Issues, Labels), or give the workflow issues: write so that recess creates it", name, c.owner, c.repo, resume.ErrLabelUnavailable, err)
 	}
-	c.mu.Lock()
-	c.labels[strings.ToLower(name)] = id
-	c.mu.Unlock()
 	c.logf("github: created the label %q in %s/%s", name, c.owner, c.repo)
 	return id, nil
 }
@@ -491,11 +465,11 @@ func (c *Client) createLabel(ctx context.Context, name string) (string, error) {
 // resume.ErrLabelUnavailable and names the label and the fix.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#addlabelstolabelable
-func (c *Client) Label(ctx context.Context, discussionID, name string) error {
-	id, err := c.labelID(ctx, name)
+func (c *Client) Label(ctx context.Context, d *resume.Discussion, name string) error {
+	id, repoID, err := c.labelID(ctx, d.Repo, name)
 	if err == nil && id == "" {
 		// Missing: recess creates its labels (or says what to do).
-		id, err = c.createLabel(ctx, name)
+		id, err = c.createLabel(ctx, repoID, name)
 	}
 	if err != nil {
 		return err
@@ -503,9 +477,9 @@ func (c *Client) Label(ctx context.Context, discussionID, name string) error {
 	var m struct {
 		AddLabelsToLabelable mutationResult `graphql:"addLabelsToLabelable(input: $input)"`
 	}
-	input := githubv4.AddLabelsToLabelableInput{LabelableID: githubv4.ID(discussionID), LabelIDs: []githubv4.ID{githubv4.ID(id)}}
+	input := githubv4.AddLabelsToLabelableInput{LabelableID: githubv4.ID(d.ID), LabelIDs: []githubv4.ID{githubv4.ID(id)}}
 	if err := c.mutate(ctx, &m, input); err != nil {
-		return fmt.Errorf("github: label %s with %q: %w", discussionID, name, err)
+		return fmt.Errorf("github: label %s with %q: %w", d.ID, name, err)
 	}
 	return nil
 }
@@ -514,17 +488,17 @@ func (c *Client) Label(ctx context.Context, discussionID, name string) error {
 // a no-op.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#removelabelsfromlabelable
-func (c *Client) Unlabel(ctx context.Context, discussionID, name string) error {
-	id, err := c.labelID(ctx, name)
+func (c *Client) Unlabel(ctx context.Context, d *resume.Discussion, name string) error {
+	id, _, err := c.labelID(ctx, d.Repo, name)
 	if err != nil || id == "" {
 		return err
 	}
 	var m struct {
 		RemoveLabelsFromLabelable mutationResult `graphql:"removeLabelsFromLabelable(input: $input)"`
 	}
-	input := githubv4.RemoveLabelsFromLabelableInput{LabelableID: githubv4.ID(discussionID), LabelIDs: []githubv4.ID{githubv4.ID(id)}}
+	input := githubv4.RemoveLabelsFromLabelableInput{LabelableID: githubv4.ID(d.ID), LabelIDs: []githubv4.ID{githubv4.ID(id)}}
 	if err := c.mutate(ctx, &m, input); err != nil {
-		return fmt.Errorf("github: unlabel %s from %q: %w", discussionID, name, err)
+		return fmt.Errorf("github: unlabel %s from %q: %w", d.ID, name, err)
 	}
 	return nil
 }

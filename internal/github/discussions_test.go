@@ -71,6 +71,7 @@ func TestDiscussionMapsFields(t *testing.T) {
 	t.Parallel()
 	h := newHub(t)
 	h.addLabel("rfc")
+	escalated := h.addLabel(resume.LabelEscalated)
 	d := h.addDiscussion(5)
 	top := h.comment(d, "", "alice", "question", false)
 	ours := h.comment(d, top.id, "github-actions", "answer", true)
@@ -97,6 +98,8 @@ func TestDiscussionMapsFields(t *testing.T) {
 			// GitHub answers null for the author: the login it shows for a deleted account.
 			{ID: gone.id, Author: resume.DeletedAccount, Association: "NONE", Body: "deleted", CreatedAt: gone.created, URL: url + "#" + gone.id, Deleted: true},
 		},
+		// What the read tells of the repository; "": no such label.
+		Repo: resume.Repo{ID: "R_1", DefaultBranch: "main", Labels: map[string]string{resume.LabelEscalated: escalated, resume.LabelWaiting: ""}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Discussion(5) (-want +got):\n%s", diff)
@@ -157,14 +160,19 @@ func TestLabels(t *testing.T) {
 	d := h.addDiscussion(1)
 	c := h.client(t, nil)
 	ctx := context.Background()
+	read, err := c.Discussion(ctx, 1)
+	if err != nil {
+		t.Fatalf("Discussion(1) = %v", err)
+	}
+	h.ResetCalls()
 	steps := []struct {
 		name string
 		do   func() error
 	}{
-		{"label", func() error { return c.Label(ctx, d.id, "recess:escalated") }},
-		{"label_again", func() error { return c.Label(ctx, d.id, "recess:escalated") }},
-		{"missing_label", func() error { return c.Label(ctx, d.id, "no-such-label") }},
-		{"missing_label_again", func() error { return c.Unlabel(ctx, d.id, "no-such-label") }},
+		{"label", func() error { return c.Label(ctx, read, "recess:escalated") }},
+		{"label_again", func() error { return c.Label(ctx, read, "recess:escalated") }},
+		{"missing_label", func() error { return c.Label(ctx, read, "no-such-label") }},
+		{"unlabel_where_absent", func() error { return c.Unlabel(ctx, &resume.Discussion{ID: d.id}, "no-such-label") }},
 	}
 	for _, s := range steps {
 		if err := s.do(); err != nil {
@@ -174,18 +182,19 @@ func TestLabels(t *testing.T) {
 	if !h.hasLabel(d, "recess:escalated") {
 		t.Errorf("label recess:escalated not on the discussion")
 	}
-	// One lookup per label name for the client's lifetime; a missing label
-	// is created (the repository's id came with the lookup), once; removing
-	// it from a discussion that lacks it is GitHub's no-op.
+	// recess's own labels are known from the discussion's read; another
+	// label is looked up each time (the repository's id comes with the
+	// lookup), and a missing one is created; removing a label from a
+	// discussion that lacks it is GitHub's no-op.
 	want := []string{
-		"query repository", "mutation addLabelsToLabelable", "mutation addLabelsToLabelable",
+		"mutation addLabelsToLabelable", "mutation addLabelsToLabelable",
 		"query repository", "mutation createLabel", "mutation addLabelsToLabelable",
-		"mutation removeLabelsFromLabelable",
+		"query repository", "mutation removeLabelsFromLabelable",
 	}
 	if diff := cmp.Diff(want, roots(h.Calls())); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
-	if err := c.Unlabel(ctx, d.id, "recess:escalated"); err != nil || h.hasLabel(d, "recess:escalated") {
+	if err := c.Unlabel(ctx, read, "recess:escalated"); err != nil || h.hasLabel(d, "recess:escalated") {
 		t.Errorf("Unlabel = %v; label still on: %v", err, h.hasLabel(d, "recess:escalated"))
 	}
 }
@@ -197,7 +206,12 @@ func TestLabelCannotBeCreated(t *testing.T) {
 	h := newHub(t)
 	h.noLabelCreation = true
 	d := h.addDiscussion(1)
-	err := h.client(t, nil).Label(context.Background(), d.id, "recess:waiting")
+	c := h.client(t, nil)
+	read, err := c.Discussion(context.Background(), d.number)
+	if err != nil {
+		t.Fatalf("Discussion = %v", err)
+	}
+	err = c.Label(context.Background(), read, "recess:waiting")
 	if !errors.Is(err, resume.ErrLabelUnavailable) || !strings.Contains(err.Error(), `"recess:waiting"`) || !strings.Contains(err.Error(), "issues: write") {
 		t.Errorf("Label(missing, may not create) = %v, want resume.ErrLabelUnavailable naming the label and the fix", err)
 	}

@@ -30,7 +30,7 @@ import (
 //
 // GitHub docs: https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event
 func (c *Client) Dispatch(ctx context.Context, req resume.DispatchRequest) (runID int64, err error) {
-	ref, err := c.dispatchRef(ctx)
+	ref, err := c.dispatchRef(ctx, req.Repo)
 	if err != nil {
 		return 0, err
 	}
@@ -39,9 +39,7 @@ func (c *Client) Dispatch(ctx context.Context, req resume.DispatchRequest) (runI
 		inputs[k] = v
 	}
 	body := gogithub.CreateWorkflowDispatchEventRequest{Ref: ref, Inputs: inputs}
-	c.mu.Lock()
-	withDetails := !c.noRunDetails
-	c.mu.Unlock()
+	withDetails := !c.noRunDetails.Load()
 	if withDetails {
 		body.ReturnRunDetails = gogithub.Ptr(true)
 	}
@@ -55,9 +53,7 @@ func (c *Client) Dispatch(ctx context.Context, req resume.DispatchRequest) (runI
 		var retryErr error
 		details, resp, retryErr = c.rest.Actions.CreateWorkflowDispatchEventByFileName(ctx, c.owner, c.repo, c.workflow, body)
 		if retryErr == nil {
-			c.mu.Lock()
-			c.noRunDetails = true
-			c.mu.Unlock()
+			c.noRunDetails.Store(true)
 			c.logf("github: server refused return_run_details (%v); dispatching without it from now on", err)
 		}
 		err = retryErr
@@ -87,7 +83,7 @@ var _ resume.SetupReader = (*Client)(nil)
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#repository
 func (c *Client) Setup(ctx context.Context) (string, error) {
-	rev := cmp.Or(c.setupRef, "HEAD")
+	rev := cmp.Or(c.ref, "HEAD")
 	var q repoQuery[struct {
 		Object *struct{ Oid string } `graphql:"object(expression: $expression)"`
 	}]
@@ -103,30 +99,23 @@ func (c *Client) Setup(ctx context.Context) (string, error) {
 	return fmt.Sprintf("%s@%s blob %s inputs %s", c.workflow, rev, blob, strings.Join(slices.Sorted(maps.Keys(resume.DispatchRequest{}.Inputs())), ",")), nil
 }
 
-// dispatchRef is Config.Ref, or the repository's default branch: learned for
-// free from the discussion read every run makes first (repoFacts), and
-// looked up (one REST request) only when no discussion was read.
+// dispatchRef is Config.Ref, or the repository's default branch: as the
+// discussion's read reported it (resume.Repo, which the request carries),
+// and looked up (one REST request) only when the request carries none.
 //
 // GitHub docs: https://docs.github.com/rest/repos/repos#get-a-repository
-func (c *Client) dispatchRef(ctx context.Context) (string, error) {
-	c.mu.Lock()
-	ref := c.ref
-	c.mu.Unlock()
-	if ref != "" {
+func (c *Client) dispatchRef(ctx context.Context, r resume.Repo) (string, error) {
+	if ref := cmp.Or(c.ref, r.DefaultBranch); ref != "" {
 		return ref, nil
 	}
 	repo, resp, err := c.rest.Repositories.Get(ctx, c.owner, c.repo)
 	if err != nil {
 		return "", restErr(fmt.Sprintf("github: repository %s/%s", c.owner, c.repo), resp, err)
 	}
-	ref = repo.GetDefaultBranch()
-	if ref == "" {
+	if repo.GetDefaultBranch() == "" {
 		return "", fmt.Errorf("github: repository %s/%s reports no default branch; set the ref input", c.owner, c.repo)
 	}
-	c.mu.Lock()
-	c.ref = ref
-	c.mu.Unlock()
-	return ref, nil
+	return repo.GetDefaultBranch(), nil
 }
 
 // FindRun looks up the agent run whose run-name carries the correlation id,

@@ -164,6 +164,41 @@ func TestDispatch(t *testing.T) {
 	}
 }
 
+// A dispatch runs on the default branch its discussion's read reported,
+// also when an earlier read reported another (the branch was renamed in
+// between): the client keeps no branch of its own, and asks for none.
+func TestDispatchRunsOnTheDefaultBranchItsReadReported(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	h.addDiscussion(12)
+	var ds dispatchServer
+	ds.install(t, h, runDetails)
+	c := h.client(t, nil)
+	ctx := context.Background()
+	var got []string
+	for _, branch := range []string{"main", "release"} {
+		h.edit(func() { h.defaultBranch = branch })
+		read, err := c.Discussion(ctx, 12)
+		if err != nil {
+			t.Fatalf("Discussion(12) = %v", err)
+		}
+		req := request
+		req.Repo = read.Repo
+		if _, err := c.Dispatch(ctx, req); err != nil {
+			t.Fatalf("Dispatch() on %s = %v", branch, err)
+		}
+		got = append(got, ds.Bodies()[len(got)].Ref)
+	}
+	if diff := cmp.Diff([]string{"main", "release"}, got); diff != "" {
+		t.Errorf("dispatch refs (-want +got):\n%s", diff)
+	}
+	for _, cl := range h.Calls() {
+		if cl.Root == "/repos/o/r" {
+			t.Errorf("default-branch lookup %s although the read reported it", cl.Root)
+		}
+	}
+}
+
 func TestDispatchRefusalRememberedAndRunFound(t *testing.T) {
 	t.Parallel()
 	h := newHub(t)

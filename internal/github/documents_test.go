@@ -57,8 +57,8 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		{"unreact", func() error { return c.Unreact(ctx, first.id, resume.Eyes) }},
 		{"reacted", func() error { _, err := c.Reacted(ctx, []string{first.id, d1.id}, resume.Eyes); return err }},
 		{"edit", func() error { return c.Edit(ctx, ours.id, "edited") }},
-		{"label", func() error { return c.Label(ctx, d2.id, "recess:escalated") }},
-		{"unlabel", func() error { return c.Unlabel(ctx, d2.id, "recess:escalated") }},
+		{"label", func() error { return c.Label(ctx, &resume.Discussion{ID: d2.id}, "recess:escalated") }},
+		{"unlabel", func() error { return c.Unlabel(ctx, &resume.Discussion{ID: d2.id}, "recess:escalated") }},
 		{"save_create", func() error { return store.Save(ctx, pendingRecord(2)) }},
 		{"load_and_save_update", func() error {
 			rec, err := store.Load(ctx, 2)
@@ -118,10 +118,9 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 			return store.Save(ctx, rec)
 		}},
 		{"create_label", func() error {
-			// A fresh client learns nothing from a discussion read first:
-			// it looks the label up, the repository's id with it, and
-			// creates the label.
-			return h.client(t, nil).Label(ctx, h.discs[1].id, "recess:new")
+			// A label the discussion's read knows nothing of is looked up,
+			// the repository's id with it, and created.
+			return h.client(t, nil).Label(ctx, &resume.Discussion{ID: h.discs[1].id}, "recess:new")
 		}},
 	}
 	for _, s := range steps {

@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"github.com/recess-action/recess/internal/fakeclock"
@@ -130,9 +131,11 @@ type hub struct {
 	discs    map[int]*hubDisc
 	comments map[string]*hubComment
 	labels   map[string]string
-	calls    []call
-	inflight int
-	maxIn    int
+	// defaultBranch is the repository's default branch ("" : main).
+	defaultBranch string
+	calls         []call
+	inflight      int
+	maxIn         int
 	// fault, when set, may answer a request instead of the hub.
 	fault func(w http.ResponseWriter, c call) bool
 	// delay is real time each request takes, to expose overlap.
@@ -540,7 +543,7 @@ func (h *hub) repoFacts() obj {
 	return obj{
 		"__typename":       "Repository",
 		"id":               "R_1",
-		"defaultBranchRef": obj{"name": "main"},
+		"defaultBranchRef": obj{"name": cmp.Or(h.defaultBranch, "main")},
 		"label": resolver(func(args map[string]any) any {
 			id, ok := h.labels[args["name"].(string)]
 			if !ok {
