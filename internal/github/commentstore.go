@@ -713,7 +713,7 @@ func summaryOf(rec *state.Record) state.Summary {
 
 // statusAmong returns the record of the first of ids that is recess's
 // status comment of discussion n (its comment read in got); nil when none is.
-func statusAmong(n int, ids []string, got map[string]idComment) *state.Record {
+func statusAmong(n int, ids []string, got map[string]commentNode) *state.Record {
 	for _, id := range ids {
 		if cm, ok := got[id]; ok && cm.ViewerDidAuthor {
 			if rec, err := decodeStatus(n, cm.Body); rec != nil && err == nil {
@@ -840,22 +840,6 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Recor
 	return nil, nil
 }
 
-// idComment is what recess reads of a comment by its id: a sweep, of the
-// candidates for a status comment; a save, of the status comment it is
-// about to overwrite; a reply, of the comment it answers.
-type idComment struct {
-	ID              string
-	Body            string
-	UpdatedAt       time.Time
-	ViewerDidAuthor bool
-	DeletedAt       *time.Time
-	ReplyTo         node
-	Discussion      struct {
-		ID     string
-		Number int
-	}
-}
-
 // nodeIDs are ids as the nodes(ids:) query takes them.
 func nodeIDs(ids []string) []githubv4.ID {
 	out := make([]githubv4.ID, len(ids))
@@ -870,12 +854,12 @@ func nodeIDs(ids []string) []githubv4.ID {
 // NOT_FOUND): that request's comments are then left out.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/queries#nodes
-func (c *Client) commentsByID(ctx context.Context, ids []string) (map[string]idComment, error) {
-	out := map[string]idComment{}
+func (c *Client) commentsByID(ctx context.Context, ids []string) (map[string]commentNode, error) {
+	out := map[string]commentNode{}
 	for chunk := range slices.Chunk(ids, pageSize) {
 		var q struct {
 			Nodes []*struct {
-				C idComment `graphql:"... on DiscussionComment"`
+				C commentNode `graphql:"... on DiscussionComment"`
 			} `graphql:"nodes(ids: $ids)"`
 		}
 		if err := c.query(ctx, &q, map[string]any{"ids": nodeIDs(chunk)}); err != nil {

@@ -50,7 +50,10 @@ type pageInfo struct {
 	EndCursor   *string
 }
 
-// commentNode is what recess reads of any discussion comment or reply.
+// commentNode is what recess reads of any discussion comment or reply: in a
+// discussion's read, by id (a sweep's candidates for a status comment, a
+// save's re-read of the status comment it is about to overwrite), and in a
+// mutation's answer.
 type commentNode struct {
 	ID                string
 	Body              string
@@ -63,6 +66,10 @@ type commentNode struct {
 	AuthorAssociation string
 	Author            actor
 	ReplyTo           node
+	Discussion        struct {
+		ID     string
+		Number int
+	}
 }
 
 type replyConn struct {
