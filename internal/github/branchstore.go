@@ -539,25 +539,6 @@ func (s *BranchStore) judge(n int, r *branchRead, revBlob, want string, applied 
 	})
 }
 
-// judgeChange says why a stored record that is no longer at the version
-// the caller read (rev; now cur, "" for none) may not be overwritten:
-// corrupt wins over conflict (the engine must stop, not retry), then gone,
-// appeared or changed, each wrapping state.ErrConflict.
-func judgeChange(what, rev, cur string, decode func() error) error {
-	if cur != "" {
-		if err := decode(); errors.Is(err, state.ErrCorrupt) {
-			return err
-		}
-	}
-	switch {
-	case cur == "":
-		return fmt.Errorf("%s was removed since it was read: %w", what, state.ErrConflict)
-	case rev == "":
-		return fmt.Errorf("%s already exists: %w", what, state.ErrConflict)
-	}
-	return fmt.Errorf("%s changed since it was read: %w", what, state.ErrConflict)
-}
-
 func fileAddition(path string, data []byte) githubv4.FileAddition {
 	return githubv4.FileAddition{
 		Path:     githubv4.String(path),

@@ -17,7 +17,6 @@ import (
 
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
-	"github.com/recess-action/recess/state"
 )
 
 // The client satisfies the engine's ports.
@@ -209,20 +208,58 @@ func httpURL(field, s string) (*url.URL, error) {
 	return u, nil
 }
 
-// stamped is rec with UpdatedAt set to now when the caller left it zero:
-// like every store, the engine's clock wins.
-func (c *Client) stamped(rec *state.Record) state.Record {
-	out := *rec
-	if out.UpdatedAt.IsZero() {
-		out.UpdatedAt = c.tr.clock.Now().UTC()
-	}
-	return out
-}
-
 // Requests returns the number of requests that went over the wire since the
 // client was built, retries included, because that is what GitHub's budgets
 // count: for logs and benchmarks.
 func (c *Client) Requests() int { return int(c.tr.sent.Load()) }
+
+// pageSize is GitHub's largest page for any connection.
+const pageSize = 100
+
+// node is any object recess knows only by its node id; "" when GitHub
+// answers null (no such label, no comment replied to).
+type node struct{ ID string }
+
+// mutationResult is the selection of a mutation whose answer recess does not
+// need.
+type mutationResult struct{ ClientMutationID *string }
+
+type pageInfo struct {
+	HasNextPage bool
+	EndCursor   *string
+}
+
+// repoQuery reads the fields T of the client's repository, with the
+// variables of repoVars.
+type repoQuery[T any] struct {
+	Repository T `graphql:"repository(owner: $owner, name: $name)"`
+}
+
+func (c *Client) repoVars() map[string]any {
+	return map[string]any{
+		"owner": githubv4.String(c.owner),
+		"name":  githubv4.String(c.repo),
+	}
+}
+
+// pages reads a connection page by page from its start, until
+// GitHub says there is no more or limit pages were read (0: no limit).
+func pages[T any](limit int, read func(after *string) ([]T, pageInfo, error)) ([]T, error) {
+	var out []T
+	var after *string
+	for n := 0; limit == 0 || n < limit; n++ {
+		nodes, pi, err := read(after)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nodes...)
+		if !pi.HasNextPage || pi.EndCursor == nil {
+			break
+		}
+		after = pi.EndCursor
+	}
+	return out, nil
+}
 
 // query and mutate run githubv4 operations. net/http wraps the transport's
 // typed errors in a *url.Error that only repeats the endpoint; it is dropped.

@@ -325,20 +325,6 @@ func (s *CommentStore) Lost(ctx context.Context, n int, gone resume.DeletedComme
 	return rec, nil
 }
 
-// viewerLogin is the login of the token's own identity.
-//
-// GitHub docs: https://docs.github.com/graphql/reference/queries#viewer
-func (c *Client) viewerLogin(ctx context.Context) (string, error) {
-	var q struct{ Viewer struct{ Login string } }
-	if err := c.query(ctx, &q, nil); err != nil {
-		return "", fmt.Errorf("viewer login: %w", err)
-	}
-	if q.Viewer.Login == "" {
-		return "", errors.New("viewer login: GitHub answered an empty login")
-	}
-	return q.Viewer.Login, nil
-}
-
 // makeRev is a status comment's version: its id, GitHub's updatedAt and a
 // hash of its body, so that any edit (by anyone with access) between a read
 // and a write is seen.
@@ -466,45 +452,6 @@ func (s *CommentStore) move(ctx context.Context, n int, discID, id, body string)
 		s.logf(n, "moved the status comment to %s; the old one, %s, is left (the newer wins): %v", written.ID, id, err)
 	}
 	return written, nil
-}
-
-// addComment posts a comment and returns it as GitHub stored it.
-//
-// GitHub docs: https://docs.github.com/graphql/reference/mutations#adddiscussioncomment
-func (c *Client) addComment(ctx context.Context, discussionID, replyTo, body string) (commentNode, error) {
-	input := githubv4.AddDiscussionCommentInput{
-		DiscussionID: githubv4.ID(discussionID),
-		Body:         githubv4.String(body),
-	}
-	if replyTo != "" {
-		id := githubv4.ID(replyTo)
-		input.ReplyToID = &id
-	}
-	var m struct {
-		AddDiscussionComment struct {
-			Comment commentNode
-		} `graphql:"addDiscussionComment(input: $input)"`
-	}
-	if err := c.mutate(ctx, &m, input); err != nil {
-		return commentNode{}, fmt.Errorf("add comment to %s: %w", discussionID, err)
-	}
-	return m.AddDiscussionComment.Comment, nil
-}
-
-// updateComment replaces a comment's body.
-//
-// GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment
-func (c *Client) updateComment(ctx context.Context, id, body string) (commentNode, error) {
-	var m struct {
-		UpdateDiscussionComment struct {
-			Comment commentNode
-		} `graphql:"updateDiscussionComment(input: $input)"`
-	}
-	input := githubv4.UpdateDiscussionCommentInput{CommentID: githubv4.ID(id), Body: githubv4.String(body)}
-	if err := c.mutate(ctx, &m, input); err != nil {
-		return commentNode{}, fmt.Errorf("update comment %s: %w", id, err)
-	}
-	return m.UpdateDiscussionComment.Comment, nil
 }
 
 // scanComment is what Pending reads of a top-level comment to tell recess's
@@ -705,12 +652,6 @@ func (s *CommentStore) Overlooked(ctx context.Context) ([]state.Summary, error) 
 	return out, nil
 }
 
-// summaryOf is what a sweep needs of a pending record, as both stores
-// report it.
-func summaryOf(rec *state.Record) state.Summary {
-	return state.Summary{Discussion: rec.Discussion, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked, Blocked: rec.Blocked(), ThreadRoots: rec.ThreadRoots()}
-}
-
 // statusAmong returns the record of the first of ids that is recess's
 // status comment of discussion n (its comment read in got); nil when none is.
 func statusAmong(n int, ids []string, got map[string]commentNode) *state.Record {
@@ -838,42 +779,4 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Recor
 		}
 	}
 	return nil, nil
-}
-
-// nodeIDs are ids as the nodes(ids:) query takes them.
-func nodeIDs(ids []string) []githubv4.ID {
-	out := make([]githubv4.ID, len(ids))
-	for i, id := range ids {
-		out[i] = githubv4.ID(id)
-	}
-	return out
-}
-
-// commentsByID reads discussion comments by id, 100 per request. A comment
-// deleted since its id was learned voids the whole answer (GitHub answers
-// NOT_FOUND): that request's comments are then left out.
-//
-// GitHub docs: https://docs.github.com/graphql/reference/queries#nodes
-func (c *Client) commentsByID(ctx context.Context, ids []string) (map[string]commentNode, error) {
-	out := map[string]commentNode{}
-	for chunk := range slices.Chunk(ids, pageSize) {
-		var q struct {
-			Nodes []*struct {
-				C commentNode `graphql:"... on DiscussionComment"`
-			} `graphql:"nodes(ids: $ids)"`
-		}
-		if err := c.query(ctx, &q, map[string]any{"ids": nodeIDs(chunk)}); err != nil {
-			if errors.Is(err, resume.ErrNotFound) {
-				c.logf("github: some comments vanished since they were listed: %v", err)
-				continue
-			}
-			return nil, fmt.Errorf("comments by id: %w", err)
-		}
-		for _, n := range q.Nodes {
-			if n != nil && n.C.ID != "" {
-				out[n.C.ID] = n.C
-			}
-		}
-	}
-	return out, nil
 }

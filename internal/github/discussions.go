@@ -17,9 +17,6 @@ import (
 	"github.com/recess-action/recess/state"
 )
 
-// pageSize is GitHub's largest page for any connection.
-const pageSize = 100
-
 // The GraphQL documents below are githubv4 tagged structs: the struct is the
 // selection set. A test validates every document they produce against
 // GitHub's schema.
@@ -36,19 +33,6 @@ type actor struct {
 // login is the actor's login, and for a deleted account the login GitHub
 // shows for it everywhere else (resume.DeletedAccount).
 func (a actor) login() string { return cmp.Or(a.Login, resume.DeletedAccount) }
-
-// node is any object recess knows only by its node id; "" when GitHub
-// answers null (no such label, no comment replied to).
-type node struct{ ID string }
-
-// mutationResult is the selection of a mutation whose answer recess does not
-// need.
-type mutationResult struct{ ClientMutationID *string }
-
-type pageInfo struct {
-	HasNextPage bool
-	EndCursor   *string
-}
 
 // commentNode is what recess reads of any discussion comment or reply: in a
 // discussion's read, by id (a sweep's candidates for a status comment, a
@@ -135,12 +119,6 @@ func (f repoFacts) repo() resume.Repo {
 	}}
 }
 
-// repoQuery reads the fields T of the client's repository, with the
-// variables of repoVars.
-type repoQuery[T any] struct {
-	Repository T `graphql:"repository(owner: $owner, name: $name)"`
-}
-
 // discussionQuery reads a discussion, its first 100 comments and the first
 // 100 replies of each: GitHub costs it about one point, and most
 // discussions need nothing more.
@@ -153,13 +131,6 @@ type discussionQuery = repoQuery[struct {
 type storedComment struct {
 	resume.Comment
 	UpdatedAt time.Time
-}
-
-func (c *Client) repoVars() map[string]any {
-	return map[string]any{
-		"owner": githubv4.String(c.owner),
-		"name":  githubv4.String(c.repo),
-	}
 }
 
 // Discussion returns the discussion with every comment and reply, oldest
@@ -276,25 +247,6 @@ func (c *Client) allReplies(ctx context.Context, commentID string, first replyCo
 	})
 }
 
-// pages reads a connection page by page from its start, until
-// GitHub says there is no more or limit pages were read (0: no limit).
-func pages[T any](limit int, read func(after *string) ([]T, pageInfo, error)) ([]T, error) {
-	var out []T
-	var after *string
-	for n := 0; limit == 0 || n < limit; n++ {
-		nodes, pi, err := read(after)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, nodes...)
-		if !pi.HasNextPage || pi.EndCursor == nil {
-			break
-		}
-		after = pi.EndCursor
-	}
-	return out, nil
-}
-
 func toStored(n commentNode, parent string) storedComment {
 	parent = cmp.Or(n.ReplyTo.ID, parent)
 	return storedComment{
@@ -338,6 +290,83 @@ func (c *Client) Edit(ctx context.Context, commentID, body string) error {
 		return fmt.Errorf("github: %w", err)
 	}
 	return nil
+}
+
+// addComment posts a comment and returns it as GitHub stored it.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#adddiscussioncomment
+func (c *Client) addComment(ctx context.Context, discussionID, replyTo, body string) (commentNode, error) {
+	input := githubv4.AddDiscussionCommentInput{
+		DiscussionID: githubv4.ID(discussionID),
+		Body:         githubv4.String(body),
+	}
+	if replyTo != "" {
+		id := githubv4.ID(replyTo)
+		input.ReplyToID = &id
+	}
+	var m struct {
+		AddDiscussionComment struct {
+			Comment commentNode
+		} `graphql:"addDiscussionComment(input: $input)"`
+	}
+	if err := c.mutate(ctx, &m, input); err != nil {
+		return commentNode{}, fmt.Errorf("add comment to %s: %w", discussionID, err)
+	}
+	return m.AddDiscussionComment.Comment, nil
+}
+
+// updateComment replaces a comment's body.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment
+func (c *Client) updateComment(ctx context.Context, id, body string) (commentNode, error) {
+	var m struct {
+		UpdateDiscussionComment struct {
+			Comment commentNode
+		} `graphql:"updateDiscussionComment(input: $input)"`
+	}
+	input := githubv4.UpdateDiscussionCommentInput{CommentID: githubv4.ID(id), Body: githubv4.String(body)}
+	if err := c.mutate(ctx, &m, input); err != nil {
+		return commentNode{}, fmt.Errorf("update comment %s: %w", id, err)
+	}
+	return m.UpdateDiscussionComment.Comment, nil
+}
+
+// nodeIDs are ids as the nodes(ids:) query takes them.
+func nodeIDs(ids []string) []githubv4.ID {
+	out := make([]githubv4.ID, len(ids))
+	for i, id := range ids {
+		out[i] = githubv4.ID(id)
+	}
+	return out
+}
+
+// commentsByID reads discussion comments by id, 100 per request. A comment
+// deleted since its id was learned voids the whole answer (GitHub answers
+// NOT_FOUND): that request's comments are then left out.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/queries#nodes
+func (c *Client) commentsByID(ctx context.Context, ids []string) (map[string]commentNode, error) {
+	out := map[string]commentNode{}
+	for chunk := range slices.Chunk(ids, pageSize) {
+		var q struct {
+			Nodes []*struct {
+				C commentNode `graphql:"... on DiscussionComment"`
+			} `graphql:"nodes(ids: $ids)"`
+		}
+		if err := c.query(ctx, &q, map[string]any{"ids": nodeIDs(chunk)}); err != nil {
+			if errors.Is(err, resume.ErrNotFound) {
+				c.logf("github: some comments vanished since they were listed: %v", err)
+				continue
+			}
+			return nil, fmt.Errorf("comments by id: %w", err)
+		}
+		for _, n := range q.Nodes {
+			if n != nil && n.C.ID != "" {
+				out[n.C.ID] = n.C
+			}
+		}
+	}
+	return out, nil
 }
 
 // reacted is a subject's reaction groups, as Reacted reads them.
@@ -694,22 +723,4 @@ func appendReplies(seen []time.Time, replies []activityReply) []time.Time {
 		}
 	}
 	return seen
-}
-
-// notFoundAt returns the field (the last path element) each error of a
-// NOT_FOUND answer names; ok is false for any other error, or one that
-// names no field.
-func notFoundAt(err error) (fields []string, ok bool) {
-	var ge *GraphQLError
-	if !errors.As(err, &ge) || !ge.NotFound() {
-		return nil, false
-	}
-	for _, it := range ge.Errors {
-		if len(it.Path) == 0 {
-			return nil, false
-		}
-		field, _ := it.Path[len(it.Path)-1].(string)
-		fields = append(fields, field)
-	}
-	return fields, true
 }

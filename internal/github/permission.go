@@ -57,3 +57,17 @@ func permissionOf(p *gogithub.RepositoryPermissionLevel) resume.Permission {
 	}
 	return perm
 }
+
+// viewerLogin is the login of the token's own identity.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/queries#viewer
+func (c *Client) viewerLogin(ctx context.Context) (string, error) {
+	var q struct{ Viewer struct{ Login string } }
+	if err := c.query(ctx, &q, nil); err != nil {
+		return "", fmt.Errorf("viewer login: %w", err)
+	}
+	if q.Viewer.Login == "" {
+		return "", errors.New("viewer login: GitHub answered an empty login")
+	}
+	return q.Viewer.Login, nil
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -105,6 +106,24 @@ func (e *GraphQLError) Is(target error) bool {
 
 func (e *GraphQLError) rateLimited() bool {
 	return slices.ContainsFunc(e.Errors, func(it GraphQLErrorItem) bool { return it.Type == "RATE_LIMITED" })
+}
+
+// notFoundAt returns the field (the last path element) each error of a
+// NOT_FOUND answer names; ok is false for any other error, or one that
+// names no field.
+func notFoundAt(err error) (fields []string, ok bool) {
+	var ge *GraphQLError
+	if !errors.As(err, &ge) || !ge.NotFound() {
+		return nil, false
+	}
+	for _, it := range ge.Errors {
+		if len(it.Path) == 0 {
+			return nil, false
+		}
+		field, _ := it.Path[len(it.Path)-1].(string)
+		fields = append(fields, field)
+	}
+	return fields, true
 }
 
 // transport is the single RoundTripper under both API clients.
