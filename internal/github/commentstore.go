@@ -573,6 +573,14 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 	s.mu.Lock()
 	s.looked = looked
 	s.mu.Unlock()
+	return s.summaries(ctx, scanned, labelled)
+}
+
+// summaries is what a sweep must consider of the scanned discussions, the
+// first labelled of which carry the waiting label (see Pending): it reads
+// the bodies of recess's candidate comments there, in one batched request
+// per 100.
+func (s *CommentStore) summaries(ctx context.Context, scanned []scanNode, labelled int) ([]state.Summary, error) {
 	var ids []string
 	for _, d := range scanned {
 		ids = append(ids, d.candidates()...)
@@ -581,7 +589,6 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-
 	seen := map[int]bool{}
 	var out []state.Summary
 	for i, d := range scanned {
@@ -635,19 +642,10 @@ func (s *CommentStore) Overlooked(ctx context.Context) ([]state.Summary, error) 
 	if err != nil {
 		return nil, fmt.Errorf("github: comment store: overlooked: %w", err)
 	}
-	var ids []string
-	for _, d := range recent {
-		ids = append(ids, d.candidates()...)
-	}
-	got, err := s.c.commentsByID(ctx, ids)
+	// Pending's rule, none of them labelled: a pending record counts.
+	out, err := s.summaries(ctx, recent, 0)
 	if err != nil {
 		return nil, fmt.Errorf("github: comment store: overlooked: %w", err)
-	}
-	var out []state.Summary
-	for _, d := range recent {
-		if rec := statusAmong(d.Number, d.candidates(), got); rec != nil && rec.Pending() {
-			out = append(out, state.Summary{Discussion: d.Number})
-		}
 	}
 	return out, nil
 }
