@@ -148,7 +148,7 @@ func Decode(data []byte) (*Record, error) {
 var notNull = json.JoinUnmarshalers(
 	refuseNull[Cursor](), refuseNull[string](), refuseNull[int](), refuseNull[int64](),
 	refuseNull[bool](), refuseNull[time.Time](), refuseNull[[]string](), refuseNull[[]time.Time](),
-	refuseNull[map[string]*RFC](),
+	refuseNull[map[string]*RFC](), refuseNull[Kind](),
 )
 
 func refuseNull[T any]() *json.Unmarshalers {
@@ -197,6 +197,7 @@ func check(r *Record) error {
 	}
 
 	invalid(r.Discussion < 1, "discussion", "%d is not a discussion number", r.Discussion)
+	invalid(r.Kind != "" && r.Kind != KindDiscussion, "kind", "unknown kind %q", r.Kind)
 	cursor("seen", r.Seen)
 	if a := r.Active; a != nil {
 		invalid(a.CorrelationID == "", "active.correlation_id", "empty")

@@ -58,6 +58,8 @@ func decodeSeeds(f *testing.F) [][]byte {
 	return [][]byte{
 		good,
 		[]byte(`{"schema":1,"discussion":1}`),
+		[]byte(`{"schema":1,"discussion":1,"kind":"discussion"}`),
+		[]byte(`{"schema":1,"discussion":1,"kind":"issue"}`),
 		[]byte(`{"schema":1,"discussion":1,"closed":"--> <!-- recess:state v1 -->","status":"\u0000\ud800"}`),
 		[]byte("{\"schema\":1,\"discussion\":1,\"closed\":\"\xff\xfe\"}"),
 		[]byte(`{"schema":1,"discussion":99999999999999999999,"active":{"run_id":-9223372036854775808}}`),

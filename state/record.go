@@ -57,6 +57,10 @@ type Record struct {
 	// Discussion is the discussion number; DiscussionID its GraphQL node id.
 	Discussion   int    `json:"discussion"`
 	DiscussionID string `json:"discussion_id,omitempty"`
+	// Kind is the kind of thread Discussion numbers; empty is a
+	// discussion (KindDiscussion), as in every record written before
+	// kinds existed.
+	Kind Kind `json:"kind,omitempty"`
 
 	// Seen is the history cursor: every human comment at or before it has been
 	// handed to an agent run (or deliberately passed over). Comments after it
@@ -113,6 +117,12 @@ type Record struct {
 	// optimistic writes. Empty for a record never stored.
 	Rev string `json:"-"`
 }
+
+// Kind is a kind of thread recess keeps records for.
+type Kind string
+
+// KindDiscussion is a GitHub Discussion, the only kind recess serves yet.
+const KindDiscussion Kind = "discussion"
 
 // Cursor marks a position in a discussion's history by GitHub's own
 // timestamps: everything created at or before At is on the near side, except
