@@ -63,16 +63,19 @@
 //	trigger evaluation                    resume/wait/evaluate.go
 //	strict JSON of outside input          resume/wait/json.go
 //	strict YAML of outside input          internal/action/yamlstrict.go
-//	discussion record                     state/record.go
+//	discussion record, its thread's kind  state/record.go
 //	status comment body, hidden marker    state/codec.go
 //	  (trusted only as recess writes it)    (StatusBody, ReadStatus)
 //	comment store (state-store: comment)  internal/github/commentstore.go
 //	branch store (state-store: branch)    internal/github/branchstore.go
-//	discussions, labels on GitHub         internal/github/discussions.go
+//	what both stores share (stamp,        internal/github/store.go
+//	  summary, a changed record's refusal)
+//	discussions, labels on GitHub, the    internal/github/discussions.go
+//	  repository facts read with them       (resume.Repo)
 //	a sweep's look for lost events (the   internal/github/discussions.go
 //	  probe, question threads included)     (Client.Activity)
 //	dispatch on GitHub                    internal/github/dispatch.go
-//	a login's permission                  internal/github/permission.go
+//	a login's permission, recess's login  internal/github/permission.go
 //	action mode (env in, outputs out)     internal/action/action.go
 //	inputs and .github/recess.yml         internal/action/config.go
 //	event payload, command auto           internal/action/event.go
