@@ -39,6 +39,7 @@ type use struct {
 	call    string // the reusable workflow called, by piece (front-door); "" for a step
 	command string // a step's command, auto when not given
 	with    map[string]yaml.Node
+	step    int    // the step's index in the job; -1 for a call
 	local   bool   // this repository's own: ./ or ./.github/workflows/…
 	repo    string // OWNER/recess; "" when local
 	ref     string
@@ -73,13 +74,13 @@ func roleOf(j *job, pieces map[string]declared) role {
 		switch {
 		case shipped:
 			r.call = m[2]
-			r.uses = append(r.uses, use{line: j.Uses.Line, call: m[2], command: m[2], with: j.With,
+			r.uses = append(r.uses, use{line: j.Uses.Line, call: m[2], command: m[2], with: j.With, step: -1,
 				local: m[1] == "", repo: m[1], ref: m[3]})
 		case m[1] != "": // a local workflow of another name is the repository's own
 			r.unknown = m[2] + ".yml"
 		}
 	}
-	for _, s := range j.Steps {
+	for i, s := range j.Steps {
 		uses := strings.TrimSpace(s.Uses)
 		r.lead = r.lead || slices.ContainsFunc(agentActions, func(a string) bool {
 			return strings.HasPrefix(uses, a+"@") || strings.HasPrefix(uses, a+"/")
@@ -90,7 +91,7 @@ func roleOf(j *job, pieces map[string]declared) role {
 		}
 		cmd := cmp.Or(strings.ToLower(value(s.With["command"])), "auto")
 		r.commands = append(r.commands, cmd)
-		r.uses = append(r.uses, use{line: cmp.Or(s.usesLine, s.line), command: cmd, with: s.With,
+		r.uses = append(r.uses, use{line: cmp.Or(s.usesLine, s.line), command: cmd, with: s.With, step: i,
 			local: m[1] == "", repo: m[1], ref: m[2]})
 		if cmd == "visit" {
 			r.visit = s.With["discussion"]
