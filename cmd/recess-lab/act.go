@@ -274,14 +274,11 @@ func (a *actRunner) prepare(getenv func(string) string) error {
 	copies := []struct {
 		role     string
 		src, dst *string
-	}{{"front-door", &a.target.FrontDoor, &a.frontDoor}, {"agent", &a.target.Agent, &a.agentWF}}
-	if a.target.Sweep != "" {
-		copies = append(copies, struct {
-			role     string
-			src, dst *string
-		}{"sweep", &a.target.Sweep, &a.sweepWF})
-	}
+	}{{"front-door", &a.target.FrontDoor, &a.frontDoor}, {"agent", &a.target.Agent, &a.agentWF}, {"sweep", &a.target.Sweep, &a.sweepWF}}
 	for _, f := range copies {
+		if *f.src == "" {
+			continue // the front door sweeps itself
+		}
 		data, err := os.ReadFile(*f.src)
 		if err != nil {
 			return err
@@ -330,7 +327,7 @@ func (a *actRunner) prepare(getenv func(string) string) error {
 	}
 	// The reusable workflows call the action at their own ref.
 	for _, name := range []string{"front-door.yml", "claim.yml", "verdict.yml"} {
-		p := filepath.Join(served, ".github", "workflows", name)
+		p := filepath.Join(served, filepath.FromSlash(workflows.Dir), name)
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
@@ -527,26 +524,20 @@ var saidLine = regexp.MustCompile(`^\[[^\]]+\][^|]*\| (recess(?: \([^)]*\))?: .*
 
 // recessSaid is what recess said in an act log: its lines and its
 // annotations, each once, in order.
-func recessSaid(log string) []string {
-	var out []string
-	for _, l := range strings.Split(log, "\n") {
-		m := saidLine.FindStringSubmatch(l)
-		if m == nil {
-			m = annotationLine.FindStringSubmatch(l)
-		}
-		if m != nil && !slices.Contains(out, m[1]) {
-			out = append(out, m[1])
-		}
-	}
-	return out
-}
+func recessSaid(log string) []string { return logMatches(log, saidLine, annotationLine) }
 
 // actAnnotations are the ::warning and ::error lines of a log, for the story.
-func actAnnotations(log string) []string {
+func actAnnotations(log string) []string { return logMatches(log, annotationLine) }
+
+// logMatches are, each once and in order, the first group of every line of
+// log that one of res matches (the first that does).
+func logMatches(log string, res ...*regexp.Regexp) []string {
 	var out []string
 	for _, l := range strings.Split(log, "\n") {
-		if m := annotationLine.FindStringSubmatch(l); m != nil && !slices.Contains(out, m[1]) {
-			out = append(out, m[1])
+		if i := slices.IndexFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(l) }); i >= 0 {
+			if m := res[i].FindStringSubmatch(l)[1]; !slices.Contains(out, m) {
+				out = append(out, m)
+			}
 		}
 	}
 	return out

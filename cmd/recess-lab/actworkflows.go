@@ -76,7 +76,7 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 		if !ok {
 			return t, fmt.Errorf("no .github/workflows in %s or above it: name your repository or workflow directory", cwd)
 		}
-		t.Repo, dir = repo, filepath.Join(repo, ".github", "workflows")
+		t.Repo, dir = repo, filepath.Join(repo, filepath.FromSlash(workflows.Dir))
 	} else {
 		p := abs(target)
 		fi, err := os.Stat(p)
@@ -88,7 +88,7 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 		case !fi.IsDir():
 			dir, frontDoor = filepath.Dir(p), filepath.Base(p)
 		case hasWorkflows(p):
-			t.Repo, dir = p, filepath.Join(p, ".github", "workflows")
+			t.Repo, dir = p, filepath.Join(p, filepath.FromSlash(workflows.Dir))
 		default:
 			dir = p
 		}
@@ -123,7 +123,7 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 }
 
 func hasWorkflows(dir string) bool {
-	fi, err := os.Stat(filepath.Join(dir, ".github", "workflows"))
+	fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(workflows.Dir)))
 	return err == nil && fi.IsDir()
 }
 
@@ -153,8 +153,8 @@ func frontDoorSetup(name string, data []byte, repo string) (action.LabSetup, err
 	if err != nil {
 		return action.LabSetup{}, err
 	}
-	inputs, ok := w.FrontDoor()
-	if !ok {
+	inputs := w.FrontDoor
+	if inputs == nil {
 		return action.LabSetup{}, errors.New("no front door: no job runs recess on a discussion event")
 	}
 	for _, k := range slices.Sorted(maps.Keys(inputs)) {
@@ -296,18 +296,13 @@ const (
 )
 
 // stepInputVar is the variable holding input name: stepInputEnv and the
-// name in upper case, every character but a letter or digit an underscore.
+// name in upper case, every character but an ASCII letter or digit an
+// underscore.
 func stepInputVar(name string) string {
-	return stepInputEnv + strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z':
-			return r - 'a' + 'A'
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			return r
-		}
-		return '_'
-	}, name)
+	return stepInputEnv + strings.ToUpper(notNameChar.ReplaceAllString(name, "_"))
 }
+
+var notNameChar = regexp.MustCompile(`[^A-Za-z0-9]`)
 
 // scriptedLeadStep is the step that stands for a model step: recess-lab
 // mcp-script --from-step finds, in the model step's inputs (each passed
@@ -419,7 +414,7 @@ func serveRecess(root, dst string) (queueLines int, err error) {
 		if err != nil {
 			return err
 		}
-		if filepath.Dir(rel) == filepath.Join(".github", "workflows") {
+		if filepath.Dir(rel) == filepath.FromSlash(workflows.Dir) {
 			var n int
 			data, n = dropQueueLines(data)
 			queueLines += n

@@ -133,11 +133,14 @@ func (r role) writes() bool {
 // does says whether the job calls the reusable workflow or runs the command c.
 func (r role) does(c string) bool { return r.call == c || slices.Contains(r.commands, c) }
 
-// doorWork says whether the job answers a thread's events: the front door's
-// reusable workflow, or a command that takes an event.
-func (r role) doorWork() bool {
-	return r.call == "front-door" || slices.ContainsFunc(r.commands, func(c string) bool { return c == "auto" || c == "intake" || c == "inbound" })
-}
+// doorCommands answer a thread's events: the front door's reusable
+// workflow, and the commands that take an event.
+var doorCommands = []string{"front-door", "auto", "intake", "inbound"}
+
+func (u use) answersEvents() bool { return slices.Contains(doorCommands, u.command) }
+
+// doorWork says whether the job answers a thread's events.
+func (r role) doorWork() bool { return slices.ContainsFunc(r.uses, use.answersEvents) }
 
 // sweepWork says whether the job sweeps when a schedule runs it.
 func (r role) sweepWork() bool {
@@ -202,7 +205,7 @@ func (r role) needs(threads []string, branch bool) map[string]level {
 			add("contents", record)
 		}
 		add("actions", actions)
-		if c == "front-door" || c == "auto" || c == "intake" || c == "inbound" || c == "sweep" || c == "visit" {
+		if slices.Contains(doorCommands, c) || c == "sweep" || c == "visit" {
 			add("issues", write)
 		}
 	}

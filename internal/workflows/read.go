@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 )
@@ -14,7 +15,11 @@ type Workflow struct {
 	// replaced in it.
 	Doc  *yaml.Node
 	Uses []Use // every job's and step's `uses:`, in order
-	c    *checker
+	// FrontDoor is what the file's front door (the job that answers a
+	// thread's events with recess, as `recess check` finds it) gives
+	// recess: every input its piece declares, as given or by default; nil
+	// when no job is one.
+	FrontDoor map[string]string
 }
 
 // Use is one `uses:` of a workflow: a job's call of a reusable workflow or
@@ -45,52 +50,35 @@ func Read(name string, data []byte) (*Workflow, error) {
 	if bad != nil {
 		return nil, errors.New(bad.Message)
 	}
-	c := &checker{shipped: shipped, files: []*file{f}, byName: map[string]*file{}, suspect: map[string]bool{}}
+	c := &checker{shipped: shipped, files: []*file{f}}
 	c.survey()
-	w := &Workflow{Doc: f.doc, c: c}
+	w := &Workflow{Doc: f.doc}
 	for _, j := range f.jobs {
-		recess := map[int]use{}
-		for _, u := range j.role.uses {
-			recess[u.step] = u
-		}
-		add := func(uses string, with map[string]yaml.Node, step int, node *yaml.Node) {
-			if uses == "" {
-				return
+		// The job's call first, as a step without a node (index -1).
+		for i, s := range append([]step{{Uses: value(j.Uses), With: j.With}}, j.Steps...) {
+			if s.Uses == "" {
+				continue
 			}
-			u := Use{Job: j.id, Uses: uses, With: map[string]string{}, Step: node}
-			for k, n := range with {
+			u := Use{Job: j.id, Uses: s.Uses, With: map[string]string{}, Step: s.node}
+			for k, n := range s.With {
 				if n.Kind == yaml.ScalarNode {
 					u.With[k] = n.Value
 				}
 			}
-			if r, ok := recess[step]; ok {
-				u.Release, u.Command = "./", r.command
-				if !r.local {
-					u.Release = r.repo + "@" + r.ref
+			if r := slices.IndexFunc(j.role.uses, func(r use) bool { return r.step == i-1 }); r >= 0 {
+				u.Release, u.Command = "./", j.role.uses[r].command
+				if !j.role.uses[r].local {
+					u.Release = j.role.uses[r].repo + "@" + j.role.uses[r].ref
 				}
 			}
 			w.Uses = append(w.Uses, u)
 		}
-		add(value(j.Uses), j.With, -1, nil)
-		for i, s := range j.Steps {
-			add(s.Uses, s.With, i, s.node)
+	}
+	if door := c.door; door != nil {
+		w.FrontDoor = map[string]string{}
+		for _, name := range door.d.names {
+			w.FrontDoor[name], _ = door.given(name)
 		}
 	}
 	return w, nil
-}
-
-// FrontDoor is what the workflow's front door (the job that answers a
-// thread's events with recess, as `recess check` finds it) gives recess:
-// every input its piece declares, as given or by its default. ok is false
-// when no job in the file is a front door.
-func (w *Workflow) FrontDoor() (inputs map[string]string, ok bool) {
-	door := w.c.door
-	if door == nil {
-		return nil, false
-	}
-	inputs = map[string]string{}
-	for _, name := range door.d.names {
-		inputs[name], _ = door.given(name)
-	}
-	return inputs, true
 }

@@ -86,13 +86,12 @@ func TestFrontDoorInputs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, ok := w.FrontDoor()
-			if ok != (tt.want != nil) {
-				t.Fatalf("FrontDoor() ok = %v, want %v", ok, tt.want != nil)
+			if (w.FrontDoor != nil) != (tt.want != nil) {
+				t.Fatalf("FrontDoor = %v, want a front door: %v", w.FrontDoor, tt.want != nil)
 			}
 			for k, v := range tt.want {
-				if got[k] != v {
-					t.Errorf("FrontDoor()[%s] = %q, want %q", k, got[k], v)
+				if got := w.FrontDoor[k]; got != v {
+					t.Errorf("FrontDoor[%s] = %q, want %q", k, got, v)
 				}
 			}
 		})
