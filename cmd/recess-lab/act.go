@@ -22,6 +22,7 @@ import (
 	"github.com/recess-action/recess/internal/fakeclock"
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/internal/text"
+	"github.com/recess-action/recess/internal/workflows"
 	"github.com/recess-action/recess/resume"
 )
 
@@ -190,21 +191,20 @@ func (a *actRunner) tell(ctx context.Context, getenv func(string) string) error 
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.target.Agent, err)
 	}
-	workflows := []githubfake.SeedWorkflow{wf}
-	sweepName := ""
-	if a.target.Sweep != "" {
+	seeded := []githubfake.SeedWorkflow{wf}
+	sweepName := a.target.Setup.SweepWorkflow
+	if sweepName != "" {
 		// Nothing waits in the repository yet: its last sweep switched the
 		// sweep off, and the first run that leaves something pending
 		// switches it on.
-		sweepName = a.target.Choices.SweepWorkflow
-		workflows = append(workflows, githubfake.SeedWorkflow{File: sweepName, State: githubfake.WorkflowDisabledManually})
+		seeded = append(seeded, githubfake.SeedWorkflow{File: sweepName, State: githubfake.WorkflowDisabledManually})
 	}
 	served := ""
 	err = applySeed(ctx, a.gh, filepath.Join(root, actSeed), func(seed *githubfake.Seed) {
 		for i := range seed.Repos {
 			if r := &seed.Repos[i]; r.Name == actRepo {
-				r.Workflows = workflows
-				served = serve(r, a.target.Choices)
+				r.Workflows = seeded
+				served = serve(r, a.target.Setup)
 			}
 		}
 	})
@@ -220,7 +220,7 @@ func (a *actRunner) tell(ctx context.Context, getenv func(string) string) error 
 	}
 	a.say("the story of %s:\n", actStory)
 	st := newStory(a.out, a.verbose, a, a.gh, a.clock, actRepo, actBot)
-	st.store, st.sweepFile = a.target.Choices.Store, sweepName
+	st.store, st.sweepFile = a.target.Setup.Store, sweepName
 	return st.tell(ctx, s)
 }
 
@@ -228,7 +228,7 @@ func (a *actRunner) tell(ctx context.Context, getenv func(string) string) error 
 // how ("" when it serves every discussion): each in the first of its
 // categories, carrying the first of its labels, and, with wake-on mention,
 // mentioning the first handle.
-func serve(r *githubfake.SeedRepo, c setupChoices) string {
+func serve(r *githubfake.SeedRepo, c action.LabSetup) string {
 	var said []string
 	if len(c.Categories) > 0 {
 		if !slices.ContainsFunc(append([]string{"General"}, r.Categories...), func(x string) bool { return strings.EqualFold(x, c.Categories[0]) }) {
@@ -274,23 +274,20 @@ func (a *actRunner) prepare(getenv func(string) string) error {
 	copies := []struct {
 		role     string
 		src, dst *string
-	}{{"front-door", &a.target.FrontDoor, &a.frontDoor}, {"agent", &a.target.Agent, &a.agentWF}}
-	if a.target.Sweep != "" {
-		copies = append(copies, struct {
-			role     string
-			src, dst *string
-		}{"sweep", &a.target.Sweep, &a.sweepWF})
-	}
+	}{{"front-door", &a.target.FrontDoor, &a.frontDoor}, {"agent", &a.target.Agent, &a.agentWF}, {"sweep", &a.target.Sweep, &a.sweepWF}}
 	for _, f := range copies {
+		if *f.src == "" {
+			continue // the front door sweeps itself
+		}
 		data, err := os.ReadFile(*f.src)
 		if err != nil {
 			return err
 		}
-		c, err := prepareForAct(data, leadScript{Lab: lab, Keys: getenv})
+		c, err := prepareForAct(*f.src, data, leadScript{Lab: lab, Keys: getenv})
 		if err != nil {
 			return fmt.Errorf("%s: %w", *f.src, err)
 		}
-		for _, o := range otherActions(c.Data) {
+		for _, o := range otherActions(c.Read) {
 			if !slices.Contains(a.flags, o) {
 				a.flags = append(a.flags, "--replace-ghe-action-with-github-com", o)
 				c.Changes = append(c.Changes, o+" is fetched from github.com, not from the fake GitHub (act's --replace-ghe-action-with-github-com; needs the network)")
@@ -304,7 +301,7 @@ func (a *actRunner) prepare(getenv func(string) string) error {
 		if err := os.WriteFile(*f.dst, c.Data, 0o600); err != nil {
 			return err
 		}
-		refs = append(refs, recessRefs(data)...)
+		refs = append(refs, releases(c.Read)...)
 		for _, key := range c.Kept {
 			if !slices.Contains(a.secrets, key) {
 				a.secrets = append(a.secrets, key)
@@ -330,20 +327,24 @@ func (a *actRunner) prepare(getenv func(string) string) error {
 	}
 	// The reusable workflows call the action at their own ref.
 	for _, name := range []string{"front-door.yml", "claim.yml", "verdict.yml"} {
-		data, err := os.ReadFile(filepath.Join(served, ".github", "workflows", name))
+		p := filepath.Join(served, filepath.FromSlash(workflows.Dir), name)
+		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		refs = append(refs, recessRefs(data)...)
+		w, err := workflows.Read(p, data)
+		if err != nil {
+			return err
+		}
+		refs = append(refs, releases(w)...)
 	}
 	slices.Sort(refs)
-	var uses []string
-	for _, ref := range slices.Compact(refs) {
-		uses = append(uses, recessRepo+"@"+ref)
-		a.flags = append(a.flags, "--local-repository", recessRepo+"@"+ref+"="+served)
+	refs = slices.Compact(refs)
+	for _, r := range refs {
+		a.flags = append(a.flags, "--local-repository", r+"="+served)
 	}
 	a.say("  %s and its reusable workflows are served from this checkout (%s), not cloned from GitHub: act's --local-repository; the reusable workflows less their %s",
-		strings.Join(uses, ", "), a.root, text.Count(n, "`queue: max` line", "`queue: max` lines"))
+		strings.Join(refs, ", "), a.root, text.Count(n, "`queue: max` line", "`queue: max` lines"))
 	return nil
 }
 
@@ -523,26 +524,20 @@ var saidLine = regexp.MustCompile(`^\[[^\]]+\][^|]*\| (recess(?: \([^)]*\))?: .*
 
 // recessSaid is what recess said in an act log: its lines and its
 // annotations, each once, in order.
-func recessSaid(log string) []string {
-	var out []string
-	for _, l := range strings.Split(log, "\n") {
-		m := saidLine.FindStringSubmatch(l)
-		if m == nil {
-			m = annotationLine.FindStringSubmatch(l)
-		}
-		if m != nil && !slices.Contains(out, m[1]) {
-			out = append(out, m[1])
-		}
-	}
-	return out
-}
+func recessSaid(log string) []string { return logMatches(log, saidLine, annotationLine) }
 
 // actAnnotations are the ::warning and ::error lines of a log, for the story.
-func actAnnotations(log string) []string {
+func actAnnotations(log string) []string { return logMatches(log, annotationLine) }
+
+// logMatches are, each once and in order, the first group of every line of
+// log that one of res matches (the first that does).
+func logMatches(log string, res ...*regexp.Regexp) []string {
 	var out []string
 	for _, l := range strings.Split(log, "\n") {
-		if m := annotationLine.FindStringSubmatch(l); m != nil && !slices.Contains(out, m[1]) {
-			out = append(out, m[1])
+		if i := slices.IndexFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(l) }); i >= 0 {
+			if m := res[i].FindStringSubmatch(l)[1]; !slices.Contains(out, m) {
+				out = append(out, m)
+			}
 		}
 	}
 	return out

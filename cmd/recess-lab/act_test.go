@@ -9,7 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 
+	"github.com/recess-action/recess/internal/action"
 	"github.com/recess-action/recess/internal/githubfake"
+	"github.com/recess-action/recess/internal/workflows"
 )
 
 func TestActAnnotations(t *testing.T) {
@@ -83,7 +85,7 @@ func TestPrepareForActDropsOnlyQueue(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			data := readFile(t, tc.file)
-			c, err := prepareForAct(data, leadScript{Lab: "/lab", Keys: tc.keys})
+			c, err := prepareForAct(tc.file, data, leadScript{Lab: "/lab", Keys: tc.keys})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +161,7 @@ jobs:
     runs-on: ubuntu-latest
     steps: [{run: echo after}]
 `
-	c, err := prepareForAct([]byte(lead), leadScript{Lab: "/tmp/lab dir/recess-lab", Keys: noKeys})
+	c, err := prepareForAct("agent.yml", []byte(lead), leadScript{Lab: "/tmp/lab dir/recess-lab", Keys: noKeys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,9 +232,9 @@ jobs:
 
 func TestPrepareForActRefuses(t *testing.T) {
 	t.Parallel()
-	_, err := prepareForAct([]byte("- just\n- a list\n"), leadScript{Lab: "/lab", Keys: noKeys})
-	if err == nil || !strings.Contains(err.Error(), "not a workflow") {
-		t.Errorf("prepareForAct() error = %v, want one saying it is not a workflow", err)
+	_, err := prepareForAct("list.yml", []byte("- just\n- a list\n"), leadScript{Lab: "/lab", Keys: noKeys})
+	if err == nil || !strings.Contains(err.Error(), "a workflow is a mapping") {
+		t.Errorf("prepareForAct() error = %v, want one saying a workflow is a mapping", err)
 	}
 }
 
@@ -293,40 +295,36 @@ func TestFindRecessServer(t *testing.T) {
 	}
 }
 
-func TestFrontDoorChoices(t *testing.T) {
+// The story follows the setup the front door gives recess, as a run reads
+// it: the inputs given, else the declared defaults, each parsed by the action.
+func TestFrontDoorSetup(t *testing.T) {
 	t.Parallel()
-	defaults := setupChoices{Workflow: "agent.yml", SweepWorkflow: "recess-sweep.yml", Store: "comment"}
-	with := func(f func(*setupChoices)) setupChoices {
-		c := defaults
-		f(&c)
-		return c
+	defaults := action.LabSetup{Workflow: "agent.yml", Store: "comment"}
+	door := func(with string) string {
+		return "on: discussion\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: " + with + "\n"
 	}
 	for _, tc := range []struct {
 		name, yaml string
-		want       setupChoices
+		want       action.LabSetup
 		err        string
 	}{
-		{name: "reusable_without_input", yaml: "on: push\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n", want: defaults},
-		{name: "reusable_with_input", yaml: "on: push\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: lead.yml}\n",
-			want: with(func(c *setupChoices) { c.Workflow = "lead.yml" })},
-		{name: "the_readme_init_example", yaml: "on: push\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n" +
-			`    with: {workflow: answer.yml, state-store: branch, categories: "RFCs, Ideas", wake-on: mention, mention-handles: "@lead", sweep-only-while-waiting: "true"}` + "\n",
-			want: setupChoices{Workflow: "answer.yml", SweepApart: true, SweepWorkflow: "recess-sweep.yml", Store: "branch",
-				Categories: []string{"RFCs", "Ideas"}, WakeOn: "mention", MentionHandles: []string{"@lead"}}},
-		{name: "sweep_file_named", yaml: "on: push\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {sweep-only-while-waiting: true, sweep-workflow: sweep.yml, labels: ask-bot}\n",
-			want: with(func(c *setupChoices) {
-				c.SweepApart, c.SweepWorkflow, c.Labels = true, "sweep.yml", []string{"ask-bot"}
-			})},
-		{name: "action_steps", yaml: "on: push\njobs:\n  a:\n    steps:\n      - uses: recess-action/recess@v1.2.0\n        with: {workflow: lead.yml}\n  b:\n    steps:\n      - uses: ./\n        with: {command: plan, workflow: lead.yml}\n",
-			want: with(func(c *setupChoices) { c.Workflow = "lead.yml" })},
-		{name: "other_action_input_ignored", yaml: "on: push\njobs:\n  a:\n    steps:\n      - uses: someone/else@v1\n        with: {workflow: x.yml}\n", want: defaults},
-		{name: "two_names", yaml: "on: push\njobs:\n  a:\n    steps:\n      - uses: ./\n        with: {workflow: a.yml}\n      - uses: ./\n        with: {workflow: b.yml}\n", err: "gives workflow two values (a.yml, b.yml)"},
-		{name: "expression", yaml: "on: push\njobs:\n  a:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: '${{ vars.AGENT }}'}\n", err: "needs the value itself"},
-		{name: "a_path", yaml: "on: push\njobs:\n  a:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: ../agent.yml}\n", err: "needs a file name"},
+		{name: "reusable_without_input", yaml: door("{}"), want: defaults},
+		{name: "the_readme_init_example", yaml: door(`{workflow: answer.yml, state-store: branch, categories: "RFCs, Ideas", wake-on: mention, mention-handles: "@lead", sweep-only-while-waiting: "true"}`),
+			want: action.LabSetup{Workflow: "answer.yml", SweepWorkflow: "recess-sweep.yml", Store: "branch",
+				Categories: []string{"RFCs", "Ideas"}, WakeOn: "mention", MentionHandles: []string{"lead"}}},
+		{name: "sweep_file_named", yaml: door("{sweep-only-while-waiting: true, sweep-workflow: sweep.yml, labels: ask-bot}"),
+			want: action.LabSetup{Workflow: "agent.yml", SweepWorkflow: "sweep.yml", Store: "comment", Labels: []string{"ask-bot"}}},
+		{name: "action_steps", yaml: "on: discussion\njobs:\n  a:\n    steps:\n      - uses: recess-action/recess@v1.2.0\n        with: {workflow: lead.yml}\n  b:\n    steps:\n      - uses: ./\n        with: {command: plan, workflow: lead.yml}\n",
+			want: action.LabSetup{Workflow: "lead.yml", Store: "comment"}},
+		{name: "other_action_input_ignored", yaml: "on: discussion\njobs:\n  a:\n    steps:\n      - uses: ./\n      - uses: someone/else@v1\n        with: {workflow: x.yml}\n", want: defaults},
+		{name: "no_front_door", yaml: "on: push\njobs:\n  a:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n", err: "no front door"},
+		{name: "expression", yaml: door("{workflow: '${{ vars.AGENT }}'}"), err: "needs the value itself"},
+		{name: "a_path", yaml: door("{workflow: ../agent.yml}"), err: "input workflow: \"../agent.yml\" is not a workflow file name"},
+		{name: "refused_as_a_run_refuses_it", yaml: door("{wake-on: mention}"), err: "input mention-handles"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := frontDoorChoices([]byte(tc.yaml))
+			got, err := frontDoorSetup("recess.yml", []byte(tc.yaml), t.TempDir())
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Errorf("error = %v, want one saying %q", err, tc.err)
@@ -337,7 +335,7 @@ func TestFrontDoorChoices(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("frontDoorChoices() (-want +got):\n%s", diff)
+				t.Errorf("frontDoorSetup() (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -358,20 +356,20 @@ func TestResolveActTarget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(filepath.Join(wf, "recess.yml"), "on: push\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: lead.yml}\n")
+	write(filepath.Join(wf, "recess.yml"), "on: discussion\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {workflow: lead.yml}\n")
 	write(filepath.Join(wf, "lead.yml"), "on: workflow_dispatch\njobs: {}\n")
-	write(filepath.Join(other, "door.yml"), "on: push\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n")
+	write(filepath.Join(other, "door.yml"), "on: discussion\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n")
 	write(filepath.Join(other, "agent.yml"), "on: workflow_dispatch\njobs: {}\n")
 	write(filepath.Join(other, "apart.yml"), "on: discussion\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n")
 	write(filepath.Join(other, "recess-sweep.yml"), "on: schedule\njobs: {}\n")
 	write(filepath.Join(other, "lost.yml"), "on: discussion\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {sweep-only-while-waiting: \"true\", sweep-workflow: gone.yml}\n")
-	defaults := setupChoices{Workflow: "agent.yml", SweepWorkflow: "recess-sweep.yml", Store: "comment"}
+	defaults := action.LabSetup{Workflow: "agent.yml", Store: "comment"}
 	lead := defaults
 	lead.Workflow = "lead.yml"
 	apart := defaults
-	apart.SweepApart = true
-	ours := actTarget{Repo: repo, FrontDoor: filepath.Join(wf, "recess.yml"), Agent: filepath.Join(wf, "lead.yml"), AgentName: "lead.yml", Choices: lead}
-	door := actTarget{Repo: repo, FrontDoor: filepath.Join(other, "door.yml"), Agent: filepath.Join(other, "agent.yml"), AgentName: "agent.yml", Choices: defaults}
+	apart.SweepWorkflow = "recess-sweep.yml"
+	ours := actTarget{Repo: repo, FrontDoor: filepath.Join(wf, "recess.yml"), Agent: filepath.Join(wf, "lead.yml"), AgentName: "lead.yml", Setup: lead}
+	door := actTarget{Repo: repo, FrontDoor: filepath.Join(other, "door.yml"), Agent: filepath.Join(other, "agent.yml"), AgentName: "agent.yml", Setup: defaults}
 	for _, tc := range []struct {
 		name, cwd, target, frontDoor, agent string
 		want                                actTarget
@@ -383,9 +381,9 @@ func TestResolveActTarget(t *testing.T) {
 		{name: "the_front_door_file", cwd: repo, target: "other/door.yml", want: door},
 		{name: "a_directory_and_the_front_door_name", cwd: other, target: ".", frontDoor: "door.yml", want: door},
 		{name: "the_agent_by_flag", cwd: repo, target: "other/door.yml", agent: ".github/workflows/lead.yml",
-			want: actTarget{Repo: repo, FrontDoor: door.FrontDoor, Agent: filepath.Join(wf, "lead.yml"), AgentName: "agent.yml", Choices: defaults}},
+			want: actTarget{Repo: repo, FrontDoor: door.FrontDoor, Agent: filepath.Join(wf, "lead.yml"), AgentName: "agent.yml", Setup: defaults}},
 		{name: "the_sweep_apart", cwd: repo, target: "other/apart.yml",
-			want: actTarget{Repo: repo, FrontDoor: filepath.Join(other, "apart.yml"), Agent: door.Agent, AgentName: "agent.yml", Sweep: filepath.Join(other, "recess-sweep.yml"), Choices: apart}},
+			want: actTarget{Repo: repo, FrontDoor: filepath.Join(other, "apart.yml"), Agent: door.Agent, AgentName: "agent.yml", Sweep: filepath.Join(other, "recess-sweep.yml"), Setup: apart}},
 		{name: "no_sweep_workflow", cwd: repo, target: "other/lost.yml", err: "the sweep workflow " + filepath.Join(other, "gone.yml") + " does not exist"},
 		{name: "no_front_door", cwd: repo, target: "other", err: "the front door: open " + filepath.Join(other, "recess.yml")},
 		{name: "no_agent_workflow", cwd: repo, target: "other/door.yml", agent: "missing.yml", err: "the agent workflow " + filepath.Join(repo, "missing.yml") + " does not exist"},
@@ -410,7 +408,16 @@ func TestResolveActTarget(t *testing.T) {
 	}
 }
 
-func TestRecessRefs(t *testing.T) {
+func readWorkflow(t *testing.T, data string) *workflows.Workflow {
+	t.Helper()
+	w, err := workflows.Read("test.yml", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func TestReleases(t *testing.T) {
 	t.Parallel()
 	const y = `jobs:
   a: {uses: recess-action/recess/.github/workflows/front-door.yml@v1}
@@ -422,9 +429,9 @@ func TestRecessRefs(t *testing.T) {
       - uses: someone/recess-action/recess@v2
       - uses: ./
 `
-	want := []string{"0123456789abcdef0123456789abcdef01234567", "v1", "v1.4.2"}
-	if diff := cmp.Diff(want, recessRefs([]byte(y))); diff != "" {
-		t.Errorf("recessRefs() (-want +got):\n%s", diff)
+	want := []string{"recess-action/recess@0123456789abcdef0123456789abcdef01234567", "recess-action/recess@v1", "recess-action/recess@v1.4.2"}
+	if diff := cmp.Diff(want, releases(readWorkflow(t, y))); diff != "" {
+		t.Errorf("releases() (-want +got):\n%s", diff)
 	}
 }
 
@@ -447,7 +454,7 @@ func TestOtherActions(t *testing.T) {
       - uses: anthropics/claude-code-action@v1.0.3
 `
 	want := []string{"actions/setup-node", "anthropics/claude-code-action", "github/codeql-action"}
-	if diff := cmp.Diff(want, otherActions([]byte(y))); diff != "" {
+	if diff := cmp.Diff(want, otherActions(readWorkflow(t, y))); diff != "" {
 		t.Errorf("otherActions() (-want +got):\n%s", diff)
 	}
 }
@@ -467,14 +474,12 @@ func TestDocsSayWhatActChanges(t *testing.T) {
 	if j := strings.Index(section, "\n## "); j >= 0 {
 		section = section[:j]
 	}
-	want := []string{"`queue: max`", "--local-repository", "--replace-ghe-action-with-github-com", actStandIn[len("testdata/"):], "`" + recessRepo + "@REF`"}
+	want := []string{"`queue: max`", "--local-repository", "--replace-ghe-action-with-github-com", actStandIn[len("testdata/"):], "`recess-action/recess@REF`"}
 	for name, key := range modelActions {
 		want = append(want, "`"+name+"`", "`"+key+"`")
 	}
 	for a := range servedActions {
-		if a != recessRepo {
-			want = append(want, "`"+a)
-		}
+		want = append(want, "`"+a)
 	}
 	for _, w := range want {
 		if !strings.Contains(section, w) {
@@ -493,20 +498,20 @@ func TestServe(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		c    setupChoices
+		c    action.LabSetup
 		want githubfake.SeedRepo
 		said string
 	}{
-		{name: "every_discussion", c: setupChoices{}, want: seed()},
-		{name: "the_readme_init_example", c: setupChoices{Categories: []string{"RFCs", "Ideas"}, WakeOn: "mention", MentionHandles: []string{"@lead"}},
+		{name: "every_discussion", c: action.LabSetup{}, want: seed()},
+		{name: "the_readme_init_example", c: action.LabSetup{Categories: []string{"RFCs", "Ideas"}, WakeOn: "mention", MentionHandles: []string{"@lead"}},
 			want: githubfake.SeedRepo{Name: "octo/hello", Labels: []string{"recess:waiting"}, Categories: []string{"RFCs"},
 				Discussions: []githubfake.SeedDiscussion{{Author: "alice", Title: "RFC", Body: "@lead Which store?", Category: "RFCs"}}},
 			said: "in the category RFCs (categories: RFCs, Ideas), mentioning @lead (wake-on mention)"},
-		{name: "general_and_a_label", c: setupChoices{Categories: []string{"general"}, Labels: []string{"ask-bot", "rfc"}, WakeOn: "mention", MentionHandles: []string{"bot"}},
+		{name: "general_and_a_label", c: action.LabSetup{Categories: []string{"general"}, Labels: []string{"ask-bot", "rfc"}, WakeOn: "mention", MentionHandles: []string{"bot"}},
 			want: githubfake.SeedRepo{Name: "octo/hello", Labels: []string{"recess:waiting", "ask-bot"},
 				Discussions: []githubfake.SeedDiscussion{{Author: "alice", Title: "RFC", Body: "@bot Which store?", Category: "general", Labels: []string{"ask-bot"}}}},
 			said: "in the category general (categories: general), labelled ask-bot (labels: ask-bot, rfc), mentioning @bot (wake-on mention)"},
-		{name: "command_serves_a_new_discussion", c: setupChoices{WakeOn: "command"}, want: seed()},
+		{name: "command_serves_a_new_discussion", c: action.LabSetup{WakeOn: "command"}, want: seed()},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

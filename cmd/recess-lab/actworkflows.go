@@ -13,23 +13,20 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/recess-action/recess/internal/action"
+	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/text"
+	"github.com/recess-action/recess/internal/workflows"
 )
 
 // What recess-lab act runs, and the copies it runs: a repository's front
 // door and agent workflow, each less what act cannot parse and, when no
 // model key is given, with the model step of the lead replaced by the
 // scripted lead.
-
-// recessRepo is the action's repository: `uses: recess-action/recess@REF`
-// and `uses: recess-action/recess/.github/workflows/X.yml@REF` are served
-// from this checkout (act's --local-repository), not cloned from GitHub.
-const recessRepo = "recess-action/recess"
 
 // modelActions are the agent actions whose step recess-lab act replaces by
 // the scripted lead when their key is not in the environment.
@@ -38,12 +35,10 @@ var modelActions = map[string]string{
 	"google-github-actions/run-gemini-cli": "GEMINI_API_KEY",
 }
 
-// servedActions are the actions recess-lab act serves itself (recess's own
-// from the checkout, the artifact actions by stand-ins) or act skips
-// (actions/checkout of the repository under test).
-var servedActions = map[string]bool{
-	recessRepo: true, "actions/upload-artifact": true, "actions/download-artifact": true, "actions/checkout": true,
-}
+// servedActions are the actions besides recess's own (served from the
+// checkout) that recess-lab act serves itself (the artifact actions, by
+// stand-ins) or act skips (actions/checkout of the repository under test).
+var servedActions = map[string]bool{"actions/upload-artifact": true, "actions/download-artifact": true, "actions/checkout": true}
 
 // actTarget is what one recess-lab act run works on.
 type actTarget struct {
@@ -57,8 +52,8 @@ type actTarget struct {
 	// (sweep-only-while-waiting), next to the front door; "" when the
 	// front door sweeps itself.
 	Sweep string
-	// Choices are the front door's choices the story follows.
-	Choices setupChoices
+	// Setup is the front door's setup the story follows.
+	Setup action.LabSetup
 }
 
 // resolveActTarget finds the front door and the agent workflow. target is
@@ -81,7 +76,7 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 		if !ok {
 			return t, fmt.Errorf("no .github/workflows in %s or above it: name your repository or workflow directory", cwd)
 		}
-		t.Repo, dir = repo, filepath.Join(repo, ".github", "workflows")
+		t.Repo, dir = repo, filepath.Join(repo, filepath.FromSlash(workflows.Dir))
 	} else {
 		p := abs(target)
 		fi, err := os.Stat(p)
@@ -93,7 +88,7 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 		case !fi.IsDir():
 			dir, frontDoor = filepath.Dir(p), filepath.Base(p)
 		case hasWorkflows(p):
-			t.Repo, dir = p, filepath.Join(p, ".github", "workflows")
+			t.Repo, dir = p, filepath.Join(p, filepath.FromSlash(workflows.Dir))
 		default:
 			dir = p
 		}
@@ -107,10 +102,10 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 	if err != nil {
 		return t, fmt.Errorf("the front door: %w", err)
 	}
-	if t.Choices, err = frontDoorChoices(data); err != nil {
+	if t.Setup, err = frontDoorSetup(t.FrontDoor, data, t.Repo); err != nil {
 		return t, fmt.Errorf("%s: %w", t.FrontDoor, err)
 	}
-	t.AgentName = t.Choices.Workflow
+	t.AgentName = t.Setup.Workflow
 	t.Agent = filepath.Join(dir, t.AgentName)
 	if agent != "" {
 		t.Agent = abs(agent)
@@ -118,8 +113,8 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 	if !fileExists(t.Agent) {
 		return t, fmt.Errorf("the agent workflow %s does not exist (the front door dispatches %s)", t.Agent, t.AgentName)
 	}
-	if t.Choices.SweepApart {
-		t.Sweep = filepath.Join(dir, t.Choices.SweepWorkflow)
+	if t.Setup.SweepWorkflow != "" {
+		t.Sweep = filepath.Join(dir, t.Setup.SweepWorkflow)
 		if !fileExists(t.Sweep) {
 			return t, fmt.Errorf("the sweep workflow %s does not exist (the front door keeps its sweep there: sweep-only-while-waiting)", t.Sweep)
 		}
@@ -128,7 +123,7 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 }
 
 func hasWorkflows(dir string) bool {
-	fi, err := os.Stat(filepath.Join(dir, ".github", "workflows"))
+	fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(workflows.Dir)))
 	return err == nil && fi.IsDir()
 }
 
@@ -149,139 +144,48 @@ func findUp(dir string, is func(string) bool) (string, bool) {
 	return dir, true
 }
 
-// workflowUses is a `uses:` of a workflow, a job's (a called workflow) or
-// a step's, with its `with:`; node is a step's, which a copy may replace.
-type workflowUses struct {
-	Uses string            `yaml:"uses"`
-	With map[string]string `yaml:"with"`
-	job  string
-	node *yaml.Node
-}
-
-// readWorkflow parses a workflow file: its document and its jobs' and
-// steps' uses, in order. A job or step of another shape reads as empty
-// (GitHub and actionlint judge it).
-func readWorkflow(data []byte) (*yaml.Node, []workflowUses, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, nil, err
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, nil, errors.New("not a workflow: the file is not a YAML mapping")
-	}
-	var wf struct {
-		Jobs yaml.Node `yaml:"jobs"`
-	}
-	_ = doc.Content[0].Decode(&wf)
-	var all []workflowUses
-	// The decoded nodes share their children with the tree, so a step
-	// replaced through node is replaced in the document.
-	for i := 0; wf.Jobs.Kind == yaml.MappingNode && i+1 < len(wf.Jobs.Content); i += 2 {
-		var job struct {
-			Steps yaml.Node `yaml:"steps"`
-		}
-		_ = wf.Jobs.Content[i+1].Decode(&job)
-		for k, n := range append([]*yaml.Node{wf.Jobs.Content[i+1]}, job.Steps.Content...) {
-			u := workflowUses{job: wf.Jobs.Content[i].Value}
-			if _ = n.Decode(&u); k > 0 {
-				u.node = n
-			}
-			if u.Uses != "" {
-				all = append(all, u)
-			}
-		}
-	}
-	return &doc, all, nil
-}
-
-// recessRef tells a `uses:` of recess's action or of one of its reusable
-// workflows, and returns its ref.
-func recessRef(uses string) (ref string, ok bool) {
-	name, ref, _ := strings.Cut(uses, "@")
-	return ref, ref != "" && (name == recessRepo || strings.HasPrefix(name, recessRepo+"/"))
-}
-
-// setupChoices are the front door's choices that shape the story: the
-// agent workflow it dispatches, where its sweep lives, its store, and what
-// it serves (the story's discussion must be one it serves).
-type setupChoices struct {
-	Workflow       string // the agent workflow's file name (default agent.yml)
-	SweepApart     bool   // sweep-only-while-waiting: the sweep in a file of its own
-	SweepWorkflow  string // that file's name (default recess-sweep.yml)
-	Store          string // comment (default) or branch
-	Categories     []string
-	Labels         []string
-	WakeOn         string
-	MentionHandles []string
-}
-
-// frontDoorChoices reads the inputs the front door gives recess's reusable
-// front door or action (the action's defaults where it gives none). An
-// input given two values, or an expression, is an error: the story follows
-// one setup.
-func frontDoorChoices(data []byte) (setupChoices, error) {
-	_, all, err := readWorkflow(data)
+// frontDoorSetup is the setup the front door in the workflow file name
+// (data) gives recess, read as a run reads it (the policy file in repo
+// included). A choice given as an expression is an error: the story
+// follows one setup.
+func frontDoorSetup(name string, data []byte, repo string) (action.LabSetup, error) {
+	w, err := workflows.Read(name, data)
 	if err != nil {
-		return setupChoices{}, err
+		return action.LabSetup{}, err
 	}
-	given := map[string]string{}
-	for _, u := range all {
-		if _, ok := recessRef(u.Uses); !ok && !strings.HasPrefix(u.Uses, "./") {
-			continue
-		}
-		for _, k := range slices.Sorted(maps.Keys(u.With)) {
-			v := strings.TrimSpace(u.With[k])
-			switch {
-			case v == "" || k == "command" || k == "discussion":
-			case given[k] != "" && given[k] != v:
-				return setupChoices{}, fmt.Errorf("the front door gives %s two values (%s, %s): recess-lab act runs one setup", k, given[k], v)
-			case strings.Contains(v, "${{"):
-				return setupChoices{}, fmt.Errorf("%s input %q: recess-lab act needs the value itself, not an expression", k, v)
-			default:
-				given[k] = v
-			}
+	inputs := w.FrontDoor
+	if inputs == nil {
+		return action.LabSetup{}, errors.New("no front door: no job runs recess on a discussion event")
+	}
+	for _, k := range slices.Sorted(maps.Keys(inputs)) {
+		if action.LabInput(k) != nil {
+			delete(inputs, k) // what one run is about, not the setup
+		} else if v := inputs[k]; strings.Contains(v, "${{") {
+			return action.LabSetup{}, fmt.Errorf("%s input %q: recess-lab act needs the value itself, not an expression", k, v)
 		}
 	}
-	list := func(k string) []string {
-		var out []string
-		for _, v := range strings.Split(given[k], ",") {
-			if v = strings.TrimSpace(v); v != "" {
-				out = append(out, v)
-			}
-		}
-		return out
-	}
-	c := setupChoices{
-		Workflow:       cmp.Or(given["workflow"], "agent.yml"),
-		SweepWorkflow:  cmp.Or(given["sweep-workflow"], "recess-sweep.yml"),
-		Store:          strings.ToLower(cmp.Or(given["state-store"], "comment")),
-		Categories:     list("categories"),
-		Labels:         list("labels"),
-		WakeOn:         strings.ToLower(given["wake-on"]),
-		MentionHandles: list("mention-handles"),
-	}
-	c.SweepApart, _ = strconv.ParseBool(given["sweep-only-while-waiting"])
-	for _, name := range []string{c.Workflow, c.SweepWorkflow} {
-		if strings.ContainsAny(name, `/\`) {
-			return c, fmt.Errorf("%q: recess-lab act needs a file name in .github/workflows", name)
+	s, err := action.ReadLabSetup(func(k string) string { return inputs[k] }, repo)
+	if err == nil {
+		if err = gh.CheckWorkflowFile(s.Workflow); err != nil {
+			err = fmt.Errorf("input workflow: %w", err)
 		}
 	}
-	return c, nil
+	return s, err
 }
 
-// recessRefs are the refs of recess's action and reusable workflows that a
-// workflow file uses, sorted.
-func recessRefs(data []byte) []string {
-	return usedNames(data, recessRef)
+// releases are the releases of recess (OWNER/recess@REF) whose action
+// or reusable workflows a workflow uses, sorted.
+func releases(w *workflows.Workflow) []string {
+	return usedNames(w, func(u workflows.Use) (string, bool) { return u.Release, u.Release != "" && u.Release != "./" })
 }
 
 // otherActions are the OWNER/REPO of the remote actions a workflow uses
 // that recess-lab act does not serve: act fetches them from github.com.
-func otherActions(data []byte) []string {
-	return usedNames(data, func(uses string) (string, bool) {
-		name, _, ok := strings.Cut(uses, "@")
+func otherActions(w *workflows.Workflow) []string {
+	return usedNames(w, func(u workflows.Use) (string, bool) {
+		name, _, ok := strings.Cut(u.Uses, "@")
 		parts := strings.Split(name, "/")
-		if !ok || strings.HasPrefix(uses, "./") || strings.HasPrefix(uses, "docker://") || len(parts) < 2 || slices.Contains(parts, ".github") {
+		if !ok || u.Release != "" || strings.HasPrefix(u.Uses, "./") || strings.HasPrefix(u.Uses, "docker://") || len(parts) < 2 || slices.Contains(parts, ".github") {
 			return "", false
 		}
 		return parts[0] + "/" + parts[1], !servedActions[parts[0]+"/"+parts[1]]
@@ -289,11 +193,10 @@ func otherActions(data []byte) []string {
 }
 
 // usedNames are the names pick finds in a workflow's uses, sorted, each once.
-func usedNames(data []byte, pick func(uses string) (string, bool)) []string {
+func usedNames(w *workflows.Workflow, pick func(workflows.Use) (string, bool)) []string {
 	var names []string
-	_, all, _ := readWorkflow(data)
-	for _, u := range all {
-		if name, ok := pick(u.Uses); ok && !slices.Contains(names, name) {
+	for _, u := range w.Uses {
+		if name, ok := pick(u); ok && !slices.Contains(names, name) {
 			names = append(names, name)
 		}
 	}
@@ -304,7 +207,8 @@ func usedNames(data []byte, pick func(uses string) (string, bool)) []string {
 // actCopy is a workflow file as recess-lab act runs it, and what it changed.
 type actCopy struct {
 	Data    []byte
-	Changes []string // each change in words, for the story's output
+	Read    *workflows.Workflow // Data, read
+	Changes []string            // each change in words, for the story's output
 	// Replaced are the model actions whose step the scripted lead replaced.
 	Replaced []string
 	// Kept are the keys (modelActions) of the model steps kept as written.
@@ -330,45 +234,44 @@ type leadScript struct {
 // output), reach the scripted lead at run time. A copy with a replaced step
 // is the file encoded again from its YAML tree: same values and comments,
 // act's layout.
-func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
+func prepareForAct(name string, data []byte, lead leadScript) (actCopy, error) {
 	var c actCopy
-	doc, all, err := readWorkflow(data)
+	w, err := workflows.Read(name, data)
 	if err != nil {
 		return c, err
 	}
 	claimJob := "" // the job whose prompt output the scripted lead prints
-	for _, u := range all {
-		name, _, _ := strings.Cut(u.Uses, "@")
-		if _, recess := recessRef(u.Uses); strings.HasSuffix(name, "/claim.yml") || (recess || u.Uses == "./") && u.With["command"] == "claim" {
-			claimJob = u.job
+	for _, u := range w.Uses {
+		if u.Command == "claim" {
+			claimJob = u.Job
 		}
 	}
-	for _, u := range all {
+	for _, u := range w.Uses {
 		name, _, _ := strings.Cut(u.Uses, "@")
 		key, isModel := modelActions[name]
 		switch {
-		case !isModel || u.node == nil:
+		case !isModel || u.Step == nil:
 			continue
 		case lead.Keys(key) != "":
-			c.Changes = append(c.Changes, fmt.Sprintf("job %s: %s runs as written (%s is set)", u.job, u.Uses, key))
+			c.Changes = append(c.Changes, fmt.Sprintf("job %s: %s runs as written (%s is set)", u.Job, u.Uses, key))
 			c.Kept = append(c.Kept, key)
 			continue
 		}
-		n, err := scriptedLeadStep(u.Uses, key, u.With, claimJob, u.job, lead.Lab)
+		n, err := scriptedLeadStep(u.Uses, key, u.With, claimJob, u.Job, lead.Lab)
 		if err != nil {
 			return c, err
 		}
-		n.HeadComment, n.LineComment, n.FootComment = u.node.HeadComment, u.node.LineComment, u.node.FootComment
-		line := u.node.Line
-		*u.node = *n
+		n.HeadComment, n.LineComment, n.FootComment = u.Step.HeadComment, u.Step.LineComment, u.Step.FootComment
+		line := u.Step.Line
+		*u.Step = *n
 		c.Replaced = append(c.Replaced, u.Uses)
-		c.Changes = append(c.Changes, fmt.Sprintf("job %s: the step %s (line %d) is replaced by the scripted lead (recess-lab mcp-script), which starts the recess mcp server the step's inputs configure, as the step would (%s is not set)", u.job, u.Uses, line, key))
+		c.Changes = append(c.Changes, fmt.Sprintf("job %s: the step %s (line %d) is replaced by the scripted lead (recess-lab mcp-script), which starts the recess mcp server the step's inputs configure, as the step would (%s is not set)", u.Job, u.Uses, line, key))
 	}
 	if len(c.Replaced) > 0 {
 		var b bytes.Buffer
 		enc := yaml.NewEncoder(&b)
 		enc.SetIndent(2)
-		if err := enc.Encode(doc); err != nil {
+		if err := enc.Encode(w.Doc); err != nil {
 			return c, err
 		}
 		data = b.Bytes()
@@ -378,7 +281,7 @@ func prepareForAct(data []byte, lead leadScript) (actCopy, error) {
 		c.Changes = append([]string{fmt.Sprintf("%s left out (act v%s cannot parse concurrency queue; it ignores concurrency)", text.Count(queue, "`queue: max` line", "`queue: max` lines"), actVersion)}, c.Changes...)
 	}
 	c.Data = data
-	if _, _, err := readWorkflow(c.Data); err != nil {
+	if c.Read, err = workflows.Read(name, c.Data); err != nil {
 		return c, fmt.Errorf("the copy for act does not parse: %w", err)
 	}
 	return c, nil
@@ -393,18 +296,13 @@ const (
 )
 
 // stepInputVar is the variable holding input name: stepInputEnv and the
-// name in upper case, every character but a letter or digit an underscore.
+// name in upper case, every character but an ASCII letter or digit an
+// underscore.
 func stepInputVar(name string) string {
-	return stepInputEnv + strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z':
-			return r - 'a' + 'A'
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			return r
-		}
-		return '_'
-	}, name)
+	return stepInputEnv + strings.ToUpper(notNameChar.ReplaceAllString(name, "_"))
 }
+
+var notNameChar = regexp.MustCompile(`[^A-Za-z0-9]`)
 
 // scriptedLeadStep is the step that stands for a model step: recess-lab
 // mcp-script --from-step finds, in the model step's inputs (each passed
@@ -516,7 +414,7 @@ func serveRecess(root, dst string) (queueLines int, err error) {
 		if err != nil {
 			return err
 		}
-		if filepath.Dir(rel) == filepath.Join(".github", "workflows") {
+		if filepath.Dir(rel) == filepath.FromSlash(workflows.Dir) {
 			var n int
 			data, n = dropQueueLines(data)
 			queueLines += n

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/recess-action/recess/internal/action"
@@ -32,30 +31,24 @@ const (
 func runScenario(ctx context.Context, s *scenario, out io.Writer, verbose bool) (*story, error) {
 	clock := fakeclock.New(s.Start.UTC())
 	gh := githubfake.New(githubfake.WithClock(clock.Now))
-	err := gh.InstallRecess(githubfake.RecessSetup{Owner: storyOwner, Name: storyRepo, Token: storyToken, Bot: storyBot, Maintainers: s.Maintainers})
-	if err != nil {
-		return nil, err
-	}
-	repo := storyOwner + "/" + storyRepo
-	sweepFile := ""
-	if apart, _ := strconv.ParseBool(s.Inputs["sweep-only-while-waiting"]); apart {
-		// The sweep's own workflow, switched off: nothing waits yet.
-		sweepFile = cmp.Or(s.Inputs["sweep-workflow"], "recess-sweep.yml")
-		if err := gh.AddWorkflow(repo, sweepFile, nil, nil); err != nil {
-			return nil, err
-		}
-		if err := gh.SetWorkflowState(repo, sweepFile, githubfake.WorkflowDisabledManually); err != nil {
-			return nil, err
-		}
-	}
-	gh.Start()
-	defer gh.Close()
-	st, done, err := inprocStory(gh, &inproc{inputs: s.Inputs, token: storyToken, serverURL: storyServerURL}, repo, storyBot, clock, out, verbose)
+	r := &inproc{inputs: s.Inputs, token: storyToken, serverURL: storyServerURL}
+	st, done, err := inprocStory(gh, r, storyOwner+"/"+storyRepo, storyBot, clock, out, verbose)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	st.store, st.sweepFile = s.Inputs["state-store"], sweepFile
+	setup, err := action.ReadLabSetup(func(k string) string { return s.Inputs[k] }, r.dir)
+	if err != nil {
+		return nil, fmt.Errorf("inputs: %w", err)
+	}
+	err = gh.InstallRecess(githubfake.RecessSetup{Owner: storyOwner, Name: storyRepo, Token: storyToken, Bot: storyBot,
+		SweepWorkflow: setup.SweepWorkflow, Maintainers: s.Maintainers})
+	if err != nil {
+		return nil, err
+	}
+	gh.Start()
+	defer gh.Close()
+	st.store, st.sweepFile = setup.Store, setup.SweepWorkflow
 	return st, st.tell(ctx, s)
 }
 

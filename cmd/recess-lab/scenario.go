@@ -218,7 +218,7 @@ type story struct {
 	clock   resume.Clock
 	// bot is recess's login; disc the story's discussion.
 	repo, bot string
-	// store is the setup's state store ("" is comment); sweepFile the
+	// store is the setup's state store (comment, branch); sweepFile the
 	// sweep's own workflow, "" when the front door sweeps itself.
 	store, sweepFile string
 	disc             githubfake.Discussion
@@ -500,9 +500,9 @@ func (st *story) statusLine() string {
 }
 
 func (st *story) expect(x *expectation) error {
-	if x.Store != "" && !strings.EqualFold(x.Store, cmp.Or(st.store, "comment")) {
+	if x.Store != "" && !strings.EqualFold(x.Store, st.store) {
 		if st.verbose {
-			st.say("(an expectation of the %s store: this setup keeps its records on the %s store)", x.Store, cmp.Or(st.store, "comment"))
+			st.say("(an expectation of the %s store: this setup keeps its records on the %s store)", x.Store, st.store)
 		}
 		return nil
 	}

@@ -94,3 +94,31 @@ func LabInput(name string) error {
 	}
 	return nil
 }
+
+// LabSetup is the repository's setup a story follows, as a run reads it
+// from its inputs and the policy file.
+type LabSetup struct {
+	Workflow string // the agent workflow's file
+	Store    string // comment or branch
+	// SweepWorkflow is the sweep's own file when the setup keeps it apart
+	// (sweep-only-while-waiting), "" when the front door sweeps itself.
+	SweepWorkflow                      string
+	Categories, Labels, MentionHandles []string
+	WakeOn                             string
+}
+
+// ReadLabSetup reads the setup from the action's inputs and the policy
+// file under workspace, as a run reads them: what a run would refuse is an
+// error naming the input or the file's key.
+func ReadLabSetup(input func(name string) string, workspace string) (LabSetup, error) {
+	s, err := loadSettings(input, workspace)
+	if err != nil {
+		return LabSetup{}, err
+	}
+	l := LabSetup{Workflow: s.Workflow, Store: s.StateStore, Categories: s.Engine.Categories, Labels: s.Engine.Labels,
+		MentionHandles: s.Engine.MentionHandles, WakeOn: s.Engine.WakeOn}
+	if s.Engine.SweepOnlyWhileWaiting {
+		l.SweepWorkflow = s.SweepWorkflow
+	}
+	return l, nil
+}

@@ -15,6 +15,10 @@ type RecessSetup struct {
 	Token, Bot string
 	// Workflow is the agent workflow's file name (default agent.yml).
 	Workflow string
+	// SweepWorkflow, when set, is the sweep's own workflow of a setup that
+	// keeps it apart (sweep-only-while-waiting), disabled as a sweep that
+	// found nothing pending leaves it.
+	SweepWorkflow string
 	// Maintainers get the MEMBER association (write access for slash
 	// commands).
 	Maintainers []string
@@ -54,6 +58,14 @@ func (g *GitHub) InstallRecess(s RecessSetup) error {
 	runName := func(in map[string]string) string { return "agent " + in["correlation_id"] }
 	if err := g.AddWorkflow(repo, workflow, inputs, runName); err != nil {
 		return fmt.Errorf("githubfake: workflow %s: %w", workflow, err)
+	}
+	if s.SweepWorkflow != "" {
+		if err := g.AddWorkflow(repo, s.SweepWorkflow, nil, nil); err != nil {
+			return fmt.Errorf("githubfake: workflow %s: %w", s.SweepWorkflow, err)
+		}
+		if err := g.SetWorkflowState(repo, s.SweepWorkflow, WorkflowDisabledManually); err != nil {
+			return err
+		}
 	}
 	for _, m := range s.Maintainers {
 		if err := g.SetAssociation(repo, m, "MEMBER"); err != nil {

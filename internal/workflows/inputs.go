@@ -109,12 +109,17 @@ func actionInputs(data []byte) (declared, error) {
 	if err := yaml.Unmarshal(data, &action); err != nil {
 		return declared{}, err
 	}
-	d := declared{file: "action.yml", defaults: map[string]string{}}
-	for _, in := range action.Inputs {
+	return declare("action.yml", action.Inputs), nil
+}
+
+// declare is what file declares: its inputs, with their defaults.
+func declare(file string, inputs keyed[struct{ Default yaml.Node }]) declared {
+	d := declared{file: file, defaults: map[string]string{}}
+	for _, in := range inputs {
 		d.names = append(d.names, in.key)
 		d.defaults[in.key] = value(in.val.Default)
 	}
-	return d, nil
+	return d
 }
 
 // callInputs reads the inputs a reusable workflow declares under
@@ -128,12 +133,7 @@ func callInputs(f *file) (declared, bool) {
 		Inputs keyed[struct{ Default yaml.Node }]
 	}
 	_ = call.val.Decode(&settings)
-	d := declared{file: path.Base(f.name), defaults: map[string]string{}}
-	for _, in := range settings.Inputs {
-		d.names = append(d.names, in.key)
-		d.defaults[in.key] = value(in.val.Default)
-	}
-	return d, true
+	return declare(path.Base(f.name), settings.Inputs), true
 }
 
 // nearest is the candidate closest to s in edits, when it is close enough

@@ -39,6 +39,7 @@ type use struct {
 	call    string // the reusable workflow called, by piece (front-door); "" for a step
 	command string // a step's command, auto when not given
 	with    map[string]yaml.Node
+	step    int    // the step's index in the job; -1 for a call
 	local   bool   // this repository's own: ./ or ./.github/workflows/…
 	repo    string // OWNER/recess; "" when local
 	ref     string
@@ -73,13 +74,13 @@ func roleOf(j *job, pieces map[string]declared) role {
 		switch {
 		case shipped:
 			r.call = m[2]
-			r.uses = append(r.uses, use{line: j.Uses.Line, call: m[2], command: m[2], with: j.With,
+			r.uses = append(r.uses, use{line: j.Uses.Line, call: m[2], command: m[2], with: j.With, step: -1,
 				local: m[1] == "", repo: m[1], ref: m[3]})
 		case m[1] != "": // a local workflow of another name is the repository's own
 			r.unknown = m[2] + ".yml"
 		}
 	}
-	for _, s := range j.Steps {
+	for i, s := range j.Steps {
 		uses := strings.TrimSpace(s.Uses)
 		r.lead = r.lead || slices.ContainsFunc(agentActions, func(a string) bool {
 			return strings.HasPrefix(uses, a+"@") || strings.HasPrefix(uses, a+"/")
@@ -90,7 +91,7 @@ func roleOf(j *job, pieces map[string]declared) role {
 		}
 		cmd := cmp.Or(strings.ToLower(value(s.With["command"])), "auto")
 		r.commands = append(r.commands, cmd)
-		r.uses = append(r.uses, use{line: cmp.Or(s.usesLine, s.line), command: cmd, with: s.With,
+		r.uses = append(r.uses, use{line: cmp.Or(s.usesLine, s.line), command: cmd, with: s.With, step: i,
 			local: m[1] == "", repo: m[1], ref: m[2]})
 		if cmd == "visit" {
 			r.visit = s.With["discussion"]
@@ -132,11 +133,14 @@ func (r role) writes() bool {
 // does says whether the job calls the reusable workflow or runs the command c.
 func (r role) does(c string) bool { return r.call == c || slices.Contains(r.commands, c) }
 
-// doorWork says whether the job answers a thread's events: the front door's
-// reusable workflow, or a command that takes an event.
-func (r role) doorWork() bool {
-	return r.call == "front-door" || slices.ContainsFunc(r.commands, func(c string) bool { return c == "auto" || c == "intake" || c == "inbound" })
-}
+// doorCommands answer a thread's events: the front door's reusable
+// workflow, and the commands that take an event.
+var doorCommands = []string{"front-door", "auto", "intake", "inbound"}
+
+func (u use) answersEvents() bool { return slices.Contains(doorCommands, u.command) }
+
+// doorWork says whether the job answers a thread's events.
+func (r role) doorWork() bool { return slices.ContainsFunc(r.uses, use.answersEvents) }
 
 // sweepWork says whether the job sweeps when a schedule runs it.
 func (r role) sweepWork() bool {
@@ -201,7 +205,7 @@ func (r role) needs(threads []string, branch bool) map[string]level {
 			add("contents", record)
 		}
 		add("actions", actions)
-		if c == "front-door" || c == "auto" || c == "intake" || c == "inbound" || c == "sweep" || c == "visit" {
+		if slices.Contains(doorCommands, c) || c == "sweep" || c == "visit" {
 			add("issues", write)
 		}
 	}

@@ -14,7 +14,8 @@ import (
 // shape a rule reports stay YAML nodes; a mapping whose keys a finding points
 // at is keyed.
 type file struct {
-	name        string   // the path findings name, e.g. .github/workflows/agent.yml
+	name        string // the path findings name, e.g. .github/workflows/agent.yml
+	doc         *yaml.Node
 	lines       []string // the text, for the line of a word inside a value
 	line        int      // the document's first line
 	onLine      int
@@ -41,7 +42,8 @@ type job struct {
 }
 
 type step struct {
-	line     int // the step's first line
+	node     *yaml.Node // the step in the file's document
+	line     int        // the step's first line
 	usesLine int
 	Name     string
 	Uses     string
@@ -55,7 +57,7 @@ type step struct {
 func (s *step) UnmarshalYAML(n *yaml.Node) error {
 	type plain step
 	_ = n.Decode((*plain)(s))
-	s.line = n.Line
+	s.node, s.line = n, n.Line
 	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == "uses" {
 			s.usesLine = n.Content[i+1].Line
@@ -127,7 +129,7 @@ func parseFile(name string, data []byte) (*file, *Finding) {
 		return unreadable(root.Line, "a workflow is a mapping (name, on, jobs)")
 	}
 	expand(root, map[*yaml.Node]bool{})
-	f := &file{name: name, line: root.Line, lines: strings.Split(string(data), "\n")}
+	f := &file{name: name, doc: &doc, line: root.Line, lines: strings.Split(string(data), "\n")}
 	var top keyed[yaml.Node]
 	var jobs keyed[job]
 	_ = root.Decode(&top)

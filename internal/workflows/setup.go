@@ -88,10 +88,8 @@ func (c *checker) survey() {
 			continue
 		}
 		for _, j := range f.jobs {
-			if j.role.doorWork() {
-				c.doors = append(c.doors, c.pieceOf(f, j, func(u use) bool {
-					return u.call == "front-door" || u.command == "auto" || u.command == "intake" || u.command == "inbound"
-				}))
+			if i := slices.IndexFunc(j.role.uses, use.answersEvents); i >= 0 {
+				c.doors = append(c.doors, &piece{f: f, j: j, use: j.role.uses[i], d: c.declaredFor(j.role.uses[i])})
 			}
 		}
 	}
@@ -128,12 +126,6 @@ func (c *checker) survey() {
 			}
 		}
 	}
-}
-
-// pieceOf is the job's first use of recess for which is holds.
-func (c *checker) pieceOf(f *file, j *job, is func(use) bool) *piece {
-	i := max(slices.IndexFunc(j.role.uses, is), 0)
-	return &piece{f: f, j: j, use: j.role.uses[i], d: c.declaredFor(j.role.uses[i])}
 }
 
 // setup applies the rules that need every file: one front door with the
