@@ -50,20 +50,20 @@ func TestDecide_is_a_value_over_the_snapshot(t *testing.T) {
 			s := tt.snap
 			s.rec.OpenRFCs = map[string]*state.RFC{}
 			before := s.rec.Clone()
-			out, err := decide(s, cfg, now, passOpts{command: "intake", discussion: true}, &Result{}, (*pass).reconcile)
+			out, err := decide(*s, input{command: "intake", discussion: true, rule: (*facts).reconcile}, cfg, now)
 			if err != nil {
 				t.Fatalf("decide = %v", err)
 			}
-			if out.needRecent != tt.want {
-				t.Errorf("needRecent = %v, want %v", out.needRecent, tt.want)
+			if out.need.recent != tt.want {
+				t.Errorf("needRecent = %v, want %v", out.need.recent, tt.want)
 			}
-			if got := out.plan != nil; got != tt.dispatch {
+			if got := out.dispatch != nil; got != tt.dispatch {
 				t.Errorf("dispatch planned = %v, want %v", got, tt.dispatch)
 			}
 			if tt.want {
 				return
 			}
-			if diff := cmp.Diff(tt.effects, out.effects); diff != "" {
+			if diff := cmp.Diff(tt.effects, out.after); diff != "" {
 				t.Errorf("effects (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.first, out.first); diff != "" {
