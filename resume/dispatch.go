@@ -110,22 +110,18 @@ func (e *Engine) confirm(ctx context.Context, p plan, runID int64, res *Result) 
 
 // dispatchFailed applies the plan of a failed dispatch call (see
 // decideDispatchFailed): its write, then its effects. A refusal no retry
-// fixes reads the setup first, and fails the run once applied.
+// fixes reads the setup first, and fails the run once applied; a write
+// that lost to another run's leaves the failure to it.
 func (e *Engine) dispatchFailed(ctx context.Context, p plan, derr error, res *Result) error {
-	var setup string
-	var serr error
+	var setup answer[string]
 	if permanent(derr) {
-		setup, serr = e.setup(ctx)
+		setup = answered(e.setup(ctx))
 	}
-	q := decideDispatchFailed(p.rec, p.d, derr, setup, serr, e.cfg(), p.now)
-	res.Warnings = append(res.Warnings, q.res.Warnings...)
-	switch err := e.store(ctx, q.rec, q.d, q.now); {
-	case err == nil:
-		if err := e.effects(ctx, q, q.after, res); err != nil {
-			return err
-		}
-	case !errors.Is(err, state.ErrConflict):
-		return e.saveFailed(ctx, q, err, res)
+	q := decideDispatchFailed(p.rec, p.d, derr, setup, e.cfg(), p.now)
+	r, err := e.apply(ctx, q)
+	res.Warnings = append(res.Warnings, r.Warnings...)
+	if err != nil && !errors.Is(err, state.ErrConflict) {
+		return err
 	}
 	return q.fail
 }
@@ -137,8 +133,8 @@ func (e *Engine) dispatchFailed(ctx context.Context, p plan, derr error, res *Re
 // then, fails the run, naming the cause, and is escalated once (see
 // refused): no later run sends it again until the setup changes or a
 // maintainer says "/recess retry".
-func decideDispatchFailed(written *state.Record, d *Discussion, derr error, setup string, setupErr error, c Config, now time.Time) plan {
-	f := &facts{s: snapshot{setup: setup, setupErr: setupErr, haveSetup: true}, cfg: c, now: now, d: d}
+func decideDispatchFailed(written *state.Record, d *Discussion, derr error, setup answer[string], c Config, now time.Time) plan {
+	f := &facts{s: snapshot{setup: setup}, cfg: c, now: now, d: d}
 	rec := written.Clone()
 	a := rec.Active
 	var p plan

@@ -27,7 +27,7 @@ const (
 	// EffectEdit replaces the body of recess's comment Subject with Body:
 	// the copy of the record it carries, brought up to date before the
 	// write of a decision that posts no comment of its own (see
-	// pass.keepCopy).
+	// facts.keepCopy).
 	EffectEdit
 	// The kinds below appear only in a dry run (Engine.DryRun), beside the
 	// effects above, in the order a real run takes them: EffectReply posts

@@ -365,49 +365,45 @@ type snapshot struct {
 	// read met it (the store's or the discussion's): Result.Missing.
 	missing error
 	// run is the active run as GitHub reports it, when the decision looks
-	// at it (see looksUp); runErr is the lookup's error.
-	run    *WorkflowRun
-	runErr error
-	looked bool
-	// recent counts the repository's agent runs of the last hour, read
-	// only when a decision asks for them (need.recent).
-	recent     int
-	recentErr  error
-	haveRecent bool
+	// at it (see looksUp).
+	run answer[*WorkflowRun]
+	// recent counts the repository's agent runs of the last hour, and
 	// setup is the Dispatcher's account of the agent workflow
-	// (SetupReader), read only when a decision asks for it (need.setup).
-	setup     string
-	setupErr  error
-	haveSetup bool
+	// (SetupReader): read only when a decision needs them.
+	recent answer[int]
+	setup  answer[string]
 	// findsByLabel: the store finds pending records by the waiting label
 	// (LabelFinder), which the decision then keeps right.
 	findsByLabel bool
 	// readsReactions: the Discussions port tells which subjects carry
 	// recess's own reaction (ReactionReader). reacted are those of the
-	// subjects a decision asked about (need.reacted) that carry recess's
-	// 👀, read only then.
+	// subjects a decision needed (need.reacted) that carry recess's 👀.
 	readsReactions bool
-	reacted        []string
-	reactedErr     error
-	haveReacted    bool
+	reacted        answer[[]string]
 	// perms are the permissions of the authors of comments that hold a
 	// slash command, by normalised login: a copy of what the engine asked
 	// so far (see Engine.permissions).
 	perms map[string]access
 }
 
-// need is what a decision must read before it can be taken: the runner
-// reads it (one request each, spent only then) and decides again.
+// answer is what a read gave: its value or its error, once read.
+type answer[T any] struct {
+	v    T
+	err  error
+	read bool
+}
+
+func answered[T any](v T, err error) answer[T] { return answer[T]{v, err, true} }
+
+// need is what a decision must read before it can be taken, one request
+// each, spent only then: the repository's recent dispatches (for a fresh
+// dispatch), which subjects carry recess's 👀 (see unaccountedRun), the
+// agent workflow's setup (for a dispatch GitHub refused: see blocked). The
+// runner reads it and decides again.
 type need struct {
-	// recent: the repository's recent dispatches, for a fresh dispatch.
-	recent bool
-	// reacted: the subjects whose 👀 of recess's the decision needs to
-	// know (a dispatch from a record restored from recess's copy: see
-	// unaccountedRun).
+	recent  bool
 	reacted []string
-	// setup: the agent workflow's setup, for a dispatch GitHub refused for
-	// a reason no retry fixes (see Engine.setup).
-	setup bool
+	setup   bool
 }
 
 func (n need) any() bool { return n.recent || n.reacted != nil || n.setup }
@@ -469,7 +465,6 @@ func (p plan) with(qs ...plan) plan {
 		}
 		p.res.Notes, p.res.Warnings = append(p.res.Notes, q.res.Notes...), append(p.res.Warnings, q.res.Warnings...)
 		p.res.CorrelationID = cmp.Or(q.res.CorrelationID, p.res.CorrelationID)
-		p.res.Stale, p.readOnly = p.res.Stale || q.res.Stale, p.readOnly || q.readOnly
 		p.logs = append(p.logs, q.logs...)
 		if q.obs != nil {
 			p.obs, p.evals = q.obs, q.evals
@@ -578,11 +573,10 @@ func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) 
 		s.perms = maps.Clone(e.perms)
 	}
 	if a := s.rec.Active; a != nil && in.discussion && s.d != nil && looksUp(e.cfg(), a, now, in.sweep) {
-		s.looked = true
 		if a.State == state.RunDispatched && a.RunID != 0 {
-			s.run, s.runErr = e.Dispatcher.Run(ctx, a.RunID)
+			s.run = answered(e.Dispatcher.Run(ctx, a.RunID))
 		} else {
-			s.run, s.runErr = e.Dispatcher.FindRun(ctx, a.CorrelationID)
+			s.run = answered(e.Dispatcher.FindRun(ctx, a.CorrelationID))
 		}
 	}
 	return s, nil
@@ -593,14 +587,11 @@ func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) 
 func (e *Engine) readMore(ctx context.Context, s *snapshot, n need, now time.Time) {
 	switch {
 	case n.recent:
-		s.recent, s.recentErr = e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour))
-		s.haveRecent = true
+		s.recent = answered(e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour)))
 	case n.reacted != nil:
-		s.reacted, s.reactedErr = e.Discussions.(ReactionReader).Reacted(ctx, n.reacted, Eyes)
-		s.haveReacted = true
+		s.reacted = answered(e.Discussions.(ReactionReader).Reacted(ctx, n.reacted, Eyes))
 	case n.setup:
-		s.setup, s.setupErr = e.setup(ctx)
-		s.haveSetup = true
+		s.setup = answered(e.setup(ctx))
 	}
 }
 
@@ -643,10 +634,10 @@ func decide(s snapshot, in input, c Config, now time.Time) (plan, error) {
 	if err != nil || p.need.any() || len(p.posts) > 0 {
 		return p, err
 	}
-	// The status and the report reuse what the rule observed; a recess it
-	// did not look at (a re-delivered verdict) is observed once here.
-	if f.d != nil {
-		p.obs = f.observeAll(rec, p.obs)
+	// The status and the report reuse what the rule observed; a rule that
+	// did not look (a re-delivered verdict) adds no recess, observed here.
+	if f.d != nil && p.obs == nil {
+		p.obs = f.observeAll(rec)
 	}
 	keep := s.findsByLabel
 	if !p.readOnly {
@@ -787,11 +778,8 @@ func (f *facts) waitingLabel(rec *state.Record, writes bool) plan {
 		return plan{}
 	}
 	has := ""
-	for _, l := range f.d.Labels {
-		if strings.EqualFold(l, LabelWaiting) {
-			has = l
-			break
-		}
+	if i := slices.IndexFunc(f.d.Labels, func(l string) bool { return strings.EqualFold(l, LabelWaiting) }); i >= 0 {
+		has = f.d.Labels[i]
 	}
 	switch want := rec.Pending(); {
 	case want && has == "" && !f.s.isNew && writes:

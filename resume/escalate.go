@@ -22,9 +22,9 @@ func (f *facts) checkActive(rec *state.Record, retry bool) (plan, error) {
 	if a == nil {
 		return plan{}, nil
 	}
-	run, err := f.s.run, f.s.runErr
+	run, err := f.s.run.v, f.s.run.err
 	switch {
-	case a.State == state.RunDispatching && !f.s.looked:
+	case a.State == state.RunDispatching && !f.s.run.read:
 		// Not looked up (see looksUp): still within its grace, or its
 		// retry delay after a failed call.
 		age := f.now.Sub(a.IntentAt).Round(time.Second)
@@ -42,7 +42,7 @@ func (f *facts) checkActive(rec *state.Record, retry bool) (plan, error) {
 		return p, nil
 	case a.State == state.RunDispatching:
 		return warned("could not look up the run of %s: %v (a later run retries)", a.CorrelationID, err), nil
-	case a.State == state.RunDispatched && !f.s.looked:
+	case a.State == state.RunDispatched && !f.s.run.read:
 	case a.State == state.RunDispatched && errors.Is(err, ErrNotFound):
 		if f.now.Sub(a.DispatchedAt) >= f.cfg.DispatchGrace {
 			return f.failed(rec, a, "the agent run cannot be found"), nil
@@ -83,11 +83,11 @@ func (f *facts) blocked(rec *state.Record) (string, plan) {
 	switch {
 	case was == "":
 		return "", plan{}
-	case !f.s.haveSetup:
+	case !f.s.setup.read:
 		return "", plan{need: need{setup: true}}
-	case f.s.setupErr != nil:
-		return "", warned("could not tell whether the agent workflow changed since GitHub refused to start it (%v); the next run looks again", f.s.setupErr)
-	case f.s.setup == was:
+	case f.s.setup.err != nil:
+		return "", warned("could not tell whether the agent workflow changed since GitHub refused to start it (%v); the next run looks again", f.s.setup.err)
+	case f.s.setup.v == was:
 		return "", plan{}
 	}
 	return "the agent workflow's setup changed since GitHub refused to start it", plan{}
@@ -122,8 +122,8 @@ func (f *facts) lift(rec *state.Record, a *state.Run, why string) plan {
 // GitHub answered is for the maintainer (the run's error and annotation,
 // the record's last error).
 func (f *facts) refused(rec *state.Record, a *state.Run, derr error) plan {
-	setup := f.s.setup
-	if f.s.setupErr != nil || setup == "" {
+	setup := f.s.setup.v
+	if f.s.setup.err != nil || setup == "" {
 		setup = setupUnknown
 	}
 	why := "GitHub refused to start the agent workflow; the recess run's log says why"

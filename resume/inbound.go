@@ -119,7 +119,7 @@ func (f *facts) reconcile(rec *state.Record) (plan, error) {
 	if f.s.isNew {
 		p, f = f.restore(rec)
 	}
-	obs := f.observeAll(rec, nil)
+	obs := f.observeAll(rec)
 	ask, q := f.commands(rec, obs)
 	p = p.with(q)
 	q, err := f.checkActive(rec, ask.retry)
@@ -232,14 +232,11 @@ func (f *facts) warnIfSweepsMissing(id string, due time.Time) plan {
 // and the report.
 type observations map[string]wait.Observed
 
-// observeAll observes every open recess of rec that have does not hold yet.
-func (f *facts) observeAll(rec *state.Record, have observations) observations {
+// observeAll observes every open recess of rec.
+func (f *facts) observeAll(rec *state.Record) observations {
 	obs := observations{}
-	maps.Copy(obs, have)
 	for id, rfc := range rec.OpenRFCs {
-		if _, ok := obs[id]; !ok {
-			obs[id] = f.observe(rfc)
-		}
+		obs[id] = f.observe(rfc)
 	}
 	return obs
 }
@@ -372,18 +369,18 @@ func (f *facts) intake(rec *state.Record, d *dispatchPlan) (plan, error) {
 	if rec.Queued != nil && f.now.Before(rec.Queued.Until) {
 		return plan{}, nil
 	}
-	if !f.s.haveRecent {
+	if !f.s.recent.read {
 		// The decision needs the repository's recent dispatches: it says
 		// so, and the runner reads them (one request, spent only here)
 		// and decides again.
 		return plan{need: need{recent: true}}, nil
 	}
-	n, err := f.s.recent, f.s.recentErr
+	n, err := f.s.recent.v, f.s.recent.err
 	if errors.Is(err, ErrNoWorkflow) {
 		// GitHub would refuse the dispatch: escalated once, as a refused
 		// one is (the count of its runs already said there is no such
 		// workflow); the run fails once the record is written.
-		if !f.s.haveSetup {
+		if !f.s.setup.read {
 			return plan{need: need{setup: true}}, nil
 		}
 		run := f.freshRun(rec)

@@ -69,14 +69,14 @@ func copyWriter(c *state.Record) string {
 	return ""
 }
 
-// written is the record verdict v writes over rec's active run a, before
-// its replies and the rest of its decision: the run over, and the recess a
-// recessed verdict opens.
-func written(rec *state.Record, v *Verdict, a *state.Run, now time.Time) *state.Record {
+// written is, on a copy of rec, the record verdict v writes over the
+// active run a, with its replies posted (none yet: nil), before the rest of
+// its decision: the run over, and the recess a recessed verdict opens.
+func written(rec *state.Record, v *Verdict, a *state.Run, posted []*Comment, now time.Time) *state.Record {
 	r := rec.Clone()
 	applied(r, v.CorrelationID)
 	if v.Verdict == VerdictRecessed {
-		recess(r, v, a, nil, state.Cursor{}, now)
+		recess(r, v, a, posted, state.Cursor{}, now)
 	}
 	return r
 }
@@ -214,17 +214,17 @@ func (f *facts) unaccountedRun(rec *state.Record, d *dispatchPlan) (p plan, held
 	if f.afterCopy == nil || !f.s.readsReactions {
 		return plan{}, false, nil
 	}
-	if !f.s.haveReacted {
+	if !f.s.reacted.read {
 		return plan{need: need{reacted: f.afterCopy}}, true, nil
 	}
-	if err := f.s.reactedErr; err != nil {
+	if err := f.s.reacted.err; err != nil {
 		return plan{}, true, fmt.Errorf("discussion %d: its record was restored from recess's copy, and whether an agent run is already at work there cannot be told: %w", rec.Discussion, err)
 	}
-	if len(f.s.reacted) == 0 {
+	if len(f.s.reacted.v) == 0 {
 		return plan{}, false, nil
 	}
 	a := d.run
-	a.EyesOn = f.s.reacted[0]
+	a.EyesOn = f.s.reacted.v[0]
 	rec.Active, rec.Queued = a, nil
 	return f.escalate(rec, a, "its status comment was deleted while an agent run was at work, and which run that was went with it", ""), true, nil
 }

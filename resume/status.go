@@ -255,7 +255,7 @@ func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
 		if f.d == nil {
 			return p, fmt.Errorf("read discussion %d: %w", number, f.s.dErr)
 		}
-		p.obs, p.evals = f.observeAll(rec, nil), map[string]wait.Evaluation{}
+		p.obs, p.evals = f.observeAll(rec), map[string]wait.Evaluation{}
 		for id, rfc := range rec.OpenRFCs {
 			p.evals[id] = wait.Evaluate(rfc.Trigger, p.obs[id], f.now)
 		}

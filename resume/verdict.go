@@ -55,7 +55,7 @@ func (e *Engine) Verdict(ctx context.Context, v *Verdict, runID int64) (*Result,
 		res.Missing = again.Missing
 	}
 	if again.Dispatched {
-		// The outputs name the dispatch, as when the verdict's own pass
+		// The outputs name the dispatch, as when the verdict's own decision
 		// starts one.
 		res.Dispatched, res.CorrelationID = true, again.CorrelationID
 	}
@@ -133,11 +133,11 @@ func (f *facts) verdict(rec *state.Record, v *Verdict, runID int64) (plan, error
 	}
 	if len(p.posts) > 0 {
 		// Posted before the write that records them; then decided again.
-		p.posts[len(p.posts)-1].keep = keepMarker(written(rec, v, a, f.now))
+		p.posts[len(p.posts)-1].keep = keepMarker(written(rec, v, a, nil, f.now))
 		return p, nil
 	}
 
-	p = f.keepCopy(rec, v.CorrelationID, written(rec, v, a, f.now), posted)
+	p = f.keepCopy(rec, v.CorrelationID, written(rec, v, a, nil, f.now), posted)
 	applied(rec, v.CorrelationID)
 	if a.EyesOn != "" {
 		p = p.with(after(Effect{Kind: EffectUnreact, Subject: a.EyesOn, Reaction: Eyes}))
@@ -149,7 +149,7 @@ func (f *facts) verdict(rec *state.Record, v *Verdict, runID int64) (plan, error
 	if v.Verdict == VerdictRecessed {
 		recess(rec, v, a, posted, before, f.now)
 	}
-	obs := f.observeAll(rec, nil)
+	obs := f.observeAll(rec)
 	switch v.Verdict {
 	case VerdictAdjourned:
 		p = p.with(noted("adjourned: %s posted; the run is over", text.Count(len(posted), "reply", "replies")))
@@ -243,10 +243,8 @@ func (f *facts) fits(rec *state.Record, v *Verdict, a *state.Run) error {
 	for i := range posted {
 		posted[i] = &Comment{ID: fmt.Sprintf("%064d", i), CreatedAt: f.now}
 	}
-	r := rec.Clone()
-	applied(r, v.CorrelationID)
-	recess(r, v, a, posted, state.Cursor{}, f.now)
-	r.Status = f.status(r, f.observeAll(r, nil))
+	r := written(rec, v, a, posted, f.now)
+	r.Status = f.status(r, f.observeAll(r))
 	if _, err := state.EncodeComment(r.Status, r); err != nil {
 		if errors.Is(err, state.ErrTooLarge) {
 			return refuse("verdict", "the discussion's record would not fit in recess's status comment (%v): shorten the summary or the trigger", err)

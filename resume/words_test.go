@@ -54,9 +54,9 @@ func wordsPass(cfg Config, rec *state.Record, comments ...Comment) *wordsCase {
 	return &wordsCase{facts: f, rec: rec}
 }
 
-func (w *wordsCase) statusLine() string { return w.facts.statusLine(w.rec, w.observeAll(w.rec, nil)) }
+func (w *wordsCase) statusLine() string { return w.facts.statusLine(w.rec, w.observeAll(w.rec)) }
 
-func (w *wordsCase) status() string { return w.facts.status(w.rec, w.observeAll(w.rec, nil)) }
+func (w *wordsCase) status() string { return w.facts.status(w.rec, w.observeAll(w.rec)) }
 
 func (w *wordsCase) notifyEscalation(a *state.Run) {
 	w.effects = append(w.effects, w.facts.notifyEscalation(w.rec, a).after...)
