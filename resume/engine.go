@@ -322,22 +322,18 @@ func (e *Engine) logf(format string, args ...any) {
 
 func (e *Engine) cfg() Config { return e.Config.withDefaults() }
 
-// input is what an entry point asks of a decision: its rule, and what the
-// read gathers for it.
+// input is what an entry point asks of a decision: its rule, which decides
+// over the facts on the record being built (a copy of the snapshot's) and
+// returns the plan, and what the read gathers for it: the discussion
+// (every entry point but claim); for a sweep's visit, the active agent run
+// looked up on GitHub; in a dry run of a deletion (Engine.Deleted), the
+// record the deleted comment held, which a real run writes back first.
 type input struct {
-	command string
-	// discussion: the decision needs the discussion (every entry point but
-	// claim).
+	command    string
 	discussion bool
-	// sweep: a sweep's visit, not a run for an event: it looks up the
-	// active agent run on GitHub.
-	sweep bool
-	// restore is, in a dry run of a deletion (Engine.Deleted), the record
-	// the deleted comment held, which a real run writes back first.
-	restore *restoring
-	// rule decides over the facts, on the record being built (a copy of
-	// the snapshot's), and returns what it adds to the plan.
-	rule func(f *facts, rec *state.Record) (plan, error)
+	sweep      bool
+	restore    *restoring
+	rule       func(f *facts, rec *state.Record) (plan, error)
 }
 
 // restoring is a record a dry run reads as written back: where no record
@@ -408,45 +404,39 @@ type need struct {
 
 func (n need) any() bool { return n.recent || n.reacted != nil || n.setup }
 
-// plan is a decision as a value: what a runner does, in its one fixed order
-// (see Engine.apply), and what it reports. A plan with posts or a need is not
-// final: the runner posts the replies (which the record keeps the ids of)
-// or reads what is needed, and decides again. A plan whose write loses to a
+// plan is a decision as a value, which the runner carries out in one fixed
+// order (see Engine.apply): a verdict's replies (posts) before anything
+// else; then the waiting label that must precede the write (first, see
+// facts.waitingLabel); the write of the decided record rec, when it
+// changed and is worth writing (write); the effects once the write has won
+// (after); the one dispatch. A plan with posts or a need is not final: the
+// runner posts or reads, and decides again. A plan whose write loses to a
 // concurrent one is thrown away, effects and all.
+//
+// res, views (the open recesses, for the result once applied) and logs are
+// its report; fail is the error the run ends with once it is applied (what
+// is owed is written down, and a person must act: ErrNoWorkflow). d is the
+// discussion it read (nil: not read), to which apply adds what it posts;
+// now is its moment. readOnly marks a decision that changes nothing,
+// whatever the status would read (a re-delivered verdict, a stale claim, a
+// status report). obs and evals are what the rule observed and evaluated of
+// the open recesses, reused by the status and the report.
 type plan struct {
-	// posts are a verdict's replies, posted before anything else.
-	posts []post
-	need  need
-	// rec is the decided record; write: it changed and is worth writing.
-	rec   *state.Record
-	write bool
-	// first holds the waiting label that goes on before the write (see
-	// facts.waitingLabel); after runs once the write has won.
+	posts        []post
+	need         need
+	rec          *state.Record
+	write        bool
 	first, after []Effect
-	// dispatch is the one dispatch a decision may make, after its effects.
-	dispatch *dispatchPlan
-	// res is the report: notes, warnings, the correlation id, the claim's
-	// answer; views describe the open recesses, for the result once the
-	// plan is applied.
-	res   Result
-	views []RFCView
-	// logs are the decision's lines for the run's log.
-	logs []string
-	// fail is the error the run ends with once the plan is applied: what
-	// is owed is written down, and a person must act (ErrNoWorkflow).
-	fail error
-	// d is the discussion the decision read (nil when it was not); the
-	// comments recess posts while applying are added to it. now is the
-	// decision's moment.
-	d   *Discussion
-	now time.Time
-	// readOnly marks a decision that changes nothing whatever the status
-	// would read (a re-delivered verdict, a stale claim, a status report).
-	readOnly bool
-	// obs and evals are the observations and evaluations of the open
-	// recesses the rule computed, reused by the status and the report.
-	obs   observations
-	evals map[string]wait.Evaluation
+	dispatch     *dispatchPlan
+	res          Result
+	views        []RFCView
+	logs         []string
+	fail         error
+	d            *Discussion
+	now          time.Time
+	readOnly     bool
+	obs          observations
+	evals        map[string]wait.Evaluation
 }
 
 // with is p followed by what q adds: lists appended in order, q's
