@@ -98,8 +98,8 @@ func app(c *Comment) bool {
 // said the author's permission on the repository is write, maintain or
 // admin. This is the one rule for command authority; author_association is
 // no proof of it.
-func (p *pass) writer(c *Comment) bool {
-	a, ok := p.snap.perms[authorityKey(c)]
+func (f *facts) writer(c *Comment) bool {
+	a, ok := f.s.perms[authorityKey(c)]
 	return ok && a.err == nil && a.perm.Write
 }
 
@@ -107,17 +107,16 @@ func (p *pass) writer(c *Comment) bool {
 // line and a note when GitHub says the author cannot write (the comment is
 // then an ordinary reply), a warning for the maintainer when recess could
 // not ask (the command is then held until it can: see reading).
-func (p *pass) unauthorized(c *Comment, cmd command) {
-	a := p.snap.perms[authorityKey(c)]
+func (f *facts) unauthorized(c *Comment, cmd command) plan {
+	a, n := f.s.perms[authorityKey(c)], f.s.rec.Discussion
 	if a.err != nil {
-		p.logs = append(p.logs, fmt.Sprintf("discussion %d: held /recess %s from @%s: %v", p.rec.Discussion, cmd.name, c.Author, a.err))
-		p.res.warn("comment %s: /recess %s from @%s is held: recess may not read @%s's permission on the repository (%v); give the token read access to the repository's metadata, and the next run carries it out", c.ID, cmd.name, c.Author, c.Author, a.err)
-		return
+		return logged("discussion %d: held /recess %s from @%s: %v", n, cmd.name, c.Author, a.err).with(
+			warned("comment %s: /recess %s from @%s is held: recess may not read @%s's permission on the repository (%v); give the token read access to the repository's metadata, and the next run carries it out", c.ID, cmd.name, c.Author, c.Author, a.err))
 	}
 	role := a.perm.Role
 	if role == "" {
 		role = "none"
 	}
-	p.logs = append(p.logs, fmt.Sprintf("discussion %d: ignored /recess %s from @%s (%s, permission %s): slash commands need write access; it counts as an ordinary reply", p.rec.Discussion, cmd.name, c.Author, c.Association, role))
-	p.res.note("ignored /recess %s from @%s: no write access", cmd.name, c.Author)
+	return logged("discussion %d: ignored /recess %s from @%s (%s, permission %s): slash commands need write access; it counts as an ordinary reply", n, cmd.name, c.Author, c.Association, role).with(
+		noted("ignored /recess %s from @%s: no write access", cmd.name, c.Author))
 }

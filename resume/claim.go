@@ -12,13 +12,18 @@ import (
 // Result.Stale and the workflow skips its work. The first run to claim an
 // id owns it.
 func (e *Engine) Claim(ctx context.Context, number int, correlationID string, runID int64) (*Result, error) {
-	return e.run(ctx, number, passOpts{command: "claim"}, func(p *pass) error {
-		p.res.CorrelationID = correlationID
-		a := p.rec.Active
+	return e.run(ctx, number, input{command: "claim", rule: claim(correlationID, runID)})
+}
+
+// claim is the rule of Claim: run runID claims correlationID.
+func claim(correlationID string, runID int64) func(*facts, *state.Record) (plan, error) {
+	return func(f *facts, rec *state.Record) (plan, error) {
+		p := plan{res: Result{CorrelationID: correlationID}}
+		a := rec.Active
 		why := ""
 		switch expects(a, correlationID, runID) {
 		case notActive:
-			why = fmt.Sprintf("%s is not the run recess expects for discussion %d: stale", correlationID, number)
+			why = fmt.Sprintf("%s is not the run recess expects for discussion %d: stale", correlationID, rec.Discussion)
 		case escalatedRun:
 			why = fmt.Sprintf("%s was escalated: stale", correlationID)
 		case otherRun:
@@ -26,19 +31,17 @@ func (e *Engine) Claim(ctx context.Context, number int, correlationID string, ru
 		}
 		if why != "" {
 			p.res.Stale, p.readOnly = true, true
-			p.res.note("%s", why)
-			return nil
+			return p.with(noted("%s", why)), nil
 		}
 		a.Claimed = true
 		if runID != 0 {
 			a.RunID = runID
 		}
 		if a.State == state.RunDispatching {
-			a.State, a.DispatchedAt = state.RunDispatched, p.now
+			a.State, a.DispatchedAt = state.RunDispatched, f.now
 		}
-		p.res.note("run %d claimed %s", runID, correlationID)
-		return nil
-	})
+		return p.with(noted("run %d claimed %s", runID, correlationID)), nil
+	}
 }
 
 // mismatch is why a run is not the one recess expects (see expects).

@@ -33,7 +33,7 @@ func parseCommand(body string) (command, bool) {
 	return c, true
 }
 
-// reading is what one comment is to recess; see pass.reading.
+// reading is what one comment is to recess; see facts.reading.
 type reading struct {
 	// cmd is the slash command of the comment's first line, when the
 	// comment has one ("/recess ..."); outsider says its author may not
@@ -72,8 +72,8 @@ func (r reading) reply() bool { return r.said != "" }
 // held: nothing yet, until a run can read it. The answer depends on the
 // comment, the configuration and the signals the discussion's open recesses
 // await (see awaitedSignals), never on the clock.
-func (p *pass) reading(c *Comment) reading {
-	if !spoken(c, p.cfg.IgnoreAuthors) {
+func (f *facts) reading(c *Comment) reading {
+	if !spoken(c, f.cfg.IgnoreAuthors) {
 		return reading{}
 	}
 	r := reading{said: c.Body}
@@ -81,16 +81,16 @@ func (p *pass) reading(c *Comment) reading {
 	if !r.hasCmd {
 		return r
 	}
-	if a, ok := p.snap.perms[authorityKey(c)]; !ok || a.err != nil {
+	if a, ok := f.s.perms[authorityKey(c)]; !ok || a.err != nil {
 		// Not asked (settled: see Engine.permissions), or not answered.
 		r.unknown, r.said = true, ""
 		return r
 	}
-	if !p.writer(c) {
+	if !f.writer(c) {
 		r.outsider = true
 		return r
 	}
-	if r.refused = p.refusal(r.cmd, c.CreatedAt); r.refused.people != "" {
+	if r.refused = f.refusal(r.cmd, c.CreatedAt); r.refused.people != "" {
 		r.said = ""
 		return r
 	}
@@ -120,7 +120,7 @@ type refusal struct{ people, maintainer string }
 // refusal when it does not. Validity is judged at the comment's own moment
 // (max-recess from its creation) and against the signals the open recesses
 // await, so the answer never changes with the clock.
-func (p *pass) refusal(c command, at time.Time) refusal {
+func (f *facts) refusal(c command, at time.Time) refusal {
 	say := func(format string, args ...any) refusal {
 		s := fmt.Sprintf(format, args...)
 		return refusal{people: s, maintainer: s}
@@ -134,7 +134,7 @@ func (p *pass) refusal(c command, at time.Time) refusal {
 		if !wait.ValidSignalName(c.arg) {
 			return say("/recess signal needs a name after it, of 1 to 64 letters, digits, dots, dashes or underscores, such as /recess signal security-review")
 		}
-		if why := p.unawaited(c.arg); why != "" {
+		if why := f.unawaited(c.arg); why != "" {
 			return say("%s", why)
 		}
 	case "extend":
@@ -150,7 +150,7 @@ func (p *pass) refusal(c command, at time.Time) refusal {
 			}
 			return say("/recess extend needs a duration such as P1D for one day or PT12H for twelve hours; “%s” is not one (%s)", c.arg, reason)
 		}
-		if max := p.cfg.MaxRecess; max.String() != "" && d.AddTo(at).After(max.AddTo(at)) {
+		if max := f.cfg.MaxRecess; max.String() != "" && d.AddTo(at).After(max.AddTo(at)) {
 			return refusal{
 				people:     fmt.Sprintf("a wait here may last at most %s, and %s is longer; extend by less", max, c.arg),
 				maintainer: fmt.Sprintf("/recess extend %s is longer than max-recess %s", c.arg, max),
@@ -168,20 +168,20 @@ func (p *pass) refusal(c command, at time.Time) refusal {
 // the run may yet recess waiting for it, and then it counts as any comment
 // written meanwhile does. The open recesses are the ones this run found
 // (see awaitedSignals), so every reading in a run agrees.
-func (p *pass) unawaited(name string) string {
-	if p.awaited.working {
+func (f *facts) unawaited(name string) string {
+	if f.awaited.working {
 		return ""
 	}
-	for _, s := range p.awaited.names {
+	for _, s := range f.awaited.names {
 		if wait.SameSignal(s, name) {
 			return ""
 		}
 	}
-	if len(p.awaited.names) == 0 {
+	if len(f.awaited.names) == 0 {
 		return fmt.Sprintf("no open recess here waits for a signal, so “%s” would change nothing", name)
 	}
-	quoted := make([]string, len(p.awaited.names))
-	for i, s := range p.awaited.names {
+	quoted := make([]string, len(f.awaited.names))
+	for i, s := range f.awaited.names {
 		quoted[i] = "“" + s + "”"
 	}
 	return fmt.Sprintf("no open recess here waits for the signal “%s”; the awaited signals are %s", name, strings.Join(quoted, ", "))
@@ -240,19 +240,20 @@ type asked struct {
 // answer carries a marker, so a re-run neither repeats nor loses one. A
 // command whose author's permission could not be read stops the walk
 // without moving the cursor (see reading): it is neither lost nor consumed.
-func (p *pass) commands() asked {
+func (f *facts) commands(rec *state.Record, obs observations) (asked, plan) {
 	var ask asked
-	if p.snap.isNew && p.rec.Commands.At.IsZero() {
-		p.rec.Commands = newest(p.d)
-		p.rec.Commands.At = p.rec.Commands.At.Add(-commandWindow)
-		p.rec.Commands.IDs = nil
+	var p plan
+	if f.s.isNew && rec.Commands.At.IsZero() {
+		rec.Commands = newest(f.d)
+		rec.Commands.At = rec.Commands.At.Add(-commandWindow)
+		rec.Commands.IDs = nil
 	}
-	for i := range p.d.Comments {
-		c := &p.d.Comments[i]
-		if p.rec.Commands.Covers(c.ID, c.CreatedAt) {
+	for i := range f.d.Comments {
+		c := &f.d.Comments[i]
+		if rec.Commands.Covers(c.ID, c.CreatedAt) {
 			continue
 		}
-		r := p.reading(c)
+		r := f.reading(c)
 		if !r.hasCmd {
 			continue
 		}
@@ -260,61 +261,60 @@ func (p *pass) commands() asked {
 			// Held, and every later command with it (they are handled in
 			// order): the cursor stays before it, so a run that can read the
 			// permission carries it out. Only the maintainer is told.
-			p.unauthorized(c, r.cmd)
+			p = p.with(f.unauthorized(c, r.cmd))
 			break
 		}
-		p.rec.Commands = p.rec.Commands.Advance(c.ID, c.CreatedAt)
+		rec.Commands = rec.Commands.Advance(c.ID, c.CreatedAt)
 		switch {
 		case r.outsider:
-			p.unauthorized(c, r.cmd)
+			p = p.with(f.unauthorized(c, r.cmd))
 		case r.refused.people != "":
 			// Refused: said why, once, in the thread; the comment counts
 			// toward nothing.
-			p.res.warn("comment %s: %s", c.ID, r.refused.maintainer)
-			p.add(Effect{Kind: EffectReact, Subject: c.ID, Reaction: Confused})
-			p.notify("answer."+c.ID, c.Thread(), p.text("answer.refused", "why", r.refused.people))
+			p = p.with(warned("comment %s: %s", c.ID, r.refused.maintainer), after(Effect{Kind: EffectReact, Subject: c.ID, Reaction: Confused}),
+				notify("answer."+c.ID, c.Thread(), f.text("answer.refused", "why", r.refused.people)))
 		default:
-			p.command(c, r.cmd, &ask)
-			p.add(Effect{Kind: EffectReact, Subject: c.ID, Reaction: ThumbsUp})
+			p = p.with(f.command(rec, obs, c, r.cmd, &ask), after(Effect{Kind: EffectReact, Subject: c.ID, Reaction: ThumbsUp}))
 		}
 	}
-	return ask
+	return ask, p
 }
 
 // command carries out an accepted command, or answers why it changes
 // nothing here.
-func (p *pass) command(c *Comment, cmd command, ask *asked) {
-	p.res.note("/recess %s from @%s", strings.TrimSpace(cmd.name+" "+cmd.arg), c.Author)
+func (f *facts) command(rec *state.Record, obs observations, c *Comment, cmd command, ask *asked) plan {
+	p := noted("/recess %s from @%s", strings.TrimSpace(cmd.name+" "+cmd.arg), c.Author)
 	answer := ""
 	switch cmd.name {
 	case "status":
-		answer = p.statusLine()
+		answer = f.statusLine(rec, obs)
 	case "cancel", "resume":
 		switch {
-		case len(p.rec.OpenRFCs) == 0:
-			answer = p.text("answer.no_recess", "command", cmd.name)
+		case len(rec.OpenRFCs) == 0:
+			answer = f.text("answer.no_recess", "command", cmd.name)
 		case cmd.name == "cancel":
 			ask.cancel = c.Author
 		default:
 			ask.manual = true
 		}
 	case "retry":
-		if p.rec.Active == nil || p.rec.Escalated == nil {
-			answer = p.text("answer.not_escalated")
+		if rec.Active == nil || rec.Escalated == nil {
+			answer = f.text("answer.not_escalated")
 		} else {
 			ask.retry = true
 		}
 	case "ask":
 		// Derived from the discussion (see wakes): with nothing pending,
 		// an ask nobody has answered starts a fresh run.
-		if p.rec.Pending() {
-			answer = p.text("answer.already_active")
+		if rec.Pending() {
+			answer = f.text("answer.already_active")
 		}
 	case "signal", "extend":
 		// Derived from the discussion on every evaluation (see observe), so
 		// that a lost event cannot lose a signal or an extension.
 	}
 	if answer != "" {
-		p.notify("answer."+c.ID, c.Thread(), answer)
+		p = p.with(notify("answer."+c.ID, c.Thread(), answer))
 	}
+	return p
 }

@@ -33,14 +33,14 @@ func TestDecide_is_a_value_over_the_snapshot(t *testing.T) {
 			snap: &snapshot{rec: state.New(1), isNew: true, d: d},
 			want: true},
 		{name: "fresh_dispatch_once_they_are_counted",
-			snap:     &snapshot{rec: state.New(1), isNew: true, d: d, haveRecent: true, findsByLabel: true},
+			snap:     &snapshot{rec: state.New(1), isNew: true, d: d, recent: answer[int]{read: true}, findsByLabel: true},
 			dispatch: true,
 			effects:  []Effect{{Kind: EffectLabel, Label: LabelWaiting}}},
 		{name: "held_back_when_the_repository_is_busy",
-			snap:    &snapshot{rec: state.New(1), isNew: true, d: d, haveRecent: true, recent: 10, findsByLabel: true},
+			snap:    &snapshot{rec: state.New(1), isNew: true, d: d, recent: answer[int]{v: 10, read: true}, findsByLabel: true},
 			effects: []Effect{{Kind: EffectLabel, Label: LabelWaiting}}},
 		{name: "waiting_label_goes_on_before_the_write_that_makes_a_record_pending",
-			snap:     &snapshot{rec: answered, d: replied, haveRecent: true, findsByLabel: true},
+			snap:     &snapshot{rec: answered, d: replied, recent: answer[int]{read: true}, findsByLabel: true},
 			dispatch: true,
 			first:    []Effect{{Kind: EffectLabel, Label: LabelWaiting}}},
 	}
@@ -50,20 +50,20 @@ func TestDecide_is_a_value_over_the_snapshot(t *testing.T) {
 			s := tt.snap
 			s.rec.OpenRFCs = map[string]*state.RFC{}
 			before := s.rec.Clone()
-			out, err := decide(s, cfg, now, passOpts{command: "intake", discussion: true}, &Result{}, (*pass).reconcile)
+			out, err := decide(*s, input{command: "intake", discussion: true, rule: (*facts).reconcile}, cfg, now)
 			if err != nil {
 				t.Fatalf("decide = %v", err)
 			}
-			if out.needRecent != tt.want {
-				t.Errorf("needRecent = %v, want %v", out.needRecent, tt.want)
+			if out.need.recent != tt.want {
+				t.Errorf("needRecent = %v, want %v", out.need.recent, tt.want)
 			}
-			if got := out.plan != nil; got != tt.dispatch {
+			if got := out.dispatch != nil; got != tt.dispatch {
 				t.Errorf("dispatch planned = %v, want %v", got, tt.dispatch)
 			}
 			if tt.want {
 				return
 			}
-			if diff := cmp.Diff(tt.effects, out.effects); diff != "" {
+			if diff := cmp.Diff(tt.effects, out.after); diff != "" {
 				t.Errorf("effects (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.first, out.first); diff != "" {

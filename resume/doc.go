@@ -9,10 +9,11 @@
 // reordered event changes nothing), evaluates the open recesses, and then
 // performs what is owed: a fresh dispatch, a resume, a retry, an expiry, an
 // escalation. Each entry point reads once (a snapshot), decides with a
-// function that performs no I/O and returns the decision as a value (the
-// next record and its effects), and applies it in one fixed order: the
-// record write first, the replies, notes, reactions and labels only once
-// it has won. Every dispatch is recorded as an intent before it is sent and
+// function that performs no I/O and returns the decision as a value (a
+// plan: the next record, its effects, the dispatch, what else to read
+// first), and applies it in one fixed order: the record write first, the
+// notes, reactions and labels only once it has won (a dry run returns the
+// plan instead). Every dispatch is recorded as an intent before it is sent and
 // confirmed after, so a crash in between is found and repaired by the next
 // run, which looks for the run before dispatching again.
 //
@@ -22,12 +23,14 @@
 //
 // One file each; paths are from the module root.
 //
-//	read, decide, apply (the decision)    resume/engine.go (Engine.run, Engine.decide)
-//	effects and their order               resume/effects.go (Engine.apply)
-//	intake (fresh dispatch, rate limit)   resume/inbound.go (Engine.Intake, pass.intake)
-//	inbound (re-evaluate open recesses)   resume/inbound.go (Engine.Inbound, pass.evaluate)
-//	observed (what a trigger sees)        resume/inbound.go (pass.observe)
-//	reading of a comment (a person's      resume/commands.go (pass.reading)
+//	read, decide, apply (the decision)    resume/engine.go (Engine.run, decide: snapshot
+//	                                        in, plan out; facts, the rules read)
+//	effects and their order               resume/effects.go (Engine.apply, plan.describe)
+//	intake (fresh dispatch, rate limit)   resume/inbound.go (Engine.Intake, facts.intake)
+//	inbound (re-evaluate open recesses)   resume/inbound.go (Engine.Inbound, facts.evaluate)
+//	observed (what a trigger sees)        resume/inbound.go (facts.observe, once per
+//	                                        decision: observeAll)
+//	reading of a comment (a person's      resume/commands.go (facts.reading)
 //	  reply, a command, a refusal)
 //	slash commands (/recess ...)          resume/commands.go
 //	authority (who may command)           resume/authority.go
@@ -48,7 +51,7 @@
 //	escalation, retries, stuck runs       resume/escalate.go
 //	a dispatch GitHub refuses (escalated  resume/escalate.go (refused, blocked, lift),
 //	  once, tried again on a new setup)     resume/sweep.go (setupChanged)
-//	exactly-once dispatch                 resume/dispatch.go
+//	exactly-once dispatch, a failed one   resume/dispatch.go (decideDispatchFailed)
 //	correlation id in a run-name          resume/engine.go (RunNameHas, FreshRun)
 //	texts and Markdown escaping           resume/texts.go
 //	line breaks, first line, one line,    internal/text/text.go

@@ -27,7 +27,7 @@ const (
 	// EffectEdit replaces the body of recess's comment Subject with Body:
 	// the copy of the record it carries, brought up to date before the
 	// write of a decision that posts no comment of its own (see
-	// pass.keepCopy).
+	// facts.keepCopy).
 	EffectEdit
 	// The kinds below appear only in a dry run (Engine.DryRun), beside the
 	// effects above, in the order a real run takes them: EffectReply posts
@@ -54,17 +54,14 @@ type Effect struct {
 	Dispatch *DispatchRequest // EffectDispatch
 }
 
-// add asks for an effect after the record write.
-func (out *decision) add(f Effect) { out.effects = append(out.effects, f) }
-
 // notify owes a comment carrying a marker, posted once the record write
 // that decides it has won: two runs deciding the same thing at once both
 // try to write, one wins, the other decides again and finds the decision
 // made, so only the winner posts. The marker keeps it to one comment when a
 // run is repeated. A run dying between its write and its post leaves the
-// note unposted (an escalation's is owed again by every later pass).
-func (out *decision) notify(key, replyTo, body string) {
-	out.add(Effect{Kind: EffectNote, Key: key, ReplyTo: replyTo, Body: body})
+// note unposted (an escalation's is owed again by every later decision).
+func notify(key, replyTo, body string) plan {
+	return after(Effect{Kind: EffectNote, Key: key, ReplyTo: replyTo, Body: body})
 }
 
 // post is a verdict reply to post before the record is written.
@@ -81,14 +78,14 @@ type post struct {
 	keep string
 }
 
-// post publishes a decision's verdict replies, each with its marker, and
-// adds them to the discussion read, so that the next decision finds them
+// post publishes a plan's verdict replies, each with its marker, and adds
+// them to the discussion read, so that the next decision finds them
 // posted. They are the one kind of effect that comes before the write: the
 // record keeps their ids and timestamps. Their markers make a repeated run
 // find them instead of posting them again. A dry run adds them to planned
 // as the decision would find them posted.
-func (e *Engine) post(ctx context.Context, out *decision, planned *[]Effect) error {
-	for _, r := range out.posts {
+func (e *Engine) post(ctx context.Context, p plan, planned *[]Effect) error {
+	for _, r := range p.posts {
 		// The agent's text may carry anything (a prompt-injected marker
 		// among it): only the markers recess appends may count. The line
 		// saying what a reply answers comes first when it still fits; the
@@ -99,38 +96,40 @@ func (e *Engine) post(ctx context.Context, out *decision, planned *[]Effect) err
 		}
 		if e.DryRun {
 			*planned = append(*planned, Effect{Kind: EffectReply, ReplyTo: r.replyTo, Body: body})
-			id := fmt.Sprintf("plan-reply-%d", len(out.d.Comments))
-			out.d.Comments = append(out.d.Comments, Comment{ID: id, ParentID: r.replyTo, Body: body, CreatedAt: out.now, Mine: true})
+			id := fmt.Sprintf("plan-reply-%d", len(p.d.Comments))
+			p.d.Comments = append(p.d.Comments, Comment{ID: id, ParentID: r.replyTo, Body: body, CreatedAt: p.now, Mine: true})
 			continue
 		}
-		c, err := e.Discussions.Reply(ctx, out.d.ID, r.replyTo, body)
+		c, err := e.Discussions.Reply(ctx, p.d.ID, r.replyTo, body)
 		if err != nil {
 			return fmt.Errorf("post reply %d of verdict %s: %w", r.index, r.key, err)
 		}
-		out.d.Comments = append(out.d.Comments, *c)
+		p.d.Comments = append(p.d.Comments, *c)
 	}
 	return nil
 }
 
-// apply carries out a decision in its one fixed order: the waiting label
-// that must go on first (see pass.waitingLabel), the record write, then,
-// once the write has won, the effects, then the dispatch (see dispatch).
-func (e *Engine) apply(ctx context.Context, out *decision) error {
-	if err := e.effects(ctx, out, out.first); err != nil {
-		return err
+// apply carries out a plan in its one fixed order: the waiting label that
+// must go on first (see facts.waitingLabel), the record write, then, once
+// the write has won, the effects, then the dispatch (see dispatch). It
+// returns the plan's report with what happened added.
+func (e *Engine) apply(ctx context.Context, p plan) (*Result, error) {
+	res := p.res
+	if err := e.effects(ctx, p, p.first, &res); err != nil {
+		return &res, err
 	}
-	if out.write {
-		if err := e.store(ctx, out.rec, out.d, out.now); err != nil {
-			return e.saveFailed(ctx, out, err)
+	if p.write {
+		if err := e.store(ctx, p.rec, p.d, p.now); err != nil {
+			return &res, e.saveFailed(ctx, p, err, &res)
 		}
 	}
-	if err := e.effects(ctx, out, out.effects); err != nil {
-		return err
+	if err := e.effects(ctx, p, p.after, &res); err != nil {
+		return &res, err
 	}
-	if out.plan != nil {
-		return e.dispatch(ctx, out)
+	if p.dispatch != nil {
+		return &res, e.dispatch(ctx, p, &res)
 	}
-	return nil
+	return &res, nil
 }
 
 // store writes rec as of now, checked up to the newest comment of d (when
@@ -147,59 +146,59 @@ func (e *Engine) store(ctx context.Context, rec *state.Record, d *Discussion, no
 }
 
 // saveFailed handles a record write that failed. A conflict means another
-// run decided first: nothing of this decision reaches GitHub. Any other
+// run decided first: nothing of this plan reaches GitHub. Any other
 // failure may hide a write that went through (a 502 after GitHub applied
 // it): the owed notes are posted all the same, as far as they can be, since
-// a later pass that finds them posted never posts them again, while one that
-// finds the decision recorded cannot tell a note is owed.
-func (e *Engine) saveFailed(ctx context.Context, out *decision, err error) error {
+// a later decision that finds them posted never posts them again, while one
+// that finds the decision recorded cannot tell a note is owed.
+func (e *Engine) saveFailed(ctx context.Context, p plan, err error, res *Result) error {
 	if !errors.Is(err, state.ErrConflict) {
-		notes := slices.DeleteFunc(slices.Clone(out.effects), func(f Effect) bool { return f.Kind != EffectNote })
-		if perr := e.effects(ctx, out, notes); perr != nil {
-			out.res.warn("could not post a note after the failed write: %v", perr)
+		notes := slices.DeleteFunc(slices.Clone(p.after), func(f Effect) bool { return f.Kind != EffectNote })
+		if perr := e.effects(ctx, p, notes, res); perr != nil {
+			res.warn("could not post a note after the failed write: %v", perr)
 		}
 	}
 	return err
 }
 
-// effects runs effects of a decision in order. Reactions and labels are
-// best effort (a warning each), but for a label that is missing and may not
-// be created; a note that cannot be posted fails the run, and the next run
+// effects runs effects of a plan in order. Reactions and labels are best
+// effort (a warning each), but for a label that is missing and may not be
+// created; a note that cannot be posted fails the run, and the next run
 // owes it again.
-func (e *Engine) effects(ctx context.Context, out *decision, list []Effect) error {
+func (e *Engine) effects(ctx context.Context, p plan, list []Effect, res *Result) error {
 	for _, f := range list {
 		var err error
 		switch f.Kind {
 		case EffectReact:
 			if err = e.Discussions.React(ctx, f.Subject, f.Reaction); err != nil {
-				out.res.warn("could not react to %s: %v", f.Subject, err)
+				res.warn("could not react to %s: %v", f.Subject, err)
 			}
 		case EffectUnreact:
 			if err = e.Discussions.Unreact(ctx, f.Subject, f.Reaction); err != nil {
-				out.res.warn("could not remove the %s reaction: %v", f.Reaction, err)
+				res.warn("could not remove the %s reaction: %v", f.Reaction, err)
 			}
 		case EffectLabel:
-			if err = e.Discussions.Label(ctx, out.d, f.Label); errors.Is(err, ErrLabelUnavailable) {
+			if err = e.Discussions.Label(ctx, p.d, f.Label); errors.Is(err, ErrLabelUnavailable) {
 				// The label is missing and may not be created: the run
 				// fails, saying which label and the fix.
-				return fmt.Errorf("discussion %d: %w", out.rec.Discussion, err)
+				return fmt.Errorf("discussion %d: %w", p.rec.Discussion, err)
 			}
 			if err != nil {
-				out.res.warn("could not add the %s label: %v", f.Label, err)
+				res.warn("could not add the %s label: %v", f.Label, err)
 			}
 		case EffectUnlabel:
-			if err = e.Discussions.Unlabel(ctx, out.d, f.Label); err != nil {
-				out.res.warn("could not remove the %s label: %v", f.Label, err)
+			if err = e.Discussions.Unlabel(ctx, p.d, f.Label); err != nil {
+				res.warn("could not remove the %s label: %v", f.Label, err)
 			}
 		case EffectNote:
-			if err := e.postOnce(ctx, out, f); err != nil {
+			if err := e.postOnce(ctx, p, f); err != nil {
 				return err
 			}
 		case EffectEdit:
 			// Best effort: a copy left behind matters only if the status
 			// comment is lost too, and the verdict's answer must not be.
 			if err = e.Discussions.Edit(ctx, f.Subject, f.Body); err != nil {
-				out.res.warn("could not bring recess's copy of the record in comment %s up to date: %v", f.Subject, err)
+				res.warn("could not bring recess's copy of the record in comment %s up to date: %v", f.Subject, err)
 			}
 		}
 	}
@@ -209,9 +208,9 @@ func (e *Engine) effects(ctx context.Context, out *decision, list []Effect) erro
 // postOnce posts a note unless recess already posted one with its marker.
 // The note carries a copy of the record as its decision wrote it (see
 // keepMarker), so that it is the newest copy a restore finds.
-func (e *Engine) postOnce(ctx context.Context, out *decision, f Effect) error {
-	for i := range out.d.Comments {
-		c := &out.d.Comments[i]
+func (e *Engine) postOnce(ctx context.Context, p plan, f Effect) error {
+	for i := range p.d.Comments {
+		c := &p.d.Comments[i]
 		if !c.Mine {
 			continue
 		}
@@ -219,31 +218,37 @@ func (e *Engine) postOnce(ctx context.Context, out *decision, f Effect) error {
 			return nil
 		}
 	}
-	c, err := e.Discussions.Reply(ctx, out.d.ID, f.ReplyTo, state.ReplyBody(f.Body, f.Key, 0, keepMarker(out.rec)))
+	c, err := e.Discussions.Reply(ctx, p.d.ID, f.ReplyTo, state.ReplyBody(f.Body, f.Key, 0, keepMarker(p.rec)))
 	if err != nil {
-		return fmt.Errorf("post comment on discussion %d: %w", out.rec.Discussion, err)
+		return fmt.Errorf("post comment on discussion %d: %w", p.rec.Discussion, err)
 	}
-	out.d.Comments = append(out.d.Comments, *c)
+	p.d.Comments = append(p.d.Comments, *c)
 	return nil
 }
 
-// describe lists, in the result (Result.Planned), what apply would do for
-// a decision, in its order, after the replies and the write back planned
-// before it, and fills the result as a run whose writes all went through
-// would: nothing reaches GitHub.
-func (e *Engine) describe(out *decision, planned []Effect) {
-	list := append(slices.Clone(planned), out.first...)
-	if out.write {
-		list = append(list, Effect{Kind: EffectWrite, Body: out.rec.Status})
+// describe is a dry run's result: the plan's report, as a run whose writes
+// all went through would fill it, with what apply would do listed in its
+// order (Result.Planned), after the replies and the write back planned
+// before it. Nothing reaches GitHub.
+func (p plan) describe(planned []Effect) *Result {
+	res := p.res
+	if p.fail != nil {
+		res.warn("a real run would fail: %v", p.fail)
 	}
-	list = append(list, out.effects...)
-	if out.plan != nil {
-		req := out.request()
+	list := append(slices.Clone(planned), p.first...)
+	if p.write {
+		list = append(list, Effect{Kind: EffectWrite, Body: p.rec.Status})
+	}
+	list = append(list, p.after...)
+	if p.dispatch != nil {
+		req := p.request()
 		list = append(list, Effect{Kind: EffectDispatch, Dispatch: &req})
-		if a := out.plan.run; a.EyesOn != "" {
+		if a := p.dispatch.run; a.EyesOn != "" {
 			list = append(list, Effect{Kind: EffectReact, Subject: a.EyesOn, Reaction: Eyes})
 		}
-		out.dispatched()
+		res.dispatched(p.dispatch.run)
 	}
-	out.res.Planned = list
+	res.Planned = list
+	res.viewed(p.views)
+	return &res
 }

@@ -1,12 +1,14 @@
 package resume
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -320,18 +322,18 @@ func (e *Engine) logf(format string, args ...any) {
 
 func (e *Engine) cfg() Config { return e.Config.withDefaults() }
 
-// passOpts says what kind of run a pass belongs to.
-type passOpts struct {
-	command string
-	// discussion: the decision needs the discussion (every entry point but
-	// claim).
+// input is what an entry point asks of a decision: its rule, which decides
+// over the facts on the record being built (a copy of the snapshot's) and
+// returns the plan, and what the read gathers for it: the discussion
+// (every entry point but claim); for a sweep's visit, the active agent run
+// looked up on GitHub; in a dry run of a deletion (Engine.Deleted), the
+// record the deleted comment held, which a real run writes back first.
+type input struct {
+	command    string
 	discussion bool
-	// sweep: the pass is a sweep's visit, not a run for an event: it
-	// looks up the active agent run on GitHub.
-	sweep bool
-	// restore is, in a dry run of a deletion (Engine.Deleted), the record
-	// the deleted comment held, which a real run writes back first.
-	restore *restoring
+	sweep      bool
+	restore    *restoring
+	rule       func(f *facts, rec *state.Record) (plan, error)
 }
 
 // restoring is a record a dry run reads as written back: where no record
@@ -346,8 +348,8 @@ type restoring struct {
 
 // snapshot is what one read of a discussion gathered: the record, the
 // discussion, and GitHub's answers that a decision needs besides them. A
-// decision is a function of the snapshot, the clock and the configuration
-// alone; it performs no I/O.
+// decision is a function of the snapshot, the input, the clock and the
+// configuration alone; it performs no I/O.
 type snapshot struct {
 	rec   *state.Record
 	isNew bool
@@ -359,106 +361,143 @@ type snapshot struct {
 	// read met it (the store's or the discussion's): Result.Missing.
 	missing error
 	// run is the active run as GitHub reports it, when the decision looks
-	// at it (see looksUp); runErr is the lookup's error.
-	run    *WorkflowRun
-	runErr error
-	looked bool
-	// recent counts the repository's agent runs of the last hour, read
-	// only when a decision asks for them (see decision.needRecent).
-	recent     int
-	recentErr  error
-	haveRecent bool
+	// at it (see looksUp).
+	run answer[*WorkflowRun]
+	// recent counts the repository's agent runs of the last hour, and
 	// setup is the Dispatcher's account of the agent workflow
-	// (SetupReader), read only when a decision asks for it (see
-	// decision.needSetup).
-	setup     string
-	setupErr  error
-	haveSetup bool
+	// (SetupReader): read only when a decision needs them.
+	recent answer[int]
+	setup  answer[string]
 	// findsByLabel: the store finds pending records by the waiting label
 	// (LabelFinder), which the decision then keeps right.
 	findsByLabel bool
 	// readsReactions: the Discussions port tells which subjects carry
 	// recess's own reaction (ReactionReader). reacted are those of the
-	// subjects a decision asked about (decision.needReacted) that carry
-	// recess's 👀, read only then.
+	// subjects a decision needed (need.reacted) that carry recess's 👀.
 	readsReactions bool
-	reacted        []string
-	reactedErr     error
-	haveReacted    bool
+	reacted        answer[[]string]
 	// perms are the permissions of the authors of comments that hold a
-	// slash command, by normalised login (Engine.perms, see
-	// Engine.permissions).
+	// slash command, by normalised login: a copy of what the engine asked
+	// so far (see Engine.permissions).
 	perms map[string]access
 }
 
-// decision is what deciding one discussion comes to, as a value: the next
-// record, whether it is worth writing, and what reaches GitHub around that
-// write. The runner applies it in one fixed order (see Engine.apply) and
-// throws it away, effects and all, when its write loses to a concurrent
-// one. Two decisions are not final and say so: one with posts (a verdict's
-// replies, which the record keeps the ids of) and one with needRecent (a
-// fresh dispatch that needs the repository's recent dispatches counted);
-// the runner does what they ask and decides again. So is one with
-// needReacted (a dispatch from a record restored from recess's copy, which
-// needs recess's 👀 looked up: see pass.unaccountedRun), and one with
-// needSetup (the agent workflow's setup, for a refused dispatch).
-type decision struct {
-	res *Result
-	rec *state.Record
-	// d is the discussion, oldest comment first; nil when it was not read.
-	// The comments recess posts while applying are added to it.
-	d   *Discussion
-	now time.Time
-	// write: the record changed and is worth writing.
-	write bool
-	// first holds the waiting label that goes on before the write (see
-	// pass.waitingLabel); effects run once the write has won.
-	first, effects []Effect
-	// plan is the one dispatch a decision may make, after its effects.
-	plan       *dispatchPlan
-	posts      []post
-	needRecent bool
-	// needReacted are the subjects whose 👀 of recess's the decision needs
-	// to know.
-	needReacted []string
-	// needSetup: the decision meets a dispatch GitHub refused for a reason
-	// no retry fixes, and needs the setup (see Engine.setup).
-	needSetup bool
-	// fail is the error the run ends with once the decision is applied:
-	// what is owed is written down, and a person must act (ErrNoWorkflow).
-	fail error
-	// views describe the open recesses, for the result once applied.
-	views []RFCView
-	// logs are the decision's lines for the run's log.
-	logs []string
+// answer is what a read gave: its value or its error, once read.
+type answer[T any] struct {
+	v    T
+	err  error
+	read bool
 }
 
-// pass is one decision under way: what it reads (the snapshot, the clock,
-// the configuration) and the decision it builds. It lives only inside
-// decide and the deciding half of Engine.dispatchFailed, neither of which
-// performs I/O; the runner and the applier see the decision alone.
-type pass struct {
-	decision
-	cfg  Config
-	opts passOpts
-	snap *snapshot
+func answered[T any](v T, err error) answer[T] { return answer[T]{v, err, true} }
 
-	// readOnly marks a decision that changes nothing whatever seal would
-	// recompute (a re-delivered verdict, a stale claim, a status report):
-	// a status text that reads differently under this run's configuration
-	// is not worth a write then.
-	readOnly bool
-	// awaited are the signals the open recesses this run found wait for
-	// (see unawaited).
+// need is what a decision must read before it can be taken, one request
+// each, spent only then: the repository's recent dispatches (for a fresh
+// dispatch), which subjects carry recess's 👀 (see unaccountedRun), the
+// agent workflow's setup (for a dispatch GitHub refused: see blocked). The
+// runner reads it and decides again.
+type need struct {
+	recent  bool
+	reacted []string
+	setup   bool
+}
+
+func (n need) any() bool { return n.recent || n.reacted != nil || n.setup }
+
+// plan is a decision as a value, which the runner carries out in one fixed
+// order (see Engine.apply): a verdict's replies (posts) before anything
+// else; then the waiting label that must precede the write (first, see
+// facts.waitingLabel); the write of the decided record rec, when it
+// changed and is worth writing (write); the effects once the write has won
+// (after); the one dispatch. A plan with posts or a need is not final: the
+// runner posts or reads, and decides again. A plan whose write loses to a
+// concurrent one is thrown away, effects and all.
+//
+// res, views (the open recesses, for the result once applied) and logs are
+// its report; fail is the error the run ends with once it is applied (what
+// is owed is written down, and a person must act: ErrNoWorkflow). d is the
+// discussion it read (nil: not read), to which apply adds what it posts;
+// now is its moment. readOnly marks a decision that changes nothing,
+// whatever the status would read (a re-delivered verdict, a stale claim, a
+// status report). obs and evals are what the rule observed and evaluated of
+// the open recesses, reused by the status and the report.
+type plan struct {
+	posts        []post
+	need         need
+	rec          *state.Record
+	write        bool
+	first, after []Effect
+	dispatch     *dispatchPlan
+	res          Result
+	views        []RFCView
+	logs         []string
+	fail         error
+	d            *Discussion
+	now          time.Time
+	readOnly     bool
+	obs          observations
+	evals        map[string]wait.Evaluation
+}
+
+// with is p followed by what q adds: lists appended in order, q's
+// dispatch, failure and correlation id in place of p's when q has them.
+func (p plan) with(qs ...plan) plan {
+	for _, q := range qs {
+		p.posts = append(p.posts, q.posts...)
+		p.need.recent, p.need.setup = p.need.recent || q.need.recent, p.need.setup || q.need.setup
+		if q.need.reacted != nil {
+			p.need.reacted = q.need.reacted
+		}
+		p.first, p.after = append(p.first, q.first...), append(p.after, q.after...)
+		p.dispatch = cmp.Or(q.dispatch, p.dispatch)
+		if q.fail != nil {
+			p.fail = q.fail
+		}
+		p.res.Notes, p.res.Warnings = append(p.res.Notes, q.res.Notes...), append(p.res.Warnings, q.res.Warnings...)
+		p.res.CorrelationID = cmp.Or(q.res.CorrelationID, p.res.CorrelationID)
+		p.logs = append(p.logs, q.logs...)
+		if q.obs != nil {
+			p.obs, p.evals = q.obs, q.evals
+		}
+	}
+	return p
+}
+
+// noted, warned, logged and after are plans of one note, warning, log
+// line or list of effects, for rules to return.
+func noted(format string, args ...any) plan {
+	return plan{res: Result{Notes: []string{fmt.Sprintf(format, args...)}}}
+}
+
+func warned(format string, args ...any) plan {
+	return plan{res: Result{Warnings: []string{fmt.Sprintf(format, args...)}}}
+}
+
+func logged(format string, args ...any) plan {
+	return plan{logs: []string{fmt.Sprintf(format, args...)}}
+}
+
+func after(f ...Effect) plan { return plan{after: f} }
+
+// facts is what a decision reads, and nothing it changes: the snapshot,
+// the input, the configuration, the clock, and what is derived from them
+// once. Its methods only read; the rules take the record being built and
+// return what they add.
+type facts struct {
+	s   snapshot
+	in  input
+	cfg Config
+	now time.Time
+	// d is the discussion (s.d).
+	d *Discussion
+	// awaited are the signals the open recesses this decision found wait
+	// for (see unawaited).
 	awaited awaited
 	// afterCopy are, when the record was restored from recess's copy of
 	// it (restore) without an agent run at work, what a dispatch after the
 	// copy would have put recess's 👀 on: a dispatch this decision makes
 	// looks there first (unaccountedRun).
 	afterCopy []string
-	// evals are the evaluations of the open recesses, when the decision
-	// evaluated them (their reasons go into Result.RFCs).
-	evals map[string]wait.Evaluation
 }
 
 // dispatchPlan is the one dispatch a decision may make.
@@ -472,12 +511,12 @@ type dispatchPlan struct {
 // read gathers a snapshot: the record, the discussion when the entry point
 // needs it (in one read when the store offers DiscussionStore), and the
 // active run when the decision will look at it.
-func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.Time) (*snapshot, error) {
+func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) (*snapshot, error) {
 	f, ok := e.Store.(LabelFinder)
 	_, reads := e.Discussions.(ReactionReader)
 	s := &snapshot{findsByLabel: ok && f.FindsPendingByLabel(), readsReactions: reads}
 	var err error
-	if ds, ok := e.Store.(DiscussionStore); ok && opts.discussion {
+	if ds, ok := e.Store.(DiscussionStore); ok && in.discussion {
 		s.rec, s.d, err = ds.LoadWith(ctx, number)
 		if errors.Is(err, ErrNotFound) {
 			s.d, s.dErr, err = nil, err, state.ErrNotFound
@@ -488,7 +527,7 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 		// state.ErrNotFound.
 		s.missing = notFound(err)
 	}
-	r := opts.restore
+	r := in.restore
 	switch {
 	case r != nil && err == nil:
 		r.stood = true
@@ -507,7 +546,7 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 	if s.rec.OpenRFCs == nil {
 		s.rec.OpenRFCs = map[string]*state.RFC{}
 	}
-	if opts.discussion && s.d == nil && s.dErr == nil {
+	if in.discussion && s.d == nil && s.dErr == nil {
 		s.d, s.dErr = e.Discussions.Discussion(ctx, number)
 		if s.dErr != nil {
 			s.d = nil
@@ -521,17 +560,29 @@ func (e *Engine) read(ctx context.Context, number int, opts passOpts, now time.T
 		if err := e.permissions(ctx, s.rec, s.isNew, s.d); err != nil {
 			return nil, fmt.Errorf("discussion %d: %w", number, err)
 		}
-		s.perms = e.perms
+		s.perms = maps.Clone(e.perms)
 	}
-	if a := s.rec.Active; a != nil && opts.discussion && s.d != nil && looksUp(e.cfg(), a, now, opts.sweep) {
-		s.looked = true
+	if a := s.rec.Active; a != nil && in.discussion && s.d != nil && looksUp(e.cfg(), a, now, in.sweep) {
 		if a.State == state.RunDispatched && a.RunID != 0 {
-			s.run, s.runErr = e.Dispatcher.Run(ctx, a.RunID)
+			s.run = answered(e.Dispatcher.Run(ctx, a.RunID))
 		} else {
-			s.run, s.runErr = e.Dispatcher.FindRun(ctx, a.CorrelationID)
+			s.run = answered(e.Dispatcher.FindRun(ctx, a.CorrelationID))
 		}
 	}
 	return s, nil
+}
+
+// readMore reads into s the first thing a decision needs (one request,
+// spent only when it is needed).
+func (e *Engine) readMore(ctx context.Context, s *snapshot, n need, now time.Time) {
+	switch {
+	case n.recent:
+		s.recent = answered(e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour)))
+	case n.reacted != nil:
+		s.reacted = answered(e.Discussions.(ReactionReader).Reacted(ctx, n.reacted, Eyes))
+	case n.setup:
+		s.setup = answered(e.setup(ctx))
+	}
 }
 
 // looksUp is the one rule for when a run looks the active agent run up on
@@ -552,78 +603,91 @@ func looksUp(c Config, a *state.Run, now time.Time, sweep bool) bool {
 	return false
 }
 
-// decide takes one decision over a snapshot, on a copy of its record, with
-// the entry point's rule (step), and returns it. It performs no I/O: what
-// the decision logs comes back in it (decision.logs).
-func decide(s *snapshot, c Config, now time.Time, opts passOpts, res *Result, step func(*pass) error) (*decision, error) {
+// decide takes one decision over a snapshot with the entry point's rule
+// (in.rule), on a copy of its record, and returns it as a plan. It performs
+// no I/O: what it needs to read more of, and what it logs, come back in
+// the plan.
+func decide(s snapshot, in input, c Config, now time.Time) (plan, error) {
 	rec := s.rec.Clone() // read made its OpenRFCs non-nil
-	p := &pass{decision: decision{res: res, rec: rec, d: s.d, now: now}, cfg: c, opts: opts, snap: s, awaited: awaitedSignals(rec)}
 	// Every decision prunes the rate limit's history, whatever the entry
 	// point: a verdict that kept entries past the hour would hold a
 	// follow-up back for a false reason, and past the record's bound fail
 	// its write after posting its replies.
-	p.pruneDispatches()
-	if p.d != nil && p.rec.DiscussionID == "" {
-		p.rec.DiscussionID = p.d.ID
+	rec.Dispatches = pruned(rec.Dispatches, now)
+	if s.d != nil && rec.DiscussionID == "" {
+		rec.DiscussionID = s.d.ID
 	}
-	if err := step(p); err != nil || p.needRecent || p.needReacted != nil || p.needSetup {
-		return &p.decision, err
+	f := &facts{s: s, in: in, cfg: c, now: now, d: s.d, awaited: awaitedSignals(rec)}
+	p, err := in.rule(f, rec)
+	p.rec, p.d, p.now = rec, s.d, now
+	p.res.Command, p.res.Discussion, p.res.Missing = in.command, rec.Discussion, s.missing
+	if err != nil || p.need.any() || len(p.posts) > 0 {
+		return p, err
 	}
-	p.seal()
-	p.report()
-	return &p.decision, nil
+	// The status and the report reuse what the rule observed; a rule that
+	// did not look (a re-delivered verdict) adds no recess, observed here.
+	if f.d != nil && p.obs == nil {
+		p.obs = f.observeAll(rec)
+	}
+	keep := s.findsByLabel
+	if !p.readOnly {
+		if f.d != nil {
+			rec.Status = f.status(rec, p.obs)
+		}
+		changed := fingerprint(rec) != fingerprint(s.rec) || p.dispatch != nil || f.behind(rec)
+		if changed && s.isNew && p.dispatch == nil && !rec.Pending() && len(rec.Applied) == 0 && rec.Seen.At.IsZero() {
+			// Nothing worth remembering about a discussion recess never
+			// acted on; a waiting label there is stray (one transferred in
+			// with another repository's label, a record lost and not
+			// restorable): nothing waits, and every sweep would come back.
+			keep = true
+		} else {
+			p.write = changed
+		}
+	}
+	if keep {
+		p = p.with(f.waitingLabel(rec, p.write || p.dispatch != nil))
+	}
+	p.views = f.views(rec, p.obs, p.evals)
+	return p, nil
 }
 
 // run is the loop of every entry point: read once, decide, apply. It reads
-// again only when a decision asks for it (the repository's recent
-// dispatches, a verdict's replies posted) or its write lost to another run.
-func (e *Engine) run(ctx context.Context, number int, opts passOpts, step func(*pass) error) (*Result, error) {
+// again only when a decision asks for it (what it needs, a verdict's
+// replies posted) or its write lost to another run.
+func (e *Engine) run(ctx context.Context, number int, in input) (*Result, error) {
 	c := e.cfg()
 	reread := false
 	var planned []Effect
 	for try := 0; ; try++ {
 		now := e.Clock.Now().UTC()
-		s, err := e.read(ctx, number, opts, now)
+		s, err := e.read(ctx, number, in, now)
 		if err != nil {
-			return &Result{Command: opts.command, Discussion: number, Missing: notFound(err)}, err
+			return &Result{Command: in.command, Discussion: number, Missing: notFound(err)}, err
 		}
-		if r := opts.restore; r != nil && r.used && len(planned) == 0 {
+		if r := in.restore; r != nil && r.used && len(planned) == 0 {
 			planned = []Effect{{Kind: EffectWrite, Body: r.rec.Status}}
 		}
 		for posted := false; ; {
-			out, err := decide(s, c, now, opts, &Result{Command: opts.command, Discussion: number, Missing: s.missing}, step)
-			for _, l := range out.logs {
+			p, err := decide(*s, in, c, now)
+			for _, l := range p.logs {
 				e.logf("%s", l)
 			}
-			if out.needRecent {
-				// One request, spent only when a fresh dispatch is wanted.
-				s.recent, s.recentErr = e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour))
-				s.haveRecent = true
-				continue
-			}
-			if out.needReacted != nil {
-				// Only where a restored record would dispatch.
-				s.reacted, s.reactedErr = e.Discussions.(ReactionReader).Reacted(ctx, out.needReacted, Eyes)
-				s.haveReacted = true
-				continue
-			}
-			if out.needSetup {
-				// One request, spent only on a refused dispatch.
-				s.setup, s.setupErr = e.setup(ctx)
-				s.haveSetup = true
+			if p.need.any() {
+				e.readMore(ctx, s, p.need, now)
 				continue
 			}
 			if err != nil {
-				return out.res, err
+				return &p.res, err
 			}
-			if len(out.posts) > 0 && !posted {
+			if len(p.posts) > 0 && !posted {
 				posted = true
-				err := e.post(ctx, out, &planned)
+				err := e.post(ctx, p, &planned)
 				if err == nil {
 					continue
 				}
 				if reread {
-					return out.res, err
+					return &p.res, err
 				}
 				// Once, read again and decide again: the comment a reply
 				// answers may have been deleted or hidden meanwhile
@@ -638,25 +702,20 @@ func (e *Engine) run(ctx context.Context, number int, opts passOpts, step func(*
 			// Decided before acting: a run that fails half way through
 			// writing a pending record still asks for the sweep, which
 			// repairs it.
-			out.res.SweepSwitch = sweepSwitchFor(opts.command, out.rec.Pending(), -1)
+			p.res.SweepSwitch = sweepSwitchFor(in.command, p.rec.Pending(), -1)
 			if e.DryRun {
-				if out.fail != nil {
-					out.res.warn("a real run would fail: %v", out.fail)
-				}
-				e.describe(out, planned)
-				out.viewed()
-				return out.res, nil
+				return p.describe(planned), nil
 			}
-			err = e.apply(ctx, out)
+			res, err := e.apply(ctx, p)
 			if err == nil {
-				out.viewed()
-				return out.res, out.fail
+				res.viewed(p.views)
+				return res, p.fail
 			}
 			if errors.Is(err, state.ErrConflict) && try < maxConflictRetries {
 				e.logf("discussion %d: the record changed while this run worked; deciding again from a fresh read", number)
 				break
 			}
-			return out.res, err
+			return res, err
 		}
 	}
 }
@@ -688,63 +747,39 @@ func fingerprint(rec *state.Record) string {
 	return string(b)
 }
 
-// seal ends a decision: the visible status, whether the record is worth
-// writing, and the waiting label.
-func (p *pass) seal() {
-	keep := p.snap.findsByLabel
-	if !p.readOnly {
-		if p.d != nil {
-			p.rec.Status = p.status()
-		}
-		changed := fingerprint(p.rec) != fingerprint(p.snap.rec) || p.plan != nil || p.behind()
-		if changed && p.snap.isNew && p.plan == nil && !p.rec.Pending() && len(p.rec.Applied) == 0 && p.rec.Seen.At.IsZero() {
-			// Nothing worth remembering about a discussion recess never
-			// acted on; a waiting label there is stray (one transferred in
-			// with another repository's label, a record lost and not
-			// restorable): nothing waits, and every sweep would come back.
-			keep = true
-		} else {
-			p.write = changed
-		}
-	}
-	p.waitingLabel(keep)
-}
-
 // waitingLabel asks for the waiting label on the discussion exactly while
-// the record is pending (label names compare case-insensitively), when
-// keep is set; otherwise it leaves the label alone. Every run that reads
-// a record so puts the label right (one removed by hand comes back).
+// the record is pending (label names compare case-insensitively). Every
+// run that reads a record so puts the label right (one removed by hand
+// comes back).
 //
 // The label goes on after the record write, as every effect, but for an
-// existing record the decision makes pending: then it goes on first. A run
-// that dies between the two leaves a labelled discussion whose record is
-// not pending (a harmless extra look for the sweep, and the next run that
-// reads the record takes the label off), never a pending record no sweep
-// finds by its label. A new record is labelled after its write: a label
-// first would show a sweep a discussion without a record, whose visit
-// takes the label off again. Such a record without its label (a run that
-// died between its write and its label) is found by the comment store's
-// hourly look at the recently updated discussions (see
-// github.CommentStore.Pending).
-func (p *pass) waitingLabel(keep bool) {
-	if !keep || p.d == nil {
-		return
+// existing record the decision makes pending (writes: it writes or
+// dispatches): then it goes on first. A run that dies between the two
+// leaves a labelled discussion whose record is not pending (a harmless
+// extra look for the sweep, and the next run that reads the record takes
+// the label off), never a pending record no sweep finds by its label. A new
+// record is labelled after its write: a label first would show a sweep a
+// discussion without a record, whose visit takes the label off again. Such
+// a record without its label (a run that died between its write and its
+// label) is found by the comment store's hourly look at the recently
+// updated discussions (see github.CommentStore.Pending).
+func (f *facts) waitingLabel(rec *state.Record, writes bool) plan {
+	if f.d == nil {
+		return plan{}
 	}
 	has := ""
-	for _, l := range p.d.Labels {
-		if strings.EqualFold(l, LabelWaiting) {
-			has = l
-			break
-		}
+	if i := slices.IndexFunc(f.d.Labels, func(l string) bool { return strings.EqualFold(l, LabelWaiting) }); i >= 0 {
+		has = f.d.Labels[i]
 	}
-	switch want := p.rec.Pending(); {
-	case want && has == "" && !p.snap.isNew && (p.write || p.plan != nil):
-		p.first = append(p.first, Effect{Kind: EffectLabel, Label: LabelWaiting})
+	switch want := rec.Pending(); {
+	case want && has == "" && !f.s.isNew && writes:
+		return plan{first: []Effect{{Kind: EffectLabel, Label: LabelWaiting}}}
 	case want && has == "":
-		p.add(Effect{Kind: EffectLabel, Label: LabelWaiting})
+		return after(Effect{Kind: EffectLabel, Label: LabelWaiting})
 	case !want && has != "":
-		p.add(Effect{Kind: EffectUnlabel, Label: has})
+		return after(Effect{Kind: EffectUnlabel, Label: has})
 	}
+	return plan{}
 }
 
 // behind reports a pending record whose Checked lags the discussion's
@@ -754,35 +789,36 @@ func (p *pass) waitingLabel(keep bool) {
 // to it.
 // A record with a run at work is left out: every sweep visits it anyway
 // (to look at the run).
-func (p *pass) behind() bool {
-	if p.d == nil || !p.rec.Pending() {
+func (f *facts) behind(rec *state.Record) bool {
+	if f.d == nil || !rec.Pending() {
 		return false
 	}
-	if a := p.rec.Active; a != nil && a.State != state.RunEscalated {
+	if a := rec.Active; a != nil && a.State != state.RunEscalated {
 		return false
 	}
-	return newest(p.d).At.After(p.rec.Checked)
+	return newest(f.d).At.After(rec.Checked)
 }
 
-// report describes the decided record's open recesses (Result.RFCs).
-func (p *pass) report() {
-	for _, id := range sortedRFCs(p.rec) {
-		rfc := p.rec.OpenRFCs[id]
-		v := RFCView{Discussion: p.rec.Discussion, CorrelationID: id, Trigger: triggerJSON(rfc.Trigger), OpenedAt: rfc.OpenedAt,
-			DueAt: rfc.DueAt, RecessCount: rfc.RecessCount, Summary: rfc.Summary, Reason: p.evals[id].Reason}
-		if p.d != nil {
-			v.Waiting = Describe(rfc.Trigger, p.observe(rfc))
+// views describe the decided record's open recesses (Result.RFCs).
+func (f *facts) views(rec *state.Record, obs observations, evals map[string]wait.Evaluation) []RFCView {
+	var views []RFCView
+	for _, id := range sortedRFCs(rec) {
+		rfc := rec.OpenRFCs[id]
+		v := RFCView{Discussion: rec.Discussion, CorrelationID: id, Trigger: triggerJSON(rfc.Trigger), OpenedAt: rfc.OpenedAt,
+			DueAt: rfc.DueAt, RecessCount: rfc.RecessCount, Summary: rfc.Summary, Reason: evals[id].Reason}
+		if f.d != nil {
+			v.Waiting = Describe(rfc.Trigger, obs[id])
 		}
-		p.views = append(p.views, v)
+		views = append(views, v)
 	}
+	return views
 }
 
-// viewed fills the result's view of the record once the decision is
-// applied.
-func (out *decision) viewed() {
-	out.res.OpenRFCs, out.res.RFCs = len(out.views), out.views
-	for _, v := range out.views {
-		out.res.DueAt = sooner(out.res.DueAt, v.DueAt)
+// viewed fills the result's view of the record once its plan is applied.
+func (r *Result) viewed(views []RFCView) {
+	r.OpenRFCs, r.RFCs = len(views), views
+	for _, v := range views {
+		r.DueAt = sooner(r.DueAt, v.DueAt)
 	}
 }
 
@@ -811,15 +847,6 @@ func newest(d *Discussion) state.Cursor {
 		c = c.Advance(d.Comments[i].ID, d.Comments[i].CreatedAt.UTC())
 	}
 	return c
-}
-
-func (p *pass) comment(id string) *Comment {
-	for i := range p.d.Comments {
-		if p.d.Comments[i].ID == id {
-			return &p.d.Comments[i]
-		}
-	}
-	return nil
 }
 
 func maxCursor(a, b state.Cursor) state.Cursor {

@@ -20,7 +20,7 @@ import (
 // reconciliation as Inbound: which one applies is decided from the record
 // and the discussion, not from the event.
 func (e *Engine) Intake(ctx context.Context, number int) (*Result, error) {
-	return e.run(ctx, number, passOpts{command: "intake", discussion: true}, (*pass).reconcile)
+	return e.run(ctx, number, input{command: "intake", discussion: true, rule: (*facts).reconcile})
 }
 
 // Inbound handles a comment: it re-evaluates the discussion's open recesses
@@ -28,7 +28,7 @@ func (e *Engine) Intake(ctx context.Context, number int) (*Result, error) {
 // accumulates. A comment on a discussion with nothing pending starts a fresh
 // dispatch (see Intake).
 func (e *Engine) Inbound(ctx context.Context, number int) (*Result, error) {
-	return e.run(ctx, number, passOpts{command: "inbound", discussion: true}, (*pass).reconcile)
+	return e.run(ctx, number, input{command: "inbound", discussion: true, rule: (*facts).reconcile})
 }
 
 // Deleted handles the deletion of a comment. When the comment held the
@@ -41,7 +41,7 @@ func (e *Engine) Inbound(ctx context.Context, number int) (*Result, error) {
 // and decides the rest over the record as written back.
 func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (*Result, error) {
 	var notes, warnings []string
-	opts := passOpts{command: "inbound", discussion: true}
+	in := input{command: "inbound", discussion: true, rule: (*facts).reconcile}
 	if r, ok := e.Store.(Restorer); ok {
 		rec, err := r.Lost(ctx, number, gone)
 		if err != nil {
@@ -52,7 +52,7 @@ func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (
 		}
 		if rec != nil && e.DryRun {
 			rec.Rev = "dry-run-restored"
-			opts.restore = &restoring{rec: rec}
+			in.restore = &restoring{rec: rec}
 		} else if rec != nil {
 			rec.Rev = ""
 			switch err := e.Store.Save(ctx, rec); {
@@ -65,8 +65,8 @@ func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (
 			}
 		}
 	}
-	res, err := e.run(ctx, number, opts, (*pass).reconcile)
-	if r := opts.restore; r != nil {
+	res, err := e.run(ctx, number, in)
+	if r := in.restore; r != nil {
 		switch {
 		case r.used:
 			warnings = append(warnings, fmt.Sprintf("recess's status comment was deleted: would restore the record as it was (%s)", restoredWhat(r.rec)))
@@ -102,110 +102,117 @@ func restoredWhat(rec *state.Record) string {
 // reconcile brings one discussion up to date. The order matters: commands
 // first (they can cancel, fire or retry), then the active run, then the open
 // recesses, then a fresh dispatch for anything nobody has answered.
-func (p *pass) reconcile() error {
-	if p.d == nil && !errors.Is(p.snap.dErr, ErrNotFound) {
-		return fmt.Errorf("read discussion %d: %w", p.rec.Discussion, p.snap.dErr)
+func (f *facts) reconcile(rec *state.Record) (plan, error) {
+	if f.d == nil && !errors.Is(f.s.dErr, ErrNotFound) {
+		return plan{}, fmt.Errorf("read discussion %d: %w", rec.Discussion, f.s.dErr)
 	}
-	if p.gone() {
-		return nil
+	if gone, p := f.gone(rec); gone {
+		return p, nil
 	}
 	// Reopened or unlocked: watch it again.
-	p.rec.Closed = ""
-	if why := p.outOfScope(); p.snap.isNew && why != "" {
+	rec.Closed = ""
+	if why := f.outOfScope(); f.s.isNew && why != "" {
 		// Never served: no record, no status comment, no answer.
-		p.res.note("discussion %d is out of scope (%s): nothing to do", p.rec.Discussion, why)
-		return nil
+		return noted("discussion %d is out of scope (%s): nothing to do", rec.Discussion, why), nil
 	}
-	if p.snap.isNew {
-		p.restore()
+	var p plan
+	if f.s.isNew {
+		p, f = f.restore(rec)
 	}
-	ask := p.commands()
-	if err := p.checkActive(ask.retry); err != nil {
-		return err
+	obs := f.observeAll(rec)
+	ask, q := f.commands(rec, obs)
+	p = p.with(q)
+	q, err := f.checkActive(rec, ask.retry)
+	if p = p.with(q); err != nil {
+		return p, err
 	}
-	p.evaluate(ask)
-	return p.intake()
+	p = p.with(f.evaluate(rec, ask, obs, p.dispatch))
+	d := p.dispatch
+	p.dispatch = nil
+	q, err = f.intake(rec, d)
+	return p.with(q), err
 }
 
 // gone reports a discussion that was deleted, locked or closed; it then
 // expires every recess (expired, not resolved: nobody answered), and drops
 // an owed dispatch. An active run is left to finish; its verdict is still
 // accepted.
-func (p *pass) gone() bool {
+func (f *facts) gone(rec *state.Record) (bool, plan) {
 	var reason string
 	switch {
-	case p.d == nil:
+	case f.d == nil:
 		reason = "the discussion was deleted"
-	case p.d.Locked:
+	case f.d.Locked:
 		reason = "the discussion was locked"
-	case p.d.Closed:
+	case f.d.Closed:
 		reason = "the discussion was closed"
 	default:
-		return false
+		return false, plan{}
 	}
-	if len(p.rec.OpenRFCs) == 0 && p.rec.Queued == nil {
-		return true
+	var p plan
+	if len(rec.OpenRFCs) == 0 && rec.Queued == nil {
+		return true, p
 	}
-	for id := range p.rec.OpenRFCs {
-		p.res.note("recess %s expired: %s", id, reason)
-		delete(p.rec.OpenRFCs, id)
+	for id := range rec.OpenRFCs {
+		p = p.with(noted("recess %s expired: %s", id, reason))
+		delete(rec.OpenRFCs, id)
 	}
-	p.rec.Queued = nil
-	p.rec.Closed = reason
-	// Deleted: nothing to show people, only the record to update (seal
+	rec.Queued = nil
+	rec.Closed = reason
+	// Deleted: nothing to show people, only the record to update (decide
 	// leaves the status as it was when there is no discussion).
-	return true
+	return true, p
 }
 
-// pruneDispatches keeps the rate limit's history to the last hour, and to
-// its bound.
-func (p *pass) pruneDispatches() {
-	recent := slices.DeleteFunc(p.rec.Dispatches, func(t time.Time) bool { return p.now.Sub(t) >= time.Hour })
-	p.rec.Dispatches = recent[max(0, len(recent)-state.MaxDispatchTimes):]
+// pruned keeps the rate limit's history to the last hour, and to its bound.
+func pruned(dispatches []time.Time, now time.Time) []time.Time {
+	recent := slices.DeleteFunc(dispatches, func(t time.Time) bool { return now.Sub(t) >= time.Hour })
+	return recent[max(0, len(recent)-state.MaxDispatchTimes):]
 }
 
-// evaluate re-evaluates every open recess from what the discussion shows,
-// with what the slash commands asked.
-func (p *pass) evaluate(ask asked) {
-	ids := slices.SortedFunc(maps.Keys(p.rec.OpenRFCs), func(a, b string) int {
-		return cmp.Or(p.rec.OpenRFCs[a].OpenedAt.Compare(p.rec.OpenRFCs[b].OpenedAt), strings.Compare(a, b))
+// evaluate re-evaluates every open recess from what the discussion shows
+// (obs), with what the slash commands asked; d is a dispatch already
+// decided, which the open recesses wait behind.
+func (f *facts) evaluate(rec *state.Record, ask asked, obs observations, d *dispatchPlan) plan {
+	ids := slices.SortedFunc(maps.Keys(rec.OpenRFCs), func(a, b string) int {
+		return cmp.Or(rec.OpenRFCs[a].OpenedAt.Compare(rec.OpenRFCs[b].OpenedAt), strings.Compare(a, b))
 	})
-	p.evals = map[string]wait.Evaluation{}
+	p := plan{obs: obs, evals: map[string]wait.Evaluation{}, dispatch: d}
 	for _, id := range ids {
-		rfc := p.rec.OpenRFCs[id]
+		rfc := rec.OpenRFCs[id]
 		if ask.cancel != "" {
-			p.close(id, rfc, p.text("note.cancelled", "author", ask.cancel))
+			p = p.with(f.close(rec, id, rfc, f.text("note.cancelled", "author", ask.cancel)))
 			continue
 		}
-		t := rfc.Trigger
-		o := p.observe(rfc)
-		ev := wait.Evaluate(t, o, p.now)
+		t, o := rfc.Trigger, obs[id]
+		ev := wait.Evaluate(t, o, f.now)
 		p.evals[id] = ev
 		rfc.DueAt = ev.DueAt
 		rfc.CancelAt = nil
 		if at, ok := cancelMoment(t, o); ok {
 			rfc.CancelAt = &at
 		}
-		if p.rec.Active != nil || p.plan != nil {
+		if rec.Active != nil || p.dispatch != nil {
 			// One agent run at a time: the others wait their turn.
 			continue
 		}
 		switch {
 		case ask.manual:
-			p.fire(id, rfc, wait.FiredByManual, "a maintainer said /recess resume")
+			p = p.with(f.fire(rec, id, rfc, wait.FiredByManual, "a maintainer said /recess resume"))
 		case ev.Fired:
 			if ev.FiredBy == wait.KindElapsed || ev.FiredBy == wait.FiredByExpired {
 				// Time alone fired it: that was the sweep's job.
-				p.warnIfSweepsMissing(id, ev.At)
+				p = p.with(f.warnIfSweepsMissing(id, ev.At))
 			}
-			p.fire(id, rfc, ev.FiredBy, ev.Reason)
+			p = p.with(f.fire(rec, id, rfc, ev.FiredBy, ev.Reason))
 		case ev.Cancelled:
-			p.warnIfSweepsMissing(id, ev.At)
-			p.close(id, rfc, p.text("note.expired", "at", humanTime(ev.At), "what", triggerWords(t, &o, false)))
+			p = p.with(f.warnIfSweepsMissing(id, ev.At))
+			p = p.with(f.close(rec, id, rfc, f.text("note.expired", "at", humanTime(ev.At), "what", triggerWords(t, &o, false))))
 		case rfc.DueAt != nil:
-			p.warnIfSweepsMissing(id, *rfc.DueAt)
+			p = p.with(f.warnIfSweepsMissing(id, *rfc.DueAt))
 		}
 	}
+	return p
 }
 
 // warnIfSweepsMissing notices, in a run that is not a sweep, a moment at
@@ -213,25 +220,36 @@ func (p *pass) evaluate(ask asked) {
 // scheduled sweeps are not running (GitHub delays them under load and
 // switches them off after 60 days without activity). This run has just
 // caught the discussion up.
-func (p *pass) warnIfSweepsMissing(id string, due time.Time) {
-	if p.opts.sweep || due.IsZero() {
-		return
+func (f *facts) warnIfSweepsMissing(id string, due time.Time) plan {
+	if late := f.now.Sub(due); !f.in.sweep && !due.IsZero() && late > 6*f.cfg.SweepInterval {
+		return warned("recess %s was due %s ago: scheduled sweeps do not seem to run (check the front door's schedule and that the workflow is enabled)", id, late.Round(time.Minute))
 	}
-	late := p.now.Sub(due)
-	if late > 6*p.cfg.SweepInterval {
-		p.res.warn("recess %s was due %s ago: scheduled sweeps do not seem to run (check the front door's schedule and that the workflow is enabled)", id, late.Round(time.Minute))
+	return plan{}
+}
+
+// observations are what the open recesses' triggers see, by correlation
+// id: observed once per decision, and read by the evaluation, the status
+// and the report.
+type observations map[string]wait.Observed
+
+// observeAll observes every open recess of rec.
+func (f *facts) observeAll(rec *state.Record) observations {
+	obs := observations{}
+	for id, rfc := range rec.OpenRFCs {
+		obs[id] = f.observe(rfc)
 	}
+	return obs
 }
 
 // observe recomputes what a recess's trigger sees from the discussion.
-func (p *pass) observe(rfc *state.RFC) wait.Observed {
+func (f *facts) observe(rfc *state.RFC) wait.Observed {
 	o := wait.Observed{OpenedAt: rfc.OpenedAt, ThreadRoots: rfc.ThreadRoots}
-	for i := range p.d.Comments {
-		c := &p.d.Comments[i]
+	for i := range f.d.Comments {
+		c := &f.d.Comments[i]
 		if rfc.RepliesAfter.Covers(c.ID, c.CreatedAt) {
 			continue
 		}
-		r := p.reading(c)
+		r := f.reading(c)
 		if r.reply() {
 			// A command with words after its line is also a reply.
 			o.Replies = append(o.Replies, wait.Reply{ID: c.ID, Author: c.Author, ParentID: c.ParentID, CreatedAt: c.CreatedAt})
@@ -255,165 +273,162 @@ func (p *pass) observe(rfc *state.RFC) wait.Observed {
 
 // fire turns an open recess into a resume: the RFC is replaced by the
 // intent to dispatch, in one record write.
-func (p *pass) fire(id string, rfc *state.RFC, firedBy, reason string) {
-	until := newest(p.d)
+func (f *facts) fire(rec *state.Record, id string, rfc *state.RFC, firedBy, reason string) plan {
 	run := &state.Run{
-		CorrelationID: p.cfg.NewResumeID(),
+		CorrelationID: f.cfg.NewResumeID(),
 		State:         state.RunDispatching,
 		Since:         rfc.Since,
-		Until:         until,
+		Until:         newest(f.d),
 		Attempt:       1,
-		EyesOn:        p.eyesSubject(rfc.Since),
+		EyesOn:        f.eyesSubject(rfc.Since),
 		Resume: &state.Resume{
 			CorrelationID: id,
 			FiredBy:       firedBy,
-			FiredAt:       p.now,
+			FiredAt:       f.now,
 			Trigger:       rfc.Trigger,
 			RecessCount:   rfc.RecessCount,
 		},
 	}
-	delete(p.rec.OpenRFCs, id)
-	p.plan = &dispatchPlan{run: run}
-	p.res.note("recess %s fired (%s): %s", id, firedBy, reason)
+	delete(rec.OpenRFCs, id)
+	p := noted("recess %s fired (%s): %s", id, firedBy, reason)
+	p.dispatch = &dispatchPlan{run: run}
+	return p
 }
 
 // close ends a recess without resuming it, with a note for people.
-func (p *pass) close(id string, rfc *state.RFC, note string) {
+func (f *facts) close(rec *state.Record, id string, rfc *state.RFC, note string) plan {
 	replyTo := ""
 	if len(rfc.ThreadRoots) > 0 {
 		replyTo = rfc.ThreadRoots[0]
 	}
-	p.notify(id+".closed", replyTo, note)
-	delete(p.rec.OpenRFCs, id)
+	delete(rec.OpenRFCs, id)
 	// What was said meanwhile was deliberately not handed to an agent.
-	p.rec.Seen = maxCursor(p.rec.Seen, newest(p.d))
-	p.res.note("recess %s closed: %s", id, note)
+	rec.Seen = maxCursor(rec.Seen, newest(f.d))
+	return notify(id+".closed", replyTo, note).with(noted("recess %s closed: %s", id, note))
 }
 
 // eyesSubject is what carries the EYES acknowledgement of a dispatch: the
 // newest human comment after since, or the discussion.
-func (p *pass) eyesSubject(since state.Cursor) string {
-	for i := len(p.d.Comments) - 1; i >= 0; i-- {
-		c := &p.d.Comments[i]
+func (f *facts) eyesSubject(since state.Cursor) string {
+	for i := len(f.d.Comments) - 1; i >= 0; i-- {
+		c := &f.d.Comments[i]
 		if since.Covers(c.ID, c.CreatedAt) {
 			break
 		}
-		if p.reading(c).reply() {
+		if f.reading(c).reply() {
 			return c.ID
 		}
 	}
-	return p.d.ID
+	return f.d.ID
 }
 
-// intake starts a fresh dispatch when nothing is pending and people said
-// something no agent run has seen: a new discussion, a comment after an
-// adjourned answer. Fresh dispatches are rate-limited; one held back is
-// queued and started by a later run.
-func (p *pass) intake() error {
-	if p.plan != nil {
-		return p.dispatchUnlessRunning()
+// intake makes the dispatch d already decided (unless an agent run is at
+// work: see dispatchUnlessRunning), or else starts a fresh dispatch when
+// nothing is pending and people said something no agent run has seen: a
+// new discussion, a comment after an adjourned answer. Fresh dispatches are
+// rate-limited; one held back is queued and started by a later run.
+func (f *facts) intake(rec *state.Record, d *dispatchPlan) (plan, error) {
+	if d != nil {
+		return f.dispatchUnlessRunning(rec, d)
 	}
-	if p.rec.Active != nil || len(p.rec.OpenRFCs) > 0 || p.rec.Escalated != nil {
-		return nil
+	if rec.Active != nil || len(rec.OpenRFCs) > 0 || rec.Escalated != nil {
+		return plan{}, nil
 	}
-	if p.snap.isNew && p.opts.sweep {
+	if f.s.isNew && f.in.sweep {
 		// The first look at a discussion belongs to its own event's run: a
 		// sweep that meets a discussion with no record (a stray label, a
 		// record not written yet) must not race that run with an intake.
-		return nil
+		return plan{}, nil
 	}
-	first := p.rec.Seen.At.IsZero()
+	first := rec.Seen.At.IsZero()
 	// Whatever no agent run was handed yet may wake recess (wake-on
 	// decides); the note counts the replies among it.
-	owed, unseen := first && p.firstWakes(), 0
-	for i := range p.d.Comments {
-		if c := &p.d.Comments[i]; !p.rec.Seen.Covers(c.ID, c.CreatedAt) {
-			owed = owed || p.wakes(c)
-			if p.reading(c).reply() {
+	owed, unseen := first && f.firstWakes(), 0
+	for i := range f.d.Comments {
+		if c := &f.d.Comments[i]; !rec.Seen.Covers(c.ID, c.CreatedAt) {
+			owed = owed || f.wakes(c)
+			if f.reading(c).reply() {
 				unseen++
 			}
 		}
 	}
-	if out := p.outOfScope(); !owed || out != "" {
+	if out := f.outOfScope(); !owed || out != "" {
 		// Nothing owed, or out of scope: answered by nobody here (an open
 		// recess was still served above until it resolved).
-		if why := p.notWoken(first, unseen); !owed && out == "" && why != "" {
-			p.res.note("%s: nothing to do", why)
+		rec.Queued = nil
+		if why := f.notWoken(first, unseen); !owed && out == "" && why != "" {
+			return noted("%s: nothing to do", why), nil
 		}
-		p.rec.Queued = nil
-		return nil
+		return plan{}, nil
 	}
-	if n := len(p.rec.Dispatches); n >= p.cfg.MaxDispatchesPerHour {
-		until := p.rec.Dispatches[n-p.cfg.MaxDispatchesPerHour].Add(time.Hour)
-		return p.queue(until, fmt.Sprintf("recess already started %s here in the last hour", text.Count(n, "agent run", "agent runs")),
-			fmt.Sprintf("%d fresh dispatches on this discussion in the last hour (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
+	if n := len(rec.Dispatches); n >= f.cfg.MaxDispatchesPerHour {
+		until := rec.Dispatches[n-f.cfg.MaxDispatchesPerHour].Add(time.Hour)
+		return queue(rec, until, fmt.Sprintf("recess already started %s here in the last hour", text.Count(n, "agent run", "agent runs")),
+			fmt.Sprintf("%d fresh dispatches on this discussion in the last hour (max-dispatches-per-hour %d)", n, f.cfg.MaxDispatchesPerHour)), nil
 	}
-	if p.rec.Queued != nil && p.now.Before(p.rec.Queued.Until) {
-		return nil
+	if rec.Queued != nil && f.now.Before(rec.Queued.Until) {
+		return plan{}, nil
 	}
-	if !p.snap.haveRecent {
+	if !f.s.recent.read {
 		// The decision needs the repository's recent dispatches: it says
 		// so, and the runner reads them (one request, spent only here)
 		// and decides again.
-		p.needRecent = true
-		return nil
+		return plan{need: need{recent: true}}, nil
 	}
-	n, err := p.snap.recent, p.snap.recentErr
+	n, err := f.s.recent.v, f.s.recent.err
 	if errors.Is(err, ErrNoWorkflow) {
 		// GitHub would refuse the dispatch: escalated once, as a refused
 		// one is (the count of its runs already said there is no such
 		// workflow); the run fails once the record is written.
-		if !p.snap.haveSetup {
-			p.needSetup = true
-			return nil
+		if !f.s.setup.read {
+			return plan{need: need{setup: true}}, nil
 		}
-		run := p.freshRun()
+		run := f.freshRun(rec)
 		run.EyesOn = ""
-		p.rec.Active, p.rec.Queued = run, nil
-		p.rec.Seen = maxCursor(p.rec.Seen, run.Until)
-		p.refused(run, err)
+		rec.Active, rec.Queued = run, nil
+		rec.Seen = maxCursor(rec.Seen, run.Until)
+		p := f.refused(rec, run, err)
 		p.fail = err
-		return nil
+		return p, nil
 	}
 	if err != nil {
-		p.res.warn("could not count recent dispatches: %v; queued for a later run", err)
-		return p.queue(p.now, "the repository's recent agent runs could not be counted", "the repository's dispatch count could not be read")
+		return warned("could not count recent dispatches: %v; queued for a later run", err).with(
+			queue(rec, f.now, "the repository's recent agent runs could not be counted", "the repository's dispatch count could not be read")), nil
 	}
-	if n >= p.cfg.MaxDispatchesPerHour {
-		return p.queue(p.now.Add(p.cfg.SweepInterval), "many agent runs started in this repository in the last hour",
-			fmt.Sprintf("%d agent runs dispatched in the repository in the last hour (max-dispatches-per-hour %d)", n, p.cfg.MaxDispatchesPerHour))
+	if n >= f.cfg.MaxDispatchesPerHour {
+		return queue(rec, f.now.Add(f.cfg.SweepInterval), "many agent runs started in this repository in the last hour",
+			fmt.Sprintf("%d agent runs dispatched in the repository in the last hour (max-dispatches-per-hour %d)", n, f.cfg.MaxDispatchesPerHour)), nil
 	}
-	p.plan = &dispatchPlan{run: p.freshRun(), fresh: true}
+	d = &dispatchPlan{run: f.freshRun(rec), fresh: true}
+	p := noted("%d comment(s) nobody has answered: fresh dispatch", unseen)
 	if first {
-		p.res.note("new discussion: fresh dispatch")
-	} else {
-		p.res.note("%d comment(s) nobody has answered: fresh dispatch", unseen)
+		p = noted("new discussion: fresh dispatch")
 	}
-	return p.dispatchUnlessRunning()
+	q, err := f.dispatchUnlessRunning(rec, d)
+	return p.with(q), err
 }
 
 // freshRun is the intent of a fresh dispatch: everything nobody has
 // answered yet.
-func (p *pass) freshRun() *state.Run {
+func (f *facts) freshRun(rec *state.Record) *state.Run {
 	return &state.Run{
-		CorrelationID: p.cfg.NewID(),
+		CorrelationID: f.cfg.NewID(),
 		State:         state.RunDispatching,
-		Since:         p.rec.Seen,
-		Until:         newest(p.d),
+		Since:         rec.Seen,
+		Until:         newest(f.d),
 		Attempt:       1,
-		EyesOn:        p.eyesSubject(p.rec.Seen),
+		EyesOn:        f.eyesSubject(rec.Seen),
 	}
 }
 
 // queue holds a fresh dispatch back until a moment. reason is for the
 // people in the discussion (plain words); why, for the maintainer's job
 // summary, may name the setting.
-func (p *pass) queue(until time.Time, reason, why string) error {
-	if p.rec.Queued == nil || !p.rec.Queued.Until.Equal(until) || p.rec.Queued.Reason != reason {
-		p.rec.Queued = &state.Queued{Until: until, Reason: reason}
+func queue(rec *state.Record, until time.Time, reason, why string) plan {
+	if rec.Queued == nil || !rec.Queued.Until.Equal(until) || rec.Queued.Reason != reason {
+		rec.Queued = &state.Queued{Until: until, Reason: reason}
 	}
-	p.res.note("fresh dispatch held back until %s: %s", until.Format(time.RFC3339), why)
-	return nil
+	return noted("fresh dispatch held back until %s: %s", until.Format(time.RFC3339), why)
 }
 
 // cancelMoment is the first expiry moment (on_expire "cancel", anywhere in

@@ -47,7 +47,7 @@ type Discussions interface {
 	// reply, PlaceReply).
 	Reply(ctx context.Context, discussionID, replyTo, body string) (*Comment, error)
 	// Edit replaces the body of a comment recess posted (to keep the copy
-	// of its record that a comment carries current: see pass.keepCopy).
+	// of its record that a comment carries current: see facts.keepCopy).
 	Edit(ctx context.Context, commentID, body string) error
 	// React adds a reaction to a discussion or comment; Unreact removes one.
 	// Both are idempotent.
@@ -274,7 +274,7 @@ type ActivityProber interface {
 // ReactionReader is an optional extension of Discussions: which subjects
 // carry recess's own reaction. The engine type-asserts it on its
 // Discussions port, and asks it only when a record restored from recess's
-// copy of it would dispatch (see pass.unaccountedRun): every dispatch puts
+// copy of it would dispatch (see facts.unaccountedRun): every dispatch puts
 // recess's 👀 on what it answers and every verdict takes it off, so a 👀
 // the copy does not account for is a run whose record went with the status
 // comment. Without it, such a run goes unseen.
@@ -350,7 +350,7 @@ type Overlooker interface {
 // store). The engine then keeps that label on a discussion exactly while
 // its record is pending, as an effect of every decision that read the
 // discussion, applied after the record write (but before the write that
-// makes an existing record pending: see pass.waitingLabel); the store's Load
+// makes an existing record pending: see facts.waitingLabel); the store's Load
 // and Save write no labels. A store without it (the branch store keeps an index)
 // gets no waiting label.
 type LabelFinder interface {

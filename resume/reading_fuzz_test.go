@@ -36,9 +36,9 @@ func FuzzReading(f *testing.F) {
 		}
 		p := wordsPass(Config{}, r)
 		// What GitHub answered for maya's permission: write or read.
-		p.snap = &snapshot{perms: map[string]access{"maya": {perm: Permission{Role: "read"}}}}
+		p.s.perms = map[string]access{"maya": {perm: Permission{Role: "read"}}}
 		if write {
-			p.snap.perms["maya"] = access{perm: Permission{Role: "write", Write: true}}
+			p.s.perms["maya"] = access{perm: Permission{Role: "write", Write: true}}
 		}
 		c := &Comment{ID: "DC_1", Author: "maya", Association: "MEMBER", Body: body, CreatedAt: at}
 		got := p.reading(c)

@@ -43,18 +43,18 @@ func ParseWakeOn(s string) (string, error) {
 // no filter). A discussion out of scope is never dispatched for and gets no
 // status comment; an open recess on a discussion that moved out of scope is
 // still served until it resolves.
-func (p *pass) outOfScope() string {
+func (f *facts) outOfScope() string {
 	category := func(c string) bool {
-		return strings.EqualFold(c, p.d.Category) || strings.EqualFold(c, p.d.CategorySlug)
+		return strings.EqualFold(c, f.d.Category) || strings.EqualFold(c, f.d.CategorySlug)
 	}
 	label := func(want string) bool {
-		return slices.ContainsFunc(p.d.Labels, func(l string) bool { return strings.EqualFold(want, l) })
+		return slices.ContainsFunc(f.d.Labels, func(l string) bool { return strings.EqualFold(want, l) })
 	}
 	var out []string
-	if len(p.cfg.Categories) > 0 && !slices.ContainsFunc(p.cfg.Categories, category) {
+	if len(f.cfg.Categories) > 0 && !slices.ContainsFunc(f.cfg.Categories, category) {
 		out = append(out, "categories")
 	}
-	if len(p.cfg.Labels) > 0 && !slices.ContainsFunc(p.cfg.Labels, label) {
+	if len(f.cfg.Labels) > 0 && !slices.ContainsFunc(f.cfg.Labels, label) {
 		out = append(out, "labels")
 	}
 	return strings.Join(out, ", ")
@@ -64,18 +64,18 @@ func (p *pass) outOfScope() string {
 // agent run has seen) starts no run under wake-on mention or command, for
 // the maintainer's summary; "" when nobody wrote anything that wake-on
 // comment would have answered.
-func (p *pass) notWoken(first bool, unseen int) string {
+func (f *facts) notWoken(first bool, unseen int) string {
 	what := text.Count(unseen, "new reply", "new replies")
 	switch {
-	case first && !p.d.Mine && !ignored(p.d.Author, p.cfg.IgnoreAuthors):
+	case first && !f.d.Mine && !ignored(f.d.Author, f.cfg.IgnoreAuthors):
 		what = "the new discussion"
 	case unseen == 0:
 		return ""
 	}
-	switch p.cfg.WakeOn {
+	switch f.cfg.WakeOn {
 	case WakeMention:
 		var handles []string
-		for _, h := range p.cfg.MentionHandles {
+		for _, h := range f.cfg.MentionHandles {
 			handles = append(handles, "@"+handleName(h))
 		}
 		return fmt.Sprintf("%s, not mentioning %s (wake-on mention)", what, strings.Join(handles, " or "))
@@ -87,12 +87,12 @@ func (p *pass) notWoken(first bool, unseen int) string {
 
 // wakes reports whether a comment nobody has answered starts a fresh run
 // under wake-on.
-func (p *pass) wakes(c *Comment) bool {
-	r := p.reading(c)
+func (f *facts) wakes(c *Comment) bool {
+	r := f.reading(c)
 	ask := r.accepted() && r.cmd.name == "ask"
-	switch p.cfg.WakeOn {
+	switch f.cfg.WakeOn {
 	case WakeMention:
-		return r.reply() && p.mentions(r.said)
+		return r.reply() && f.mentions(r.said)
 	case WakeCommand:
 		return ask
 	default:
@@ -101,21 +101,21 @@ func (p *pass) wakes(c *Comment) bool {
 }
 
 // firstWakes reports whether a new discussion starts a fresh run.
-func (p *pass) firstWakes() bool {
-	if p.d.Mine || ignored(p.d.Author, p.cfg.IgnoreAuthors) {
+func (f *facts) firstWakes() bool {
+	if f.d.Mine || ignored(f.d.Author, f.cfg.IgnoreAuthors) {
 		return false
 	}
-	if p.cfg.WakeOn == WakeMention {
-		return p.mentions(p.d.Title + "\n" + p.d.Body)
+	if f.cfg.WakeOn == WakeMention {
+		return f.mentions(f.d.Title + "\n" + f.d.Body)
 	}
 	return true
 }
 
 // mentions reports whether text @-mentions one of the mention handles, as
 // a whole handle (@lead, not @leader), case-insensitive.
-func (p *pass) mentions(text string) bool {
+func (f *facts) mentions(text string) bool {
 	lower := strings.ToLower(text)
-	for _, h := range p.cfg.MentionHandles {
+	for _, h := range f.cfg.MentionHandles {
 		h = strings.ToLower(handleName(h))
 		if h != "" && hasWord(lower, "@"+h, handleByte) {
 			return true

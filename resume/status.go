@@ -21,57 +21,56 @@ func humanTime(t time.Time) string { return t.UTC().Format("Mon 2 Jan 15:04 UTC"
 // reply, a fire, an escalation), never with the clock, so an unchanged
 // picture costs no write. With nothing pending it shrinks to one small
 // line, so that it does not clutter the discussion.
-func (p *pass) status() string {
-	line := p.statusLine()
-	if !p.rec.Pending() {
+func (f *facts) status(rec *state.Record, obs observations) string {
+	line := f.statusLine(rec, obs)
+	if !rec.Pending() {
 		return "<sub>" + line + "</sub>"
 	}
-	return line + "\n\n<sub>" + p.text("status.footer") + "</sub>"
+	return line + "\n\n<sub>" + f.text("status.footer") + "</sub>"
 }
 
 // statusLine is the status in a sentence or a few: the answer to
-// "/recess status" too.
-func (p *pass) statusLine() string {
-	r := p.rec
+// "/recess status" too. obs are what its open recesses' triggers see.
+func (f *facts) statusLine(r *state.Record, obs observations) string {
 	switch {
 	case r.Blocked() != "":
-		return p.text("status.blocked", "reason", r.Escalated.Reason, "told", p.told())
+		return f.text("status.blocked", "reason", r.Escalated.Reason, "told", f.told())
 	case r.Active != nil && r.Active.State == state.RunEscalated:
 		reason := "the agent runs kept failing"
 		if r.Escalated != nil {
 			reason = r.Escalated.Reason
 		}
-		return p.text("status.escalated", "reason", reason)
+		return f.text("status.escalated", "reason", reason)
 	case r.Active != nil:
 		run := ""
-		if r.Active.RunID != 0 && p.cfg.RepositoryURL != "" {
-			run = fmt.Sprintf(" ([agent run](%s/actions/runs/%d))", strings.TrimSuffix(p.cfg.RepositoryURL, "/"), r.Active.RunID)
+		if r.Active.RunID != 0 && f.cfg.RepositoryURL != "" {
+			run = fmt.Sprintf(" ([agent run](%s/actions/runs/%d))", strings.TrimSuffix(f.cfg.RepositoryURL, "/"), r.Active.RunID)
 		}
-		line := p.text("status.working", "run", run)
+		line := f.text("status.working", "run", run)
 		if res := r.Active.Resume; res != nil {
-			line = p.text("status.resumed", "why", firedByWords(res.FiredBy), "run", run)
+			line = f.text("status.resumed", "why", firedByWords(res.FiredBy), "run", run)
 		}
 		if r.Active.Attempt > 1 {
-			line += " " + p.text("status.attempt", "attempt", fmt.Sprint(r.Active.Attempt), "attempts", fmt.Sprint(p.cfg.MaxAttempts))
+			line += " " + f.text("status.attempt", "attempt", fmt.Sprint(r.Active.Attempt), "attempts", fmt.Sprint(f.cfg.MaxAttempts))
 		}
 		return line
 	case len(r.OpenRFCs) > 0:
 		var lines []string
 		for _, id := range sortedRFCs(r) {
 			rfc := r.OpenRFCs[id]
-			line := p.text("status.waiting", "what", Describe(rfc.Trigger, p.observe(rfc)))
-			if rfc.Summary != "" && !p.cfg.HideSummary {
-				line += "\n" + p.text("status.why", "summary", rfc.Summary)
+			line := f.text("status.waiting", "what", Describe(rfc.Trigger, obs[id]))
+			if rfc.Summary != "" && !f.cfg.HideSummary {
+				line += "\n" + f.text("status.why", "summary", rfc.Summary)
 			}
 			lines = append(lines, line)
 		}
 		return strings.Join(lines, "\n\n")
 	case r.Queued != nil:
-		return p.text("status.queued", "until", humanTime(r.Queued.Until), "reason", r.Queued.Reason)
+		return f.text("status.queued", "until", humanTime(r.Queued.Until), "reason", r.Queued.Reason)
 	case r.Closed != "":
-		return p.text("status.closed", "reason", r.Closed)
+		return f.text("status.closed", "reason", r.Closed)
 	default:
-		return p.text("status.idle")
+		return f.text("status.idle")
 	}
 }
 
@@ -248,22 +247,20 @@ func joinWords(parts []string, word string) string {
 
 // Status reports the discussion's open recesses without changing anything.
 func (e *Engine) Status(ctx context.Context, number int) (*Result, error) {
-	return e.run(ctx, number, passOpts{command: "status", discussion: true}, func(p *pass) error {
-		p.readOnly = true
-		if p.snap.isNew {
-			p.res.note("recess has no record of discussion %d", number)
-			return nil
+	return e.run(ctx, number, input{command: "status", discussion: true, rule: func(f *facts, rec *state.Record) (plan, error) {
+		p := plan{readOnly: true}
+		if f.s.isNew {
+			return p.with(noted("recess has no record of discussion %d", number)), nil
 		}
-		if p.d == nil {
-			return fmt.Errorf("read discussion %d: %w", number, p.snap.dErr)
+		if f.d == nil {
+			return p, fmt.Errorf("read discussion %d: %w", number, f.s.dErr)
 		}
-		p.evals = map[string]wait.Evaluation{}
-		for id, rfc := range p.rec.OpenRFCs {
-			p.evals[id] = wait.Evaluate(rfc.Trigger, p.observe(rfc), p.now)
+		p.obs, p.evals = f.observeAll(rec), map[string]wait.Evaluation{}
+		for id, rfc := range rec.OpenRFCs {
+			p.evals[id] = wait.Evaluate(rfc.Trigger, p.obs[id], f.now)
 		}
-		p.res.note("%s", p.statusLine())
-		return nil
-	})
+		return p.with(noted("%s", f.statusLine(rec, p.obs))), nil
+	}})
 }
 
 // StatusAll reports every discussion with something pending, without

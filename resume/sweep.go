@@ -15,7 +15,7 @@ import (
 // Visit is a sweep's visit of one discussion: what Inbound does, and it also
 // looks up the active agent run on GitHub.
 func (e *Engine) Visit(ctx context.Context, number int) (*Result, error) {
-	return e.run(ctx, number, passOpts{command: "sweep", discussion: true, sweep: true}, (*pass).reconcile)
+	return e.run(ctx, number, input{command: "sweep", discussion: true, sweep: true, rule: (*facts).reconcile})
 }
 
 // Sweep visits the discussions that need it, at most max-operations of them,
@@ -34,7 +34,7 @@ func (e *Engine) Visit(ctx context.Context, number int) (*Result, error) {
 // leaves only visiting: then every record that waits on people alone is
 // visited on every sweep.
 func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
-	res, visit, pending, err := e.plan(ctx, "sweep")
+	res, visit, pending, err := e.choose(ctx, "sweep")
 	if err != nil {
 		return res, err
 	}
@@ -70,7 +70,7 @@ func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 // engine has not looked at), at most max-operations of them. A visit job per
 // discussion (Visit), in that discussion's concurrency group, does the rest.
 func (e *Engine) Plan(ctx context.Context) (*Result, error) {
-	res, visit, pending, err := e.plan(ctx, "plan")
+	res, visit, pending, err := e.choose(ctx, "plan")
 	if err != nil {
 		return res, err
 	}
@@ -79,9 +79,9 @@ func (e *Engine) Plan(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// plan chooses what a sweep visits; it only reads (the store's listing and
+// choose chooses what a sweep visits; it only reads (the store's listing and
 // the lost-event probe).
-func (e *Engine) plan(ctx context.Context, command string) (res *Result, visit []int, pending int, err error) {
+func (e *Engine) choose(ctx context.Context, command string) (res *Result, visit []int, pending int, err error) {
 	c := e.cfg()
 	now := e.Clock.Now().UTC()
 	res = &Result{Command: command}

@@ -113,8 +113,8 @@ var ownMarkdown = map[string][]string{
 // text renders text key with its placeholders: a maintainer's override, or
 // the default. Values are given as plain text and escaped (EscapeMarkdown),
 // except the placeholders ownMarkdown lists.
-func (p *pass) text(key string, args ...string) string {
-	t, ok := p.cfg.Texts[key]
+func (f *facts) text(key string, args ...string) string {
+	t, ok := f.cfg.Texts[key]
 	if !ok {
 		t = defaultTexts[key]
 	}

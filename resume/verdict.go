@@ -40,22 +40,22 @@ func (e *Engine) ParseVerdict(data []byte) (*Verdict, error) {
 // sees the run over, so this second look closes the gap.
 func (e *Engine) Verdict(ctx context.Context, v *Verdict, runID int64) (*Result, error) {
 	idle := false
-	res, err := e.run(ctx, v.DiscussionNumber, passOpts{command: "verdict", discussion: true}, func(p *pass) error {
-		err := p.verdict(v, runID)
-		idle = err == nil && !p.snap.isNew && !p.rec.Pending()
-		return err
-	})
+	res, err := e.run(ctx, v.DiscussionNumber, input{command: "verdict", discussion: true, rule: func(f *facts, rec *state.Record) (plan, error) {
+		p, err := f.verdict(rec, v, runID)
+		idle = err == nil && !f.s.isNew && !rec.Pending()
+		return p, err
+	}})
 	if err != nil || !idle {
 		return res, err
 	}
-	again, err := e.run(ctx, v.DiscussionNumber, passOpts{command: "verdict", discussion: true}, (*pass).reconcile)
+	again, err := e.run(ctx, v.DiscussionNumber, input{command: "verdict", discussion: true, rule: (*facts).reconcile})
 	res.Notes = append(res.Notes, again.Notes...)
 	res.Warnings = append(res.Warnings, again.Warnings...)
 	if res.Missing == nil {
 		res.Missing = again.Missing
 	}
 	if again.Dispatched {
-		// The outputs name the dispatch, as when the verdict's own pass
+		// The outputs name the dispatch, as when the verdict's own decision
 		// starts one.
 		res.Dispatched, res.CorrelationID = true, again.CorrelationID
 	}
@@ -69,18 +69,17 @@ func refuse(field, format string, args ...any) error {
 	return fmt.Errorf("%w: %w", ErrRefused, &wait.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 }
 
-func (p *pass) verdict(v *Verdict, runID int64) error {
-	for _, id := range p.rec.Applied {
-		if id == v.CorrelationID {
-			p.res.note("verdict %s was already applied: nothing to do", v.CorrelationID)
-			p.readOnly = true
-			p.res.CorrelationID = v.CorrelationID
-			return nil
-		}
+// verdict applies verdict v from run runID to rec: refused, or its
+// replies to post first, or, once they are posted, the run's end.
+func (f *facts) verdict(rec *state.Record, v *Verdict, runID int64) (plan, error) {
+	if slices.Contains(rec.Applied, v.CorrelationID) {
+		p := noted("verdict %s was already applied: nothing to do", v.CorrelationID)
+		p.readOnly, p.res.CorrelationID = true, v.CorrelationID
+		return p, nil
 	}
-	a := p.rec.Active
-	if p.snap.isNew {
-		return refuse("verdict.discussion_number", "recess has no record of discussion %d", v.DiscussionNumber)
+	a := rec.Active
+	if f.s.isNew {
+		return plan{}, refuse("verdict.discussion_number", "recess has no record of discussion %d", v.DiscussionNumber)
 	}
 	switch expects(a, v.CorrelationID, runID) {
 	case notActive:
@@ -88,21 +87,21 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		if a != nil {
 			expected = a.CorrelationID
 		}
-		return refuse("verdict.correlation_id", "%q is not the active run of discussion %d (expected %s): stale or duplicate", v.CorrelationID, v.DiscussionNumber, expected)
+		return plan{}, refuse("verdict.correlation_id", "%q is not the active run of discussion %d (expected %s): stale or duplicate", v.CorrelationID, v.DiscussionNumber, expected)
 	case escalatedRun:
-		return refuse("verdict.correlation_id", "%q was escalated after its run ended without a verdict", v.CorrelationID)
+		return plan{}, refuse("verdict.correlation_id", "%q was escalated after its run ended without a verdict", v.CorrelationID)
 	case otherRun:
-		return refuse("verdict.correlation_id", "%q belongs to run %d; this verdict comes from run %d", v.CorrelationID, a.RunID, runID)
+		return plan{}, refuse("verdict.correlation_id", "%q belongs to run %d; this verdict comes from run %d", v.CorrelationID, a.RunID, runID)
 	}
-	if v.Verdict == VerdictRecessed && len(p.rec.OpenRFCs) >= state.MaxOpenRFCs {
-		return refuse("verdict.verdict", "discussion %d already has %d open recesses", v.DiscussionNumber, len(p.rec.OpenRFCs))
+	if v.Verdict == VerdictRecessed && len(rec.OpenRFCs) >= state.MaxOpenRFCs {
+		return plan{}, refuse("verdict.verdict", "discussion %d already has %d open recesses", v.DiscussionNumber, len(rec.OpenRFCs))
 	}
-	if p.d == nil {
-		return fmt.Errorf("read discussion %d: %w", v.DiscussionNumber, p.snap.dErr)
+	if f.d == nil {
+		return plan{}, fmt.Errorf("read discussion %d: %w", v.DiscussionNumber, f.s.dErr)
 	}
 	if v.Verdict == VerdictRecessed {
-		if err := p.fits(v, a); err != nil {
-			return err
+		if err := f.fits(rec, v, a); err != nil {
+			return plan{}, err
 		}
 	}
 
@@ -110,10 +109,10 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 	// before recess posted them: with GitHub's one-second timestamps, only
 	// this tells a comment written in the same second as recess's reply
 	// from a later one.
-	before := state.Cursor{At: p.d.CreatedAt.UTC()}
+	before := state.Cursor{At: f.d.CreatedAt.UTC()}
 	posted := make([]*Comment, len(v.Replies))
-	for i := range p.d.Comments {
-		c := &p.d.Comments[i]
+	for i := range f.d.Comments {
+		c := &f.d.Comments[i]
 		if k, n, ok := state.ParseReplyMarker(c.Body); ok && c.Mine && k == v.CorrelationID {
 			if n >= 0 && n < len(posted) && posted[n] == nil {
 				posted[n] = c
@@ -122,42 +121,49 @@ func (p *pass) verdict(v *Verdict, runID int64) error {
 		}
 		before = before.Advance(c.ID, c.CreatedAt.UTC())
 	}
+	var p plan
 	for i, r := range v.Replies {
 		if posted[i] == nil {
-			pl, answered := PlaceReply(p.d, r.ReplyTo), ""
+			pl, answered := PlaceReply(f.d, r.ReplyTo), ""
 			if pl.Answered != "" {
-				answered = p.text("reply.answered", "what", pl.Answered)
+				answered = f.text("reply.answered", "what", pl.Answered)
 			}
 			p.posts = append(p.posts, post{key: v.CorrelationID, index: i, replyTo: pl.Under, answered: answered, body: r.Body})
 		}
 	}
 	if len(p.posts) > 0 {
 		// Posted before the write that records them; then decided again.
-		p.posts[len(p.posts)-1].keep = keepMarker(p.written(v, a))
-		return nil
+		p.posts[len(p.posts)-1].keep = keepMarker(written(rec, v, a, nil, f.now))
+		return p, nil
 	}
 
-	p.keepCopy(v.CorrelationID, p.written(v, a), posted)
-	p.applied(v.CorrelationID)
+	p = f.keepCopy(rec, v.CorrelationID, written(rec, v, a, nil, f.now), posted)
+	applied(rec, v.CorrelationID)
 	if a.EyesOn != "" {
-		p.add(Effect{Kind: EffectUnreact, Subject: a.EyesOn, Reaction: Eyes})
+		p = p.with(after(Effect{Kind: EffectUnreact, Subject: a.EyesOn, Reaction: Eyes}))
 	}
 	p.res.CorrelationID = v.CorrelationID
 	if v.Summary != "" {
-		p.res.note("summary: %s", v.Summary)
+		p = p.with(noted("summary: %s", v.Summary))
 	}
+	if v.Verdict == VerdictRecessed {
+		recess(rec, v, a, posted, before, f.now)
+	}
+	obs := f.observeAll(rec)
 	switch v.Verdict {
 	case VerdictAdjourned:
-		p.res.note("adjourned: %s posted; the run is over", text.Count(len(posted), "reply", "replies"))
+		p = p.with(noted("adjourned: %s posted; the run is over", text.Count(len(posted), "reply", "replies")))
 	case VerdictRecessed:
-		rfc := p.recess(v, a, posted, before)
-		p.res.note("recessed: %s posted; waiting %s", text.Count(len(posted), "reply", "replies"), Describe(v.Trigger, p.observe(rfc)))
+		p = p.with(noted("recessed: %s posted; waiting %s", text.Count(len(posted), "reply", "replies"), Describe(v.Trigger, obs[v.CorrelationID])))
 	}
 	// The rest is an ordinary reconciliation with the run over: a trigger
 	// that already holds fires now, and comments that arrived while the run
 	// worked get a fresh dispatch after an adjourned answer.
-	p.evaluate(asked{})
-	return p.intake()
+	p = p.with(f.evaluate(rec, asked{}, obs, nil))
+	d := p.dispatch
+	p.dispatch = nil
+	q, err := f.intake(rec, d)
+	return p.with(q), err
 }
 
 // Placement is where a verdict reply is posted (PlaceReply): the one rule
@@ -230,20 +236,16 @@ func PlaceReply(d *Discussion, id string) Placement {
 // fits refuses, before anything is posted, a recessed verdict whose record
 // would not fit in the status comment (65,536 characters with the visible
 // text) or the record's own bounds: its write would fail after its replies
-// were out. The recess is built as the write would build it, with reply ids
-// longer than any GitHub gives out.
-func (p *pass) fits(v *Verdict, a *state.Run) error {
+// were out. The recess is built, on a copy of rec, as the write would build
+// it, with reply ids longer than any GitHub gives out.
+func (f *facts) fits(rec *state.Record, v *Verdict, a *state.Run) error {
 	posted := make([]*Comment, len(v.Replies))
 	for i := range posted {
-		posted[i] = &Comment{ID: fmt.Sprintf("%064d", i), CreatedAt: p.now}
+		posted[i] = &Comment{ID: fmt.Sprintf("%064d", i), CreatedAt: f.now}
 	}
-	saved := p.rec
-	defer func() { p.rec = saved }()
-	p.rec = saved.Clone()
-	p.applied(v.CorrelationID)
-	p.recess(v, a, posted, state.Cursor{})
-	p.rec.Status = p.status()
-	if _, err := state.EncodeComment(p.rec.Status, p.rec); err != nil {
+	r := written(rec, v, a, posted, f.now)
+	r.Status = f.status(r, f.observeAll(r))
+	if _, err := state.EncodeComment(r.Status, r); err != nil {
 		if errors.Is(err, state.ErrTooLarge) {
 			return refuse("verdict", "the discussion's record would not fit in recess's status comment (%v): shorten the summary or the trigger", err)
 		}
@@ -252,11 +254,11 @@ func (p *pass) fits(v *Verdict, a *state.Run) error {
 	return nil
 }
 
-// recess opens the recess a recessed verdict asks for, with the replies
-// recess posted for it; before is the cursor past everything else the
-// discussion held.
-func (p *pass) recess(v *Verdict, a *state.Run, posted []*Comment, before state.Cursor) *state.RFC {
-	rfc := opened(v, a, p.now)
+// recess opens in rec the recess a recessed verdict asks for, with the
+// replies recess posted for it; before is the cursor past everything else
+// the discussion held.
+func recess(rec *state.Record, v *Verdict, a *state.Run, posted []*Comment, before state.Cursor, now time.Time) *state.RFC {
+	rfc := opened(v, a, now)
 	if len(posted) > 0 {
 		rfc.RepliesAfter = maxCursor(rfc.RepliesAfter, before)
 	}
@@ -266,7 +268,7 @@ func (p *pass) recess(v *Verdict, a *state.Run, posted []*Comment, before state.
 	if len(rfc.ReplyIDs) > state.MaxReplyIDs {
 		rfc.ReplyIDs = rfc.ReplyIDs[len(rfc.ReplyIDs)-state.MaxReplyIDs:]
 	}
-	p.rec.OpenRFCs[v.CorrelationID] = rfc
+	rec.OpenRFCs[v.CorrelationID] = rfc
 	return rfc
 }
 
@@ -281,11 +283,11 @@ func opened(v *Verdict, a *state.Run, now time.Time) *state.RFC {
 
 // applied ends the active run with its verdict: the record remembers the
 // verdict as applied (the newest state.MaxApplied of them).
-func (p *pass) applied(id string) {
-	p.rec.Active = nil
-	p.rec.Applied = append(p.rec.Applied, id)
-	if n := len(p.rec.Applied); n > state.MaxApplied {
-		p.rec.Applied = p.rec.Applied[n-state.MaxApplied:]
+func applied(rec *state.Record, id string) {
+	rec.Active = nil
+	rec.Applied = append(rec.Applied, id)
+	if n := len(rec.Applied); n > state.MaxApplied {
+		rec.Applied = rec.Applied[n-state.MaxApplied:]
 	}
 }
 

@@ -37,14 +37,29 @@ func golden(t *testing.T, name, got string) {
 
 var wordsT0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
-// wordsPass is a decision over a discussion with the given comments after
-// the recess opened.
-func wordsPass(cfg Config, rec *state.Record, comments ...Comment) *pass {
+// wordsCase is what a decision reads over a discussion with the given
+// comments after the recess opened, and the record it decides.
+type wordsCase struct {
+	*facts
+	rec     *state.Record
+	effects []Effect
+}
+
+func wordsPass(cfg Config, rec *state.Record, comments ...Comment) *wordsCase {
 	if rec.OpenRFCs == nil {
 		rec.OpenRFCs = map[string]*state.RFC{}
 	}
 	d := &Discussion{ID: "D_1", Number: 1, Author: "alice", CreatedAt: wordsT0.Add(-time.Hour), Comments: comments}
-	return &pass{cfg: cfg.withDefaults(), now: wordsT0.Add(time.Hour), rec: rec, d: d, res: &Result{}, awaited: awaitedSignals(rec)}
+	f := &facts{s: snapshot{rec: rec, d: d}, cfg: cfg.withDefaults(), now: wordsT0.Add(time.Hour), d: d, awaited: awaitedSignals(rec)}
+	return &wordsCase{facts: f, rec: rec}
+}
+
+func (w *wordsCase) statusLine() string { return w.facts.statusLine(w.rec, w.observeAll(w.rec)) }
+
+func (w *wordsCase) status() string { return w.facts.status(w.rec, w.observeAll(w.rec)) }
+
+func (w *wordsCase) notifyEscalation(a *state.Run) {
+	w.effects = append(w.effects, w.facts.notifyEscalation(w.rec, a).after...)
 }
 
 // TestWords holds, in testdata/words.golden, every status text, note and
