@@ -70,9 +70,6 @@ type Config struct {
 	WakeOn string
 	// MentionHandles are the handles WakeMention listens for ("@lead").
 	MentionHandles []string
-	// Texts override the words recess shows people, by key (see TextKeys;
-	// CheckTexts validates them).
-	Texts map[string]string
 	// HideSummary leaves the verdict's summary out of the status comment.
 	HideSummary bool
 	// RepositoryURL ("https://github.com/OWNER/REPO") lets the status link

@@ -1,22 +1,18 @@
 package resume
 
 import (
-	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/recess-action/recess/internal/text"
-	"github.com/recess-action/recess/resume/wait"
 )
 
-// Texts are the words recess shows people in discussions (the status
-// comment, its notes and its answers to commands), by key. A maintainer may
-// override any of them (.github/recess.yml, texts:); {name} placeholders are
-// filled in, and each key lists the ones it knows (see TextKeys).
-var defaultTexts = map[string]string{
+// texts are the words recess shows people in discussions (the
+// status comment, its notes and its answers to commands), by key, each in
+// this one place; {name} placeholders are filled in (see text).
+var texts = map[string]string{
 	// The status comment, one line per state.
 	"status.waiting":   "⏸️ Waiting {what}.",
 	"status.why":       "The agent's note: {summary}",
@@ -46,55 +42,6 @@ var defaultTexts = map[string]string{
 	"answer.already_active": "An agent run is already under way or a recess is open here: there is nothing to ask for.",
 }
 
-// TextKeys lists the keys of the texts a maintainer may override, sorted.
-func TextKeys() []string { return slices.Sorted(maps.Keys(defaultTexts)) }
-
-// CheckTexts validates overrides: known keys, known placeholders (those of
-// the default text), and a text that is not empty. The error names the
-// field (texts.KEY).
-func CheckTexts(texts map[string]string) error {
-	for _, k := range slices.Sorted(maps.Keys(texts)) {
-		def, ok := defaultTexts[k]
-		if !ok {
-			return &wait.FieldError{Field: "texts." + k, Reason: "unknown text (known: " + strings.Join(TextKeys(), ", ") + ")"}
-		}
-		if strings.TrimSpace(texts[k]) == "" {
-			return &wait.FieldError{Field: "texts." + k, Reason: "empty"}
-		}
-		allowed := placeholders(def)
-		for _, name := range placeholders(texts[k]) {
-			if !slices.Contains(allowed, name) {
-				known := "none"
-				if len(allowed) > 0 {
-					known = "{" + strings.Join(allowed, "}, {") + "}"
-				}
-				return &wait.FieldError{Field: "texts." + k, Reason: fmt.Sprintf("unknown placeholder {%s} (this text knows %s)", name, known)}
-			}
-		}
-	}
-	return nil
-}
-
-// placeholders lists the {name} placeholders in s, in order; a brace around
-// anything but lower-case letters and underscores is text.
-func placeholders(s string) []string {
-	var names []string
-	for rest := s; ; {
-		_, after, ok := strings.Cut(rest, "{")
-		if !ok {
-			return names
-		}
-		name, after, ok := strings.Cut(after, "}")
-		if !ok {
-			return names
-		}
-		if name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyz_") == "" {
-			names = append(names, name)
-		}
-		rest = after
-	}
-}
-
 // ownMarkdown are the placeholders that carry Markdown recess builds itself
 // from checked values (a link to the agent run, a command in a code span,
 // the logins a maintainer configured to mention). Every other placeholder's
@@ -110,14 +57,11 @@ var ownMarkdown = map[string][]string{
 	"reply.answered": {"what"},
 }
 
-// text renders text key with its placeholders: a maintainer's override, or
-// the default. Values are given as plain text and escaped (EscapeMarkdown),
-// except the placeholders ownMarkdown lists.
+// text renders text key with its placeholders. Values are given as plain
+// text and escaped (EscapeMarkdown), except the placeholders ownMarkdown
+// lists.
 func (f *facts) text(key string, args ...string) string {
-	t, ok := f.cfg.Texts[key]
-	if !ok {
-		t = defaultTexts[key]
-	}
+	t := texts[key]
 	if len(args) > 0 {
 		pairs := make([]string, 0, len(args))
 		for i := 0; i+1 < len(args); i += 2 {

@@ -232,28 +232,3 @@ func TestWords(t *testing.T) {
 	}
 	golden(t, "words.golden", "# Every text recess shows people (go test ./resume -run TestWords -update rewrites this file)\n"+b.String())
 }
-
-func TestCheckTexts(t *testing.T) {
-	t.Parallel()
-	if err := CheckTexts(map[string]string{"status.waiting": "Paused: waiting {what}.", "status.idle": "Done."}); err != nil {
-		t.Errorf("CheckTexts(valid overrides) = %v", err)
-	}
-	for _, tc := range []struct {
-		texts map[string]string
-		field string
-	}{
-		{map[string]string{"status.nope": "x"}, "texts.status.nope"},
-		{map[string]string{"status.waiting": "  "}, "texts.status.waiting"},
-		{map[string]string{"status.idle": "idle since {until}"}, "texts.status.idle"},
-	} {
-		err := CheckTexts(tc.texts)
-		fe, ok := err.(*wait.FieldError)
-		if !ok || fe.Field != tc.field {
-			t.Errorf("CheckTexts(%v) = %v, want an error naming %s", tc.texts, err, tc.field)
-		}
-	}
-	p := wordsPass(Config{Texts: map[string]string{"status.idle": "Nothing to do, {nobody}."}}, state.New(1))
-	if got := p.statusLine(); got != "Nothing to do, {nobody}." {
-		t.Errorf("overridden status.idle = %q", got)
-	}
-}

@@ -137,23 +137,16 @@ func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string
 	}
 	fmt.Fprintf(out, "== recess mcp offers: %s\n", strings.Join(names, ", "))
 
-	ctxText, err := callTool(ctx, s, out, "resume_context", map[string]any{})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "%s\n", ctxText)
-
 	raw := getenv("RECESS_RESUME_CONTEXT")
 	if raw == "" {
-		if _, err := callTool(ctx, s, out, "reply", map[string]any{"body": question}); err != nil {
+		if err := callTool(ctx, s, out, "reply", map[string]any{"body": question}); err != nil {
 			return err
 		}
 		args := map[string]any{"summary": "placeholder lead: asked one question, waiting for answers"}
 		for k, v := range trigger {
 			args[k] = v
 		}
-		_, err := callTool(ctx, s, out, "recess", args)
-		return err
+		return callTool(ctx, s, out, "recess", args)
 	}
 	rc, err := action.DecodeResumeContext([]byte(raw))
 	if err != nil {
@@ -168,20 +161,19 @@ func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string
 		fmt.Fprintf(&b, "\n> **@%s**: %s\n", text.Clip(e.Author, 64), text.Clip(strings.Join(strings.Fields(e.Body), " "), scriptQuoteRunes))
 	}
 	b.WriteString("\nA real lead would answer now; replace the lead job of agent.yml with your agent.")
-	_, err = callTool(ctx, s, out, "adjourn", map[string]any{
+	return callTool(ctx, s, out, "adjourn", map[string]any{
 		"summary": fmt.Sprintf("placeholder lead: quoted %s and adjourned", text.Count(len(rc.HistorySince), "comment", "comments")),
 		"replies": []map[string]string{{"body": b.String()}},
 	})
-	return err
 }
 
 // callTool calls one tool and logs it; a refusal is an error, as it would
 // be a mistake of the script, not of the people in the discussion.
-func callTool(ctx context.Context, s *mcp.ClientSession, out io.Writer, name string, args map[string]any) (string, error) {
+func callTool(ctx context.Context, s *mcp.ClientSession, out io.Writer, name string, args map[string]any) error {
 	fmt.Fprintf(out, "== call %s\n", name)
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
-		return "", fmt.Errorf("call %s: %w", name, err)
+		return fmt.Errorf("call %s: %w", name, err)
 	}
 	var texts []string
 	for _, c := range res.Content {
@@ -191,10 +183,8 @@ func callTool(ctx context.Context, s *mcp.ClientSession, out io.Writer, name str
 	}
 	text := strings.Join(texts, "\n")
 	if res.IsError {
-		return "", fmt.Errorf("tool %s: %s", name, text)
+		return fmt.Errorf("tool %s: %s", name, text)
 	}
-	if name != "resume_context" {
-		fmt.Fprintf(out, "%s\n", text)
-	}
-	return text, nil
+	fmt.Fprintf(out, "%s\n", text)
+	return nil
 }

@@ -137,8 +137,8 @@ func TestCheck_reads_the_policy_file(t *testing.T) {
 			}},
 		{name: "policy_file_refused", policy: "mention-handles: [\"@lead\"]\nescalate_to: [maintainers]\n", wantCode: exitFailed,
 			wantStdout: []string{
-				`DIR/.github/recess.yml:2: recess would refuse every run: escalate_to: line 2: unknown key "escalate_to"; the document has allowed-kinds, categories, escalate-to, hide-summary, ignore-authors, labels, max-attempts, max-dispatches-per-hour, max-operations, max-recess, mention-handles, texts, wake-on`,
-				`	fix: correct escalate_to: line 2: unknown key "escalate_to"; the document has allowed-kinds, categories, escalate-to, hide-summary, ignore-authors, labels, max-attempts, max-dispatches-per-hour, max-operations, max-recess, mention-handles, texts, wake-on`,
+				`DIR/.github/recess.yml:2: recess would refuse every run: escalate_to: line 2: unknown key "escalate_to"; the document has allowed-kinds, categories, escalate-to, hide-summary, ignore-authors, labels, max-attempts, max-dispatches-per-hour, max-operations, max-recess, mention-handles, wake-on`,
+				`	fix: correct escalate_to: line 2: unknown key "escalate_to"; the document has allowed-kinds, categories, escalate-to, hide-summary, ignore-authors, labels, max-attempts, max-dispatches-per-hour, max-operations, max-recess, mention-handles, wake-on`,
 			}},
 	}
 	for _, tt := range tests {

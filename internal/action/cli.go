@@ -91,7 +91,7 @@ func parseRepoCommand(name string, args []string, env runEnv, getenv func(string
 	w.Repo = *repo
 	set.Token = token
 	set.DryRun = true // the command line only ever reads
-	return &invocation{Command: name, where: w, Set: set, Event: &event{}, Discussion: *discussion}, asJSON, exitOK, true
+	return &invocation{Command: name, where: w, Set: set, Event: &event{}, Discussion: *discussion, WithStatus: name == cmdSweep}, asJSON, exitOK, true
 }
 
 // runRepoCommand is `recess status` and `recess sweep --dry-run`: the
@@ -124,26 +124,28 @@ func runRepoCommand(ctx context.Context, name string, args []string, env runEnv,
 	return exitOK
 }
 
-// repoReport runs the command: a status of the pending discussions, and
-// for sweep a dry-run sweep beside it.
+// repoReport runs the command once: a status of the pending discussions,
+// and for sweep a dry-run sweep beside it, on the same engine.
 func repoReport(ctx context.Context, inv *invocation, log io.Writer) (*cliReport, error) {
-	status := *inv
-	status.Command = cmdStatus
-	st, err := execute(ctx, &status, log)
+	ex, err := execute(ctx, inv, log)
+	st, sweepErr := ex.Result, error(nil)
+	if inv.WithStatus {
+		st = ex.Status
+		if ex.Result != nil {
+			// The sweep ran after the status: its failure is a warning
+			// beside it.
+			sweepErr, err = err, nil
+		}
+	}
 	checks, err := known(ctx, inv, st, err)
 	if err != nil {
 		return nil, err
 	}
 	rep := newCLIReport(inv, st)
-	rep.Requests += checks
-	if inv.Command != cmdSweep {
-		return rep, nil
+	rep.Requests = ex.Requests + checks
+	if inv.WithStatus {
+		rep.addSweep(ex, sweepErr)
 	}
-	sw, err := execute(ctx, inv, log)
-	if sw.Result == nil {
-		return nil, err
-	}
-	rep.addSweep(sw, err)
 	return rep, nil
 }
 
@@ -152,9 +154,9 @@ func repoReport(ctx context.Context, inv *invocation, log io.Writer) (*cliReport
 // pending". An answer that could mean that (nothing pending, the discussion
 // not found, or a failure) costs one more request, whether the repository
 // exists; known returns the requests it sent.
-func known(ctx context.Context, inv *invocation, st *execution, err error) (int, error) {
-	missing := st.Result != nil && st.Result.Missing != nil
-	if err == nil && !missing && (inv.Discussion != 0 || len(st.Sweep) > 0) {
+func known(ctx context.Context, inv *invocation, st *resume.Result, err error) (int, error) {
+	missing := st != nil && st.Missing != nil
+	if err == nil && !missing && (inv.Discussion != 0 || st != nil && len(st.Sweep) > 0) {
 		return 0, nil
 	}
 	_, client, werr := wire(inv, func(string, ...any) {})
@@ -202,10 +204,10 @@ type discussionRow struct {
 	Sweep   string     `json:"sweep,omitempty"` // what a sweep now would do (sweep --dry-run)
 }
 
-func newCLIReport(inv *invocation, st *execution) *cliReport {
+func newCLIReport(inv *invocation, st *resume.Result) *cliReport {
 	rep := &cliReport{Command: inv.Command, Repo: inv.Repo, Now: inv.Clock.Now().UTC(), DryRun: inv.Command == cmdSweep,
 		OpenRFCs: st.OpenRFCs, RFCs: []resume.RFCView{}, Discussions: []discussionRow{}, Notes: plainTexts(st.Notes),
-		Warnings: plainTexts(st.Warnings), Requests: st.Requests}
+		Warnings: plainTexts(st.Warnings)}
 	for _, v := range st.RFCs {
 		v.Waiting = PlainText(v.Waiting)
 		rep.RFCs = append(rep.RFCs, v)
@@ -214,7 +216,7 @@ func newCLIReport(inv *invocation, st *execution) *cliReport {
 	// result per pending discussion.
 	each := st.Sweep
 	if inv.Discussion != 0 {
-		each = []*resume.Result{st.Result}
+		each = []*resume.Result{st}
 	}
 	for _, r := range each {
 		row := discussionRow{Discussion: r.Discussion, DueAt: r.DueAt}
@@ -234,7 +236,6 @@ func newCLIReport(inv *invocation, st *execution) *cliReport {
 // addSweep puts a dry-run sweep beside the status: what it would do for
 // each discussion, and every write it would make.
 func (rep *cliReport) addSweep(sw *execution, err error) {
-	rep.Requests += sw.Requests
 	rep.Notes = append(rep.Notes, plainTexts(sw.Notes)...)
 	rep.Warnings = append(rep.Warnings, plainTexts(sw.Warnings)...)
 	if err != nil {

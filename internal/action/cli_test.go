@@ -440,3 +440,39 @@ func TestRepoCommands_report_the_requests_they_send(t *testing.T) {
 		})
 	}
 }
+
+// sweep --dry-run reads and decides once: the status it shows and the sweep
+// it predicts share one engine, so a maintainer's command that neither has
+// handled yet costs one permission request, not one for each.
+func TestSweepDryRun_asks_each_permission_once(t *testing.T) {
+	t.Parallel()
+	st := newRecessedRepo(t)
+	if _, err := st.r.gh.Comment(st.discID, "maya", "/recess resume"); err != nil {
+		t.Fatal(err)
+	}
+	before := len(st.r.gh.Requests())
+	code, out, errs := st.cli(st.clock(), "sweep", "--dry-run", "--repo", st.repo, "--json")
+	if code != 0 {
+		t.Fatalf("recess sweep --dry-run: exit %d\n%s\n%s", code, out, errs)
+	}
+	var got cliReport
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("recess sweep --dry-run --json is not JSON: %v\n%s", err, out)
+	}
+	if len(got.Discussions) != 1 || got.Discussions[0].Sweep != "would resume the agent (fired by manual)" {
+		t.Errorf("discussions = %+v, want #1 resumed by maya's command", got.Discussions)
+	}
+	sent := st.r.gh.Requests()[before:]
+	asked := 0
+	for _, r := range sent {
+		if strings.HasSuffix(r.Path, "/collaborators/maya/permission") {
+			asked++
+		}
+	}
+	if asked != 1 {
+		t.Errorf("maya's permission was asked %d times, want once", asked)
+	}
+	if got.Requests != len(sent) {
+		t.Errorf("the report says %d requests; the fake GitHub received %d", got.Requests, len(sent))
+	}
+}

@@ -49,10 +49,8 @@ type fileConfig struct {
 	Labels         []string `yaml:"labels"`
 	WakeOn         string   `yaml:"wake-on"`
 	MentionHandles []string `yaml:"mention-handles"`
-	// Words people see: overrides by key (resume.TextKeys), and whether the
-	// status comment shows the agent's summary.
-	Texts       map[string]string `yaml:"texts"`
-	HideSummary *bool             `yaml:"hide-summary"`
+	// Whether the status comment shows the agent's summary.
+	HideSummary *bool `yaml:"hide-summary"`
 }
 
 // recess's own defaults, in one place (the engine's are resume.Defaults,
@@ -463,13 +461,6 @@ func (s *settings) applyPolicy(fc fileConfig, field func(key string) string) err
 	}
 	if fc.HideSummary != nil {
 		s.Engine.HideSummary = *fc.HideSummary
-	}
-	if err := resume.CheckTexts(fc.Texts); err != nil {
-		fe := err.(*wait.FieldError)
-		return &wait.FieldError{Field: field(fe.Field), Reason: fe.Reason}
-	}
-	if fc.Texts != nil {
-		s.Engine.Texts = fc.Texts
 	}
 	return nil
 }

@@ -52,6 +52,7 @@ func TestSettings_file_errors_name_the_key(t *testing.T) {
 		name, body, field, reason string
 	}{
 		{"unknown_key", "max-recess: P30D\nescalate_to: [lead]\n", ": escalate_to", `line 2: unknown key "escalate_to"`},
+		{"texts_are_not_configurable", "hide-summary: true\ntexts:\n  status.idle: Nothing here.\n", ": texts", `line 2: unknown key "texts"`},
 		{"wrong_kind", "max-attempts: many\n", ": max-attempts", `line 1: want a whole number, found "many"`},
 		{"list_expected", "categories: RFCs\n", ": categories", `line 1: want a list, found "RFCs"`},
 		{"not_yaml", "max-attempts: [\n", "", "not valid YAML"},

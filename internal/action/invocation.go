@@ -50,6 +50,9 @@ type invocation struct {
 	CorrelationID string          // the id a claim is for
 	Verdict       []byte          // the verdict document (command verdict)
 	ResumeContext *resume.Context // a claim's, nil for a fresh run
+	// WithStatus (recess sweep --dry-run) has the sweep's engine first
+	// report the status of every pending discussion (execution.Status).
+	WithStatus bool
 }
 
 // where is where a run runs: the repository, GitHub, the run and its clock.
@@ -66,6 +69,8 @@ type where struct {
 // would have written.
 type execution struct {
 	*resume.Result // nil when the run stopped before the engine answered
+	// Status is the status beside a sweep (invocation.WithStatus).
+	Status *resume.Result
 	// DryRun is set when nothing was written; Would then lists what a real
 	// run would have written, in order.
 	DryRun   bool
@@ -102,6 +107,12 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 			res, err = e.Inbound(ctx, inv.Discussion)
 		}
 	case cmdSweep:
+		if inv.WithStatus {
+			if out.Status, err = e.StatusAll(ctx); err != nil {
+				out.Requests = client.Requests()
+				return out, err
+			}
+		}
 		res, err = e.Sweep(ctx)
 	case cmdPlan:
 		res, err = e.Plan(ctx)

@@ -35,10 +35,10 @@ const mcpUsage = `usage: recess mcp --verdict-file PATH --correlation-id ID --di
 A Model Context Protocol server on stdin/stdout for the lead agent. Tools:
 read_discussion (the discussion and, for a resumed run, what you asked and
 what fired; needs --token), reply (queue a reply), recess (wait for people,
-then be resumed), adjourn (final answer), resume_context (what happened since
-the agent last ran). A successful recess or adjourn writes the verdict file
-that "command: verdict" reads (its verdict-file input); a second verdict in
-one run is refused. End of input without a verdict exits with status 3.
+then be resumed), adjourn (final answer). A successful recess or adjourn
+writes the verdict file that "command: verdict" reads (its verdict-file
+input); a second verdict in one run is refused. End of input without a
+verdict exits with status 3.
 A tool error says what to change, or, when no call can help, to stop.
 
 A start-up problem (a missing or unknown flag, a resume-context file it cannot
@@ -69,8 +69,7 @@ type discussionReader interface {
 type mcpServer struct {
 	verdictFile, correlationID string
 	discussion                 int
-	resumeContext              string          // as given, "" for a first run
-	rc                         *resume.Context // decoded, nil for a first run
+	rc                         *resume.Context // the run's resume_context, nil for a first run
 	reader                     discussionReader
 	limits                     func() wait.TriggerLimits
 
@@ -258,7 +257,6 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 		verdictFile:   o.VerdictFile,
 		correlationID: o.CorrelationID,
 		discussion:    n,
-		resumeContext: o.ResumeContext,
 		rc:            rc,
 		reader:        reader,
 		limits: func() wait.TriggerLimits {

@@ -187,7 +187,7 @@ func TestMCPListsTools(t *testing.T) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	if diff := cmp.Diff([]string{"adjourn", "read_discussion", "recess", "reply", "resume_context"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"adjourn", "read_discussion", "recess", "reply"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 	// The recess tool teaches the convention and the flat trigger.
@@ -309,8 +309,6 @@ func TestMCPRefusalsSayWhatToChangeOrToStop(t *testing.T) {
 		{name: "reply_queue_full", before: tenReplies, call: toolCall{"reply", map[string]any{"body": "one more"}}, advice: adviceStop},
 		{name: "argument_to_read_discussion", call: toolCall{"read_discussion", map[string]any{"number": 7}}, advice: adviceFix,
 			want: "refused: number: unknown field. read_discussion takes no arguments: call it again with none ({})."},
-		{name: "argument_to_resume_context", call: toolCall{"resume_context", map[string]any{"discussion": 7}}, advice: adviceFix,
-			want: "refused: discussion: unknown field. resume_context takes no arguments: call it again with none ({})."},
 		{name: "unknown_field_of_reply", call: toolCall{"reply", map[string]any{"body": "b", "discussion": 7}}, advice: adviceFix,
 			want: "refused: discussion: unknown field. Nothing was written; leave discussion out (reply takes only body, reply_to) and call again."},
 		{name: "unknown_field_of_a_reply_item", call: toolCall{"adjourn", map[string]any{"summary": "s", "replies": []any{map[string]any{"body": "b", "author": "me"}}}}, advice: adviceFix,
@@ -653,17 +651,20 @@ func TestMCPPolicyFile(t *testing.T) {
 	readVerdict(t, path2, "c-1", 7)
 }
 
-func TestMCPResumeContextFirstRun(t *testing.T) {
+// An empty --resume-context-file is a first run: read_discussion says
+// nothing was resumed.
+func TestMCPEmptyResumeContextFileIsAFirstRun(t *testing.T) {
 	t.Parallel()
+	sw := newSessionWorld(t)
 	empty := filepath.Join(t.TempDir(), "rc.json")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := mcpSession(t, nil, flags(filepath.Join(t.TempDir(), "v.json"), "--resume-context-file", empty)...)
-	var out contextOutput
-	structured(t, call(t, s, "resume_context", nil), &out)
-	if !out.FirstRun || out.ResumeContext != "" {
-		t.Errorf("resume_context on a first run = %+v", out)
+	s := mcpSession(t, []string{"RECESS_NOW=" + sw.w.Now().Format(time.RFC3339)}, append(sw.args(sw.run, sw.verdictFile), "--resume-context-file", empty)...)
+	var d discussionOutput
+	structured(t, call(t, s, "read_discussion", map[string]any{}), &d)
+	if diff := cmp.Diff(resumedOutput{Asked: []questionOutput{}}, d.Resumed); diff != "" {
+		t.Errorf("read_discussion on a first run, resumed (-want +got):\n%s", diff)
 	}
 }
 
@@ -803,10 +804,8 @@ func TestMCPGoClientSession(t *testing.T) {
 		len(d2.Resumed.Asked) != 1 || d2.Resumed.Asked[0].Body != "Postgres or SQLite?" || d2.Resumed.Asked[0].Thread != sw.question {
 		t.Errorf("resumed read_discussion = %+v", d2.Resumed)
 	}
-	var c contextOutput
-	structured(t, call(t, s2, "resume_context", nil), &c)
-	if c.FirstRun || !strings.Contains(c.Prompt, "Postgres, please.") {
-		t.Errorf("resume_context = %+v", c)
+	if !slices.ContainsFunc(d2.Comments, func(c commentOutput) bool { return c.Author == "carol" && c.Body == "Postgres, please." }) {
+		t.Errorf("resumed read_discussion does not show carol's answer: %+v", d2.Comments)
 	}
 }
 
@@ -1214,8 +1213,8 @@ func TestMCPSchemasArePortable(t *testing.T) {
 		t.Fatalf("provider-rules.json: %v", err)
 	}
 	tools := inMemoryTools(t)
-	if len(tools) != 5 {
-		t.Fatalf("%d tools, want 5", len(tools))
+	if len(tools) != 4 {
+		t.Fatalf("%d tools, want 4", len(tools))
 	}
 	for _, p := range rules.Providers {
 		if len(p.Sources) == 0 {
@@ -1359,7 +1358,7 @@ func FuzzMCPToolCall(f *testing.F) {
 	f.Add("reply", []byte(`{"body":"hello","reply_to":"DC_kwA"}`))
 	f.Add("reply", []byte(`{"body":"\ud800"}`))
 	f.Add("reply", []byte(`[1,2]`))
-	f.Add("resume_context", []byte(`{"x":1}`))
+	f.Add("read_discussion", []byte(`{"x":1}`))
 	f.Fuzz(func(t *testing.T, tool string, args []byte) {
 		if !json.Valid(args) {
 			return // the transport answers it with a parse error
@@ -1388,7 +1387,7 @@ func FuzzMCPToolCall(f *testing.F) {
 		defer cs.Close()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
 		if err != nil {
-			if !slices.Contains([]string{"reply", "recess", "adjourn", "resume_context", "read_discussion"}, tool) {
+			if !slices.Contains([]string{"reply", "recess", "adjourn", "read_discussion"}, tool) {
 				return // an unknown tool is a protocol error
 			}
 			if !bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) {

@@ -32,7 +32,7 @@ import (
 // replyArg is one reply, as the tools take it and the verdict spells it.
 type replyArg struct {
 	Body    string `json:"body" jsonschema:"the reply, GitHub markdown"`
-	ReplyTo string `json:"reply_to,omitempty" jsonschema:"id of a comment to answer under (from read_discussion or resume_context); \"\" or left out: a new top-level comment"`
+	ReplyTo string `json:"reply_to,omitempty" jsonschema:"id of a comment to answer under (from read_discussion); \"\" or left out: a new top-level comment"`
 }
 
 type replyOutput struct {
@@ -70,12 +70,6 @@ type verdictOutput struct {
 }
 
 type noInput struct{}
-
-type contextOutput struct {
-	FirstRun      bool   `json:"first_run" jsonschema:"true when this run was not resumed (nothing to tell)"`
-	Prompt        string `json:"prompt" jsonschema:"what happened since you last ran, as markdown"`
-	ResumeContext string `json:"resume_context" jsonschema:"the raw resume_context JSON; \"\" on a first run"`
-}
 
 type discussionOutput struct {
 	Number    int             `json:"number" jsonschema:"the discussion number"`
@@ -152,7 +146,7 @@ func toolSchema[T any](enums map[string][]any) *jsonschema.Schema {
 }
 
 // replyDescription says the verdict's own reply limit.
-var replyDescription = `Queue a reply to post in the discussion. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + strconv.Itoa(resume.MaxReplies) + ` replies in all). Use reply_to (a comment id from read_discussion or resume_context) to answer under a comment; without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it.`
+var replyDescription = `Queue a reply to post in the discussion. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + strconv.Itoa(resume.MaxReplies) + ` replies in all). Use reply_to (a comment id from read_discussion) to answer under a comment; without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it.`
 
 // Tool descriptions teach the model the convention and the trigger; the
 // model reads nothing else about recess.
@@ -166,29 +160,24 @@ An invalid call writes nothing and names the field to fix. One verdict per run: 
 
 	adjournDescription = `Finish: post your queued replies (and "replies" here) as your answer, and end this conversation's work until people write again. Call it, then end your turn. An invalid call writes nothing and names the field to fix. One verdict per run: after recess or adjourn succeeded, no other verdict is accepted.`
 
-	contextDescription = `What happened since you last ran: why you were woken (fired_by), the comments since with their ids (use them as reply_to), authors, times and links, as markdown, and the raw resume_context JSON. A first run has none: use read_discussion.`
-
 	readDescription = `Read the discussion this run is about: title, body, category, and every comment and reply with its id (use it as reply_to), author, time, thread, and whether recess posted it. For a resumed run also what you asked and what woke you. Reading posts nothing.`
 )
 
 func (s *mcpServer) server() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "recess", Version: "v1"}, &mcp.ServerOptions{
-		Instructions: "You answer a GitHub discussion. Read it with read_discussion. To ask people something and wait for their answers, queue your question with reply and call recess; to give your final answer, call adjourn. Either way: call it, then end your turn. When answers arrive you are woken in a new run; read_discussion and resume_context tell you what was said since.",
+		Instructions: "You answer a GitHub discussion. Read it with read_discussion. To ask people something and wait for their answers, queue your question with reply and call recess; to give your final answer, call adjourn. Either way: call it, then end your turn. When answers arrive you are woken in a new run; your prompt and read_discussion tell you what you asked, what woke you and what people said.",
 	})
-	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	recessIn := toolSchema[recessInput](map[string][]any{"combine": {wait.KindAny, wait.KindAll}, "on_expire": {wait.OnExpireResume, wait.OnExpireCancel}})
 	recessIn.Properties["from"].Items.Description = "a GitHub login"
 	verdictOut := toolSchema[verdictOutput](map[string][]any{"verdict": {resume.VerdictRecessed, resume.VerdictAdjourned}})
 	addTool(srv, s, &mcp.Tool{Name: "read_discussion", Description: readDescription, InputSchema: toolSchema[noInput](nil),
-		OutputSchema: toolSchema[discussionOutput](nil), Annotations: readOnly}, s.readDiscussion)
+		OutputSchema: toolSchema[discussionOutput](nil), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.readDiscussion)
 	addTool(srv, s, &mcp.Tool{Name: "reply", Description: replyDescription, InputSchema: toolSchema[replyArg](nil),
 		OutputSchema: toolSchema[replyOutput](nil)}, s.reply)
 	addTool(srv, s, &mcp.Tool{Name: "recess", Description: recessDescription,
 		InputSchema: recessIn, OutputSchema: verdictOut}, s.recess)
 	addTool(srv, s, &mcp.Tool{Name: "adjourn", Description: adjournDescription, InputSchema: toolSchema[adjournInput](nil),
 		OutputSchema: verdictOut}, s.adjourn)
-	addTool(srv, s, &mcp.Tool{Name: "resume_context", Description: contextDescription, InputSchema: toolSchema[noInput](nil),
-		OutputSchema: toolSchema[contextOutput](nil), Annotations: readOnly}, s.contextTool)
 	return srv
 }
 
@@ -612,26 +601,16 @@ func (s *mcpServer) toolField(err error, itemsName string) *wait.FieldError {
 	return &out
 }
 
-// contextTool returns the resume context as the prompt renders it, and raw.
-func (s *mcpServer) contextTool(context.Context, noInput) (*mcp.CallToolResult, contextOutput, error) {
-	if s.rc == nil {
-		out := contextOutput{FirstRun: true, Prompt: "This is a first run: there is no resume_context. Read the discussion with read_discussion."}
-		return toolResult(out.Prompt, out), out, nil
-	}
-	out := contextOutput{Prompt: resume.Prompt(*s.rc, nil), ResumeContext: s.resumeContext}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Prompt + "\n\n```json\n" + s.resumeContext + "\n```\n"}}}, out, nil
-}
-
 // readDiscussion returns the discussion, and for a resumed run what was
 // asked and what fired.
 func (s *mcpServer) readDiscussion(ctx context.Context, _ noInput) (*mcp.CallToolResult, discussionOutput, error) {
 	if s.reader == nil {
 		return nil, discussionOutput{}, &stopError{"read_discussion", "recess mcp was started without --token, so it cannot read the discussion",
-			"do not call read_discussion again; work from your prompt and resume_context (the workflow's author can pass --token)."}
+			"do not call read_discussion again; work from your prompt (the workflow's author can pass --token)."}
 	}
 	d, err := s.reader.Discussion(ctx, s.discussion)
 	if err != nil {
-		return nil, discussionOutput{}, fmt.Errorf("read_discussion: could not read discussion #%d from GitHub (%s); nothing in your call caused it: call read_discussion once more, and if it fails again, work from your prompt and resume_context", s.discussion, text.OneLine(err.Error()))
+		return nil, discussionOutput{}, fmt.Errorf("read_discussion: could not read discussion #%d from GitHub (%s); nothing in your call caused it: call read_discussion once more, and if it fails again, work from your prompt", s.discussion, text.OneLine(err.Error()))
 	}
 	out := discussionOutput{Number: d.Number, Title: d.Title, Body: d.Body, Category: d.Category, Author: d.Author,
 		CreatedAt: rfc3339(d.CreatedAt), URL: d.URL, Closed: d.Closed, Locked: d.Locked, Comments: []commentOutput{},

@@ -84,31 +84,23 @@ func TestSettings_scope_and_words(t *testing.T) {
 	}
 }
 
-func TestSettings_file_texts_and_scope(t *testing.T) {
+func TestSettings_file_scope(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	write := func(body string) {
-		if err := writeFile(dir+"/recess.yml", body); err != nil {
-			t.Fatal(err)
-		}
+	if err := writeFile(dir+"/recess.yml", "categories: [RFCs]\nwake-on: command\n"); err != nil {
+		t.Fatal(err)
 	}
-	in := func(k string) string {
+	s, err := loadSettings(func(k string) string {
 		if k == "config" {
 			return "recess.yml"
 		}
 		return ""
-	}
-	write("categories: [RFCs]\nwake-on: command\ntexts:\n  status.idle: Nothing here.\n")
-	s, err := loadSettings(in, dir)
+	}, dir)
 	if err != nil {
 		t.Fatalf("loadSettings = %v", err)
 	}
-	if s.Engine.Texts["status.idle"] != "Nothing here." || s.Engine.WakeOn != "command" || len(s.Engine.Categories) != 1 {
+	if s.Engine.WakeOn != "command" || len(s.Engine.Categories) != 1 {
 		t.Errorf("file settings = %+v", s.Engine)
-	}
-	write("texts:\n  status.nope: x\n")
-	if _, err := loadSettings(in, dir); err == nil || !strings.Contains(err.Error(), "texts.status.nope") {
-		t.Errorf("unknown text key: %v, want an error naming texts.status.nope", err)
 	}
 }
 

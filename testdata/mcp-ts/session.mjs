@@ -45,7 +45,7 @@ await client.connect(transport);
 
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
-if (names.join(",") !== "adjourn,read_discussion,recess,reply,resume_context") fail(`tools ${names}`);
+if (names.join(",") !== "adjourn,read_discussion,recess,reply") fail(`tools ${names}`);
 for (const t of tools) {
   checkSchema(`${t.name} input`, t.inputSchema);
   if (!t.outputSchema) fail(`${t.name}: no output schema`);
