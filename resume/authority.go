@@ -26,7 +26,7 @@ type access struct {
 // such comment holds a command. A token that may not ask gives an answer
 // that says so (the command is held with a warning); any other error fails
 // the run, which changed nothing yet.
-func (e *Engine) permissions(ctx context.Context, rec *state.Record, isNew bool, d *Discussion) error {
+func (e *Engine) permissions(ctx context.Context, rec *state.Record, isNew bool, d *Thread) error {
 	for i := range d.Comments {
 		c := &d.Comments[i]
 		key := authorityKey(c)

@@ -272,7 +272,7 @@ func (f *facts) commands(rec *state.Record, obs observations) (asked, plan) {
 			// Refused: said why, once, in the thread; the comment counts
 			// toward nothing.
 			p = p.with(warned("comment %s: %s", c.ID, r.refused.maintainer), after(Effect{Kind: EffectReact, Subject: c.ID, Reaction: Confused}),
-				notify("answer."+c.ID, c.Thread(), f.text("answer.refused", "why", r.refused.people)))
+				notify("answer."+c.ID, c.ID, f.text("answer.refused", "why", r.refused.people)))
 		default:
 			p = p.with(f.command(rec, obs, c, r.cmd, &ask), after(Effect{Kind: EffectReact, Subject: c.ID, Reaction: ThumbsUp}))
 		}
@@ -314,7 +314,7 @@ func (f *facts) command(rec *state.Record, obs observations, c *Comment, cmd com
 		// that a lost event cannot lose a signal or an extension.
 	}
 	if answer != "" {
-		p = p.with(notify("answer."+c.ID, c.Thread(), answer))
+		p = p.with(notify("answer."+c.ID, c.ID, answer))
 	}
 	return p
 }

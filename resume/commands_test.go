@@ -26,7 +26,7 @@ func TestCommands_refused_count_for_nothing_text_after_accepted_counts(t *testin
 		}
 		why := 0
 		for _, c := range w.mine(n) {
-			if c.ParentID == id && strings.Contains(c.Body, "frobnicate is not a recess command") {
+			if c.Root == id && strings.Contains(c.Body, "frobnicate is not a recess command") {
 				why++
 			}
 		}

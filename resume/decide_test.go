@@ -15,10 +15,10 @@ import (
 func TestDecide_is_a_value_over_the_snapshot(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	d := &Discussion{ID: "D_1", Number: 1, Author: "alice", CreatedAt: now.Add(-time.Minute), Labels: []string{"question"}}
+	d := &Thread{ID: "D_1", Number: 1, Author: "alice", CreatedAt: now.Add(-time.Minute), Labels: []string{"question"}}
 	answered := state.New(1)
 	answered.Applied, answered.Seen = []string{"c-0"}, state.Cursor{At: now.Add(-time.Minute), All: true}
-	replied := &Discussion{ID: "D_1", Number: 1, Author: "alice", CreatedAt: now.Add(-time.Hour),
+	replied := &Thread{ID: "D_1", Number: 1, Author: "alice", CreatedAt: now.Add(-time.Hour),
 		Comments: []Comment{{ID: "C_1", Author: "bob", Body: "One more thing.", CreatedAt: now}}}
 	cfg := Config{NewID: func() string { return "c-1" }}.withDefaults()
 	tests := []struct {

@@ -31,7 +31,7 @@ func (e *Engine) dispatch(ctx context.Context, p plan, res *Result) error {
 		return err
 	}
 	if a := p.dispatch.run; a.EyesOn != "" {
-		if err := e.Discussions.React(ctx, a.EyesOn, Eyes); err != nil {
+		if err := e.Threads.React(ctx, a.EyesOn, Eyes); err != nil {
 			res.warn("could not add the EYES reaction: %v", err)
 		}
 	}
@@ -137,7 +137,7 @@ func (e *Engine) dispatchFailed(ctx context.Context, p plan, derr error, res *Re
 // then, fails the run, naming the cause, and is escalated once (see
 // refused): no later run sends it again until the setup changes or a
 // maintainer says "/recess retry".
-func decideDispatchFailed(written *state.Record, d *Discussion, derr error, setup answer[string], c Config, now time.Time) plan {
+func decideDispatchFailed(written *state.Record, d *Thread, derr error, setup answer[string], c Config, now time.Time) plan {
 	f := &facts{s: snapshot{setup: setup}, cfg: c, now: now, d: d}
 	rec := written.Clone()
 	a := rec.Active
@@ -195,7 +195,7 @@ func (f *facts) history(since, until state.Cursor) []HistoryEntry {
 			role = "maintainer"
 		}
 		out = append(out, HistoryEntry{ID: c.ID, Author: c.Author, Role: role, Body: r.said,
-			CreatedAt: c.CreatedAt.UTC(), URL: c.URL, ReplyTo: c.ParentID})
+			CreatedAt: c.CreatedAt.UTC(), URL: c.URL, ReplyTo: c.Root})
 	}
 	return out
 }

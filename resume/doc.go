@@ -1,5 +1,5 @@
 // Package resume is the engine of recess: it decides, and talks to the world
-// only through the ports it declares (Clock, Store, Discussions, Permissions,
+// only through the ports it declares (Clock, Store, Threads, Permissions,
 // Dispatcher).
 //
 // A run of recess is one reconciliation of one discussion (or, for a sweep,
@@ -60,7 +60,10 @@
 //	prompt (the agent's resumed prompt)   resume/prompt.go
 //	intake prompt                         resume/prompt_intake.go
 //	what the agent asked (questions)      resume/questions.go
-//	ports (Store, Discussions, ...)       resume/ports.go
+//	ports (Store, Threads, ...), a thread resume/ports.go
+//	  addressed by kind and number
+//	  (ThreadRef); kinds served           internal/github/discussions.go (served)
+//	where a reply sits in its thread      internal/github/discussions.go (Reply)
 //	triggers (reading them)               resume/wait/parse.go
 //	durations, FieldError                 resume/wait/duration.go
 //	trigger evaluation                    resume/wait/evaluate.go

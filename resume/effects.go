@@ -97,10 +97,10 @@ func (e *Engine) post(ctx context.Context, p plan, planned *[]Effect) error {
 		if e.DryRun {
 			*planned = append(*planned, Effect{Kind: EffectReply, ReplyTo: r.replyTo, Body: body})
 			id := fmt.Sprintf("plan-reply-%d", len(p.d.Comments))
-			p.d.Comments = append(p.d.Comments, Comment{ID: id, ParentID: r.replyTo, Body: body, CreatedAt: p.now, Mine: true})
+			p.d.Comments = append(p.d.Comments, Comment{ID: id, Root: r.replyTo, Body: body, CreatedAt: p.now, Mine: true})
 			continue
 		}
-		c, err := e.Discussions.Reply(ctx, p.d.ID, r.replyTo, body)
+		c, err := e.Threads.Reply(ctx, p.d, r.replyTo, body)
 		if err != nil {
 			return fmt.Errorf("post reply %d of verdict %s: %w", r.index, r.key, err)
 		}
@@ -134,7 +134,7 @@ func (e *Engine) apply(ctx context.Context, p plan) (*Result, error) {
 
 // store writes rec as of now, checked up to the newest comment of d (when
 // read).
-func (e *Engine) store(ctx context.Context, rec *state.Record, d *Discussion, now time.Time) error {
+func (e *Engine) store(ctx context.Context, rec *state.Record, d *Thread, now time.Time) error {
 	if d != nil {
 		rec.Checked = newest(d).At
 	}
@@ -170,15 +170,15 @@ func (e *Engine) effects(ctx context.Context, p plan, list []Effect, res *Result
 		var err error
 		switch f.Kind {
 		case EffectReact:
-			if err = e.Discussions.React(ctx, f.Subject, f.Reaction); err != nil {
+			if err = e.Threads.React(ctx, f.Subject, f.Reaction); err != nil {
 				res.warn("could not react to %s: %v", f.Subject, err)
 			}
 		case EffectUnreact:
-			if err = e.Discussions.Unreact(ctx, f.Subject, f.Reaction); err != nil {
+			if err = e.Threads.Unreact(ctx, f.Subject, f.Reaction); err != nil {
 				res.warn("could not remove the %s reaction: %v", f.Reaction, err)
 			}
 		case EffectLabel:
-			if err = e.Discussions.Label(ctx, p.d, f.Label); errors.Is(err, ErrLabelUnavailable) {
+			if err = e.Threads.Label(ctx, p.d, f.Label); errors.Is(err, ErrLabelUnavailable) {
 				// The label is missing and may not be created: the run
 				// fails, saying which label and the fix.
 				return fmt.Errorf("discussion %d: %w", p.rec.Discussion, err)
@@ -187,7 +187,7 @@ func (e *Engine) effects(ctx context.Context, p plan, list []Effect, res *Result
 				res.warn("could not add the %s label: %v", f.Label, err)
 			}
 		case EffectUnlabel:
-			if err = e.Discussions.Unlabel(ctx, p.d, f.Label); err != nil {
+			if err = e.Threads.Unlabel(ctx, p.d, f.Label); err != nil {
 				res.warn("could not remove the %s label: %v", f.Label, err)
 			}
 		case EffectNote:
@@ -197,7 +197,7 @@ func (e *Engine) effects(ctx context.Context, p plan, list []Effect, res *Result
 		case EffectEdit:
 			// Best effort: a copy left behind matters only if the status
 			// comment is lost too, and the verdict's answer must not be.
-			if err = e.Discussions.Edit(ctx, f.Subject, f.Body); err != nil {
+			if err = e.Threads.Edit(ctx, f.Subject, f.Body); err != nil {
 				res.warn("could not bring recess's copy of the record in comment %s up to date: %v", f.Subject, err)
 			}
 		}
@@ -218,7 +218,7 @@ func (e *Engine) postOnce(ctx context.Context, p plan, f Effect) error {
 			return nil
 		}
 	}
-	c, err := e.Discussions.Reply(ctx, p.d.ID, f.ReplyTo, state.ReplyBody(f.Body, f.Key, 0, keepMarker(p.rec)))
+	c, err := e.Threads.Reply(ctx, p.d, f.ReplyTo, state.ReplyBody(f.Body, f.Key, 0, keepMarker(p.rec)))
 	if err != nil {
 		return fmt.Errorf("post comment on discussion %d: %w", p.rec.Discussion, err)
 	}

@@ -36,7 +36,7 @@ func TestConflict_lost_escalation_leaves_no_label(t *testing.T) {
 	}
 	res := mustRun(t)(e.Sweep(ctx))
 
-	d, _ := w.Discussion(ctx, n)
+	d, _ := w.Thread(ctx, resume.DiscussionRef(n))
 	if w.labels[d.ID][resume.LabelEscalated] {
 		t.Errorf("the %s label is on the discussion after the escalation lost its write", resume.LabelEscalated)
 	}

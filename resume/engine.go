@@ -200,10 +200,13 @@ func runNameSep(r rune) bool { return !strings.ContainsRune(alnum+"_-", r) }
 // design, and concurrency between runs is handled by the store's
 // optimistic writes).
 type Engine struct {
-	Clock       Clock
-	Store       Store
-	Discussions Discussions
-	Dispatcher  Dispatcher
+	Clock   Clock
+	Store   Store
+	Threads Threads
+	// Kind is the kind of thread the entry points address by number (see
+	// ThreadRef); empty: a discussion.
+	Kind       state.Kind
+	Dispatcher Dispatcher
 	// Permissions says who may use slash commands; nil: nobody (every
 	// command is refused with a warning).
 	Permissions Permissions
@@ -352,7 +355,7 @@ type snapshot struct {
 	isNew bool
 	// d is the discussion, oldest comment first; nil when it was not read
 	// or does not exist (deleted: dErr wraps ErrNotFound).
-	d    *Discussion
+	d    *Thread
 	dErr error
 	// missing is GitHub's "not found" for the discussion, from whichever
 	// read met it (the store's or the discussion's): Result.Missing.
@@ -368,7 +371,7 @@ type snapshot struct {
 	// findsByLabel: the store finds pending records by the waiting label
 	// (LabelFinder), which the decision then keeps right.
 	findsByLabel bool
-	// readsReactions: the Discussions port tells which subjects carry
+	// readsReactions: the Threads port tells which subjects carry
 	// recess's own reaction (ReactionReader). reacted are those of the
 	// subjects a decision needed (need.reacted) that carry recess's 👀.
 	readsReactions bool
@@ -429,7 +432,7 @@ type plan struct {
 	views        []RFCView
 	logs         []string
 	fail         error
-	d            *Discussion
+	d            *Thread
 	now          time.Time
 	readOnly     bool
 	obs          observations
@@ -486,7 +489,7 @@ type facts struct {
 	cfg Config
 	now time.Time
 	// d is the discussion (s.d).
-	d *Discussion
+	d *Thread
 	// awaited are the signals the open recesses this decision found wait
 	// for (see unawaited).
 	awaited awaited
@@ -505,16 +508,21 @@ type dispatchPlan struct {
 	input string
 }
 
+// ref addresses the thread number of the run's kind.
+func (e *Engine) ref(number int) ThreadRef {
+	return ThreadRef{Kind: cmp.Or(e.Kind, state.KindDiscussion), Number: number}
+}
+
 // read gathers a snapshot: the record, the discussion when the entry point
-// needs it (in one read when the store offers DiscussionStore), and the
+// needs it (in one read when the store offers ThreadStore), and the
 // active run when the decision will look at it.
 func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) (*snapshot, error) {
 	f, ok := e.Store.(LabelFinder)
-	_, reads := e.Discussions.(ReactionReader)
+	_, reads := e.Threads.(ReactionReader)
 	s := &snapshot{findsByLabel: ok && f.FindsPendingByLabel(), readsReactions: reads}
 	var err error
-	if ds, ok := e.Store.(DiscussionStore); ok && in.discussion {
-		s.rec, s.d, err = ds.LoadWith(ctx, number)
+	if ds, ok := e.Store.(ThreadStore); ok && in.discussion {
+		s.rec, s.d, err = ds.LoadWith(ctx, e.ref(number))
 		if errors.Is(err, ErrNotFound) {
 			s.d, s.dErr, err = nil, err, state.ErrNotFound
 		}
@@ -537,6 +545,9 @@ func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) 
 	switch {
 	case errors.Is(err, state.ErrNotFound):
 		s.rec, s.isNew = state.New(number), true
+		if k := e.ref(number).Kind; k != state.KindDiscussion {
+			s.rec.Kind = k // omitted for a discussion, as in every record so far
+		}
 	case err != nil:
 		return nil, fmt.Errorf("load record of discussion %d: %w", number, err)
 	}
@@ -544,7 +555,7 @@ func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) 
 		s.rec.OpenRFCs = map[string]*state.RFC{}
 	}
 	if in.discussion && s.d == nil && s.dErr == nil {
-		s.d, s.dErr = e.Discussions.Discussion(ctx, number)
+		s.d, s.dErr = e.Threads.Thread(ctx, e.ref(number))
 		if s.dErr != nil {
 			s.d = nil
 		}
@@ -576,7 +587,7 @@ func (e *Engine) readMore(ctx context.Context, s *snapshot, n need, now time.Tim
 	case n.recent:
 		s.recent = answered(e.Dispatcher.RecentDispatches(ctx, now.Add(-time.Hour)))
 	case n.reacted != nil:
-		s.reacted = answered(e.Discussions.(ReactionReader).Reacted(ctx, n.reacted, Eyes))
+		s.reacted = answered(e.Threads.(ReactionReader).Reacted(ctx, n.reacted, Eyes))
 	case n.setup:
 		s.setup = answered(e.setup(ctx))
 	}
@@ -838,7 +849,7 @@ func sooner(a, b *time.Time) *time.Time {
 }
 
 // newest is the cursor just past every comment of the discussion.
-func newest(d *Discussion) state.Cursor {
+func newest(d *Thread) state.Cursor {
 	c := state.Cursor{At: d.CreatedAt.UTC()}
 	for i := range d.Comments {
 		c = c.Advance(d.Comments[i].ID, d.Comments[i].CreatedAt.UTC())

@@ -69,7 +69,7 @@ func TestStory_intake_recess_accumulate_fire_adjourn(t *testing.T) {
 	if got := w.calls(); len(got) != 1 || got[0].req.ResumeContext != "" {
 		t.Fatalf("intake dispatches = %+v, want one with an empty resume_context", got)
 	}
-	d, _ := w.Discussion(ctx, n)
+	d, _ := w.Thread(ctx, resume.DiscussionRef(n))
 	if !w.reactions[d.ID][resume.Eyes] {
 		t.Errorf("intake: no EYES reaction on the discussion")
 	}
@@ -192,8 +192,8 @@ func TestVerdict_reply_to_an_unknown_comment_goes_to_the_top_level(t *testing.T)
 	mustRun(t)(verdict(t, e, doc))
 	var got []string
 	for _, c := range w.mine(n) {
-		if c.ParentID != "" {
-			t.Errorf("reply %q went under %s, want the top level", c.Body, c.ParentID)
+		if c.Root != "" {
+			t.Errorf("reply %q went under %s, want the top level", c.Body, c.Root)
 		}
 		got = append(got, strings.SplitN(c.Body, "\n\n", 2)[0])
 	}
@@ -219,7 +219,7 @@ func TestVerdict_reply_to_a_reply_goes_under_its_parent(t *testing.T) {
 			got = &c
 		}
 	}
-	if got == nil || got.ParentID != top {
+	if got == nil || got.Root != top {
 		t.Fatalf("reply = %+v, want it under %s", got, top)
 	}
 }
@@ -479,7 +479,7 @@ func TestEscalation_after_failed_runs_and_retry(t *testing.T) {
 	if len(w.calls()) != 3 || len(res.Warnings) == 0 {
 		t.Fatalf("after the second failure: %d dispatches, warnings %q; want an escalation", len(w.calls()), res.Warnings)
 	}
-	d, _ := w.Discussion(ctx, n)
+	d, _ := w.Thread(ctx, resume.DiscussionRef(n))
 	if !w.labels[d.ID][resume.LabelEscalated] {
 		t.Errorf("no %s label", resume.LabelEscalated)
 	}
@@ -639,7 +639,7 @@ func TestSlashCommands(t *testing.T) {
 		mustRun(t)(e.Inbound(ctx, n))
 		answers := 0
 		for _, c := range w.mine(n) {
-			if c.ParentID == id {
+			if c.Root == id {
 				answers++
 				if !strings.Contains(c.Body, "Waiting for") {
 					t.Errorf("status answer = %q", c.Body)

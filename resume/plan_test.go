@@ -51,8 +51,8 @@ func TestDecide_plans_each_entry_point(t *testing.T) {
 	cfg := Config{NewID: func() string { return "c-new" }, NewResumeID: func() string { return "r-new" }}.withDefaults()
 	opened := now.Add(-time.Hour)
 	past := state.Cursor{At: opened, All: true}
-	thread := func(comments ...Comment) *Discussion {
-		return &Discussion{ID: "D_1", Number: 1, Author: "alice", CreatedAt: now.Add(-2 * time.Hour), Comments: comments}
+	thread := func(comments ...Comment) *Thread {
+		return &Thread{ID: "D_1", Number: 1, Author: "alice", CreatedAt: now.Add(-2 * time.Hour), Comments: comments}
 	}
 	reply := Comment{ID: "C_1", Author: "bob", Body: "Postgres.", CreatedAt: now.Add(-time.Minute)}
 	waiting := func(trigger string) *state.Record {
@@ -162,7 +162,7 @@ func TestDecideDispatchFailed(t *testing.T) {
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	rec := state.New(1)
 	rec.Active = &state.Run{CorrelationID: "c-1", State: state.RunDispatching, Attempt: 1, IntentAt: now, EyesOn: "C_1"}
-	d := &Discussion{ID: "D_1", Number: 1, CreatedAt: now.Add(-time.Hour)}
+	d := &Thread{ID: "D_1", Number: 1, CreatedAt: now.Add(-time.Hour)}
 	tests := []struct {
 		name  string
 		err   error

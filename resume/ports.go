@@ -35,17 +35,20 @@ type Store interface {
 	Pending(ctx context.Context) ([]state.Summary, error)
 }
 
-// Discussions reads and writes the discussion itself.
-type Discussions interface {
-	// Discussion returns the discussion with every comment and reply, oldest
-	// first. A deleted discussion is ErrNotFound.
-	Discussion(ctx context.Context, number int) (*Discussion, error)
-	// Reply posts a comment, under replyTo when it is not empty: a
-	// top-level comment of the discussion. GitHub threads only one level
-	// deep and refuses a reply to a reply, so a caller answering any
-	// comment passes the thread it sits in (Comment.Thread; for a verdict
-	// reply, PlaceReply).
-	Reply(ctx context.Context, discussionID, replyTo, body string) (*Comment, error)
+// Threads reads and writes the threads recess serves: the conversation
+// itself, whatever its kind. The kind is data (ThreadRef.Kind, Thread.Kind):
+// an adapter serves the kinds it knows and refuses the others.
+type Threads interface {
+	// Thread returns the thread with every comment and reply, oldest
+	// first. A deleted thread is ErrNotFound.
+	Thread(ctx context.Context, ref ThreadRef) (*Thread, error)
+	// Reply posts a comment in t answering the comment to ("" answers the
+	// thread itself). The adapter places it as its kind of thread can
+	// hold it: in a discussion, under the top-level comment to sits in
+	// (Comment.Thread), as GitHub threads only one level deep and refuses
+	// a reply to a reply. Which comment a reply may answer in place is the
+	// engine's rule (PlaceReply).
+	Reply(ctx context.Context, t *Thread, to, body string) (*Comment, error)
 	// Edit replaces the body of a comment recess posted (to keep the copy
 	// of its record that a comment carries current: see facts.keepCopy).
 	Edit(ctx context.Context, commentID, body string) error
@@ -58,8 +61,8 @@ type Discussions interface {
 	// missing (an error wrapping ErrLabelUnavailable when the token may not
 	// create it). Unlabel removes it (a label that does not exist is a
 	// no-op).
-	Label(ctx context.Context, d *Discussion, name string) error
-	Unlabel(ctx context.Context, d *Discussion, name string) error
+	Label(ctx context.Context, d *Thread, name string) error
+	Unlabel(ctx context.Context, d *Thread, name string) error
 }
 
 // Permissions tells what an account may do in the repository. The engine
@@ -184,8 +187,21 @@ type WorkflowRun struct {
 	URL        string
 }
 
-// Discussion is a snapshot of a discussion and its comments.
-type Discussion struct {
+// ThreadRef addresses a thread: its kind and its number. Issue, pull
+// request and discussion numbers share one space in a repository, so the
+// number alone names the record; the kind says how to read the thread.
+type ThreadRef struct {
+	Kind   state.Kind
+	Number int
+}
+
+// DiscussionRef addresses discussion number n.
+func DiscussionRef(n int) ThreadRef { return ThreadRef{Kind: state.KindDiscussion, Number: n} }
+
+// Thread is a snapshot of a thread (a discussion) and its comments.
+type Thread struct {
+	// Kind is the thread's kind (state.KindDiscussion).
+	Kind      state.Kind
 	ID        string
 	Number    int
 	Title     string
@@ -229,9 +245,9 @@ const DeletedAccount = wait.DeletedAccount
 // Comment is one discussion comment or reply.
 type Comment struct {
 	ID string
-	// ParentID is the top-level comment a reply sits under ("" for a
+	// Root is the top-level comment a reply sits under ("" for a
 	// top-level comment).
-	ParentID string
+	Root string
 	// Author is the author's login; DeletedAccount for an account that
 	// was deleted since.
 	Author string
@@ -253,10 +269,10 @@ type Comment struct {
 	Deleted   bool
 }
 
-// ActivityProber is an optional extension of Discussions: one cheap, batched
+// ActivityProber is an optional extension of Threads: one cheap, batched
 // look at many discussions, so that a sweep can find the discussions whose
 // events were lost without reading each of them. The engine type-asserts it
-// on its Discussions port; without it a sweep visits every record that waits
+// on its Threads port; without it a sweep visits every record that waits
 // on people alone, every time.
 type ActivityProber interface {
 	// Activity returns, for each waiting record's discussion it can vouch
@@ -271,9 +287,9 @@ type ActivityProber interface {
 	Activity(ctx context.Context, waiting []state.Summary) (map[int]time.Time, error)
 }
 
-// ReactionReader is an optional extension of Discussions: which subjects
+// ReactionReader is an optional extension of Threads: which subjects
 // carry recess's own reaction. The engine type-asserts it on its
-// Discussions port, and asks it only when a record restored from recess's
+// Threads port, and asks it only when a record restored from recess's
 // copy of it would dispatch (see facts.unaccountedRun): every dispatch puts
 // recess's 👀 on what it answers and every verdict takes it off, so a 👀
 // the copy does not account for is a run whose record went with the status
@@ -284,7 +300,7 @@ type ReactionReader interface {
 	Reacted(ctx context.Context, subjects []string, r Reaction) ([]string, error)
 }
 
-// DiscussionStore is an optional extension of Store, for a store that reads
+// ThreadStore is an optional extension of Store, for a store that reads
 // the discussion itself to find the record (the comment store keeps the
 // record in a comment of the discussion). The engine type-asserts it on its
 // Store port: a run then pays for one read of the discussion, not two.
@@ -296,9 +312,9 @@ type ReactionReader interface {
 // nil. A corrupt record is an error wrapping state.ErrCorrupt, as for Load.
 // A store that could not read the discussion (it keeps the record
 // elsewhere) returns the record as Load would with a nil discussion, and the
-// engine reads the discussion through Discussions.
-type DiscussionStore interface {
-	LoadWith(ctx context.Context, number int) (*state.Record, *Discussion, error)
+// engine reads the discussion through Threads.
+type ThreadStore interface {
+	LoadWith(ctx context.Context, ref ThreadRef) (*state.Record, *Thread, error)
 }
 
 // DeletedComment is a comment deleted from a discussion as the deletion's

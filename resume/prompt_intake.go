@@ -15,7 +15,7 @@ const (
 // and author, the opening post, and the people's comments with their ids,
 // each quoted as Prompt quotes history, long ones shortened with the link.
 // Pure, like Prompt.
-func IntakePrompt(d *Discussion) string {
+func IntakePrompt(d *Thread) string {
 	p := &promptWriter{}
 	p.para("# A discussion to answer")
 	p.linef("Discussion #%d, “%s”, opened by @%s on %s.", d.Number, text.ClipLine(d.Title, 200), text.ClipLine(d.Author, 64), promptTime(d.CreatedAt))
@@ -48,8 +48,8 @@ func IntakePrompt(d *Discussion) string {
 		p.paraf("## %s, oldest first", capital(text.Count(len(people), "comment", "comments")))
 		for i, c := range people {
 			head := "Comment"
-			if c.ParentID != "" {
-				head = "Reply under " + code(c.ParentID)
+			if c.Root != "" {
+				head = "Reply under " + code(c.Root)
 			}
 			p.entry(i, head, "**@"+text.ClipLine(c.Author, 64)+"**", c.CreatedAt, c.URL, c.ID, intakeBody(c.Body))
 		}

@@ -11,7 +11,7 @@ import (
 // verdict, ready for Prompt. Only recess's own comments count (a marker
 // copied into someone else's comment is ignored), and the hidden marker is
 // left out of the body.
-func Questions(d *Discussion, correlationID string) []Question {
+func Questions(d *Thread, correlationID string) []Question {
 	var out []Question
 	index := map[string]int{} // by comment id: the reply's place in the verdict
 	for _, c := range d.Comments {
@@ -32,8 +32,8 @@ func Questions(d *Discussion, correlationID string) []Question {
 // Thread is the top-level comment c sits in: its parent, or c itself. An
 // answer under c names it as reply_to.
 func (c Comment) Thread() string {
-	if c.ParentID != "" {
-		return c.ParentID
+	if c.Root != "" {
+		return c.Root
 	}
 	return c.ID
 }

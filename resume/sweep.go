@@ -28,7 +28,7 @@ func (e *Engine) Visit(ctx context.Context, number int) (*Result, error) {
 //
 // What a sweep costs grows with what is due, never with what merely waits:
 // a record with nothing due is not read. Lost events are found by the
-// Discussions port's ActivityProber, when it has one: a batched probe of the
+// Threads port's ActivityProber, when it has one: a batched probe of the
 // waiting records (a request per 100 on GitHub), at most maxProbed of them
 // per sweep, compared with each record's Checked. A port without a probe
 // leaves only visiting: then every record that waits on people alone is
@@ -189,7 +189,7 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 	if len(waiting) == 0 {
 		return nil
 	}
-	prober, ok := e.Discussions.(ActivityProber)
+	prober, ok := e.Threads.(ActivityProber)
 	if !ok {
 		// Only a visit can tell: every record that waits on people alone
 		// (no due moment to come back at) is visited.

@@ -192,7 +192,7 @@ type Placement struct {
 // status comment (recess rewrites it, collapses it and moves it to the end
 // of a long discussion), or an id that is not a comment of this discussion
 // (unknown, or in another discussion).
-func PlaceReply(d *Discussion, id string) Placement {
+func PlaceReply(d *Thread, id string) Placement {
 	if id == "" {
 		return Placement{}
 	}
@@ -214,12 +214,12 @@ func PlaceReply(d *Discussion, id string) Placement {
 	}
 	status := c.Mine && state.HasMarker(c.Body)
 	moved, what := "", "a comment"
-	switch parent := find(c.ParentID); {
+	switch parent := find(c.Root); {
 	case status:
 		moved, what = "comment "+id+" is recess's status comment, which recess rewrites and moves", "recess's status comment"
 	case c.Minimized:
 		moved, what = "comment "+id+" is hidden (minimized)", "a hidden comment"
-	case c.ParentID != "" && (parent == nil || parent.Deleted || parent.Minimized):
+	case c.Root != "" && (parent == nil || parent.Deleted || parent.Minimized):
 		moved = "comment " + id + " is a reply under a comment that was deleted or hidden"
 	default:
 		return Placement{Under: c.Thread()}

@@ -49,7 +49,7 @@ func wordsPass(cfg Config, rec *state.Record, comments ...Comment) *wordsCase {
 	if rec.OpenRFCs == nil {
 		rec.OpenRFCs = map[string]*state.RFC{}
 	}
-	d := &Discussion{ID: "D_1", Number: 1, Author: "alice", CreatedAt: wordsT0.Add(-time.Hour), Comments: comments}
+	d := &Thread{ID: "D_1", Number: 1, Author: "alice", CreatedAt: wordsT0.Add(-time.Hour), Comments: comments}
 	f := &facts{s: snapshot{rec: rec, d: d}, cfg: cfg.withDefaults(), now: wordsT0.Add(time.Hour), d: d, awaited: awaitedSignals(rec)}
 	return &wordsCase{facts: f, rec: rec}
 }

@@ -22,7 +22,7 @@ type world struct {
 	mu    sync.Mutex
 	clock *fakeclock.Clock
 
-	discussions map[int]*resume.Discussion
+	discussions map[int]*resume.Thread
 	seq         int
 
 	reactions map[string]map[resume.Reaction]bool
@@ -68,7 +68,7 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	return &world{
 		clock:       fakeclock.New(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)),
-		discussions: map[int]*resume.Discussion{},
+		discussions: map[int]*resume.Thread{},
 		reactions:   map[string]map[resume.Reaction]bool{},
 		labels:      map[string]map[string]bool{},
 		records:     map[int][]byte{},
@@ -119,7 +119,7 @@ func (w *world) engine(cfg resume.Config) *resume.Engine {
 			return fmt.Sprintf("c-%d", n)
 		}
 	}
-	return &resume.Engine{Clock: w, Store: w, Discussions: w, Dispatcher: w, Permissions: w, Config: cfg}
+	return &resume.Engine{Clock: w, Store: w, Threads: w, Dispatcher: w, Permissions: w, Config: cfg}
 }
 
 func (w *world) nextID(prefix string) string {
@@ -132,7 +132,7 @@ func (w *world) openDiscussion(author string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := len(w.discussions) + 1
-	w.discussions[n] = &resume.Discussion{ID: w.nextID("D"), Number: n, Title: "RFC", Body: "Please review",
+	w.discussions[n] = &resume.Thread{ID: w.nextID("D"), Number: n, Title: "RFC", Body: "Please review",
 		Author: author, CreatedAt: w.clock.Now(), URL: fmt.Sprintf("https://github.test/o/r/discussions/%d", n)}
 	return n
 }
@@ -144,12 +144,13 @@ func (w *world) say(n int, author, assoc, parent, body string) string {
 	d := w.discussions[n]
 	id := w.nextID("DC")
 	w.assocs[author] = assoc
-	d.Comments = append(d.Comments, resume.Comment{ID: id, ParentID: parent, Author: author, Association: assoc,
+	d.Comments = append(d.Comments, resume.Comment{ID: id, Root: parent, Author: author, Association: assoc,
 		Body: body, CreatedAt: w.clock.Now(), URL: d.URL + "#" + id})
 	return id
 }
 
-func (w *world) Discussion(_ context.Context, n int) (*resume.Discussion, error) {
+func (w *world) Thread(_ context.Context, ref resume.ThreadRef) (*resume.Thread, error) {
+	n := ref.Number
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	d, ok := w.discussions[n]
@@ -161,39 +162,37 @@ func (w *world) Discussion(_ context.Context, n int) (*resume.Discussion, error)
 	return &c, nil
 }
 
-func (w *world) Reply(_ context.Context, discussionID, replyTo, body string) (*resume.Comment, error) {
+func (w *world) Reply(_ context.Context, t *resume.Thread, to, body string) (*resume.Comment, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len([]rune(body)) > 65536 {
 		return nil, errors.New("body is too long (maximum is 65536 characters)")
 	}
 	for _, d := range w.discussions {
-		if d.ID != discussionID {
+		if d.ID != t.ID {
 			continue
 		}
-		if replyTo != "" {
-			// GitHub threads one level deep and refuses a reply to a
-			// reply: the caller names the thread.
+		replyTo := ""
+		if to != "" {
+			// The adapter places an answer under the top-level comment
+			// its comment sits in: GitHub threads one level deep.
 			ok := false
 			for _, c := range d.Comments {
-				if c.ID == replyTo {
-					if c.ParentID != "" {
-						return nil, fmt.Errorf("reply to %s: it is itself a reply; reply to its top-level comment instead", replyTo)
-					}
-					ok = true
+				if c.ID == to {
+					replyTo, ok = c.Thread(), true
 				}
 			}
 			if !ok {
-				return nil, fmt.Errorf("comment %s: %w", replyTo, resume.ErrNotFound)
+				return nil, fmt.Errorf("comment %s: %w", to, resume.ErrNotFound)
 			}
 		}
 		id := w.nextID("DC")
-		c := resume.Comment{ID: id, ParentID: replyTo, Author: "github-actions", Association: "NONE", Body: body,
+		c := resume.Comment{ID: id, Root: replyTo, Author: "github-actions", Association: "NONE", Body: body,
 			CreatedAt: w.clock.Now(), URL: d.URL + "#" + id, Mine: true}
 		d.Comments = append(d.Comments, c)
 		return &c, nil
 	}
-	return nil, fmt.Errorf("discussion %s: %w", discussionID, resume.ErrNotFound)
+	return nil, fmt.Errorf("discussion %s: %w", t.ID, resume.ErrNotFound)
 }
 
 func (w *world) Edit(_ context.Context, id, body string) error {
@@ -227,7 +226,7 @@ func (w *world) Unreact(_ context.Context, id string, r resume.Reaction) error {
 	return nil
 }
 
-func (w *world) Label(_ context.Context, d *resume.Discussion, name string) error {
+func (w *world) Label(_ context.Context, d *resume.Thread, name string) error {
 	id := d.ID
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -238,7 +237,7 @@ func (w *world) Label(_ context.Context, d *resume.Discussion, name string) erro
 	return nil
 }
 
-func (w *world) Unlabel(_ context.Context, d *resume.Discussion, name string) error {
+func (w *world) Unlabel(_ context.Context, d *resume.Thread, name string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.labels[d.ID], name)

@@ -213,7 +213,7 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 	if cfg.RepositoryURL == "" {
 		cfg.RepositoryURL = strings.TrimSuffix(orDefault(inv.ServerURL, defaultServerURL), "/") + "/" + inv.Repo
 	}
-	e := &resume.Engine{Clock: inv.Clock, Store: store, Discussions: c, Dispatcher: c, Permissions: c, Config: cfg, Logf: logf,
+	e := &resume.Engine{Clock: inv.Clock, Store: store, Threads: c, Dispatcher: c, Permissions: c, Config: cfg, Logf: logf,
 		DryRun: inv.Set.DryRun}
 	return e, c, nil
 }
@@ -430,7 +430,7 @@ func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resu
 	if rc != nil && rc.CorrelationID == "" {
 		return resume.Prompt(*rc, nil)
 	}
-	d, err := e.Discussions.Discussion(ctx, discussion)
+	d, err := e.Threads.Thread(ctx, resume.DiscussionRef(discussion))
 	switch {
 	case rc != nil && err != nil:
 		logf("prompt: could not read discussion %d for the questions asked (%v); answers are listed without them", discussion, err)

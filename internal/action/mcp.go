@@ -61,7 +61,7 @@ const exitNoVerdict = 3
 // discussionReader reads the discussion for read_discussion and reply_to
 // checks; *github.Client is one.
 type discussionReader interface {
-	Discussion(ctx context.Context, number int) (*resume.Discussion, error)
+	Thread(ctx context.Context, ref resume.ThreadRef) (*resume.Thread, error)
 }
 
 // mcpServer holds one run's verdict in the making. Tool calls may arrive

@@ -335,7 +335,7 @@ type landing struct {
 // unchecked, and says why: a check that could not run never passes.
 func (s *mcpServer) where(ctx context.Context, items []replyArg) []landing {
 	out := make([]landing, len(items))
-	var d *resume.Discussion
+	var d *resume.Thread
 	unchecked := ""
 	for i, r := range items {
 		out[i].replyTo = r.ReplyTo
@@ -361,11 +361,11 @@ func (s *mcpServer) where(ctx context.Context, items []replyArg) []landing {
 }
 
 // read reads the discussion; nil without a read token.
-func (s *mcpServer) read(ctx context.Context) (*resume.Discussion, error) {
+func (s *mcpServer) read(ctx context.Context) (*resume.Thread, error) {
 	if s.reader == nil {
 		return nil, nil
 	}
-	return s.reader.Discussion(ctx, s.discussion)
+	return s.reader.Thread(ctx, resume.DiscussionRef(s.discussion))
 }
 
 // words says where the reply goes, for the model.
@@ -608,7 +608,7 @@ func (s *mcpServer) readDiscussion(ctx context.Context, _ noInput) (*mcp.CallToo
 		return nil, discussionOutput{}, &stopError{"read_discussion", "recess mcp was started without --token, so it cannot read the discussion",
 			"do not call read_discussion again; work from your prompt (the workflow's author can pass --token)."}
 	}
-	d, err := s.reader.Discussion(ctx, s.discussion)
+	d, err := s.reader.Thread(ctx, resume.DiscussionRef(s.discussion))
 	if err != nil {
 		return nil, discussionOutput{}, fmt.Errorf("read_discussion: could not read discussion #%d from GitHub (%s); nothing in your call caused it: call read_discussion once more, and if it fails again, work from your prompt", s.discussion, text.OneLine(err.Error()))
 	}

@@ -179,7 +179,7 @@ func TestDispatchAndLabelsTakeTheRepositoryFromTheDiscussionRead(t *testing.T) {
 		writeJSON(w, 200, map[string]any{"workflow_run_id": 7})
 	})
 	ctx := context.Background()
-	read, err := h.client(t, nil).Discussion(ctx, 4)
+	read, err := h.client(t, nil).Thread(ctx, resume.DiscussionRef(4))
 	if err != nil {
 		t.Fatalf("Discussion(4) = %v", err)
 	}

@@ -26,8 +26,8 @@ import (
 )
 
 var (
-	_ resume.Store           = (*BranchStore)(nil)
-	_ resume.DiscussionStore = (*BranchStore)(nil)
+	_ resume.Store       = (*BranchStore)(nil)
+	_ resume.ThreadStore = (*BranchStore)(nil)
 )
 
 // DefaultStateBranch is the branch the branch store writes when the
@@ -315,11 +315,11 @@ func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, 
 
 // Load is LoadWith without the discussion.
 func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, error) {
-	rec, _, err := s.LoadWith(ctx, discussion)
+	rec, _, err := s.LoadWith(ctx, resume.ThreadRef{Kind: state.KindDiscussion, Number: discussion})
 	return rec, err
 }
 
-// LoadWith is resume.DiscussionStore: one request reads the branch head, the
+// LoadWith is resume.ThreadStore: one request reads the branch head, the
 // record file, its index shard and the discussion with its first comments,
 // and returns the record with the discussion. The record is
 // state.ErrNotFound when the branch or the file does not exist, an error
@@ -331,7 +331,11 @@ func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, 
 // discussion costs a second request for the record.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#repository
-func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resume.Discussion, error) {
+func (s *BranchStore) LoadWith(ctx context.Context, ref resume.ThreadRef) (*state.Record, *resume.Thread, error) {
+	if err := served(ref); err != nil {
+		return nil, nil, err
+	}
+	n := ref.Number
 	if s.err != nil {
 		return nil, nil, s.err
 	}
@@ -345,7 +349,7 @@ func (s *BranchStore) LoadWith(ctx context.Context, n int) (*state.Record, *resu
 	if err != nil {
 		return nil, nil, s.fail(n, err)
 	}
-	var disc *resume.Discussion
+	var disc *resume.Thread
 	if d != nil {
 		if disc, _, err = s.c.readDiscussion(ctx, n, d); err != nil {
 			// The record is read; the engine reads the discussion.

@@ -132,8 +132,8 @@ func TestBranchStoreRequestCounts(t *testing.T) {
 	var loaded *state.Record
 	got, err = f.step(t, func() error {
 		var err error
-		var d *resume.Discussion
-		if loaded, d, err = s.LoadWith(ctx, 3); err == nil && d == nil {
+		var d *resume.Thread
+		if loaded, d, err = s.LoadWith(ctx, resume.DiscussionRef(3)); err == nil && d == nil {
 			err = errors.New("no discussion")
 		}
 		return err
@@ -615,7 +615,7 @@ func TestBranchStoreDeletedDiscussion(t *testing.T) {
 	if want := (counts{Queries: 2}); n != want {
 		t.Errorf("Load(6) of a deleted discussion sent %+v, want %+v", n, want)
 	}
-	if _, err := c.Discussion(ctx, 6); !errors.Is(err, resume.ErrNotFound) {
+	if _, err := c.Thread(ctx, resume.DiscussionRef(6)); !errors.Is(err, resume.ErrNotFound) {
 		t.Errorf("Discussion(6) after Load = %v, want ErrNotFound", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
@@ -212,7 +213,7 @@ func TestBranchStoreLoadSharesPagedSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := f.step(t, func() error {
-		_, d, err := s.LoadWith(ctx, 11)
+		_, d, err := s.LoadWith(ctx, resume.DiscussionRef(11))
 		if err == nil && (d == nil || len(d.Comments) != comments) {
 			return fmt.Errorf("LoadWith(11) gave %v, want a discussion with %d comments", d, comments)
 		}

@@ -21,7 +21,7 @@ import (
 
 // The client satisfies the engine's ports.
 var (
-	_ resume.Discussions    = (*Client)(nil)
+	_ resume.Threads        = (*Client)(nil)
 	_ resume.Dispatcher     = (*Client)(nil)
 	_ resume.ActivityProber = (*Client)(nil)
 	_ resume.ReactionReader = (*Client)(nil)

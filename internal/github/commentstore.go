@@ -20,12 +20,12 @@ import (
 )
 
 var (
-	_ resume.Store           = (*CommentStore)(nil)
-	_ resume.DiscussionStore = (*CommentStore)(nil)
-	_ resume.PendingAdvisor  = (*CommentStore)(nil)
-	_ resume.Restorer        = (*CommentStore)(nil)
-	_ resume.LabelFinder     = (*CommentStore)(nil)
-	_ resume.Overlooker      = (*CommentStore)(nil)
+	_ resume.Store          = (*CommentStore)(nil)
+	_ resume.ThreadStore    = (*CommentStore)(nil)
+	_ resume.PendingAdvisor = (*CommentStore)(nil)
+	_ resume.Restorer       = (*CommentStore)(nil)
+	_ resume.LabelFinder    = (*CommentStore)(nil)
+	_ resume.Overlooker     = (*CommentStore)(nil)
 )
 
 // sweepSlot is the schedule's usual interval: consecutive sweeps fall in
@@ -149,14 +149,18 @@ func (s *CommentStore) logf(n int, format string, args ...any) {
 // Load reads the discussion (one request for most discussions) and returns
 // the record in the newest trusted status comment. See LoadWith.
 func (s *CommentStore) Load(ctx context.Context, discussion int) (*state.Record, error) {
-	rec, _, err := s.LoadWith(ctx, discussion)
+	rec, _, err := s.LoadWith(ctx, resume.ThreadRef{Kind: state.KindDiscussion, Number: discussion})
 	return rec, err
 }
 
-// LoadWith is resume.DiscussionStore: the discussion read that finds the
+// LoadWith is resume.ThreadStore: the discussion read that finds the
 // record is the discussion the engine decides on, so a run pays for one
 // read.
-func (s *CommentStore) LoadWith(ctx context.Context, n int) (*state.Record, *resume.Discussion, error) {
+func (s *CommentStore) LoadWith(ctx context.Context, ref resume.ThreadRef) (*state.Record, *resume.Thread, error) {
+	if err := served(ref); err != nil {
+		return nil, nil, err
+	}
+	n := ref.Number
 	disc, comments, err := s.c.readDiscussion(ctx, n, nil)
 	if errors.Is(err, resume.ErrNotFound) {
 		// A deleted discussion took its status comment with it.
@@ -184,7 +188,7 @@ func (s *CommentStore) LoadWith(ctx context.Context, n int) (*state.Record, *res
 func outOfScan(comments []storedComment, id string) bool {
 	at, top := -1, 0
 	for _, c := range comments {
-		if c.ParentID != "" {
+		if c.Root != "" {
 			continue
 		}
 		if c.ID == id {

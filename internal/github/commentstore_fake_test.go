@@ -164,7 +164,7 @@ func TestCommentStoreOnFakeGitHub(t *testing.T) {
 	}
 
 	f.gh.ResetLog()
-	loaded, disc, err := store.LoadWith(ctx, 3)
+	loaded, disc, err := store.LoadWith(ctx, resume.DiscussionRef(3))
 	if err != nil || disc == nil {
 		t.Fatalf("LoadWith(3) = %v, %v", disc, err)
 	}

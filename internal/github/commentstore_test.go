@@ -90,10 +90,10 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 	h.edit(func() { d.labels[resume.LabelWaiting] = true })
 
 	var loaded *state.Record
-	var disc *resume.Discussion
+	var disc *resume.Thread
 	count("LoadWith", []string{"query repository"}, func() error {
 		var err error
-		loaded, disc, err = store.LoadWith(ctx, 7)
+		loaded, disc, err = store.LoadWith(ctx, resume.DiscussionRef(7))
 		return err
 	})
 	if diff := cmp.Diff(rec, loaded); diff != "" {
@@ -108,7 +108,7 @@ func TestCommentStoreRoundTripAndRequestCounts(t *testing.T) {
 	count("Save (changed)", []string{"query nodes", "mutation updateDiscussionComment"}, func() error { return store.Save(ctx, loaded) })
 
 	// The client keeps no discussion for later: Discussion reads.
-	count("Discussion", []string{"query repository"}, func() error { _, err := c.Discussion(ctx, 7); return err })
+	count("Discussion", []string{"query repository"}, func() error { _, err := c.Thread(ctx, resume.DiscussionRef(7)); return err })
 
 	loaded.OpenRFCs = nil
 	count("Save (no longer pending)", []string{"query nodes", "mutation updateDiscussionComment"},

@@ -133,13 +133,25 @@ type storedComment struct {
 	UpdatedAt time.Time
 }
 
-// Discussion returns the discussion with every comment and reply, oldest
+// Thread returns the discussion with every comment and reply, oldest
 // first.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
-func (c *Client) Discussion(ctx context.Context, number int) (*resume.Discussion, error) {
-	d, _, err := c.readDiscussion(ctx, number, nil)
+func (c *Client) Thread(ctx context.Context, ref resume.ThreadRef) (*resume.Thread, error) {
+	if err := served(ref); err != nil {
+		return nil, err
+	}
+	d, _, err := c.readDiscussion(ctx, ref.Number, nil)
 	return d, err
+}
+
+// served refuses a thread of a kind this adapter does not read: it serves
+// discussions.
+func served(ref resume.ThreadRef) error {
+	if ref.Kind != state.KindDiscussion {
+		return fmt.Errorf("github: thread %d: recess reads no %q threads", ref.Number, ref.Kind)
+	}
+	return nil
 }
 
 // readDiscussion reads a discussion completely: the main query (unless its
@@ -147,7 +159,7 @@ func (c *Client) Discussion(ctx context.Context, number int) (*resume.Discussion
 // discussionNode reads it), then further pages only where GitHub says there
 // are more. It returns the comments also as the comment store sees them;
 // the discussion carries the repository facts the read brought (repoFacts).
-func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNode) (*resume.Discussion, []storedComment, error) {
+func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNode) (*resume.Thread, []storedComment, error) {
 	what := fmt.Sprintf("github: discussion %d", number)
 	vars := c.repoVars()
 	vars["number"] = githubv4.Int(number)
@@ -197,7 +209,8 @@ func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNo
 	// timeline. Stable, so equal timestamps keep GitHub's order.
 	sort.SliceStable(all, func(i, j int) bool { return all[i].CreatedAt.Before(all[j].CreatedAt) })
 
-	disc := &resume.Discussion{
+	disc := &resume.Thread{
+		Kind:         state.KindDiscussion,
 		ID:           d.ID,
 		Number:       d.Number,
 		Title:        d.Title,
@@ -252,7 +265,7 @@ func toStored(n commentNode, parent string) storedComment {
 	return storedComment{
 		Comment: resume.Comment{
 			ID:          n.ID,
-			ParentID:    parent,
+			Root:        parent,
 			Author:      n.Author.login(),
 			AuthorBot:   n.Author.Typename == "Bot",
 			Association: n.AuthorAssociation,
@@ -267,13 +280,18 @@ func toStored(n commentNode, parent string) storedComment {
 	}
 }
 
-// Reply posts a comment on a discussion, threaded under replyTo when given:
-// a top-level comment (resume.Discussions.Reply; GitHub refuses a reply to
-// a reply).
+// Reply posts a comment on a discussion answering the comment to: under the
+// top-level comment to sits in (resume.Threads.Reply; GitHub refuses a
+// reply to a reply), or at the top level when to is "". An id the read does
+// not hold is passed to GitHub as it is.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#adddiscussioncomment
-func (c *Client) Reply(ctx context.Context, discussionID, replyTo, body string) (*resume.Comment, error) {
-	n, err := c.addComment(ctx, discussionID, replyTo, body)
+func (c *Client) Reply(ctx context.Context, t *resume.Thread, to, body string) (*resume.Comment, error) {
+	replyTo := to
+	if i := slices.IndexFunc(t.Comments, func(c resume.Comment) bool { return c.ID == to }); i >= 0 {
+		replyTo = t.Comments[i].Thread()
+	}
+	n, err := c.addComment(ctx, t.ID, replyTo, body)
 	if err != nil {
 		return nil, fmt.Errorf("github: %w", err)
 	}
@@ -501,7 +519,7 @@ func (c *Client) createLabel(ctx context.Context, repoID, name string) (string, 
 // resume.ErrLabelUnavailable and names the label and the fix.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#addlabelstolabelable
-func (c *Client) Label(ctx context.Context, d *resume.Discussion, name string) error {
+func (c *Client) Label(ctx context.Context, d *resume.Thread, name string) error {
 	id, repoID, err := c.labelID(ctx, d.Repo, name)
 	if err == nil && id == "" {
 		// Missing: recess creates its labels (or says what to do).
@@ -524,7 +542,7 @@ func (c *Client) Label(ctx context.Context, d *resume.Discussion, name string) e
 // a no-op.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#removelabelsfromlabelable
-func (c *Client) Unlabel(ctx context.Context, d *resume.Discussion, name string) error {
+func (c *Client) Unlabel(ctx context.Context, d *resume.Thread, name string) error {
 	id, _, err := c.labelID(ctx, d.Repo, name)
 	if err != nil || id == "" {
 		return err

@@ -36,7 +36,7 @@ func TestDiscussionPaginatesBothLevels(t *testing.T) {
 	}
 
 	c := h.client(t, nil)
-	got, err := c.Discussion(context.Background(), 3)
+	got, err := c.Thread(context.Background(), resume.DiscussionRef(3))
 	if err != nil {
 		t.Fatalf("Discussion(3) = %v", err)
 	}
@@ -49,8 +49,8 @@ func TestDiscussionPaginatesBothLevels(t *testing.T) {
 	}
 	for _, cm := range got.Comments {
 		gotIDs = append(gotIDs, cm.ID)
-		if cm.ParentID != wantParent[cm.ID] {
-			t.Errorf("comment %s ParentID = %q, want %q", cm.ID, cm.ParentID, wantParent[cm.ID])
+		if cm.Root != wantParent[cm.ID] {
+			t.Errorf("comment %s ParentID = %q, want %q", cm.ID, cm.Root, wantParent[cm.ID])
 		}
 	}
 	if len(gotIDs) != 250+351 {
@@ -83,17 +83,18 @@ func TestDiscussionMapsFields(t *testing.T) {
 		gone.deleted = true
 	})
 
-	got, err := h.client(t, nil).Discussion(context.Background(), 5)
+	got, err := h.client(t, nil).Thread(context.Background(), resume.DiscussionRef(5))
 	if err != nil {
 		t.Fatalf("Discussion(5) = %v", err)
 	}
 	url := "https://github.com/o/r/discussions/5"
-	want := &resume.Discussion{
-		ID: d.id, Number: 5, Title: "RFC 5", Body: "body", Author: "alice", CreatedAt: d.created, URL: url,
+	want := &resume.Thread{
+		Kind: "discussion",
+		ID:   d.id, Number: 5, Title: "RFC 5", Body: "body", Author: "alice", CreatedAt: d.created, URL: url,
 		Labels: []string{"rfc"}, Category: "General", CategorySlug: "general",
 		Comments: []resume.Comment{
 			{ID: top.id, Author: "alice", Association: "MEMBER", Body: "question", CreatedAt: top.created, URL: url + "#" + top.id},
-			{ID: ours.id, ParentID: top.id, Author: "github-actions", AuthorBot: true, Association: "NONE", Body: "answer", CreatedAt: ours.created,
+			{ID: ours.id, Root: top.id, Author: "github-actions", AuthorBot: true, Association: "NONE", Body: "answer", CreatedAt: ours.created,
 				URL: url + "#" + ours.id, Mine: true, Minimized: true},
 			// GitHub answers null for the author: the login it shows for a deleted account.
 			{ID: gone.id, Author: resume.DeletedAccount, Association: "NONE", Body: "deleted", CreatedAt: gone.created, URL: url + "#" + gone.id, Deleted: true},
@@ -109,7 +110,7 @@ func TestDiscussionMapsFields(t *testing.T) {
 func TestDiscussionNotFound(t *testing.T) {
 	t.Parallel()
 	h := newHub(t)
-	_, err := h.client(t, nil).Discussion(context.Background(), 404)
+	_, err := h.client(t, nil).Thread(context.Background(), resume.DiscussionRef(404))
 	if !errors.Is(err, resume.ErrNotFound) {
 		t.Errorf("Discussion(404) = %v, want ErrNotFound", err)
 	}
@@ -118,15 +119,15 @@ func TestDiscussionNotFound(t *testing.T) {
 // Reply posts where it is told, in one request: the caller names the
 // thread (GitHub refuses a reply to a reply, and the hub fails the test on
 // one).
-func TestReplyPostsWhereTold(t *testing.T) {
+func TestReplyIsPlacedInTheThreadOfWhatItAnswers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name       string
-		under      bool // under the top-level comment, else at the top level
-		wantParent func(top *hubComment) string
+		name   string
+		answer func(top, reply *hubComment) string // the comment answered
 	}{
-		{"top_level", false, func(*hubComment) string { return "" }},
-		{"under_a_top_level_comment", true, func(top *hubComment) string { return top.id }},
+		{"the_discussion", func(_, _ *hubComment) string { return "" }},
+		{"a_top_level_comment", func(top, _ *hubComment) string { return top.id }},
+		{"a_reply", func(_, reply *hubComment) string { return reply.id }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,17 +135,19 @@ func TestReplyPostsWhereTold(t *testing.T) {
 			h := newHub(t)
 			d := h.addDiscussion(1)
 			top := h.comment(d, "", "alice", "q", false)
-			h.comment(d, top.id, "bob", "r", false)
-			replyTo := ""
-			if tt.under {
-				replyTo = top.id
+			reply := h.comment(d, top.id, "bob", "r", false)
+			read := &resume.Thread{Kind: resume.DiscussionRef(1).Kind, ID: d.id, Number: 1,
+				Comments: []resume.Comment{{ID: top.id}, {ID: reply.id, Root: top.id}}}
+			to, want := tt.answer(top, reply), ""
+			if to != "" {
+				want = top.id // GitHub threads one level deep
 			}
-			got, err := h.client(t, nil).Reply(context.Background(), d.id, replyTo, "answer")
+			got, err := h.client(t, nil).Reply(context.Background(), read, to, "answer")
 			if err != nil {
 				t.Fatalf("Reply = %v", err)
 			}
-			if want := tt.wantParent(top); got.ParentID != want || !got.Mine || got.Body != "answer" {
-				t.Errorf("Reply = %+v, want ParentID %q, Mine, body %q", got, want, "answer")
+			if got.Root != want || !got.Mine || got.Body != "answer" {
+				t.Errorf("Reply = %+v, want Root %q, Mine, body %q", got, want, "answer")
 			}
 			if diff := cmp.Diff([]string{"mutation addDiscussionComment"}, roots(h.Calls())); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
@@ -160,7 +163,7 @@ func TestLabels(t *testing.T) {
 	d := h.addDiscussion(1)
 	c := h.client(t, nil)
 	ctx := context.Background()
-	read, err := c.Discussion(ctx, 1)
+	read, err := c.Thread(ctx, resume.DiscussionRef(1))
 	if err != nil {
 		t.Fatalf("Discussion(1) = %v", err)
 	}
@@ -172,7 +175,7 @@ func TestLabels(t *testing.T) {
 		{"label", func() error { return c.Label(ctx, read, "recess:escalated") }},
 		{"label_again", func() error { return c.Label(ctx, read, "recess:escalated") }},
 		{"missing_label", func() error { return c.Label(ctx, read, "no-such-label") }},
-		{"unlabel_where_absent", func() error { return c.Unlabel(ctx, &resume.Discussion{ID: d.id}, "no-such-label") }},
+		{"unlabel_where_absent", func() error { return c.Unlabel(ctx, &resume.Thread{ID: d.id}, "no-such-label") }},
 	}
 	for _, s := range steps {
 		if err := s.do(); err != nil {
@@ -207,12 +210,29 @@ func TestLabelCannotBeCreated(t *testing.T) {
 	h.noLabelCreation = true
 	d := h.addDiscussion(1)
 	c := h.client(t, nil)
-	read, err := c.Discussion(context.Background(), d.number)
+	read, err := c.Thread(context.Background(), resume.DiscussionRef(d.number))
 	if err != nil {
 		t.Fatalf("Discussion = %v", err)
 	}
 	err = c.Label(context.Background(), read, "recess:waiting")
 	if !errors.Is(err, resume.ErrLabelUnavailable) || !strings.Contains(err.Error(), `"recess:waiting"`) || !strings.Contains(err.Error(), "issues: write") {
 		t.Errorf("Label(missing, may not create) = %v, want resume.ErrLabelUnavailable naming the label and the fix", err)
+	}
+}
+
+func TestThreadOfAKindNotServedIsRefusedWithoutARequest(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	h.addDiscussion(4)
+	c := h.client(t, nil)
+	ref := resume.ThreadRef{Kind: "issue", Number: 4}
+	if _, err := c.Thread(context.Background(), ref); err == nil || !strings.Contains(err.Error(), `"issue"`) {
+		t.Errorf("Thread(issue 4) = %v, want a refusal naming the kind", err)
+	}
+	if _, _, err := NewCommentStore(c).LoadWith(context.Background(), ref); err == nil {
+		t.Error("comment store LoadWith(issue 4) = nil error, want a refusal")
+	}
+	if calls := h.Calls(); len(calls) != 0 {
+		t.Errorf("requests = %v, want none", roots(calls))
 	}
 }

@@ -178,7 +178,7 @@ func TestDispatchRunsOnTheDefaultBranchItsReadReported(t *testing.T) {
 	var got []string
 	for _, branch := range []string{"main", "release"} {
 		h.edit(func() { h.defaultBranch = branch })
-		read, err := c.Discussion(ctx, 12)
+		read, err := c.Thread(ctx, resume.DiscussionRef(12))
 		if err != nil {
 			t.Fatalf("Discussion(12) = %v", err)
 		}

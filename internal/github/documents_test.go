@@ -48,17 +48,17 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		name string
 		run  func() error
 	}{
-		{"discussion_with_pages", func() error { _, err := c.Discussion(ctx, 1); return err }},
+		{"discussion_with_pages", func() error { _, err := c.Thread(ctx, resume.DiscussionRef(1)); return err }},
 		{"reply_under_a_comment", func() error {
-			_, err := h.client(t, nil).Reply(ctx, d1.id, first.id, "threaded")
+			_, err := h.client(t, nil).Reply(ctx, &resume.Thread{ID: d1.id}, first.id, "threaded")
 			return err
 		}},
 		{"react", func() error { return c.React(ctx, first.id, resume.Eyes) }},
 		{"unreact", func() error { return c.Unreact(ctx, first.id, resume.Eyes) }},
 		{"reacted", func() error { _, err := c.Reacted(ctx, []string{first.id, d1.id}, resume.Eyes); return err }},
 		{"edit", func() error { return c.Edit(ctx, ours.id, "edited") }},
-		{"label", func() error { return c.Label(ctx, &resume.Discussion{ID: d2.id}, "recess:escalated") }},
-		{"unlabel", func() error { return c.Unlabel(ctx, &resume.Discussion{ID: d2.id}, "recess:escalated") }},
+		{"label", func() error { return c.Label(ctx, &resume.Thread{ID: d2.id}, "recess:escalated") }},
+		{"unlabel", func() error { return c.Unlabel(ctx, &resume.Thread{ID: d2.id}, "recess:escalated") }},
 		{"save_create", func() error { return store.Save(ctx, pendingRecord(2)) }},
 		{"load_and_save_update", func() error {
 			rec, err := store.Load(ctx, 2)
@@ -120,7 +120,7 @@ func TestDocumentsValidAgainstSchema(t *testing.T) {
 		{"create_label", func() error {
 			// A label the discussion's read knows nothing of is looked up,
 			// the repository's id with it, and created.
-			return h.client(t, nil).Label(ctx, &resume.Discussion{ID: h.discs[1].id}, "recess:new")
+			return h.client(t, nil).Label(ctx, &resume.Thread{ID: h.discs[1].id}, "recess:new")
 		}},
 	}
 	for _, s := range steps {

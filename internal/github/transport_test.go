@@ -475,7 +475,7 @@ func getRun(ctx context.Context, c *Client) error {
 }
 
 func discussion(ctx context.Context, c *Client) error {
-	_, err := c.Discussion(ctx, 1)
+	_, err := c.Thread(ctx, resume.DiscussionRef(1))
 	return err
 }
 

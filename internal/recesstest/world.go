@@ -143,7 +143,7 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 	if cfg.NewID == nil {
 		cfg.NewID = w.newID
 	}
-	e := &resume.Engine{Clock: w.clock, Store: store, Discussions: c, Dispatcher: c, Permissions: c, Config: cfg}
+	e := &resume.Engine{Clock: w.clock, Store: store, Threads: c, Dispatcher: c, Permissions: c, Config: cfg}
 	return &Run{Engine: e, Client: c}
 }
 
