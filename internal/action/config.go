@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -386,7 +385,7 @@ func policyPath(config, workspace string) (path string, explicit bool) {
 // applyFile reads repository policy. A missing default file is fine; a
 // missing file the config input names is an error.
 func (s *settings) applyFile(path string, explicit bool) error {
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path, 64<<10)
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
 		return nil
 	}

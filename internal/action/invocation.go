@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -379,6 +380,19 @@ func clockFrom(getenv func(string) string) (resume.Clock, error) {
 		return nil, &wait.FieldError{Field: "RECESS_NOW", Reason: fmt.Sprintf("%q is not an RFC 3339 time", v)}
 	}
 	return resume.ClockFunc(func() time.Time { return t }), nil
+}
+
+// readBounded reads at most limit+1 bytes of the file at path: one more
+// than a reader of it accepts, so that it can refuse a longer one. Every
+// file recess reads from outside comes through it: the event payload, a
+// verdict, a resume_context, the policy file.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
 // verdictDocument is the verdict input, or the file verdict-file names.

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/recess-action/recess/resume"
@@ -60,17 +59,6 @@ func runPrompt(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	fmt.Fprint(stdout, resume.Prompt(*rc, nil))
 	return 0
-}
-
-// readBounded reads at most limit+1 bytes of the file at path: one more
-// than a reader of it accepts, so that it can refuse a longer one.
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
 // DecodeResumeContext reads a resume_context strictly: one JSON object with
