@@ -59,7 +59,6 @@ func parseRepoCommand(name string, args []string, env runEnv, getenv func(string
 	if code, ok := ParseFlags(fs, args, repoUsage, stdout, stderr); !ok {
 		return nil, false, code, false
 	}
-	token := env.Token
 	switch {
 	case fs.NArg() > 0:
 		return misused("unexpected argument %q", fs.Arg(0))
@@ -71,7 +70,7 @@ func parseRepoCommand(name string, args []string, env runEnv, getenv func(string
 		return misused("--repo is missing (or set GITHUB_REPOSITORY)")
 	case *discussion < 0:
 		return refuse("--discussion %d is not a discussion number", *discussion)
-	case token == "":
+	case env.Token == "":
 		return refuse("no token: set GITHUB_TOKEN (or GH_TOKEN) to a token that can read the repository's discussions and actions")
 	}
 	if _, _, err := splitRepo("--repo", *repo); err != nil {
@@ -84,14 +83,14 @@ func parseRepoCommand(name string, args []string, env runEnv, getenv func(string
 	if err := set.applyFile(policyPath(*config, "")); err != nil {
 		return refuse("%v", err)
 	}
-	w, err := whereFromEnv(env, getenv)
-	if err != nil {
+	var err error
+	if env.Clock, err = clockFrom(getenv); err != nil {
 		return refuse("%v", err)
 	}
-	w.Repo = *repo
-	set.Token = token
+	env.Repo = *repo
+	set.Token = env.Token
 	set.DryRun = true // the command line only ever reads
-	return &invocation{Command: name, where: w, Set: set, Event: &event{}, Discussion: *discussion, WithStatus: name == cmdSweep}, asJSON, exitOK, true
+	return &invocation{Command: name, where: env.where, Set: set, Event: &event{}, Discussion: *discussion, WithStatus: name == cmdSweep}, asJSON, exitOK, true
 }
 
 // runRepoCommand is `recess status` and `recess sweep --dry-run`: the

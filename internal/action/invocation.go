@@ -228,27 +228,20 @@ func splitRepo(field, repo string) (owner, name string, err error) {
 	return owner, name, nil
 }
 
-// actionEnv is what GitHub Actions hands one run: where it runs, the
-// inputs and the event. The lab fills it for each event of a story.
-type actionEnv struct {
-	Input                  func(name string) string // INPUT_<NAME>
-	Workspace, WorkflowRef string                   // GITHUB_WORKSPACE, GITHUB_WORKFLOW_REF
-	where
-	Event func() (*event, error) // the run's event and its payload
-}
-
 // runEnv is the GitHub Actions variables recess reads, read once by
 // readRunEnv when the program starts; the commands take this value and never
 // read a GITHUB_* variable themselves. (RECESS_* variables, and the inputs
-// through go-githubactions, are read where they are used.)
+// through go-githubactions, are read where they are used.) The lab fills
+// it for each event of a story.
 type runEnv struct {
-	Actions                       bool   // GITHUB_ACTIONS is "true": the runner, not a terminal
-	Repo                          string // GITHUB_REPOSITORY, OWNER/REPO
-	APIURL, GraphQLURL, ServerURL string // GITHUB_API_URL, GITHUB_GRAPHQL_URL, GITHUB_SERVER_URL
-	RunID                         string // GITHUB_RUN_ID
-	Workspace, WorkflowRef        string // GITHUB_WORKSPACE, GITHUB_WORKFLOW_REF
-	EventName, EventPath          string // GITHUB_EVENT_NAME, GITHUB_EVENT_PATH
-	HasSummary, HasOutputs        bool   // GITHUB_STEP_SUMMARY and GITHUB_OUTPUT are set
+	Actions bool // GITHUB_ACTIONS is "true": the runner, not a terminal
+	// where is GITHUB_REPOSITORY, GITHUB_API_URL, GITHUB_GRAPHQL_URL,
+	// GITHUB_SERVER_URL and GITHUB_RUN_ID; a command that runs the engine
+	// sets its Clock (clockFrom).
+	where
+	Workspace, WorkflowRef string // GITHUB_WORKSPACE, GITHUB_WORKFLOW_REF
+	EventName, EventPath   string // GITHUB_EVENT_NAME, GITHUB_EVENT_PATH
+	HasSummary, HasOutputs bool   // GITHUB_STEP_SUMMARY and GITHUB_OUTPUT are set
 	// Token is GITHUB_TOKEN, else GH_TOKEN (the gh CLI's name for it), so
 	// a shell set up for gh works.
 	Token string
@@ -256,13 +249,18 @@ type runEnv struct {
 
 // readRunEnv reads the run's GitHub Actions variables, once.
 func readRunEnv(getenv func(string) string) runEnv {
+	// A run id that is not a number is no run of GitHub's: claim and
+	// verdict then record none.
+	runID, _ := strconv.ParseInt(getenv("GITHUB_RUN_ID"), 10, 64)
 	return runEnv{
-		Actions:     getenv("GITHUB_ACTIONS") == "true",
-		Repo:        getenv("GITHUB_REPOSITORY"),
-		APIURL:      getenv("GITHUB_API_URL"),
-		GraphQLURL:  getenv("GITHUB_GRAPHQL_URL"),
-		ServerURL:   getenv("GITHUB_SERVER_URL"),
-		RunID:       getenv("GITHUB_RUN_ID"),
+		Actions: getenv("GITHUB_ACTIONS") == "true",
+		where: where{
+			Repo:       getenv("GITHUB_REPOSITORY"),
+			APIURL:     getenv("GITHUB_API_URL"),
+			GraphQLURL: getenv("GITHUB_GRAPHQL_URL"),
+			ServerURL:  getenv("GITHUB_SERVER_URL"),
+			RunID:      runID,
+		},
 		Workspace:   getenv("GITHUB_WORKSPACE"),
 		WorkflowRef: getenv("GITHUB_WORKFLOW_REF"),
 		EventName:   getenv("GITHUB_EVENT_NAME"),
@@ -276,45 +274,23 @@ func readRunEnv(getenv func(string) string) runEnv {
 // invocationFromEnv reads an action run's environment, once. Every refusal
 // names its field, and nothing has been sent to GitHub when one is returned.
 func invocationFromEnv(env runEnv, getenv func(string) string, input func(string) string) (*invocation, error) {
-	w, err := whereFromEnv(env, getenv)
+	var err error
+	if env.Clock, err = clockFrom(getenv); err != nil {
+		return nil, err
+	}
+	return newInvocation(env, input, func() (*event, error) { return readEvent(env.EventName, env.EventPath) })
+}
+
+// newInvocation reads the inputs (input gives INPUT_<NAME>), the policy
+// file, the event and what the command needs (a claim's resume_context, a
+// verdict), and resolves command auto from the event. env says where the
+// run runs, with its clock.
+func newInvocation(env runEnv, input func(string) string, readEvent func() (*event, error)) (*invocation, error) {
+	set, err := loadSettings(input, env.Workspace)
 	if err != nil {
 		return nil, err
 	}
-	return newInvocation(actionEnv{
-		Input:       input,
-		Workspace:   env.Workspace,
-		WorkflowRef: env.WorkflowRef,
-		where:       w,
-		Event:       func() (*event, error) { return readEvent(env.EventName, env.EventPath) },
-	})
-}
-
-// whereFromEnv is where a run runs, from the run's variables, and RECESS_NOW
-// for its clock.
-func whereFromEnv(env runEnv, getenv func(string) string) (where, error) {
-	clock, err := clockFrom(getenv)
-	// A run id that is not a number is no run of GitHub's: claim and
-	// verdict then record none.
-	runID, _ := strconv.ParseInt(env.RunID, 10, 64)
-	return where{
-		Repo:       env.Repo,
-		APIURL:     env.APIURL,
-		GraphQLURL: env.GraphQLURL,
-		ServerURL:  env.ServerURL,
-		RunID:      runID,
-		Clock:      clock,
-	}, err
-}
-
-// newInvocation reads the inputs, the policy file, the event and what the
-// command needs (a claim's resume_context, a verdict), and resolves command
-// auto from the event.
-func newInvocation(env actionEnv) (*invocation, error) {
-	set, err := loadSettings(env.Input, env.Workspace)
-	if err != nil {
-		return nil, err
-	}
-	ev, err := env.Event()
+	ev, err := readEvent()
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +309,7 @@ func newInvocation(env actionEnv) (*invocation, error) {
 	if err := checkSweepHome(inv.Command, set, env.WorkflowRef); err != nil {
 		return nil, err
 	}
-	input := inputReader(inv.Command, env.Input)
+	input = inputReader(inv.Command, input)
 	switch inv.Command {
 	case cmdVisit:
 		if set.Discussion != 0 {

@@ -48,20 +48,17 @@ type LabOutcome struct {
 // The outcome is never nil; RefusedField names the field of a refusal.
 func RunForLab(ctx context.Context, r LabRun) (*LabOutcome, error) {
 	lo := &LabOutcome{Command: r.Command}
-	inv, err := newInvocation(actionEnv{
-		Input: func(name string) string {
-			switch name {
-			case inCommand:
-				return r.Command
-			case inVerdict:
-				return string(r.Verdict)
-			}
-			return r.Inputs(name)
-		},
-		Workspace: r.Workspace,
-		where:     where{Repo: r.Repo, APIURL: r.APIURL, GraphQLURL: r.GraphQLURL, ServerURL: r.ServerURL, RunID: r.RunID, Clock: r.Clock},
-		Event:     func() (*event, error) { return decodeEvent(r.Event, r.Payload) },
-	})
+	env := runEnv{where: where{Repo: r.Repo, APIURL: r.APIURL, GraphQLURL: r.GraphQLURL, ServerURL: r.ServerURL, RunID: r.RunID, Clock: r.Clock},
+		Workspace: r.Workspace}
+	inv, err := newInvocation(env, func(name string) string {
+		switch name {
+		case inCommand:
+			return r.Command
+		case inVerdict:
+			return string(r.Verdict)
+		}
+		return r.Inputs(name)
+	}, func() (*event, error) { return decodeEvent(r.Event, r.Payload) })
 	if err != nil {
 		return lo, err
 	}
