@@ -383,6 +383,25 @@ func ParseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io
 	return exitOK, true
 }
 
+// parseOnly parses a command's flags and prints nothing: a bad flag or an
+// argument is an error that ends with what to do ("see recess eval -h"),
+// flag.ErrHelp comes back as it is. given are the flags set in args.
+func parseOnly(fs *flag.FlagSet, args []string, badFlag, badArgument string) (given map[string]bool, err error) {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w (%s)", err, badFlag)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (%s)", fs.Arg(0), badArgument)
+	}
+	given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return given, nil
+}
+
 // printUsage writes usage and the flags' defaults to w.
 func printUsage(fs *flag.FlagSet, usage string, w io.Writer) {
 	fmt.Fprint(w, usage)

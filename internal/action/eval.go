@@ -69,8 +69,7 @@ func runEval(_ context.Context, args []string, getenv func(string) string, stdin
 
 // evalCommand parses the flags, evaluates and returns what to print.
 func evalCommand(args []string, getenv func(string) string, stdin io.Reader) (*evalOutput, error) {
-	fs := flag.NewFlagSet("recess eval", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported once, by runEval
+	fs := flag.NewFlagSet("recess eval", flag.ContinueOnError) // errors are reported once, by runEval
 	var (
 		triggerDoc = fs.String("trigger", "", "")
 		openedAt   = fs.String("opened-at", "", "")
@@ -83,17 +82,10 @@ func evalCommand(args []string, getenv func(string) string, stdin io.Reader) (*e
 		signals = append(signals, s)
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w (see recess eval -h)", err)
+	set, err := parseOnly(fs, args, "see recess eval -h", "see recess eval -h")
+	if err != nil {
+		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (see recess eval -h)", fs.Arg(0))
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	opened, err := parseMoment("--opened-at", *openedAt)
 	if err != nil {

@@ -142,22 +142,14 @@ func mcpFlags(o *mcpOptions, env runEnv, getenv func(string) string) (fs *flag.F
 // startMCP reads the flags into o and starts the server; an error names
 // the flag to fix (flag.ErrHelp: the usage was asked for).
 func startMCP(fs *flag.FlagSet, args []string, o *mcpOptions, rcFile *string, getenv func(string) string) (*mcpServer, error) {
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w (recess mcp -h lists the flags)", err)
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (recess mcp takes flags only)", fs.Arg(0))
+	given, err := parseOnly(fs, args, "recess mcp -h lists the flags", "recess mcp takes flags only")
+	if err != nil {
+		return nil, err
 	}
 	// A flag wins over the other one's environment fallback: the lab (or a
 	// host that keeps the environment) may set RECESS_RESUME_CONTEXT beside
 	// an explicit --resume-context-file. Both given the same way is a
 	// mistake.
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	file := *rcFile
 	if file != "" && o.ResumeContext != "" {
 		switch {
