@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/recess-action/recess/resume"
@@ -159,18 +158,6 @@ func evalCommand(args []string, getenv func(string) string, stdin io.Reader) (*e
 		out.DueAt = &s
 	}
 	return out, nil
-}
-
-// parseMoment parses an RFC 3339 flag value.
-func parseMoment(name, value string) (time.Time, error) {
-	if strings.TrimSpace(value) == "" {
-		return time.Time{}, &wait.FieldError{Field: name, Reason: "missing"}
-	}
-	t, err := time.Parse(time.RFC3339, value)
-	if err != nil {
-		return time.Time{}, &wait.FieldError{Field: name, Reason: strconv.Quote(value) + " is not an RFC 3339 time (2026-11-21T10:00:00Z)", Err: err}
-	}
-	return t.UTC(), nil
 }
 
 // withoutFrom returns a copy of t with every "from" list left out.

@@ -351,11 +351,24 @@ func clockFrom(getenv func(string) string) (resume.Clock, error) {
 	if v == "" {
 		return resume.ClockFunc(time.Now), nil
 	}
-	t, err := time.Parse(time.RFC3339, v)
+	t, err := parseMoment("RECESS_NOW", v)
 	if err != nil {
-		return nil, &wait.FieldError{Field: "RECESS_NOW", Reason: fmt.Sprintf("%q is not an RFC 3339 time", v)}
+		return nil, err
 	}
 	return resume.ClockFunc(func() time.Time { return t }), nil
+}
+
+// parseMoment parses a moment given from outside (RECESS_NOW, a flag),
+// RFC 3339, in UTC; name is where it was given.
+func parseMoment(name, value string) (time.Time, error) {
+	if strings.TrimSpace(value) == "" {
+		return time.Time{}, &wait.FieldError{Field: name, Reason: "missing"}
+	}
+	t, err := time.Parse(time.RFC3339, value)
+	if err != nil {
+		return time.Time{}, &wait.FieldError{Field: name, Reason: strconv.Quote(value) + " is not an RFC 3339 time (2026-11-21T10:00:00Z)", Err: err}
+	}
+	return t.UTC(), nil
 }
 
 // readBounded reads at most limit+1 bytes of the file at path: one more
