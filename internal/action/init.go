@@ -123,9 +123,13 @@ var initTemplates = template.Must(template.New("").Parse(`
     with: {{.}}
 {{- end}}
 {{- end}}
-{{- define "permissions" -}}
+{{- define "front door job" -}}
 permissions: {discussions: write, actions: write, issues: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
-{{- end}}
+jobs:
+  recess:
+    uses: recess-action/recess/.github/workflows/front-door.yml@v1
+{{- template "with" .}}
+{{end}}
 {{- define "recess.yml" -}}
 # recess front door: watches discussions{{if .SweepApart}} and starts agent runs{{else}}, starts agent runs and sweeps{{end}} (recess-action/recess).
 name: recess
@@ -137,24 +141,16 @@ on:
   schedule: [{cron: "{{.Schedule}}"}] # the sweep, off the top of the hour
   workflow_dispatch: # a sweep by hand
 {{- end}}
-{{template "permissions" .}}
-jobs:
-  recess:
-    uses: recess-action/recess/.github/workflows/front-door.yml@v1
-{{- template "with" .}}
-{{end}}
+{{template "front door job" .}}
+{{- end}}
 {{- define "recess-sweep.yml" -}}
 # recess sweep: fires timed triggers, retries; recess enables it only while something waits.
 name: recess sweep
 on:
   schedule: [{cron: "{{.Schedule}}"}] # off the top of the hour
   workflow_dispatch: # a sweep by hand
-{{template "permissions" .}}
-jobs:
-  recess:
-    uses: recess-action/recess/.github/workflows/front-door.yml@v1
-{{- template "with" .}}
-{{end}}
+{{template "front door job" .}}
+{{- end}}
 {{- define "agent.yml" -}}
 # The agent workflow recess dispatches: claim, lead (Claude, read-only token), verdict.
 run-name: agent ${{"{{"}} inputs.correlation_id {{"}}"}} # recess finds its runs by this name
@@ -210,22 +206,20 @@ func (c initChoices) render() ([]initFile, error) {
 		// On is the front door's thread events, as check asks for them.
 		On []string
 	}{initChoices: c, On: workflows.FrontDoorOn("discussions")}
-	workflow, store := "", ""
-	if c.Workflow != gh.DefaultWorkflow {
-		workflow = c.Workflow
+	// orUnset is v, or "" (left out) when it is action.yml's default.
+	orUnset := func(v, def string) string {
+		if v == def {
+			return ""
+		}
+		return v
 	}
-	if c.Store != storeComment {
-		store = c.Store
+	data.With = flow(inWorkflow, orUnset(c.Workflow, gh.DefaultWorkflow), inStateStore, orUnset(c.Store, storeComment),
+		inCategories, c.Categories, inLabels, c.Labels, inWakeOn, c.WakeOn, inMentionHandles, c.MentionHandles,
+		inSweepOnlyWhileWaiting, orUnset(strconv.FormatBool(c.SweepApart), "false"))
+	names := []struct{ tmpl, name string }{{"recess.yml", frontDoorFile}, {"recess-sweep.yml", defaultSweepWorkflow}, {"agent.yml", c.Workflow}}
+	if !c.SweepApart {
+		names = slices.Delete(names, 1, 2)
 	}
-	names := []struct{ tmpl, name string }{{"recess.yml", frontDoorFile}}
-	sweep := ""
-	if c.SweepApart {
-		sweep = "true"
-		names = append(names, struct{ tmpl, name string }{"recess-sweep.yml", defaultSweepWorkflow})
-	}
-	names = append(names, struct{ tmpl, name string }{"agent.yml", c.Workflow})
-	data.With = flow(inWorkflow, workflow, inStateStore, store, inCategories, c.Categories, inLabels, c.Labels,
-		inWakeOn, c.WakeOn, inMentionHandles, c.MentionHandles, inSweepOnlyWhileWaiting, sweep)
 	var files []initFile
 	for _, f := range names {
 		var b bytes.Buffer
