@@ -39,7 +39,7 @@ func parseRepoCommand(name string, args []string, env runEnv, getenv func(string
 	set := newSettings()
 	set.Command = name
 	repo := fs.String("repo", env.Repo, "the repository, OWNER/REPO (default $GITHUB_REPOSITORY)")
-	discussion := fs.Int("discussion", 0, "only this discussion (status)")
+	fs.IntVar(&set.Discussion, "discussion", 0, "only this discussion (status)")
 	fs.StringVar(&set.StateStore, inStateStore, set.StateStore, "where the records are: "+storeComment+" or "+storeBranch)
 	fs.StringVar(&set.StateBranch, inStateBranch, set.StateBranch, "the branch of the "+storeBranch+" store")
 	config := fs.String(inConfig, "", "the repository's policy file (default "+defaultConfigPath+", which may be missing)")
@@ -64,12 +64,12 @@ func parseRepoCommand(name string, args []string, env runEnv, getenv func(string
 		return misused("unexpected argument %q", fs.Arg(0))
 	case name == cmdSweep && !*dry:
 		return misused("only --dry-run is available from the command line; the scheduled front door performs real sweeps")
-	case name == cmdSweep && *discussion != 0:
+	case name == cmdSweep && set.Discussion != 0:
 		return misused("--discussion is for status: a sweep looks at every pending discussion")
 	case *repo == "":
 		return misused("--repo is missing (or set GITHUB_REPOSITORY)")
-	case *discussion < 0:
-		return refuse("--discussion %d is not a discussion number", *discussion)
+	case set.Discussion < 0:
+		return refuse("--discussion %d is not a discussion number", set.Discussion)
 	case env.Token == "":
 		return refuse("no token: set GITHUB_TOKEN (or GH_TOKEN) to a token that can read the repository's discussions and actions")
 	}
@@ -90,7 +90,7 @@ func parseRepoCommand(name string, args []string, env runEnv, getenv func(string
 	env.Repo = *repo
 	set.Token = env.Token
 	set.DryRun = true // the command line only ever reads
-	return &invocation{Command: name, where: env.where, Set: set, Event: &event{}, Discussion: *discussion, WithStatus: name == cmdSweep}, asJSON, exitOK, true
+	return &invocation{settings: set, where: env.where, Event: &event{}, WithStatus: name == cmdSweep}, asJSON, exitOK, true
 }
 
 // runRepoCommand is `recess status` and `recess sweep --dry-run`: the

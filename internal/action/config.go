@@ -24,8 +24,10 @@ type settings struct {
 	Ref         string
 	StateStore  string
 	StateBranch string
-	Discussion  int // the discussion a visit works on
-	DryRun      bool
+	// Discussion is the discussion the command is about (0: none, or every
+	// pending one for status): input discussion for visit, else the event's.
+	Discussion int
+	DryRun     bool
 	// SweepWorkflow is the sweep's own workflow, which recess keeps enabled
 	// only while something is pending when Engine.SweepOnlyWhileWaiting is
 	// set.

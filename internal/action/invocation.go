@@ -41,13 +41,9 @@ var actionCommands = []string{cmdAuto, cmdIntake, cmdInbound, CommandVerdict, cm
 // whom, with which policy. Built once (from the environment, the command
 // line or the lab), it is all execute reads.
 type invocation struct {
-	Command string // never "auto" (resolved from the event)
+	*settings // the inputs and the repository's policy; Command is never "auto"
 	where
-	Set   *settings // the inputs and the repository's policy
-	Event *event    // empty on the command line
-	// Discussion is the discussion the command is about (0: none, or every
-	// pending one for status).
-	Discussion    int
+	Event         *event          // empty on the command line
 	CorrelationID string          // the id a claim is for
 	Verdict       []byte          // the verdict document (command verdict)
 	ResumeContext *resume.Context // a claim's, nil for a fresh run
@@ -85,7 +81,7 @@ type execution struct {
 // (nothing was written then); log receives one line per decision. The
 // execution is never nil, and holds what the engine reported.
 func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, error) {
-	out := &execution{DryRun: inv.Set.DryRun}
+	out := &execution{DryRun: inv.DryRun}
 	logf := func(format string, args ...any) { fmt.Fprintf(log, "recess: "+format+"\n", args...) }
 	e, client, err := wire(inv, logf)
 	if err != nil {
@@ -179,43 +175,43 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 	if err != nil {
 		return nil, nil, err
 	}
-	if inv.Set.Token == "" {
+	if inv.Token == "" {
 		return nil, nil, &wait.FieldError{Field: inputField(InputGitHubToken), Reason: "empty (the default is ${{ github.token }})"}
 	}
 	c, err := gh.New(gh.Config{
-		Token:      inv.Set.Token,
+		Token:      inv.Token,
 		APIURL:     inv.APIURL,
 		GraphQLURL: inv.GraphQLURL,
 		Owner:      owner,
 		Repo:       name,
-		Workflow:   inv.Set.Workflow,
-		Ref:        inv.Set.Ref,
+		Workflow:   inv.Workflow,
+		Ref:        inv.Ref,
 		Logf:       logf,
 	})
 	if err != nil {
 		return nil, nil, renameField(err, map[string]string{"Workflow": inputField(inWorkflow), "APIURL": "GITHUB_API_URL", "GraphQLURL": "GITHUB_GRAPHQL_URL"})
 	}
 	var store resume.Store
-	switch inv.Set.StateStore {
+	switch inv.StateStore {
 	case storeComment:
 		cs := gh.NewCommentStore(c)
 		// The sweep's hourly look follows RECESS_NOW, as the engine does.
 		cs.Clock = inv.Clock
 		store = cs
 	case storeBranch:
-		if err := gh.CheckBranchName(inv.Set.StateBranch); err != nil {
+		if err := gh.CheckBranchName(inv.StateBranch); err != nil {
 			return nil, nil, renameField(err, map[string]string{"StateBranch": inputField(inStateBranch)})
 		}
-		store = gh.NewBranchStore(c, inv.Set.StateBranch)
+		store = gh.NewBranchStore(c, inv.StateBranch)
 	default:
-		return nil, nil, checkStore(inputField(inStateStore), inv.Set.StateStore)
+		return nil, nil, checkStore(inputField(inStateStore), inv.StateStore)
 	}
-	cfg := inv.Set.Engine
+	cfg := inv.Engine
 	if cfg.RepositoryURL == "" {
 		cfg.RepositoryURL = strings.TrimSuffix(orDefault(inv.ServerURL, defaultServerURL), "/") + "/" + inv.Repo
 	}
 	e := &resume.Engine{Clock: inv.Clock, Store: store, Threads: c, Dispatcher: c, Permissions: c, Config: cfg, Logf: logf,
-		DryRun: inv.Set.DryRun}
+		DryRun: inv.DryRun}
 	return e, c, nil
 }
 
@@ -294,12 +290,9 @@ func newInvocation(env runEnv, input func(string) string, readEvent func() (*eve
 	if err != nil {
 		return nil, err
 	}
-	inv := &invocation{
-		Command:    set.Command,
-		where:      env.where,
-		Set:        set,
-		Event:      ev,
-		Discussion: ev.Discussion,
+	inv := &invocation{settings: set, where: env.where, Event: ev}
+	if inv.Discussion == 0 { // the input discussion (visit) wins over the event's
+		inv.Discussion = ev.Discussion
 	}
 	if inv.Command == cmdAuto {
 		if inv.Command, err = ev.command(); err != nil {
@@ -311,10 +304,6 @@ func newInvocation(env runEnv, input func(string) string, readEvent func() (*eve
 	}
 	input = inputReader(inv.Command, input)
 	switch inv.Command {
-	case cmdVisit:
-		if set.Discussion != 0 {
-			inv.Discussion = set.Discussion
-		}
 	case CommandClaim:
 		inv.CorrelationID = orDefault(input(inCorrelationID), ev.Inputs["correlation_id"])
 		// The resume_context is checked before the claim writes anything;

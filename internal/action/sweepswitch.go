@@ -29,13 +29,13 @@ type workflowSwitcher interface {
 // ensure-on 1 GET (+1 PUT when not active); off 1 PUT and the store's
 // listing once more (+1 PUT when a concurrent run opened something).
 func switchSweep(ctx context.Context, e *resume.Engine, sw workflowSwitcher, inv *invocation, res *resume.Result) {
-	if res == nil || !inv.Set.Engine.SweepOnlyWhileWaiting {
+	if res == nil || !inv.Engine.SweepOnlyWhileWaiting {
 		return
 	}
-	file := inv.Set.SweepWorkflow
+	file := inv.SweepWorkflow
 	switch res.SweepSwitch {
 	case resume.SweepEnsureOn:
-		if inv.Set.DryRun {
+		if inv.DryRun {
 			res.Notes = append(res.Notes, fmt.Sprintf("dry run: something is pending, so a real run would look at the sweep workflow %s and enable it unless it is active", file))
 			return
 		}
@@ -53,7 +53,7 @@ func switchSweep(ctx context.Context, e *resume.Engine, sw workflowSwitcher, inv
 		}
 		res.Notes = append(res.Notes, fmt.Sprintf("enabled the sweep workflow %s (it was %s): something is pending", file, state))
 	case resume.SweepOff:
-		if inv.Set.DryRun {
+		if inv.DryRun {
 			res.Notes = append(res.Notes, fmt.Sprintf("dry run: nothing is pending, so a real run would disable the sweep workflow %s", file))
 			return
 		}

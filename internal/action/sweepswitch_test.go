@@ -357,7 +357,7 @@ func TestSweepSwitch_off_undone_when_something_started_waiting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			inv := &invocation{Set: &settings{SweepWorkflow: sweepFile, Engine: resume.Config{SweepOnlyWhileWaiting: true}}}
+			inv := &invocation{settings: &settings{SweepWorkflow: sweepFile, Engine: resume.Config{SweepOnlyWhileWaiting: true}}}
 			switchSweep(context.Background(), e, sw, inv, res)
 			if d := cmp.Diff(tc.want, sw.calls); d != "" {
 				t.Errorf("switch calls (-want +got):\n%s", d)
