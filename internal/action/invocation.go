@@ -1,6 +1,7 @@
 package action
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -371,6 +372,53 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, limit+1))
+}
+
+// maxResumeContext bounds a resume_context read from outside: GitHub's
+// inputs limit is far below it.
+const maxResumeContext = 1 << 20
+
+// DecodeResumeContext reads a resume_context strictly: one JSON object with
+// only the known fields, each of its type, fired_by present. Errors name the
+// field ("resume_context.history_since[2].created_at: ...").
+func DecodeResumeContext(data []byte) (*resume.Context, error) {
+	const root = "resume_context"
+	if len(data) > maxResumeContext {
+		return nil, &wait.FieldError{Field: root, Reason: "longer than " + strconv.Itoa(maxResumeContext) + " bytes"}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &wait.FieldError{Field: root, Reason: "empty"}
+	}
+	var rc resume.Context
+	if err := wait.DecodeJSON(data, root, &rc, wait.JSONLimits{}); err != nil {
+		return nil, err
+	}
+	if rc.FiredBy == "" {
+		return nil, &wait.FieldError{Field: root + ".fired_by", Reason: "missing"}
+	}
+	if rc.Omitted < 0 {
+		return nil, &wait.FieldError{Field: root + ".omitted", Reason: "negative"}
+	}
+	if rc.RecessCount < 0 {
+		return nil, &wait.FieldError{Field: root + ".recess_count", Reason: "negative"}
+	}
+	if len(rc.Trigger) > 0 && string(rc.Trigger) != "null" {
+		if _, err := wait.ParseTrigger(rc.Trigger, wait.TriggerLimits{}); err != nil {
+			var fe *wait.FieldError
+			if errors.As(err, &fe) {
+				return nil, &wait.FieldError{Field: root + "." + fe.Field, Reason: fe.Reason}
+			}
+			return nil, &wait.FieldError{Field: root + ".trigger", Reason: err.Error()}
+		}
+	} else {
+		rc.Trigger = nil
+	}
+	for i, e := range rc.HistorySince {
+		if e.ID == "" {
+			return nil, &wait.FieldError{Field: fmt.Sprintf("%s.history_since[%d].id", root, i), Reason: "missing"}
+		}
+	}
+	return &rc, nil
 }
 
 // verdictDocument is the verdict input, or the file verdict-file names.
