@@ -176,14 +176,11 @@ func check(r *Record) error {
 	}
 	cursor := func(field string, c Cursor) { bound(field+".ids", len(c.IDs), MaxCursorIDs) }
 	trigger := func(field string, t *wait.Trigger) {
-		if t == nil {
-			return
+		b, merr := t.MarshalJSON() // "null" for none
+		if merr != nil && err == nil {
+			err = refuse(ErrInvalid, field, "cannot marshal", merr)
 		}
-		if b, merr := t.MarshalJSON(); merr != nil {
-			if err == nil {
-				err = refuse(ErrInvalid, field, "cannot marshal", merr)
-			}
-		} else if len(b) > MaxTriggerBytes {
+		if len(b) > MaxTriggerBytes {
 			fail(ErrTooLarge, field, "%d bytes, more than %d", len(b), MaxTriggerBytes)
 		}
 	}
