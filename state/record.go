@@ -386,17 +386,14 @@ func (r *Record) Clone() *Record {
 		ca.Since, ca.Until, ca.Resume = a.Since.clone(), a.Until.clone(), clonePtr(a.Resume)
 		c.Active = &ca
 	}
-	if r.OpenRFCs != nil {
-		c.OpenRFCs = make(map[string]*RFC, len(r.OpenRFCs))
-		for id, o := range r.OpenRFCs {
-			if o != nil {
-				co := *o
-				co.RepliesAfter, co.Since = o.RepliesAfter.clone(), o.Since.clone()
-				co.DueAt, co.CancelAt = clonePtr(o.DueAt), clonePtr(o.CancelAt)
-				co.ReplyIDs, co.ThreadRoots = slices.Clone(o.ReplyIDs), slices.Clone(o.ThreadRoots)
-				o = &co
-			}
-			c.OpenRFCs[id] = o
+	c.OpenRFCs = maps.Clone(r.OpenRFCs)
+	for id, o := range c.OpenRFCs {
+		if o != nil {
+			co := *o
+			co.RepliesAfter, co.Since = o.RepliesAfter.clone(), o.Since.clone()
+			co.DueAt, co.CancelAt = clonePtr(o.DueAt), clonePtr(o.CancelAt)
+			co.ReplyIDs, co.ThreadRoots = slices.Clone(o.ReplyIDs), slices.Clone(o.ThreadRoots)
+			c.OpenRFCs[id] = &co
 		}
 	}
 	c.Queued, c.Escalated = clonePtr(r.Queued), clonePtr(r.Escalated)
