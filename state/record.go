@@ -297,24 +297,20 @@ func (r *Record) Blocked() string {
 // the passing of time.
 func (r *Record) NextDue() time.Time {
 	var next time.Time
-	consider := func(t time.Time) {
-		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
-			next = t
+	consider := func(t *time.Time) {
+		if t != nil && !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = *t
 		}
 	}
 	for _, rfc := range r.OpenRFCs {
-		if rfc.DueAt != nil {
-			consider(*rfc.DueAt)
-		}
-		if rfc.CancelAt != nil {
-			consider(*rfc.CancelAt)
-		}
+		consider(rfc.DueAt)
+		consider(rfc.CancelAt)
 	}
 	if r.Active != nil && r.Active.State != RunEscalated {
-		consider(r.Active.IntentAt)
+		consider(&r.Active.IntentAt)
 	}
 	if r.Queued != nil {
-		consider(r.Queued.Until)
+		consider(&r.Queued.Until)
 	}
 	return next
 }
