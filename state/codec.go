@@ -145,20 +145,12 @@ func Decode(data []byte) (*Record, error) {
 
 // notNull refuses a null where the record has no pointer (a cursor, a
 // string, a time, a list, the open recesses): recess never writes one there.
-var notNull = json.JoinUnmarshalers(
-	refuseNull[Cursor](), refuseNull[string](), refuseNull[int](), refuseNull[int64](),
-	refuseNull[bool](), refuseNull[time.Time](), refuseNull[[]string](), refuseNull[[]time.Time](),
-	refuseNull[map[string]*RFC](), refuseNull[Kind](),
-)
-
-func refuseNull[T any]() *json.Unmarshalers {
-	return json.UnmarshalFromFunc(func(d *jsontext.Decoder, _ *T) error {
-		if d.PeekKind() == 'n' {
-			return &wait.FieldError{Reason: "must not be null"}
-		}
-		return errors.ErrUnsupported
-	})
-}
+var notNull = json.UnmarshalFromFunc(func(d *jsontext.Decoder, v any) error {
+	if d.PeekKind() == 'n' && reflect.TypeOf(v).Elem().Kind() != reflect.Pointer {
+		return &wait.FieldError{Reason: "must not be null"}
+	}
+	return errors.ErrUnsupported
+})
 
 // check applies the format's rules that the JSON form does not carry
 // itself (the range of a time is wire's). Over-bound values are
@@ -184,14 +176,11 @@ func check(r *Record) error {
 	}
 	cursor := func(field string, c Cursor) { bound(field+".ids", len(c.IDs), MaxCursorIDs) }
 	trigger := func(field string, t *wait.Trigger) {
-		if t == nil {
-			return
+		b, merr := t.MarshalJSON() // "null" for none
+		if merr != nil && err == nil {
+			err = refuse(ErrInvalid, field, "cannot marshal", merr)
 		}
-		if b, merr := t.MarshalJSON(); merr != nil {
-			if err == nil {
-				err = refuse(ErrInvalid, field, "cannot marshal", merr)
-			}
-		} else if len(b) > MaxTriggerBytes {
+		if len(b) > MaxTriggerBytes {
 			fail(ErrTooLarge, field, "%d bytes, more than %d", len(b), MaxTriggerBytes)
 		}
 	}
@@ -426,12 +415,10 @@ func DecodeComment(body string) (rec *Record, found bool, err error) {
 	corrupt := func(reason string, cause error) (*Record, bool, error) {
 		return nil, true, refuse(ErrCorrupt, "", "hidden record: "+reason, cause)
 	}
-	rest := body[i+len(stateMarker):]
-	end := strings.Index(rest, markerClose)
-	if end < 0 {
+	rest, _, closed := strings.Cut(body[i+len(stateMarker):], markerClose)
+	if !closed {
 		return corrupt("marker is not closed", nil)
 	}
-	rest = rest[:end]
 	version, payload, ok := strings.Cut(strings.TrimLeft(rest, " \t"), "\n")
 	if version = strings.TrimRight(version, " \t\r"); !ok || version != stateVersion {
 		return corrupt(fmt.Sprintf("unsupported marker version %.20q", version), nil)
@@ -481,21 +468,6 @@ func parseMarkerToken(tok string) (string, bool) {
 	return tok, tok != "" && markerToken(tok) == tok
 }
 
-// lastMarker returns the words of the last marker of that kind in body.
-func lastMarker(body, kind string) ([]string, bool) {
-	open := markerOpen + kind + " "
-	i := strings.LastIndex(body, open)
-	if i < 0 {
-		return nil, false
-	}
-	rest := body[i+len(open):]
-	end := strings.Index(rest, markerClose)
-	if end < 0 {
-		return nil, false
-	}
-	return strings.Fields(rest[:end]), true
-}
-
 // ReplyMarker is the hidden marker recess appends to each reply it posts for
 // a verdict, so that a re-run finds the reply and never posts it twice.
 // index is the reply's position in the verdict (0 or more).
@@ -505,16 +477,18 @@ func ReplyMarker(correlationID string, index int) string {
 
 // ParseReplyMarker reads the last reply marker in body.
 func ParseReplyMarker(body string) (correlationID string, index int, ok bool) {
-	words, ok := lastMarker(body, replyKind)
-	if !ok || len(words) != 2 {
+	i := strings.LastIndex(body, markerOpen+replyKind+" ")
+	if i < 0 {
+		return "", 0, false
+	}
+	inside, _, closed := strings.Cut(body[i:], markerClose)
+	words := strings.Fields(inside)[2:] // after "<!--" and "recess:reply"
+	if !closed || len(words) != 2 {
 		return "", 0, false
 	}
 	cid, ok := parseMarkerToken(words[0])
-	if !ok {
-		return "", 0, false
-	}
 	index, err := strconv.Atoi(words[1])
-	if err != nil || strings.Trim(words[1], "0123456789") != "" {
+	if !ok || err != nil || strings.Trim(words[1], "0123456789") != "" {
 		return "", 0, false
 	}
 	return cid, index, true
@@ -556,16 +530,8 @@ func ReplyBody(text, correlationID string, index int, keep string) string {
 // what ReplyBody would have built with keep. ok is false when body is not
 // such a comment, or when keep does not fit in it.
 func Recopy(body, keep string) (string, bool) {
-	b := strings.TrimRight(unixLines(body), " \t\n")
-	if _, ok := ParseRecessMarker(b); ok {
-		b = strings.TrimSuffix(b[:strings.LastIndex(b, markerOpen+recessKind+" ")], "\n")
-	}
-	cid, index, ok := ParseReplyMarker(b)
+	text, cid, index, _, ok := readReply(body)
 	if !ok {
-		return "", false
-	}
-	text, cut := strings.CutSuffix(b, "\n\n"+ReplyMarker(cid, index))
-	if !cut || Neutralize(text) != text {
 		return "", false
 	}
 	out := ReplyBody(text, cid, index, keep)
@@ -584,38 +550,41 @@ func Recopy(body, keep string) (string, bool) {
 // named their writer: it holds exactly one open recess, keyed by the
 // reply's own correlation id.
 func ParseRecessMarker(body string) (rec *Record, ok bool) {
+	_, _, _, rec, ok = readReply(body)
+	return rec, ok && rec != nil
+}
+
+// readReply reads a comment recess built with ReplyBody, line breaks and
+// trailing blank space aside: its text, its reply marker's correlation id
+// and index, and the copy of the record it ends with (nil when none). ok
+// is false for any other body, and for one whose copy ParseRecessMarker
+// would not take.
+func readReply(body string) (text, correlationID string, index int, rec *Record, ok bool) {
 	body = strings.TrimRight(unixLines(body), " \t\n")
-	i := strings.LastIndex(body, markerOpen+recessKind+" ")
-	if i < 0 {
-		return nil, false
+	if i := strings.LastIndex(body, markerOpen+recessKind+" "); i >= 0 {
+		// The copy counts only exactly as RecessMarker writes it.
+		payload, _ := strings.CutPrefix(body[i:], markerOpen+recessKind+" "+stateVersion+" ")
+		copied, err := decodePayload(strings.TrimSuffix(payload, " "+markerClose))
+		if keep, kerr := RecessMarker(copied); err != nil || kerr != nil || body[i:] != keep {
+			return "", "", 0, nil, false
+		}
+		if body, ok = strings.CutSuffix(body[:i], "\n"); !ok {
+			return "", "", 0, nil, false
+		}
+		rec = copied
 	}
-	words, found := lastMarker(body, recessKind)
-	if !found || len(words) != 2 || words[0] != stateVersion {
-		return nil, false
-	}
-	rec, err := decodePayload(words[1])
-	if err != nil {
-		return nil, false
-	}
-	if keep, err := RecessMarker(rec); err != nil || body[i:] != keep {
-		return nil, false
-	}
-	head, cut := strings.CutSuffix(body[:i], "\n")
-	if !cut {
-		return nil, false
-	}
-	cid, index, ok := ParseReplyMarker(head)
+	correlationID, index, ok = ParseReplyMarker(body)
 	if !ok {
-		return nil, false
+		return "", "", 0, nil, false
 	}
-	text, cut := strings.CutSuffix(head, "\n\n"+ReplyMarker(cid, index))
-	if !cut || Neutralize(text) != text {
-		return nil, false
+	text, ok = strings.CutSuffix(body, "\n\n"+ReplyMarker(correlationID, index))
+	if !ok || Neutralize(text) != text {
+		return "", "", 0, nil, false
 	}
-	if len(rec.Applied) == 0 && (len(rec.OpenRFCs) != 1 || rec.OpenRFCs[cid] == nil) {
-		return nil, false
+	if rec != nil && len(rec.Applied) == 0 && (len(rec.OpenRFCs) != 1 || rec.OpenRFCs[correlationID] == nil) {
+		return "", "", 0, nil, false
 	}
-	return rec, true
+	return text, correlationID, index, rec, true
 }
 
 // FitsComment reports whether body fits GitHub's limit on a comment body

@@ -297,24 +297,20 @@ func (r *Record) Blocked() string {
 // the passing of time.
 func (r *Record) NextDue() time.Time {
 	var next time.Time
-	consider := func(t time.Time) {
-		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
-			next = t
+	consider := func(t *time.Time) {
+		if t != nil && !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = *t
 		}
 	}
 	for _, rfc := range r.OpenRFCs {
-		if rfc.DueAt != nil {
-			consider(*rfc.DueAt)
-		}
-		if rfc.CancelAt != nil {
-			consider(*rfc.CancelAt)
-		}
+		consider(rfc.DueAt)
+		consider(rfc.CancelAt)
 	}
 	if r.Active != nil && r.Active.State != RunEscalated {
-		consider(r.Active.IntentAt)
+		consider(&r.Active.IntentAt)
 	}
 	if r.Queued != nil {
-		consider(r.Queued.Until)
+		consider(&r.Queued.Until)
 	}
 	return next
 }
@@ -386,17 +382,14 @@ func (r *Record) Clone() *Record {
 		ca.Since, ca.Until, ca.Resume = a.Since.clone(), a.Until.clone(), clonePtr(a.Resume)
 		c.Active = &ca
 	}
-	if r.OpenRFCs != nil {
-		c.OpenRFCs = make(map[string]*RFC, len(r.OpenRFCs))
-		for id, o := range r.OpenRFCs {
-			if o != nil {
-				co := *o
-				co.RepliesAfter, co.Since = o.RepliesAfter.clone(), o.Since.clone()
-				co.DueAt, co.CancelAt = clonePtr(o.DueAt), clonePtr(o.CancelAt)
-				co.ReplyIDs, co.ThreadRoots = slices.Clone(o.ReplyIDs), slices.Clone(o.ThreadRoots)
-				o = &co
-			}
-			c.OpenRFCs[id] = o
+	c.OpenRFCs = maps.Clone(r.OpenRFCs)
+	for id, o := range c.OpenRFCs {
+		if o != nil {
+			co := *o
+			co.RepliesAfter, co.Since = o.RepliesAfter.clone(), o.Since.clone()
+			co.DueAt, co.CancelAt = clonePtr(o.DueAt), clonePtr(o.CancelAt)
+			co.ReplyIDs, co.ThreadRoots = slices.Clone(o.ReplyIDs), slices.Clone(o.ThreadRoots)
+			c.OpenRFCs[id] = &co
 		}
 	}
 	c.Queued, c.Escalated = clonePtr(r.Queued), clonePtr(r.Escalated)

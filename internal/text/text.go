@@ -48,16 +48,15 @@ func FirstLine(s string) (line, rest string) {
 // cutLine cuts s at its first line break, leaving every other byte as it
 // was.
 func cutLine(s string) (line, rest string, found bool) {
-	for i, r := range s {
-		if Break(r) {
-			n := utf8.RuneLen(r)
-			if r == '\r' && strings.HasPrefix(s[i+1:], "\n") {
-				n++
-			}
-			return s[:i], s[i+n:], true
-		}
+	i := strings.IndexFunc(s, Break)
+	if i < 0 {
+		return s, "", false
 	}
-	return s, "", false
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if r == '\r' && strings.HasPrefix(s[i+1:], "\n") {
+		n++
+	}
+	return s[:i], s[i+n:], true
 }
 
 // OneLine is s with every line break and control character made a space,

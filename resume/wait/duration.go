@@ -153,25 +153,25 @@ func ParseDuration(s string) (Duration, error) {
 		default:
 			return fail("unexpected " + quote(string(rune(c))) + " at offset " + strconv.Itoa(i))
 		}
-		if i-start > maxDurationDigits {
+		number, frac := s[start:i], ""
+		separated := i < len(s) && (s[i] == '.' || s[i] == ',')
+		if separated {
+			frac = s[i+1 : skipDigits(s, i+1)]
+			i += 1 + len(frac)
+		}
+		switch {
+		case len(number) > maxDurationDigits:
 			return fail("a number has more than 9 digits")
-		}
-		n, _ := strconv.ParseInt(s[start:i], 10, 64) // at most 9 digits: cannot fail
-		var fn int64
-		fd := 0
-		if i < len(s) && (s[i] == '.' || s[i] == ',') {
-			fstart := i + 1
-			i = skipDigits(s, fstart)
-			if fd = i - fstart; fd == 0 {
-				return fail("a decimal separator must be followed by digits")
-			} else if fd > maxDurationDigits {
-				return fail("a fraction has more than 9 digits")
-			}
-			fn, _ = strconv.ParseInt(s[fstart:i], 10, 64)
-		}
-		if i == len(s) {
+		case separated && frac == "":
+			return fail("a decimal separator must be followed by digits")
+		case len(frac) > maxDurationDigits:
+			return fail("a fraction has more than 9 digits")
+		case i == len(s):
 			return fail("number " + s[start:i] + " has no designator")
 		}
+		// At most 9 digits each: parsing cannot fail ("" is no fraction).
+		n, _ := strconv.ParseInt(number, 10, 64)
+		fn, _ := strconv.ParseInt(frac, 10, 64)
 		d := s[i]
 		i++
 		rank := slices.IndexFunc(units[:], func(u unit) bool { return u.d == d && u.inTime == inTime })
@@ -195,10 +195,10 @@ func ParseDuration(s string) (Duration, error) {
 			return fail("date designators out of order (Y, M, W, D)")
 		case fraction >= 0:
 			return fail("only the smallest unit present may have a fraction")
-		case fd > 0 && units[rank].nanos == 0:
+		case frac != "" && units[rank].nanos == 0:
 			return fail("a fraction of a " + units[rank].name + " has no fixed length")
-		case fd > 0:
-			fraction, fracNum, fracDigits = rank, fn, fd
+		case frac != "":
+			fraction, fracNum, fracDigits = rank, fn, len(frac)
 		}
 		whole[rank], last = n, rank
 	}

@@ -253,14 +253,16 @@ func (e *evaluator) composite(t *Trigger) result {
 	if len(t.Of) == 0 {
 		return result{reason: t.Kind + " of nothing"}
 	}
+	// Where any takes the earliest moment, all takes the latest: of the
+	// children's fires (ties: any's first, all's last), of their cancels,
+	// and of their due moments.
+	isAny := t.Kind == KindAny
 	var (
 		reasons          []string
 		fired, cancelled int
 		decided          *result
-		cancelAt         time.Time // any: the last cancel; all: the first
-		dueAny, dueAll   time.Time
-		dueAllOK         = true
-		isAny            = t.Kind == KindAny
+		cancelAt, due    time.Time
+		timeAlone        = true
 	)
 	for _, c := range t.Of {
 		r := e.node(c)
@@ -268,35 +270,28 @@ func (e *evaluator) composite(t *Trigger) result {
 		switch r.state {
 		case stateFired:
 			fired++
-			// any: earliest, first on ties; all: latest, last on ties.
-			if decided == nil || (isAny && r.at.Before(decided.at)) || (!isAny && !r.at.Before(decided.at)) {
+			if decided == nil || isAny == r.at.Before(decided.at) {
 				decided = &r
 			}
 		case stateCancelled:
-			if cancelled == 0 || (isAny && r.at.After(cancelAt)) || (!isAny && r.at.Before(cancelAt)) {
+			cancelled++
+			if cancelled == 1 || isAny == cancelAt.Before(r.at) {
 				cancelAt = r.at
 			}
-			cancelled++
 		}
 		switch {
 		case !r.due.IsZero():
-			if dueAny.IsZero() || r.due.Before(dueAny) {
-				dueAny = r.due
-			}
-			if r.due.After(dueAll) {
-				dueAll = r.due
+			if due.IsZero() || isAny == r.due.Before(due) {
+				due = r.due
 			}
 		case r.state != stateFired:
 			// A child that only people can fire, still waiting: time alone
 			// cannot fire the all.
-			dueAllOK = false
+			timeAlone = false
 		}
 	}
-	reason, due := strings.Join(reasons, "; "), dueAll
-	switch {
-	case isAny:
-		due = dueAny
-	case !dueAllOK:
+	reason := strings.Join(reasons, "; ")
+	if !isAny && !timeAlone {
 		due = time.Time{}
 	}
 	n := len(t.Of)

@@ -49,8 +49,8 @@ func DecodeJSON(data []byte, root string, v any, lim JSONLimits, opts ...json.Op
 	}
 	t := reflect.TypeOf(v)
 	if lim.MaxDepth > 0 {
-		if err := checkDepth(data, lim.MaxDepth); err != nil {
-			return jsonError(err, root, t)
+		if err := checkDepth(data, lim.MaxDepth, root, t); err != nil {
+			return err
 		}
 	}
 	opts = append([]json.Options{json.RejectUnknownMembers(true)}, opts...)
@@ -59,45 +59,35 @@ func DecodeJSON(data []byte, root string, v any, lim JSONLimits, opts ...json.Op
 
 // checkDepth reads the document's tokens once, refusing nesting deeper
 // than maxDepth before anything is decoded.
-func checkDepth(data []byte, maxDepth int) error {
+func checkDepth(data []byte, maxDepth int, root string, t reflect.Type) error {
 	d := jsontext.NewDecoder(bytes.NewReader(data))
 	for {
 		tok, err := d.ReadToken()
 		if err != nil {
-			return err
+			return jsonError(err, root, t)
 		}
 		switch depth := d.StackDepth(); {
 		case depth == 0:
 			// The top-level value is whole; json.Unmarshal judges the rest.
 			return nil
 		case depth > maxDepth && (tok.Kind() == '{' || tok.Kind() == '['):
-			return &shapeError{d.StackPointer(), "nested too deeply"}
+			return &FieldError{Field: PointerPath(root, t, d.StackPointer()), Reason: "nested too deeply"}
 		}
 	}
 }
-
-type shapeError struct {
-	at     jsontext.Pointer
-	reason string
-}
-
-func (e *shapeError) Error() string { return string(e.at) + ": " + e.reason }
 
 // jsonError returns a refusal of the JSON reader as the *FieldError naming
 // the value at fault; t is the type decoded into, which tells a map's key
 // from a struct's member in the path.
 func jsonError(err error, root string, t reflect.Type) error {
 	var (
-		shape *shapeError
-		syn   *jsontext.SyntacticError
-		sem   *json.SemanticError
-		fe    *FieldError
+		syn *jsontext.SyntacticError
+		sem *json.SemanticError
+		fe  *FieldError
 	)
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &shape):
-		return &FieldError{Field: PointerPath(root, t, shape.at), Reason: shape.reason}
 	case errors.As(err, &syn):
 		field := PointerPath(root, t, syn.JSONPointer)
 		msg := syn.Err.Error()
