@@ -81,7 +81,7 @@ func roleOf(j *job, pieces map[string]declared) role {
 		}
 	}
 	for i, s := range j.Steps {
-		uses := strings.TrimSpace(s.Uses)
+		uses := value(s.Uses)
 		r.lead = r.lead || slices.ContainsFunc(agentActions, func(a string) bool {
 			return strings.HasPrefix(uses, a+"@") || strings.HasPrefix(uses, a+"/")
 		}) || runsAgentCLI(s.Run.Value)
@@ -91,7 +91,7 @@ func roleOf(j *job, pieces map[string]declared) role {
 		}
 		cmd := cmp.Or(strings.ToLower(value(s.With["command"])), "auto")
 		r.commands = append(r.commands, cmd)
-		r.uses = append(r.uses, use{line: cmp.Or(s.usesLine, s.line), command: cmd, with: s.With, step: i,
+		r.uses = append(r.uses, use{line: cmp.Or(s.Uses.Line, s.line), command: cmd, with: s.With, step: i,
 			local: m[1] == "", repo: m[1], ref: m[2]})
 		if cmd == "visit" {
 			r.visit = s.With["discussion"]
@@ -752,7 +752,7 @@ func (c *checker) pullRequestHead(f *file, j *job) {
 	}
 	for _, s := range j.Steps {
 		line := 0
-		if strings.HasPrefix(strings.TrimSpace(s.Uses), "actions/checkout@") {
+		if strings.HasPrefix(value(s.Uses), "actions/checkout@") {
 			for _, k := range []string{"ref", "repository"} {
 				if n := s.With[k]; pullRequestCode.MatchString(n.Value) {
 					line = n.Line

@@ -42,27 +42,20 @@ type job struct {
 }
 
 type step struct {
-	node     *yaml.Node // the step in the file's document
-	line     int        // the step's first line
-	usesLine int
-	Name     string
-	Uses     string
-	Run      yaml.Node
-	With     map[string]yaml.Node
-	Env      map[string]yaml.Node
+	node *yaml.Node // the step in the file's document
+	line int        // the step's first line
+	Name string
+	Uses yaml.Node
+	Run  yaml.Node
+	With map[string]yaml.Node
+	Env  map[string]yaml.Node
 }
 
-// UnmarshalYAML reads a step as far as it fits, and where it and its uses
-// stand.
+// UnmarshalYAML reads a step as far as it fits, and where it stands.
 func (s *step) UnmarshalYAML(n *yaml.Node) error {
 	type plain step
 	_ = n.Decode((*plain)(s))
 	s.node, s.line = n, n.Line
-	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == "uses" {
-			s.usesLine = n.Content[i+1].Line
-		}
-	}
 	return nil
 }
 
