@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"strings"
@@ -149,9 +150,7 @@ func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string
 			return err
 		}
 		args := map[string]any{"summary": "placeholder lead: asked one question, waiting for answers"}
-		for k, v := range trigger {
-			args[k] = v
-		}
+		maps.Copy(args, trigger)
 		_, err := callTool(ctx, s, out, "recess", args)
 		return err
 	}

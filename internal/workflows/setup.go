@@ -437,7 +437,7 @@ func (c *checker) agent(f *file) {
 			"the agent workflow has no workflow_dispatch trigger: recess cannot start it")
 		return
 	}
-	var settings keyed[keyed[yaml.Node]]
+	var settings keyed[keyed[struct{ Required, Default yaml.Node }]]
 	_ = dispatch.val.Decode(&settings)
 	inputs, ok := settings.get("inputs")
 	line := max(dispatch.line, f.onLine)
@@ -455,12 +455,7 @@ func (c *checker) agent(f *file) {
 			"the agent workflow lacks the input %s: GitHub refuses recess's dispatch", strings.Join(missing, ", "))
 	}
 	for _, in := range inputs.val {
-		var spec struct {
-			Required yaml.Node
-			Default  yaml.Node
-		}
-		_ = in.val.Decode(&spec)
-		if required, _ := strconv.ParseBool(value(spec.Required)); required && spec.Default.Kind == 0 && !slices.Contains(dispatchInputs, in.key) {
+		if required, _ := strconv.ParseBool(value(in.val.Required)); required && in.val.Default.Kind == 0 && !slices.Contains(dispatchInputs, in.key) {
 			c.r.add(f, in.line, "", RuleAgentInputs, fmt.Sprintf("make %s optional (required: false) or give it a default", in.key),
 				"the agent workflow requires the input %s, which recess does not send: GitHub refuses recess's dispatch", in.key)
 		}
