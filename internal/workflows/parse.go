@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -199,24 +200,13 @@ func (f *file) called() bool {
 // whole (not inside a longer name), else from: the line of a word inside a
 // value, such as a flag in a script.
 func (f *file) lineOf(from int, word string) int {
+	whole := regexp.MustCompile(regexp.QuoteMeta(word) + `(?:[^-\w]|$)`)
 	for i := max(from, 1) - 1; i < len(f.lines); i++ {
-		for rest, at := f.lines[i], 0; ; {
-			j := strings.Index(rest[at:], word)
-			if j < 0 {
-				break
-			}
-			end := at + j + len(word)
-			if end == len(rest) || !isNameByte(rest[end]) {
-				return i + 1
-			}
-			at = end
+		if whole.MatchString(f.lines[i]) {
+			return i + 1
 		}
 	}
 	return from
-}
-
-func isNameByte(b byte) bool {
-	return b == '-' || b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // needs is the ids of the jobs j needs.
