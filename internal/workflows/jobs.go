@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 )
 
@@ -622,7 +623,7 @@ func (c *checker) outsideChoices(name, v string) []string {
 	}
 	given := []string{v}
 	if ch.List {
-		given = items(v)
+		given = text.Items(v)
 	}
 	var out []string
 	for _, g := range given {

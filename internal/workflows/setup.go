@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/recess-action/recess/internal/text"
 )
 
 // piece is one job's recess work in the setup, with the use that does it.
@@ -119,7 +121,7 @@ func (c *checker) survey() {
 		c.door = c.doors[max(slices.IndexFunc(c.doors, func(d *piece) bool { return path.Base(d.f.name) == "recess.yml" }), 0)]
 		if v, ok := c.door.given("threads"); ok && !isExpression(v) {
 			var served []string
-			for _, t := range items(strings.ToLower(v)) {
+			for _, t := range text.Items(strings.ToLower(v)) {
 				if _, ok := threadKinds[t]; ok && !slices.Contains(served, t) {
 					served = append(served, t)
 				}
