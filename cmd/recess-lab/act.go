@@ -187,7 +187,7 @@ func (a *actRunner) tell(ctx context.Context, getenv func(string) string) error 
 	if err != nil {
 		return err
 	}
-	wf, err := githubfake.WorkflowFromFile(a.target.AgentName, agentData)
+	wf, err := githubfake.WorkflowFromFile(a.target.Setup.Workflow, agentData)
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.target.Agent, err)
 	}

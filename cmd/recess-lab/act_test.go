@@ -368,8 +368,8 @@ func TestResolveActTarget(t *testing.T) {
 	lead.Workflow = "lead.yml"
 	apart := defaults
 	apart.SweepWorkflow = "recess-sweep.yml"
-	ours := actTarget{Repo: repo, FrontDoor: filepath.Join(wf, "recess.yml"), Agent: filepath.Join(wf, "lead.yml"), AgentName: "lead.yml", Setup: lead}
-	door := actTarget{Repo: repo, FrontDoor: filepath.Join(other, "door.yml"), Agent: filepath.Join(other, "agent.yml"), AgentName: "agent.yml", Setup: defaults}
+	ours := actTarget{Repo: repo, FrontDoor: filepath.Join(wf, "recess.yml"), Agent: filepath.Join(wf, "lead.yml"), Setup: lead}
+	door := actTarget{Repo: repo, FrontDoor: filepath.Join(other, "door.yml"), Agent: filepath.Join(other, "agent.yml"), Setup: defaults}
 	for _, tc := range []struct {
 		name, cwd, target, frontDoor, agent string
 		want                                actTarget
@@ -381,9 +381,9 @@ func TestResolveActTarget(t *testing.T) {
 		{name: "the_front_door_file", cwd: repo, target: "other/door.yml", want: door},
 		{name: "a_directory_and_the_front_door_name", cwd: other, target: ".", frontDoor: "door.yml", want: door},
 		{name: "the_agent_by_flag", cwd: repo, target: "other/door.yml", agent: ".github/workflows/lead.yml",
-			want: actTarget{Repo: repo, FrontDoor: door.FrontDoor, Agent: filepath.Join(wf, "lead.yml"), AgentName: "agent.yml", Setup: defaults}},
+			want: actTarget{Repo: repo, FrontDoor: door.FrontDoor, Agent: filepath.Join(wf, "lead.yml"), Setup: defaults}},
 		{name: "the_sweep_apart", cwd: repo, target: "other/apart.yml",
-			want: actTarget{Repo: repo, FrontDoor: filepath.Join(other, "apart.yml"), Agent: door.Agent, AgentName: "agent.yml", Sweep: filepath.Join(other, "recess-sweep.yml"), Setup: apart}},
+			want: actTarget{Repo: repo, FrontDoor: filepath.Join(other, "apart.yml"), Agent: door.Agent, Sweep: filepath.Join(other, "recess-sweep.yml"), Setup: apart}},
 		{name: "no_sweep_workflow", cwd: repo, target: "other/lost.yml", err: "the sweep workflow " + filepath.Join(other, "gone.yml") + " does not exist"},
 		{name: "no_front_door", cwd: repo, target: "other", err: "the front door: open " + filepath.Join(other, "recess.yml")},
 		{name: "no_agent_workflow", cwd: repo, target: "other/door.yml", agent: "missing.yml", err: "the agent workflow " + filepath.Join(repo, "missing.yml") + " does not exist"},

@@ -44,10 +44,9 @@ var servedActions = map[string]bool{"actions/upload-artifact": true, "actions/do
 type actTarget struct {
 	Repo      string // act's working directory: the repository whose workflows run
 	FrontDoor string // the front door's file
-	Agent     string // the agent workflow's file
-	// AgentName is the file name the front door dispatches (its workflow
-	// input), the name the fake GitHub knows the agent workflow by.
-	AgentName string
+	// Agent is the agent workflow's file; Setup.Workflow the name the
+	// front door dispatches, the name the fake GitHub knows it by.
+	Agent string
 	// Sweep is the sweep's own file when the front door keeps it apart
 	// (sweep-only-while-waiting), next to the front door; "" when the
 	// front door sweeps itself.
@@ -105,13 +104,12 @@ func resolveActTarget(cwd, target, frontDoor, agent string) (actTarget, error) {
 	if t.Setup, err = frontDoorSetup(t.FrontDoor, data, t.Repo); err != nil {
 		return t, fmt.Errorf("%s: %w", t.FrontDoor, err)
 	}
-	t.AgentName = t.Setup.Workflow
-	t.Agent = filepath.Join(dir, t.AgentName)
+	t.Agent = filepath.Join(dir, t.Setup.Workflow)
 	if agent != "" {
 		t.Agent = abs(agent)
 	}
 	if !fileExists(t.Agent) {
-		return t, fmt.Errorf("the agent workflow %s does not exist (the front door dispatches %s)", t.Agent, t.AgentName)
+		return t, fmt.Errorf("the agent workflow %s does not exist (the front door dispatches %s)", t.Agent, t.Setup.Workflow)
 	}
 	if t.Setup.SweepWorkflow != "" {
 		t.Sweep = filepath.Join(dir, t.Setup.SweepWorkflow)

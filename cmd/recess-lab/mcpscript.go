@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"strings"
@@ -143,9 +144,7 @@ func mcpScript(ctx context.Context, server *exec.Cmd, getenv func(string) string
 			return err
 		}
 		args := map[string]any{"summary": "placeholder lead: asked one question, waiting for answers"}
-		for k, v := range trigger {
-			args[k] = v
-		}
+		maps.Copy(args, trigger)
 		return callTool(ctx, s, out, "recess", args)
 	}
 	rc, err := action.DecodeResumeContext([]byte(raw))

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	gh "github.com/recess-action/recess/internal/github"
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/internal/workflows"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
@@ -311,8 +312,8 @@ func inputPolicy(input func(string) string) (fileConfig, error) {
 	}{
 		{inEscalateTo, list, &fc.EscalateTo},
 		{inIgnoreAuthors, list, &fc.IgnoreAuthors},
-		{inCategories, names, &fc.Categories},
-		{inLabels, names, &fc.Labels},
+		{inCategories, text.Items, &fc.Categories},
+		{inLabels, text.Items, &fc.Labels},
 		{inMentionHandles, list, &fc.MentionHandles},
 	} {
 		if v := input(l.name); v != "" {
@@ -357,18 +358,6 @@ func (s *settings) sweepSwitch(input func(string) string) error {
 		return &wait.FieldError{Field: inputField(inSweepWorkflow), Reason: fmt.Sprintf("%q is the agent workflow (input workflow): the sweep needs a workflow file of its own", s.SweepWorkflow)}
 	}
 	return nil
-}
-
-// names splits a comma- or newline-separated list of names that may hold
-// spaces (category names such as "Show and tell").
-func names(v string) []string {
-	out := []string{}
-	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' }) {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // policyPath is where the policy file is: the config input (or flag)

@@ -1,7 +1,8 @@
 // Package text holds the rules recess applies to plain text wherever it
 // shows or keeps some: what ends a line, the first line of a text, a text
-// on one line, shortening, and counting in words. Each rule is written here
-// once, and every package that needs it calls it.
+// on one line, shortening, counting in words, and the items of a list.
+// Each rule is written here once, and every package that needs it calls
+// it.
 package text
 
 import (
@@ -110,4 +111,17 @@ func Count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Items are the names in a comma- or newline-separated list, each trimmed,
+// blanks dropped (names may hold spaces: "Show and tell"): how recess
+// reads a list input, and how `recess check` reads one.
+func Items(v string) []string {
+	out := []string{}
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' }) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }

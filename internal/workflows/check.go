@@ -194,7 +194,7 @@ func (c *checker) check(f *file) {
 		for i, s := range j.Steps {
 			if strings.Contains(s.Run.Value, "${{") {
 				r.add(f, s.Run.Line, j.id, RuleExpressionInRun, `pass the value through the step's env: and use "$NAME" in the script`,
-					"job %s step %d (%s) splices ${{ }} into a shell script", j.id, i+1, cmp.Or(s.Name, strings.TrimSpace(s.Uses), "run"))
+					"job %s step %d (%s) splices ${{ }} into a shell script", j.id, i+1, cmp.Or(s.Name, value(s.Uses), "run"))
 			}
 		}
 	}

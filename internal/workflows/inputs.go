@@ -175,18 +175,6 @@ func edits(a, b string) int {
 	return prev[len(b)]
 }
 
-// items are a list input's values: comma or newline separated, blanks
-// dropped.
-func items(v string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' }) {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // isExpression says whether a value is (or holds) a ${{ }} expression,
 // known only when the workflow runs.
 func isExpression(v string) bool { return strings.Contains(v, "${{") }

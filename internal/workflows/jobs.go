@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume/wait"
 )
 
@@ -81,7 +82,7 @@ func roleOf(j *job, pieces map[string]declared) role {
 		}
 	}
 	for i, s := range j.Steps {
-		uses := strings.TrimSpace(s.Uses)
+		uses := value(s.Uses)
 		r.lead = r.lead || slices.ContainsFunc(agentActions, func(a string) bool {
 			return strings.HasPrefix(uses, a+"@") || strings.HasPrefix(uses, a+"/")
 		}) || runsAgentCLI(s.Run.Value)
@@ -91,7 +92,7 @@ func roleOf(j *job, pieces map[string]declared) role {
 		}
 		cmd := cmp.Or(strings.ToLower(value(s.With["command"])), "auto")
 		r.commands = append(r.commands, cmd)
-		r.uses = append(r.uses, use{line: cmp.Or(s.usesLine, s.line), command: cmd, with: s.With, step: i,
+		r.uses = append(r.uses, use{line: cmp.Or(s.Uses.Line, s.line), command: cmd, with: s.With, step: i,
 			local: m[1] == "", repo: m[1], ref: m[2]})
 		if cmd == "visit" {
 			r.visit = s.With["discussion"]
@@ -167,9 +168,6 @@ func (l level) String() string { return levels[l] }
 // levelOf reads a permission's level; anything but read and write is none.
 func levelOf(s string) level { return level(max(slices.Index(levels, s), 0)) }
 
-// threadScopes are the permission each kind of thread is written with.
-var threadScopes = map[string]string{"discussions": "discussions", "issues": "issues", "pull-requests": "pull-requests"}
-
 // needs is the token a job's recess work needs, scope to level, in a setup
 // that serves threads and keeps records on a branch (the front door's
 // choices, which every piece shares). A reusable workflow needs what the
@@ -199,7 +197,7 @@ func (r role) needs(threads []string, branch bool) map[string]level {
 			actions = none
 		}
 		for _, t := range threads {
-			add(threadScopes[t], record)
+			add(t, record) // a kind's scope is its name
 		}
 		if branch {
 			add("contents", record)
@@ -259,7 +257,7 @@ func (g grant) writesBeyond(need map[string]level) []entry[string] {
 // leadPermissions: a lead's token may write nothing.
 func (c *checker) leadPermissions(f *file, j *job) {
 	g := grantOf(f, j)
-	read := "{" + strings.Join(c.threadScopes(), ": read, ") + ": read}"
+	read := "{" + strings.Join(c.threads, ": read, ") + ": read}"
 	switch {
 	case g.node == nil:
 		c.r.add(f, j.line, j.id, RuleLeadWrites, fmt.Sprintf("give the job permissions: %s (and contents: read if it checks out code)", read),
@@ -272,16 +270,6 @@ func (c *checker) leadPermissions(f *file, j *job) {
 		c.r.add(f, s.line, j.id, RuleLeadWrites, fmt.Sprintf("lower %s to read or none; the model only reads (claim and verdict write)", s.key),
 			"job %s runs the model with %s permission %s: write", j.id, g.where, s.key)
 	}
-}
-
-// threadScopes are the permissions the setup's threads are read and
-// written with.
-func (c *checker) threadScopes() []string {
-	var out []string
-	for _, t := range c.threads {
-		out = append(out, threadScopes[t])
-	}
-	return out
 }
 
 // missingPermissions: the job's token holds every scope its recess work
@@ -398,11 +386,9 @@ func operands(expr string) []string {
 	return out
 }
 
-// The expressions that are a thread's number, by what a job does.
-var (
-	eventNumbers    = map[string]string{"discussions": "github.event.discussion.number", "issues": "github.event.issue.number", "pull-requests": "github.event.issue.number"}
-	dispatchNumbers = []string{"inputs.discussion_number", "github.event.inputs.discussion_number"}
-)
+// dispatchNumbers are the expressions that are a thread's number in a
+// dispatched run.
+var dispatchNumbers = []string{"inputs.discussion_number", "github.event.inputs.discussion_number"}
 
 // wantGroup is the one-writer group a writing job must run in: the
 // expression, and whether a group holds it (every operand a thread's
@@ -413,37 +399,35 @@ func (c *checker) wantGroup(j *job) (want string, ok func(string) bool) {
 		v := value(j.role.visit)
 		if m := expression.FindString(v); m == v && v != "" {
 			inner := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(v, "${{"), "}}"))
-			return "recess-${{ " + inner + " }}", func(g string) bool {
-				m := threadGroup.FindStringSubmatch(g)
-				return m != nil && slices.Equal(operands(m[1]), operands(inner))
-			}
+			return "recess-${{ " + inner + " }}", groupHolds(func(ops []string) bool { return slices.Equal(ops, operands(inner)) })
 		}
 		return "recess-" + cmp.Or(v, "<the discussion input>"), func(g string) bool { return v != "" && g == "recess-"+v }
 	case j.role.does("claim") || j.role.does("verdict"):
-		return "recess-${{ inputs.discussion_number }}", func(g string) bool {
-			m := threadGroup.FindStringSubmatch(g)
-			return m != nil && !slices.ContainsFunc(operands(m[1]), func(o string) bool { return !slices.Contains(dispatchNumbers, o) })
-		}
+		return "recess-${{ inputs.discussion_number }}", groupHolds(func(ops []string) bool { return within(ops, dispatchNumbers) })
 	}
-	var need []string
+	var need, numbers []string
+	for _, k := range threadKinds {
+		numbers = append(numbers, k.number)
+	}
 	for _, t := range c.threads {
-		if n := eventNumbers[t]; !slices.Contains(need, n) {
+		if n := threadKinds[t].number; !slices.Contains(need, n) {
 			need = append(need, n)
 		}
 	}
-	return "recess-${{ " + strings.Join(need, " || ") + " }}", func(g string) bool {
+	return "recess-${{ " + strings.Join(need, " || ") + " }}", groupHolds(func(ops []string) bool { return within(ops, numbers) && within(need, ops) })
+}
+
+// groupHolds is a check of a group named recess-${{ … }} by its operands.
+func groupHolds(accept func(ops []string) bool) func(string) bool {
+	return func(g string) bool {
 		m := threadGroup.FindStringSubmatch(g)
-		if m == nil {
-			return false
-		}
-		ops := operands(m[1])
-		for _, o := range ops {
-			if !slices.Contains(slices.Collect(maps.Values(eventNumbers)), o) {
-				return false
-			}
-		}
-		return !slices.ContainsFunc(need, func(n string) bool { return !slices.Contains(ops, n) })
+		return m != nil && accept(operands(m[1]))
 	}
+}
+
+// within says whether every one of some is among all.
+func within(some, all []string) bool {
+	return !slices.ContainsFunc(some, func(s string) bool { return !slices.Contains(all, s) })
 }
 
 // writerGroup: a job that writes a record runs in its thread's group,
@@ -639,7 +623,7 @@ func (c *checker) outsideChoices(name, v string) []string {
 	}
 	given := []string{v}
 	if ch.List {
-		given = items(v)
+		given = text.Items(v)
 	}
 	var out []string
 	for _, g := range given {
@@ -769,7 +753,7 @@ func (c *checker) pullRequestHead(f *file, j *job) {
 	}
 	for _, s := range j.Steps {
 		line := 0
-		if strings.HasPrefix(strings.TrimSpace(s.Uses), "actions/checkout@") {
+		if strings.HasPrefix(value(s.Uses), "actions/checkout@") {
 			for _, k := range []string{"ref", "repository"} {
 				if n := s.With[k]; pullRequestCode.MatchString(n.Value) {
 					line = n.Line

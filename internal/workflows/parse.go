@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -42,27 +43,20 @@ type job struct {
 }
 
 type step struct {
-	node     *yaml.Node // the step in the file's document
-	line     int        // the step's first line
-	usesLine int
-	Name     string
-	Uses     string
-	Run      yaml.Node
-	With     map[string]yaml.Node
-	Env      map[string]yaml.Node
+	node *yaml.Node // the step in the file's document
+	line int        // the step's first line
+	Name string
+	Uses yaml.Node
+	Run  yaml.Node
+	With map[string]yaml.Node
+	Env  map[string]yaml.Node
 }
 
-// UnmarshalYAML reads a step as far as it fits, and where it and its uses
-// stand.
+// UnmarshalYAML reads a step as far as it fits, and where it stands.
 func (s *step) UnmarshalYAML(n *yaml.Node) error {
 	type plain step
 	_ = n.Decode((*plain)(s))
 	s.node, s.line = n, n.Line
-	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == "uses" {
-			s.usesLine = n.Content[i+1].Line
-		}
-	}
 	return nil
 }
 
@@ -206,24 +200,13 @@ func (f *file) called() bool {
 // whole (not inside a longer name), else from: the line of a word inside a
 // value, such as a flag in a script.
 func (f *file) lineOf(from int, word string) int {
+	whole := regexp.MustCompile(regexp.QuoteMeta(word) + `(?:[^-\w]|$)`)
 	for i := max(from, 1) - 1; i < len(f.lines); i++ {
-		for rest, at := f.lines[i], 0; ; {
-			j := strings.Index(rest[at:], word)
-			if j < 0 {
-				break
-			}
-			end := at + j + len(word)
-			if end == len(rest) || !isNameByte(rest[end]) {
-				return i + 1
-			}
-			at = end
+		if whole.MatchString(f.lines[i]) {
+			return i + 1
 		}
 	}
 	return from
-}
-
-func isNameByte(b byte) bool {
-	return b == '-' || b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // needs is the ids of the jobs j needs.

@@ -55,11 +55,11 @@ func Read(name string, data []byte) (*Workflow, error) {
 	w := &Workflow{Doc: f.doc}
 	for _, j := range f.jobs {
 		// The job's call first, as a step without a node (index -1).
-		for i, s := range append([]step{{Uses: value(j.Uses), With: j.With}}, j.Steps...) {
-			if s.Uses == "" {
+		for i, s := range append([]step{{Uses: j.Uses, With: j.With}}, j.Steps...) {
+			if value(s.Uses) == "" {
 				continue
 			}
-			u := Use{Job: j.id, Uses: s.Uses, With: map[string]string{}, Step: s.node}
+			u := Use{Job: j.id, Uses: value(s.Uses), With: map[string]string{}, Step: s.node}
 			for k, n := range s.With {
 				if n.Kind == yaml.ScalarNode {
 					u.With[k] = n.Value

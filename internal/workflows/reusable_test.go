@@ -50,7 +50,7 @@ func TestReusableWorkflows_inputs(t *testing.T) {
 			steps := 0
 			for _, j := range f.jobs {
 				for _, s := range j.Steps {
-					if s.Uses != "recess-action/recess@v1" {
+					if value(s.Uses) != "recess-action/recess@v1" {
 						continue
 					}
 					steps++

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/recess-action/recess/internal/text"
 )
 
 // piece is one job's recess work in the setup, with the use that does it.
@@ -37,17 +39,31 @@ func (p *piece) line(name string) int {
 	return p.use.line
 }
 
-// threadEvents are the events each kind of thread reaches recess by: the
-// one that starts a conversation and the one that adds a comment, with the
-// activity types recess needs of each and those a front door lists.
-var threadEvents = map[string][]threadEvent{
-	"discussions":   {{"discussion", "created", "created, deleted, transferred, locked, unlocked"}, {"discussion_comment", "created", "created, edited, deleted"}},
-	"issues":        {{"issues", "opened", "opened, edited, closed, reopened, locked, unlocked, deleted, transferred"}, {"issue_comment", "created", "created, edited, deleted"}},
-	"pull-requests": {{"issue_comment", "created", "created, edited, deleted"}},
+// threadKinds are the kinds of thread a front door serves (input threads),
+// each with the expression that is a thread's number in its events and the
+// events it reaches recess by: the one that starts a conversation and the
+// one that adds a comment. A kind's permission scope is its name.
+var threadKinds = map[string]threadKind{
+	"discussions":   {"github.event.discussion.number", []threadEvent{{"discussion", "created", "created, deleted, transferred, locked, unlocked", lostThread}, {"discussion_comment", "created", "created, edited, deleted", lostComment}}},
+	"issues":        {"github.event.issue.number", []threadEvent{{"issues", "opened", "opened, edited, closed, reopened, locked, unlocked, deleted, transferred", lostThread}, {"issue_comment", "created", "created, edited, deleted", lostComment}}},
+	"pull-requests": {"github.event.issue.number", []threadEvent{{"issue_comment", "created", "created, edited, deleted", lostComment}}},
 }
 
-// threadEvent is one event a kind of thread reaches recess by.
-type threadEvent struct{ event, needs, types string }
+type threadKind struct {
+	number string
+	events []threadEvent
+}
+
+// threadEvent is one event a kind of thread reaches recess by, with the
+// activity type recess needs of it, those a front door lists, and what a
+// front door that misses it loses.
+type threadEvent struct{ event, needs, types, lost string }
+
+// What a front door loses without a thread's event.
+const (
+	lostThread  = "a new thread never starts an agent run"
+	lostComment = "a comment never wakes recess until the next sweep, and never starts a run"
+)
 
 // on is the event as a front door's on: lists it.
 func (e threadEvent) on() string { return fmt.Sprintf("%s: {types: [%s]}", e.event, e.types) }
@@ -57,7 +73,7 @@ func (e threadEvent) on() string { return fmt.Sprintf("%s: {types: [%s]}", e.eve
 // each: what recess init writes and what check asks for.
 func FrontDoorOn(thread string) []string {
 	var on []string
-	for _, e := range threadEvents[thread] {
+	for _, e := range threadKinds[thread].events {
 		on = append(on, e.on())
 	}
 	return on
@@ -65,7 +81,12 @@ func FrontDoorOn(thread string) []string {
 
 // hasThreadEvent says whether a workflow runs on a thread's event.
 func (f *file) hasThreadEvent() bool {
-	return slices.ContainsFunc([]string{"discussion", "discussion_comment", "issues", "issue_comment"}, f.has)
+	for _, k := range threadKinds {
+		if slices.ContainsFunc(k.events, func(e threadEvent) bool { return f.has(e.event) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // survey reads what each job does for recess and the setup's facts: which
@@ -96,15 +117,12 @@ func (c *checker) survey() {
 	c.threads = []string{"discussions"}
 	// With two, the front door is the one in recess.yml (where recess init
 	// writes it), else the first by name; the other is reported.
-	slices.SortStableFunc(c.doors, func(a, b *piece) int {
-		return cmp.Compare(b2i(path.Base(b.f.name) == "recess.yml"), b2i(path.Base(a.f.name) == "recess.yml"))
-	})
 	if len(c.doors) > 0 {
-		c.door = c.doors[0]
+		c.door = c.doors[max(slices.IndexFunc(c.doors, func(d *piece) bool { return path.Base(d.f.name) == "recess.yml" }), 0)]
 		if v, ok := c.door.given("threads"); ok && !isExpression(v) {
 			var served []string
-			for _, t := range items(strings.ToLower(v)) {
-				if _, ok := threadScopes[t]; ok && !slices.Contains(served, t) {
+			for _, t := range text.Items(strings.ToLower(v)) {
+				if _, ok := threadKinds[t]; ok && !slices.Contains(served, t) {
 					served = append(served, t)
 				}
 			}
@@ -141,7 +159,7 @@ func (c *checker) setup() {
 			c.noFrontDoor()
 		}
 	} else {
-		for _, d := range c.doors[1:] {
+		for _, d := range slices.DeleteFunc(slices.Clone(c.doors), func(d *piece) bool { return d == c.door }) {
 			c.r.add(d.f, d.j.line, d.j.id, RuleTwoFrontDoors, fmt.Sprintf("remove it: %s (job %s) is the front door", path.Base(c.door.f.name), c.door.j.id),
 				"job %s is a second front door: every event would be answered twice, each run dispatching on its own", d.j.id)
 		}
@@ -194,7 +212,7 @@ func (c *checker) noFrontDoor() {
 func (c *checker) triggers(f *file) {
 	seen := map[string]bool{}
 	for _, t := range c.threads {
-		for _, e := range threadEvents[t] {
+		for _, e := range threadKinds[t].events {
 			if seen[e.event] {
 				continue
 			}
@@ -202,7 +220,7 @@ func (c *checker) triggers(f *file) {
 			ev, ok := f.events.get(e.event)
 			if !ok {
 				c.r.add(f, max(f.onLine, f.line), "", RuleFrontDoorTriggers, "add to on: "+e.on(),
-					"the front door does not run on %s: %s", e.event, missingEventEffect(e.event))
+					"the front door does not run on %s: %s", e.event, e.lost)
 				continue
 			}
 			var settings keyed[yaml.Node]
@@ -219,18 +237,10 @@ func (c *checker) triggers(f *file) {
 			}
 			if !slices.Contains(list, e.needs) {
 				c.r.add(f, types.line, "", RuleFrontDoorTriggers, fmt.Sprintf("add %s to %s's types", e.needs, e.event),
-					"the front door runs on %s but not when one is %s: %s", e.event, e.needs, missingEventEffect(e.event))
+					"the front door runs on %s but not when one is %s: %s", e.event, e.needs, e.lost)
 			}
 		}
 	}
-}
-
-func missingEventEffect(event string) string {
-	switch event {
-	case "discussion", "issues":
-		return "a new thread never starts an agent run"
-	}
-	return "a comment never wakes recess until the next sweep, and never starts a run"
 }
 
 // targets: every agent workflow a dispatching job names exists, takes
@@ -429,7 +439,7 @@ func (c *checker) agent(f *file) {
 			"the agent workflow has no workflow_dispatch trigger: recess cannot start it")
 		return
 	}
-	var settings keyed[keyed[yaml.Node]]
+	var settings keyed[keyed[struct{ Required, Default yaml.Node }]]
 	_ = dispatch.val.Decode(&settings)
 	inputs, ok := settings.get("inputs")
 	line := max(dispatch.line, f.onLine)
@@ -447,12 +457,7 @@ func (c *checker) agent(f *file) {
 			"the agent workflow lacks the input %s: GitHub refuses recess's dispatch", strings.Join(missing, ", "))
 	}
 	for _, in := range inputs.val {
-		var spec struct {
-			Required yaml.Node
-			Default  yaml.Node
-		}
-		_ = in.val.Decode(&spec)
-		if required, _ := strconv.ParseBool(value(spec.Required)); required && spec.Default.Kind == 0 && !slices.Contains(dispatchInputs, in.key) {
+		if required, _ := strconv.ParseBool(value(in.val.Required)); required && in.val.Default.Kind == 0 && !slices.Contains(dispatchInputs, in.key) {
 			c.r.add(f, in.line, "", RuleAgentInputs, fmt.Sprintf("make %s optional (required: false) or give it a default", in.key),
 				"the agent workflow requires the input %s, which recess does not send: GitHub refuses recess's dispatch", in.key)
 		}
@@ -482,11 +487,4 @@ func (c *checker) agent(f *file) {
 		c.r.add(f, f.line, "", RuleAgentJobs, "call recess's claim.yml first and verdict.yml last (or run the action with command: claim / verdict)",
 			"the agent workflow has no %s job", strings.Join(lack, " and no "))
 	}
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
