@@ -126,11 +126,7 @@ func (f *facts) reconcile(rec *state.Record) (plan, error) {
 	if p = p.with(q); err != nil {
 		return p, err
 	}
-	p = p.with(f.evaluate(rec, ask, obs, p.dispatch))
-	d := p.dispatch
-	p.dispatch = nil
-	q, err = f.intake(rec, d)
-	return p.with(q), err
+	return f.evaluate(rec, p, ask, obs)
 }
 
 // gone reports a discussion that was deleted, locked or closed; it then
@@ -171,13 +167,14 @@ func pruned(dispatches []time.Time, now time.Time) []time.Time {
 }
 
 // evaluate re-evaluates every open recess from what the discussion shows
-// (obs), with what the slash commands asked; d is a dispatch already
-// decided, which the open recesses wait behind.
-func (f *facts) evaluate(rec *state.Record, ask asked, obs observations, d *dispatchPlan) plan {
+// (obs), with what the slash commands asked, after the plan p decided so
+// far (the open recesses wait behind a dispatch it holds), then hands the
+// dispatch decided, or none, to intake. It returns p with what they add.
+func (f *facts) evaluate(rec *state.Record, p plan, ask asked, obs observations) (plan, error) {
 	ids := slices.SortedFunc(maps.Keys(rec.OpenRFCs), func(a, b string) int {
 		return cmp.Or(rec.OpenRFCs[a].OpenedAt.Compare(rec.OpenRFCs[b].OpenedAt), strings.Compare(a, b))
 	})
-	p := plan{obs: obs, evals: map[string]wait.Evaluation{}, dispatch: d}
+	p.obs, p.evals = obs, map[string]wait.Evaluation{}
 	for _, id := range ids {
 		rfc := rec.OpenRFCs[id]
 		if ask.cancel != "" {
@@ -212,7 +209,10 @@ func (f *facts) evaluate(rec *state.Record, ask asked, obs observations, d *disp
 			p = p.with(f.warnIfSweepsMissing(id, *rfc.DueAt))
 		}
 	}
-	return p
+	d := p.dispatch
+	p.dispatch = nil
+	q, err := f.intake(rec, d)
+	return p.with(q), err
 }
 
 // warnIfSweepsMissing notices, in a run that is not a sweep, a moment at
