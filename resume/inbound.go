@@ -40,7 +40,7 @@ func (e *Engine) Inbound(ctx context.Context, number int) (*Result, error) {
 // nothing is written. A dry run (Engine.DryRun) plans the write back first
 // and decides the rest over the record as written back.
 func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (*Result, error) {
-	var notes, warnings []string
+	var back plan
 	in := input{command: "inbound", discussion: true, rule: (*facts).reconcile}
 	if r, ok := e.Store.(Restorer); ok {
 		rec, err := r.Lost(ctx, number, gone)
@@ -52,33 +52,36 @@ func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (
 		}
 		if rec != nil && e.DryRun {
 			rec.Rev = "dry-run-restored"
-			in.restore = &restoring{rec: rec}
+			in.restore = rec
 		} else if rec != nil {
 			rec.Rev = ""
-			switch err := e.Store.Save(ctx, rec); {
-			case err == nil:
-				warnings = append(warnings, fmt.Sprintf("recess's status comment was deleted: restored the record as it was (%s)", restoredWhat(rec)))
-			case errors.Is(err, state.ErrConflict):
-				notes = append(notes, "a deleted comment held recess's record, and a record stands in its place: kept that one")
-			default:
+			err := e.Store.Save(ctx, rec)
+			if err != nil && !errors.Is(err, state.ErrConflict) {
 				return &Result{Command: "inbound", Discussion: number}, fmt.Errorf("restore the record of discussion %d: %w", number, err)
 			}
+			back = writtenBack(rec, err == nil, false)
 		}
 	}
 	res, err := e.run(ctx, number, in)
-	if r := in.restore; r != nil {
-		switch {
-		case r.used:
-			warnings = append(warnings, fmt.Sprintf("recess's status comment was deleted: would restore the record as it was (%s)", restoredWhat(r.rec)))
-		case r.stood:
-			notes = append(notes, "a deleted comment held recess's record, and a record stands in its place: would keep that one")
-		}
-	}
 	if res != nil {
-		res.Notes = append(notes, res.Notes...)
-		res.Warnings = append(warnings, res.Warnings...)
+		res.Notes = append(back.res.Notes, res.Notes...)
+		res.Warnings = append(back.res.Warnings, res.Warnings...)
 	}
 	return res, err
+}
+
+// writtenBack says what became of the record a deleted comment held: it
+// was written back (restored), or a record stands in its place and is
+// kept. A dry run (would) says what a real run would do.
+func writtenBack(rec *state.Record, restored, would bool) plan {
+	restore, keep := "restored", "kept"
+	if would {
+		restore, keep = "would restore", "would keep"
+	}
+	if restored {
+		return warned("recess's status comment was deleted: %s the record as it was (%s)", restore, restoredWhat(rec))
+	}
+	return noted("a deleted comment held recess's record, and a record stands in its place: %s that one", keep)
 }
 
 // restoredWhat says in words what a restored record holds.
