@@ -277,21 +277,13 @@ func (f *facts) observe(rfc *state.RFC) wait.Observed {
 // fire turns an open recess into a resume: the RFC is replaced by the
 // intent to dispatch, in one record write.
 func (f *facts) fire(rec *state.Record, id string, rfc *state.RFC, firedBy, reason string) plan {
-	run := &state.Run{
-		CorrelationID: f.cfg.NewResumeID(),
-		State:         state.RunDispatching,
-		Since:         rfc.Since,
-		Until:         newest(f.d),
-		Attempt:       1,
-		EyesOn:        f.eyesSubject(rfc.Since),
-		Resume: &state.Resume{
-			CorrelationID: id,
-			FiredBy:       firedBy,
-			FiredAt:       f.now,
-			Trigger:       rfc.Trigger,
-			RecessCount:   rfc.RecessCount,
-		},
-	}
+	run := f.intent(rfc.Since, &state.Resume{
+		CorrelationID: id,
+		FiredBy:       firedBy,
+		FiredAt:       f.now,
+		Trigger:       rfc.Trigger,
+		RecessCount:   rfc.RecessCount,
+	})
 	delete(rec.OpenRFCs, id)
 	p := noted("recess %s fired (%s): %s", id, firedBy, reason)
 	p.dispatch = &dispatchPlan{run: run}
@@ -386,7 +378,7 @@ func (f *facts) intake(rec *state.Record, d *dispatchPlan) (plan, error) {
 		if !f.s.setup.read {
 			return plan{need: need{setup: true}}, nil
 		}
-		run := f.freshRun(rec)
+		run := f.intent(rec.Seen, nil)
 		run.EyesOn = ""
 		rec.Active, rec.Queued = run, nil
 		rec.Seen = maxCursor(rec.Seen, run.Until)
@@ -402,7 +394,7 @@ func (f *facts) intake(rec *state.Record, d *dispatchPlan) (plan, error) {
 		return queue(rec, f.now.Add(f.cfg.SweepInterval), "many agent runs started in this repository in the last hour",
 			fmt.Sprintf("%d agent runs dispatched in the repository in the last hour (max-dispatches-per-hour %d)", n, f.cfg.MaxDispatchesPerHour)), nil
 	}
-	d = &dispatchPlan{run: f.freshRun(rec), fresh: true}
+	d = &dispatchPlan{run: f.intent(rec.Seen, nil), fresh: true}
 	p := noted("%d comment(s) nobody has answered: fresh dispatch", unseen)
 	if first {
 		p = noted("new discussion: fresh dispatch")
@@ -411,17 +403,18 @@ func (f *facts) intake(rec *state.Record, d *dispatchPlan) (plan, error) {
 	return p.with(q), err
 }
 
-// freshRun is the intent of a fresh dispatch: everything nobody has
-// answered yet.
-func (f *facts) freshRun(rec *state.Record) *state.Run {
-	return &state.Run{
-		CorrelationID: f.cfg.NewID(),
-		State:         state.RunDispatching,
-		Since:         rec.Seen,
-		Until:         newest(f.d),
-		Attempt:       1,
-		EyesOn:        f.eyesSubject(rec.Seen),
+// intent is a new dispatch of what people said after since, up to the
+// newest comment, its EYES on the newest reply among it (eyesSubject): a
+// resume's when it carries resume (a correlation id of NewResumeID), else
+// a fresh dispatch's (NewID). A fresh dispatch of everything nobody has
+// answered yet starts after the record's Seen.
+func (f *facts) intent(since state.Cursor, resume *state.Resume) *state.Run {
+	id := f.cfg.NewID
+	if resume != nil {
+		id = f.cfg.NewResumeID
 	}
+	return &state.Run{CorrelationID: id(), State: state.RunDispatching, Since: since, Until: newest(f.d),
+		Attempt: 1, EyesOn: f.eyesSubject(since), Resume: resume}
 }
 
 // queue holds a fresh dispatch back until a moment. reason is for the
