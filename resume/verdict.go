@@ -193,10 +193,8 @@ func PlaceReply(d *Thread, id string) Placement {
 		return Placement{}
 	}
 	find := func(id string) *Comment {
-		for i := range d.Comments {
-			if d.Comments[i].ID == id {
-				return &d.Comments[i]
-			}
+		if i := slices.IndexFunc(d.Comments, func(c Comment) bool { return c.ID == id }); i >= 0 {
+			return &d.Comments[i]
 		}
 		return nil
 	}
