@@ -327,23 +327,15 @@ func (e *Engine) cfg() Config { return e.Config.withDefaults() }
 // returns the plan, and what the read gathers for it: the discussion
 // (every entry point but claim); for a sweep's visit, the active agent run
 // looked up on GitHub; in a dry run of a deletion (Engine.Deleted), the
-// record the deleted comment held, which a real run writes back first.
+// record the deleted comment held, which a real run writes back first:
+// where no record stands in its place, the read takes it (restored), and
+// the plan begins with its write.
 type input struct {
 	command    string
 	discussion bool
 	sweep      bool
-	restore    *restoring
+	restore    *state.Record
 	rule       func(f *facts, rec *state.Record) (plan, error)
-}
-
-// restoring is a record a dry run reads as written back: where no record
-// stands in its place, the read finds it (used), and the plan begins with
-// its write.
-type restoring struct {
-	rec *state.Record
-	// used: no record stood in its place, so the read took this one;
-	// stood: a record stood there, and a real run keeps that one.
-	used, stood bool
 }
 
 // snapshot is what one read of a discussion gathered: the record, the
@@ -353,6 +345,8 @@ type restoring struct {
 type snapshot struct {
 	rec   *state.Record
 	isNew bool
+	// restored: the read took the record of input.restore.
+	restored bool
 	// d is the discussion, oldest comment first; nil when it was not read
 	// or does not exist (deleted: dErr wraps ErrNotFound).
 	d    *Thread
@@ -532,15 +526,10 @@ func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) 
 		// state.ErrNotFound.
 		s.missing = notFound(err)
 	}
-	r := in.restore
-	switch {
-	case r != nil && err == nil:
-		r.stood = true
-	case r != nil && errors.Is(err, state.ErrNotFound) && s.dErr == nil:
+	if in.restore != nil && errors.Is(err, state.ErrNotFound) && s.dErr == nil {
 		// A dry run of a deletion: the record as the real run's write
 		// back leaves it.
-		s.rec, err = r.rec.Clone(), nil
-		r.used = true
+		s.rec, s.restored, err = in.restore.Clone(), true, nil
 	}
 	switch {
 	case errors.Is(err, state.ErrNotFound):
@@ -629,6 +618,11 @@ func decide(s snapshot, in input, c Config, now time.Time) (plan, error) {
 	p, err := in.rule(f, rec)
 	p.rec, p.d, p.now = rec, s.d, now
 	p.res.Command, p.res.Discussion, p.res.Missing = in.command, rec.Discussion, s.missing
+	if in.restore != nil && !s.isNew {
+		// A dry run of a deletion says first what its write back would do.
+		b := writtenBack(in.restore, s.restored, true)
+		p.res.Notes, p.res.Warnings = append(b.res.Notes, p.res.Notes...), append(b.res.Warnings, p.res.Warnings...)
+	}
 	if err != nil || p.need.any() || len(p.posts) > 0 {
 		return p, err
 	}
@@ -673,8 +667,8 @@ func (e *Engine) run(ctx context.Context, number int, in input) (*Result, error)
 		if err != nil {
 			return &Result{Command: in.command, Discussion: number, Missing: notFound(err)}, err
 		}
-		if r := in.restore; r != nil && r.used && len(planned) == 0 {
-			planned = []Effect{{Kind: EffectWrite, Body: r.rec.Status}}
+		if s.restored && len(planned) == 0 {
+			planned = []Effect{{Kind: EffectWrite, Body: in.restore.Status}}
 		}
 		for posted := false; ; {
 			p, err := decide(*s, in, c, now)

@@ -100,11 +100,8 @@ func (f *facts) blocked(rec *state.Record) (string, plan) {
 func (f *facts) lift(rec *state.Record, a *state.Run, why string) plan {
 	var next *state.Run
 	if rec.Blocked() != "" {
-		next = &state.Run{State: state.RunDispatching, Since: a.Since, Attempt: a.Attempt,
-			Resume: a.Resume, EyesOn: f.eyesSubject(a.Since), CorrelationID: f.cfg.NewID()}
-		if a.Resume != nil {
-			next.CorrelationID = f.cfg.NewResumeID()
-		}
+		next = f.intent(a.Since, a.Resume)
+		next.Attempt = a.Attempt
 	} else {
 		next = f.nextAttempt(a, 1)
 	}

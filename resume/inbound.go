@@ -40,7 +40,7 @@ func (e *Engine) Inbound(ctx context.Context, number int) (*Result, error) {
 // nothing is written. A dry run (Engine.DryRun) plans the write back first
 // and decides the rest over the record as written back.
 func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (*Result, error) {
-	var notes, warnings []string
+	var back plan
 	in := input{command: "inbound", discussion: true, rule: (*facts).reconcile}
 	if r, ok := e.Store.(Restorer); ok {
 		rec, err := r.Lost(ctx, number, gone)
@@ -52,33 +52,36 @@ func (e *Engine) Deleted(ctx context.Context, number int, gone DeletedComment) (
 		}
 		if rec != nil && e.DryRun {
 			rec.Rev = "dry-run-restored"
-			in.restore = &restoring{rec: rec}
+			in.restore = rec
 		} else if rec != nil {
 			rec.Rev = ""
-			switch err := e.Store.Save(ctx, rec); {
-			case err == nil:
-				warnings = append(warnings, fmt.Sprintf("recess's status comment was deleted: restored the record as it was (%s)", restoredWhat(rec)))
-			case errors.Is(err, state.ErrConflict):
-				notes = append(notes, "a deleted comment held recess's record, and a record stands in its place: kept that one")
-			default:
+			err := e.Store.Save(ctx, rec)
+			if err != nil && !errors.Is(err, state.ErrConflict) {
 				return &Result{Command: "inbound", Discussion: number}, fmt.Errorf("restore the record of discussion %d: %w", number, err)
 			}
+			back = writtenBack(rec, err == nil, false)
 		}
 	}
 	res, err := e.run(ctx, number, in)
-	if r := in.restore; r != nil {
-		switch {
-		case r.used:
-			warnings = append(warnings, fmt.Sprintf("recess's status comment was deleted: would restore the record as it was (%s)", restoredWhat(r.rec)))
-		case r.stood:
-			notes = append(notes, "a deleted comment held recess's record, and a record stands in its place: would keep that one")
-		}
-	}
 	if res != nil {
-		res.Notes = append(notes, res.Notes...)
-		res.Warnings = append(warnings, res.Warnings...)
+		res.Notes = append(back.res.Notes, res.Notes...)
+		res.Warnings = append(back.res.Warnings, res.Warnings...)
 	}
 	return res, err
+}
+
+// writtenBack says what became of the record a deleted comment held: it
+// was written back (restored), or a record stands in its place and is
+// kept. A dry run (would) says what a real run would do.
+func writtenBack(rec *state.Record, restored, would bool) plan {
+	restore, keep := "restored", "kept"
+	if would {
+		restore, keep = "would restore", "would keep"
+	}
+	if restored {
+		return warned("recess's status comment was deleted: %s the record as it was (%s)", restore, restoredWhat(rec))
+	}
+	return noted("a deleted comment held recess's record, and a record stands in its place: %s that one", keep)
 }
 
 // restoredWhat says in words what a restored record holds.
@@ -126,11 +129,7 @@ func (f *facts) reconcile(rec *state.Record) (plan, error) {
 	if p = p.with(q); err != nil {
 		return p, err
 	}
-	p = p.with(f.evaluate(rec, ask, obs, p.dispatch))
-	d := p.dispatch
-	p.dispatch = nil
-	q, err = f.intake(rec, d)
-	return p.with(q), err
+	return f.evaluate(rec, p, ask, obs)
 }
 
 // gone reports a discussion that was deleted, locked or closed; it then
@@ -171,13 +170,14 @@ func pruned(dispatches []time.Time, now time.Time) []time.Time {
 }
 
 // evaluate re-evaluates every open recess from what the discussion shows
-// (obs), with what the slash commands asked; d is a dispatch already
-// decided, which the open recesses wait behind.
-func (f *facts) evaluate(rec *state.Record, ask asked, obs observations, d *dispatchPlan) plan {
+// (obs), with what the slash commands asked, after the plan p decided so
+// far (the open recesses wait behind a dispatch it holds), then hands the
+// dispatch decided, or none, to intake. It returns p with what they add.
+func (f *facts) evaluate(rec *state.Record, p plan, ask asked, obs observations) (plan, error) {
 	ids := slices.SortedFunc(maps.Keys(rec.OpenRFCs), func(a, b string) int {
 		return cmp.Or(rec.OpenRFCs[a].OpenedAt.Compare(rec.OpenRFCs[b].OpenedAt), strings.Compare(a, b))
 	})
-	p := plan{obs: obs, evals: map[string]wait.Evaluation{}, dispatch: d}
+	p.obs, p.evals = obs, map[string]wait.Evaluation{}
 	for _, id := range ids {
 		rfc := rec.OpenRFCs[id]
 		if ask.cancel != "" {
@@ -212,7 +212,10 @@ func (f *facts) evaluate(rec *state.Record, ask asked, obs observations, d *disp
 			p = p.with(f.warnIfSweepsMissing(id, *rfc.DueAt))
 		}
 	}
-	return p
+	d := p.dispatch
+	p.dispatch = nil
+	q, err := f.intake(rec, d)
+	return p.with(q), err
 }
 
 // warnIfSweepsMissing notices, in a run that is not a sweep, a moment at
@@ -274,21 +277,13 @@ func (f *facts) observe(rfc *state.RFC) wait.Observed {
 // fire turns an open recess into a resume: the RFC is replaced by the
 // intent to dispatch, in one record write.
 func (f *facts) fire(rec *state.Record, id string, rfc *state.RFC, firedBy, reason string) plan {
-	run := &state.Run{
-		CorrelationID: f.cfg.NewResumeID(),
-		State:         state.RunDispatching,
-		Since:         rfc.Since,
-		Until:         newest(f.d),
-		Attempt:       1,
-		EyesOn:        f.eyesSubject(rfc.Since),
-		Resume: &state.Resume{
-			CorrelationID: id,
-			FiredBy:       firedBy,
-			FiredAt:       f.now,
-			Trigger:       rfc.Trigger,
-			RecessCount:   rfc.RecessCount,
-		},
-	}
+	run := f.intent(rfc.Since, &state.Resume{
+		CorrelationID: id,
+		FiredBy:       firedBy,
+		FiredAt:       f.now,
+		Trigger:       rfc.Trigger,
+		RecessCount:   rfc.RecessCount,
+	})
 	delete(rec.OpenRFCs, id)
 	p := noted("recess %s fired (%s): %s", id, firedBy, reason)
 	p.dispatch = &dispatchPlan{run: run}
@@ -383,7 +378,7 @@ func (f *facts) intake(rec *state.Record, d *dispatchPlan) (plan, error) {
 		if !f.s.setup.read {
 			return plan{need: need{setup: true}}, nil
 		}
-		run := f.freshRun(rec)
+		run := f.intent(rec.Seen, nil)
 		run.EyesOn = ""
 		rec.Active, rec.Queued = run, nil
 		rec.Seen = maxCursor(rec.Seen, run.Until)
@@ -399,7 +394,7 @@ func (f *facts) intake(rec *state.Record, d *dispatchPlan) (plan, error) {
 		return queue(rec, f.now.Add(f.cfg.SweepInterval), "many agent runs started in this repository in the last hour",
 			fmt.Sprintf("%d agent runs dispatched in the repository in the last hour (max-dispatches-per-hour %d)", n, f.cfg.MaxDispatchesPerHour)), nil
 	}
-	d = &dispatchPlan{run: f.freshRun(rec), fresh: true}
+	d = &dispatchPlan{run: f.intent(rec.Seen, nil), fresh: true}
 	p := noted("%d comment(s) nobody has answered: fresh dispatch", unseen)
 	if first {
 		p = noted("new discussion: fresh dispatch")
@@ -408,17 +403,18 @@ func (f *facts) intake(rec *state.Record, d *dispatchPlan) (plan, error) {
 	return p.with(q), err
 }
 
-// freshRun is the intent of a fresh dispatch: everything nobody has
-// answered yet.
-func (f *facts) freshRun(rec *state.Record) *state.Run {
-	return &state.Run{
-		CorrelationID: f.cfg.NewID(),
-		State:         state.RunDispatching,
-		Since:         rec.Seen,
-		Until:         newest(f.d),
-		Attempt:       1,
-		EyesOn:        f.eyesSubject(rec.Seen),
+// intent is a new dispatch of what people said after since, up to the
+// newest comment, its EYES on the newest reply among it (eyesSubject): a
+// resume's when it carries resume (a correlation id of NewResumeID), else
+// a fresh dispatch's (NewID). A fresh dispatch of everything nobody has
+// answered yet starts after the record's Seen.
+func (f *facts) intent(since state.Cursor, resume *state.Resume) *state.Run {
+	id := f.cfg.NewID
+	if resume != nil {
+		id = f.cfg.NewResumeID
 	}
+	return &state.Run{CorrelationID: id(), State: state.RunDispatching, Since: since, Until: newest(f.d),
+		Attempt: 1, EyesOn: f.eyesSubject(since), Resume: resume}
 }
 
 // queue holds a fresh dispatch back until a moment. reason is for the

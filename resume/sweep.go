@@ -193,13 +193,7 @@ func (e *Engine) lostEvents(ctx context.Context, now time.Time, c Config, waitin
 	if !ok {
 		// Only a visit can tell: every record that waits on people alone
 		// (no due moment to come back at) is visited.
-		var out []state.Summary
-		for _, s := range waiting {
-			if s.NextDue.IsZero() {
-				out = append(out, s)
-			}
-		}
-		return out
+		return slices.DeleteFunc(slices.Clone(waiting), func(s state.Summary) bool { return !s.NextDue.IsZero() })
 	}
 	probed := slices.Clone(waiting)
 	slices.SortFunc(probed, byNumber)

@@ -159,11 +159,7 @@ func (f *facts) verdict(rec *state.Record, v *Verdict, runID int64) (plan, error
 	// The rest is an ordinary reconciliation with the run over: a trigger
 	// that already holds fires now, and comments that arrived while the run
 	// worked get a fresh dispatch after an adjourned answer.
-	p = p.with(f.evaluate(rec, asked{}, obs, nil))
-	d := p.dispatch
-	p.dispatch = nil
-	q, err := f.intake(rec, d)
-	return p.with(q), err
+	return f.evaluate(rec, p, asked{}, obs)
 }
 
 // Placement is where a verdict reply is posted (PlaceReply): the one rule
@@ -197,10 +193,8 @@ func PlaceReply(d *Thread, id string) Placement {
 		return Placement{}
 	}
 	find := func(id string) *Comment {
-		for i := range d.Comments {
-			if d.Comments[i].ID == id {
-				return &d.Comments[i]
-			}
+		if i := slices.IndexFunc(d.Comments, func(c Comment) bool { return c.ID == id }); i >= 0 {
+			return &d.Comments[i]
 		}
 		return nil
 	}
