@@ -255,7 +255,7 @@ func (f *facts) observe(rfc *state.RFC) wait.Observed {
 		r := f.reading(c)
 		if r.reply() {
 			// A command with words after its line is also a reply.
-			o.Replies = append(o.Replies, wait.Reply{ID: c.ID, Author: c.Author, ParentID: c.Root, CreatedAt: c.CreatedAt})
+			o.Replies = append(o.Replies, wait.Reply{ID: c.ID, Author: c.Author, Root: c.Root, CreatedAt: c.CreatedAt})
 		}
 		if !r.accepted() {
 			continue

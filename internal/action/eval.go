@@ -140,7 +140,7 @@ func evalCommand(args []string, getenv func(string) string, stdin io.Reader) (*e
 		obs.ThreadRoots = []string{root}
 		obs.Replies = make([]wait.Reply, n)
 		for i := range obs.Replies {
-			obs.Replies[i] = wait.Reply{ID: "synthetic-" + strconv.Itoa(i+1), Author: "someone", ParentID: root}
+			obs.Replies[i] = wait.Reply{ID: "synthetic-" + strconv.Itoa(i+1), Author: "someone", Root: root}
 		}
 		trig = withoutFrom(trig)
 	}

@@ -49,7 +49,7 @@ func benchRFCs(b *testing.B, n int) []benchRFC {
 			}
 			obs.Replies = append(obs.Replies, Reply{
 				ID: "DC_" + strconv.Itoa(i) + "_" + strconv.Itoa(j), Author: authors[(i+j)%len(authors)],
-				ParentID: parent, CreatedAt: opened.Add(time.Duration(j*(i%97+1)) * time.Hour),
+				Root: parent, CreatedAt: opened.Add(time.Duration(j*(i%97+1)) * time.Hour),
 			})
 		}
 		if i%7 == 0 {

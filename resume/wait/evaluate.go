@@ -168,7 +168,7 @@ func counted(t *Trigger, o Observed) []time.Time {
 	for _, rp := range o.Replies {
 		switch {
 		case len(t.From) > 0 && !slices.ContainsFunc(t.From, func(f string) bool { return SameLogin(f, rp.Author) }):
-		case t.Scope == ScopeThread && (rp.ParentID == "" || !slices.Contains(o.ThreadRoots, rp.ParentID)):
+		case t.Scope == ScopeThread && (rp.Root == "" || !slices.Contains(o.ThreadRoots, rp.Root)):
 		default:
 			times = append(times, o.at(rp.CreatedAt))
 		}

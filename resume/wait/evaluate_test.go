@@ -86,9 +86,9 @@ func TestEvaluate(t *testing.T) {
 			obs: Observed{
 				ThreadRoots: []string{"DC_root"},
 				Replies: []Reply{
-					{ID: "DC_1", Author: "alice", ParentID: "DC_root", CreatedAt: at(time.Minute)},
+					{ID: "DC_1", Author: "alice", Root: "DC_root", CreatedAt: at(time.Minute)},
 					{ID: "DC_2", Author: "bob", CreatedAt: at(2 * time.Minute)},
-					{ID: "DC_3", Author: "carol", ParentID: "DC_other", CreatedAt: at(3 * time.Minute)},
+					{ID: "DC_3", Author: "carol", Root: "DC_other", CreatedAt: at(3 * time.Minute)},
 				},
 			},
 			now:  at(time.Hour),
@@ -101,7 +101,7 @@ func TestEvaluate(t *testing.T) {
 				ThreadRoots: []string{"DC_root", "DC_other"},
 				Replies: []Reply{
 					{ID: "DC_1", Author: "carol", CreatedAt: at(time.Minute)},
-					{ID: "DC_3", Author: "carol", ParentID: "DC_other", CreatedAt: at(3 * time.Minute)},
+					{ID: "DC_3", Author: "carol", Root: "DC_other", CreatedAt: at(3 * time.Minute)},
 				},
 			},
 			now:  at(time.Hour),

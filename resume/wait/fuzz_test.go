@@ -103,7 +103,7 @@ func FuzzParseTrigger(f *testing.F) {
 		for i := range int(replies % 8) {
 			obs.Replies = append(obs.Replies, Reply{
 				ID: "DC_" + string(rune('a'+i)), Author: []string{"alice", "Bob", "carol"}[i%3],
-				ParentID: []string{"", "DC_root"}[i%2], CreatedAt: testOpenedAt.Add(time.Duration(i*7919) * time.Minute),
+				Root: []string{"", "DC_root"}[i%2], CreatedAt: testOpenedAt.Add(time.Duration(i*7919) * time.Minute),
 			})
 		}
 		if replies&8 != 0 {

@@ -82,7 +82,7 @@ type Observed struct {
 type Reply struct {
 	ID        string
 	Author    string
-	ParentID  string // top-level comment it sits under, "" if top-level
+	Root      string // top-level comment it sits under, "" if top-level
 	CreatedAt time.Time
 }
 
