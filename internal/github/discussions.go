@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shurcooL/githubv4"
@@ -465,7 +466,9 @@ func (c *Client) Unreact(ctx context.Context, subjectID string, r resume.Reactio
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#repository
 func (c *Client) labelID(ctx context.Context, r resume.Repo, name string) (id, repoID string, err error) {
-	if id, ok := r.Labels[name]; ok {
+	// Label names compare case-insensitively on GitHub; the read knows
+	// recess's labels by their own (lower-case) names.
+	if id, ok := r.Labels[strings.ToLower(name)]; ok {
 		return id, r.ID, nil
 	}
 	var q repoQuery[struct {

@@ -1,6 +1,6 @@
 // Package github is the one place in recess that speaks to GitHub. It adapts
 // GitHub's GraphQL API (through githubv4) and REST API (through go-github) to
-// the ports the engine declares in package resume: Discussions, Dispatcher,
+// the ports the engine declares in package resume: Threads, Dispatcher,
 // Permissions and, for the two state stores, Store.
 //
 // A Client is built once per run from Config and is safe for concurrent use,
