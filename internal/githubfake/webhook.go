@@ -4,6 +4,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -166,10 +167,11 @@ func (g *GitHub) WorkflowDispatchPayload(runID int64) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// anyDiscussion finds a discussion by id, deleted ones included.
+// anyDiscussion finds a discussion, issue or pull request by id, deleted
+// ones included.
 func (g *GitHub) anyDiscussion(id string) *discussion {
 	for _, r := range g.repos {
-		for _, d := range r.discussions {
+		for _, d := range slices.Concat(r.discussions, r.issues) {
 			if d.nodeID == id {
 				return d
 			}
