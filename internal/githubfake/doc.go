@@ -12,8 +12,8 @@
 // instead of a silent null.
 //
 // Lifecycle: New builds the state; tests seed it with the Go API (AddToken,
-// AddRepo, CreateDiscussion, Comment, AddWorkflow, ...), Start serves it, the
-// code under test talks HTTP to URL()/GraphQLURL(), and the test inspects the
-// state (Discussion, Comments, Runs, Requests) or injects trouble (Fail,
-// budgets). Close stops the server. Every method is safe for concurrent use.
+// AddRepo, CreateDiscussion, CreateIssue, Comment, AddWorkflow, ...), Start
+// serves it, the code under test talks HTTP to URL()/GraphQLURL(), and the
+// test inspects the state (Discussion, Issue, Comments, Runs, Requests) or
+// injects trouble (Fail, budgets). Close stops the server. Every method is safe for concurrent use.
 package githubfake

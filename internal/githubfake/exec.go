@@ -508,7 +508,7 @@ func init() {
 			return object{typ: "PageInfo", v: src}, nil
 		},
 	}
-	for _, t := range []string{"DiscussionCommentConnection", "DiscussionConnection", "LabelConnection",
+	for _, t := range []string{"DiscussionCommentConnection", "IssueCommentConnection", "DiscussionConnection", "LabelConnection",
 		"ReactionConnection", "ReactorConnection", "ReactingUserConnection", "SearchResultItemConnection", "RefConnection"} {
 		register(t, conn)
 	}
@@ -523,7 +523,7 @@ func init() {
 		"node":   func(x *executor, src any, _ map[string]any) (any, error) { return src.(*edge).node, nil },
 		"cursor": func(x *executor, src any, _ map[string]any) (any, error) { return src.(*edge).cursor, nil },
 	}
-	for _, t := range []string{"DiscussionCommentEdge", "DiscussionEdge", "LabelEdge", "ReactionEdge", "SearchResultItemEdge", "RefEdge"} {
+	for _, t := range []string{"DiscussionCommentEdge", "IssueCommentEdge", "DiscussionEdge", "LabelEdge", "ReactionEdge", "SearchResultItemEdge", "RefEdge"} {
 		register(t, edgeFields)
 	}
 	register("PageInfo", map[string]resolver{

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,7 +18,8 @@ import (
 var (
 	// ErrUnknownRepo: no repository by that owner/name (AddRepo first).
 	ErrUnknownRepo = errors.New("githubfake: unknown repository")
-	// ErrUnknownDiscussion: no live discussion by that id or number.
+	// ErrUnknownDiscussion: no live discussion (or issue, or pull request)
+	// by that id or number.
 	ErrUnknownDiscussion = errors.New("githubfake: unknown discussion")
 	// ErrUnknownComment: no live comment by that id.
 	ErrUnknownComment = errors.New("githubfake: unknown comment")
@@ -322,7 +324,7 @@ func (g *GitHub) DeleteAccount(login string) error {
 	for _, r := range g.repos {
 		delete(r.roles, key)
 		delete(r.assoc, key)
-		for _, d := range r.discussions {
+		for _, d := range slices.Concat(r.discussions, r.issues) {
 			if d.author == a {
 				d.author = nil
 			}

@@ -16,8 +16,9 @@ type repo struct {
 	nodeID      string
 	createdAt   time.Time
 
-	nextNumber  int // shared by issues and discussions, as on GitHub
+	nextNumber  int // shared by issues, pull requests and discussions, as on GitHub
 	discussions []*discussion
+	issues      []*discussion // issues and pull requests (kind tells them apart)
 	labels      []*label
 	// category is the default category (General); categories are all of
 	// them, the default first.
@@ -66,7 +67,23 @@ type reaction struct {
 	at      time.Time
 }
 
+// threadKind tells the three kinds of conversation apart. They share one
+// number space per repository, their labels, reactions, locking and
+// comments, so the fake models them with one type; issues and pull
+// requests differ from discussions in that their comments (IssueComment)
+// are flat: no replies, and a deleted one is gone, with no tombstone.
+type threadKind int
+
+const (
+	kindDiscussion threadKind = iota
+	kindIssue
+	kindPullRequest
+)
+
+// discussion is a conversation: a discussion, or (kind) an issue or a pull
+// request.
 type discussion struct {
+	kind      threadKind
 	repo      *repo
 	dbID      int64
 	nodeID    string
@@ -78,10 +95,15 @@ type discussion struct {
 	updatedAt time.Time
 	// edited is set by any edit of the body (GitHub's lastEditedAt is set
 	// then, even within the second the comment was created in).
-	edited    bool
-	closed    bool
-	closedAt  time.Time
-	reason    string // state reason when closed: RESOLVED, OUTDATED, DUPLICATE
+	edited   bool
+	closed   bool
+	closedAt time.Time
+	// reason is the state reason: RESOLVED, OUTDATED, DUPLICATE or REOPENED
+	// for a discussion; COMPLETED, NOT_PLANNED, DUPLICATE or REOPENED for an
+	// issue; a pull request has none.
+	reason    string
+	merged    bool // a pull request merged (then closed too)
+	mergedAt  time.Time
 	locked    bool
 	deleted   bool
 	labels    []*label
@@ -109,12 +131,39 @@ type comment struct {
 	reactions []*reaction
 }
 
+// typeName is the conversation's GraphQL type.
+func (d *discussion) typeName() string {
+	return [...]string{"Discussion", "Issue", "PullRequest"}[d.kind]
+}
+
+// commentType is the GraphQL type of the conversation's comments.
+func (d *discussion) commentType() string {
+	if d.kind == kindDiscussion {
+		return "DiscussionComment"
+	}
+	return "IssueComment"
+}
+
+// word names the conversation in GitHub's messages, which call a pull
+// request's conversation an issue.
+func (d *discussion) word() string {
+	if d.kind == kindDiscussion {
+		return "discussion"
+	}
+	return "issue"
+}
+
 func (d *discussion) url(g *GitHub) string {
-	return fmt.Sprintf("%s/%s/discussions/%d", g.serverURL, d.repo.fullName(), d.number)
+	path := [...]string{"discussions", "issues", "pull"}[d.kind]
+	return fmt.Sprintf("%s/%s/%s/%d", g.serverURL, d.repo.fullName(), path, d.number)
 }
 
 func (c *comment) url(g *GitHub) string {
-	return fmt.Sprintf("%s#discussioncomment-%d", c.disc.url(g), c.dbID)
+	anchor := "discussioncomment"
+	if c.disc.kind != kindDiscussion {
+		anchor = "issuecomment"
+	}
+	return fmt.Sprintf("%s#%s-%d", c.disc.url(g), anchor, c.dbID)
 }
 
 // association is the author association of login with r.
@@ -311,7 +360,7 @@ func categorySlug(name string) string {
 func (g *GitHub) MoveDiscussion(discussionID, categoryName string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	d, err := g.discussionByID(discussionID)
+	d, err := g.threadByID(discussionID, kindDiscussion)
 	if err != nil {
 		return err
 	}
@@ -356,8 +405,11 @@ func (r *repo) label(name string) *label {
 	return nil
 }
 
-// Discussion is a snapshot of a discussion, for tests.
+// Discussion is a snapshot of a discussion, an issue or a pull request, for
+// tests.
 type Discussion struct {
+	// Kind is the GraphQL type: Discussion, Issue or PullRequest.
+	Kind       string
 	ID         string
 	DatabaseID int64
 	Number     int
@@ -368,19 +420,23 @@ type Discussion struct {
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 	Closed     bool
-	Locked     bool
-	Labels     []string
-	URL        string
+	// StateReason is GraphQL's stateReason (empty when there is none).
+	StateReason string
+	Merged      bool // a merged pull request
+	Locked      bool
+	Labels      []string
+	URL         string
 	// Reactions maps a reaction content (EYES, THUMBS_UP, ...) to the logins
 	// that left it, in order.
 	Reactions map[string][]string
 }
 
-// Comment is a snapshot of a discussion comment or reply, for tests.
+// Comment is a snapshot of a discussion comment or reply, or of an issue
+// or pull request comment, for tests.
 type Comment struct {
 	ID              string
 	DatabaseID      int64
-	DiscussionID    string
+	DiscussionID    string // the node id of its discussion, issue or pull request
 	ParentID        string // "" for a top-level comment
 	Author          string // GraphQL login
 	Body            string
@@ -395,7 +451,7 @@ type Comment struct {
 
 func (g *GitHub) snapDiscussion(d *discussion) Discussion {
 	s := Discussion{
-		ID: d.nodeID, DatabaseID: d.dbID, Number: d.number, Repo: d.repo.fullName(),
+		Kind: d.typeName(), StateReason: d.reason, Merged: d.merged, ID: d.nodeID, DatabaseID: d.dbID, Number: d.number, Repo: d.repo.fullName(),
 		Title: d.title, Body: d.body, Author: loginOf(d.author), CreatedAt: d.createdAt,
 		UpdatedAt: d.updatedAt, Closed: d.closed, Locked: d.locked, URL: d.url(g),
 		Reactions: snapReactions(d.reactions),
@@ -437,6 +493,12 @@ func loginOf(a *identity) string {
 // CreateDiscussion opens a discussion in the General category, numbered from
 // the repository's shared issue/discussion sequence.
 func (g *GitHub) CreateDiscussion(repoName, author, title, body string) (Discussion, error) {
+	return g.open(kindDiscussion, repoName, author, title, body)
+}
+
+// open opens a conversation of kind, numbered from the repository's
+// shared sequence.
+func (g *GitHub) open(kind threadKind, repoName, author, title, body string) (Discussion, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	r, err := g.repo(repoName)
@@ -447,11 +509,21 @@ func (g *GitHub) CreateDiscussion(repoName, author, title, body string) (Discuss
 		return Discussion{}, fmt.Errorf("%w: empty title", ErrInvalid)
 	}
 	now := g.clock()
-	d := &discussion{repo: r, dbID: g.newDB(), number: r.nextNumber, title: title, body: body,
-		author: g.authorFor(author), createdAt: now, updatedAt: now, category: r.category}
+	d := &discussion{kind: kind, repo: r, dbID: g.newDB(), number: r.nextNumber, title: title, body: body,
+		author: g.authorFor(author), createdAt: now, updatedAt: now}
 	r.nextNumber++
-	d.nodeID = nodeID("D", uint32(r.dbID), uint32(d.dbID))
-	r.discussions = append(r.discussions, d)
+	switch kind {
+	case kindDiscussion:
+		d.category = r.category
+		d.nodeID = nodeID("D", uint32(r.dbID), uint32(d.dbID))
+		r.discussions = append(r.discussions, d)
+	case kindIssue:
+		d.nodeID = nodeID("I", uint32(r.dbID), uint32(d.dbID))
+		r.issues = append(r.issues, d)
+	case kindPullRequest:
+		d.nodeID = nodeID("PR", uint32(r.dbID), uint32(d.dbID))
+		r.issues = append(r.issues, d)
+	}
 	g.nodes[d.nodeID] = d
 	return g.snapDiscussion(d), nil
 }
@@ -469,13 +541,24 @@ func (g *GitHub) SkipNumbers(repoName string, n int) error {
 	return nil
 }
 
-// discussionByID finds a live discussion by node id. Callers hold g.mu.
+// discussionByID finds a live discussion, issue or pull request by node id.
+// Callers hold g.mu.
 func (g *GitHub) discussionByID(id string) (*discussion, error) {
 	d, ok := g.nodes[id].(*discussion)
 	if !ok || d.deleted {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownDiscussion, id)
 	}
 	return d, nil
+}
+
+// threadByID is discussionByID for the kinds given: a conversation of
+// another kind is an error that says what it is.
+func (g *GitHub) threadByID(id string, kinds ...threadKind) (*discussion, error) {
+	d, err := g.discussionByID(id)
+	if err == nil && !slices.Contains(kinds, d.kind) {
+		err = fmt.Errorf("%w: %q is a %s", ErrInvalid, id, d.typeName())
+	}
+	return d, err
 }
 
 func (g *GitHub) commentByID(id string) (*comment, error) {
@@ -557,6 +640,9 @@ func (g *GitHub) Reply(parentCommentID, author, body string) (Comment, error) {
 	if p.parent != nil {
 		return Comment{}, fmt.Errorf("%w: %s is a reply; GitHub threads only under top-level comments", ErrInvalid, parentCommentID)
 	}
+	if p.disc.kind != kindDiscussion {
+		return Comment{}, fmt.Errorf("%w: %s is an issue comment; issue and pull request comments have no replies", ErrInvalid, parentCommentID)
+	}
 	c := g.addComment(p.disc, p, g.authorFor(author), body)
 	return g.snapComment(c), nil
 }
@@ -587,7 +673,11 @@ func (g *GitHub) addComment(d *discussion, parent *comment, author *identity, bo
 	now := g.clock()
 	c := &comment{disc: d, parent: parent, dbID: g.newDB() + 10_000_000, author: author, body: body,
 		createdAt: now, updatedAt: now}
-	c.nodeID = nodeID("DC", uint32(d.repo.dbID), uint32(c.dbID))
+	prefix := "DC"
+	if d.kind != kindDiscussion {
+		prefix = "IC"
+	}
+	c.nodeID = nodeID(prefix, uint32(d.repo.dbID), uint32(c.dbID))
 	if parent != nil {
 		parent.replies = append(parent.replies, c)
 	} else {
@@ -680,15 +770,14 @@ var minimizedReasons = map[string]string{
 func (g *GitHub) CloseDiscussion(discussionID, reason string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	d, err := g.discussionByID(discussionID)
+	d, err := g.threadByID(discussionID, kindDiscussion)
 	if err != nil {
 		return err
 	}
 	if reason == "" {
 		reason = "RESOLVED"
 	}
-	now := g.clock()
-	d.closed, d.closedAt, d.reason, d.updatedAt = true, now, reason, now
+	g.closeThread(d, reason)
 	return nil
 }
 
@@ -696,7 +785,7 @@ func (g *GitHub) CloseDiscussion(discussionID, reason string) error {
 func (g *GitHub) ReopenDiscussion(discussionID string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	d, err := g.discussionByID(discussionID)
+	d, err := g.threadByID(discussionID, kindDiscussion)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -62,6 +63,9 @@ func init() {
 	payloadResolvers("AddDiscussionCommentPayload", "comment")
 	payloadResolvers("UpdateDiscussionCommentPayload", "comment")
 	payloadResolvers("DeleteDiscussionCommentPayload", "comment")
+	payloadResolvers("AddCommentPayload", "commentEdge", "subject")
+	payloadResolvers("UpdateIssueCommentPayload", "issueComment")
+	payloadResolvers("DeleteIssueCommentPayload")
 	payloadResolvers("AddReactionPayload", "reaction", "subject", "reactionGroups")
 	payloadResolvers("RemoveReactionPayload", "reaction", "subject", "reactionGroups")
 	payloadResolvers("AddLabelsToLabelablePayload", "labelable")
@@ -77,6 +81,9 @@ func init() {
 		"addDiscussionComment":      mutAddDiscussionComment,
 		"updateDiscussionComment":   mutUpdateDiscussionComment,
 		"deleteDiscussionComment":   mutDeleteDiscussionComment,
+		"addComment":                mutAddComment,
+		"updateIssueComment":        mutUpdateIssueComment,
+		"deleteIssueComment":        mutDeleteIssueComment,
 		"addReaction":               mutReaction(true),
 		"removeReaction":            mutReaction(false),
 		"createLabel":               mutCreateLabel,
@@ -94,7 +101,7 @@ func mutAddDiscussionComment(x *executor, _ any, args map[string]any) (any, erro
 	in := argObject(args, "input")
 	id, _ := in["discussionId"].(string)
 	d, ok := x.g.nodes[id].(*discussion)
-	if !ok || d.deleted {
+	if !ok || d.deleted || d.kind != kindDiscussion {
 		return nil, notFoundNode(id)
 	}
 	body, _ := in["body"].(string)
@@ -126,10 +133,36 @@ func mutAddDiscussionComment(x *executor, _ any, args map[string]any) (any, erro
 	return typed("AddDiscussionCommentPayload", newPayload(in, map[string]any{"comment": objComment(c)})), nil
 }
 
-// editableComment finds a comment the viewer may change.
-func (x *executor) editableComment(id, mutation string) (*comment, error) {
+// mutAddComment posts an issue or pull request comment. A locked one takes
+// comments only from people with write access: GitHub refuses apps and the
+// GITHUB_TOKEN there, unlike on a locked discussion.
+func mutAddComment(x *executor, _ any, args map[string]any) (any, error) {
+	in := argObject(args, "input")
+	id, _ := in["subjectId"].(string)
+	d, ok := x.g.nodes[id].(*discussion)
+	if !ok || d.deleted || d.kind == kindDiscussion {
+		return nil, notFoundNode(id)
+	}
+	body, _ := in["body"].(string)
+	if err := checkBody(body); err != nil {
+		return nil, err
+	}
+	if d.locked && (x.viewer.kind == KindBot || !d.repo.canWrite(x.viewer)) {
+		return nil, errorf("FORBIDDEN", "Unable to create comment because issue is locked.")
+	}
+	c := x.g.addComment(d, nil, x.viewer, body)
+	node := objComment(c)
+	return typed("AddCommentPayload", newPayload(in, map[string]any{
+		"commentEdge": object{typ: "IssueCommentEdge", v: &edge{typ: "IssueCommentEdge", node: node, cursor: encodeCursor(strconv.FormatInt(c.dbID, 10))}},
+		"subject":     objDiscussion(d),
+	})), nil
+}
+
+// editableComment finds a comment of type typ (DiscussionComment or
+// IssueComment) the viewer may change.
+func (x *executor) editableComment(id, typ, mutation string) (*comment, error) {
 	c, ok := x.g.nodes[id].(*comment)
-	if !ok || c.disc.deleted || !c.deletedAt.IsZero() {
+	if !ok || c.disc.deleted || !c.deletedAt.IsZero() || c.disc.commentType() != typ {
 		return nil, notFoundNode(id)
 	}
 	r := c.disc.repo
@@ -137,25 +170,58 @@ func (x *executor) editableComment(id, mutation string) (*comment, error) {
 		return nil, forbidden(x.viewer, mutation)
 	}
 	if c.disc.locked && !r.canWrite(x.viewer) {
-		return nil, errorf("FORBIDDEN", "Unable to update comment because discussion is locked.")
+		return nil, errorf("FORBIDDEN", "Unable to update comment because %s is locked.", c.disc.word())
 	}
 	return c, nil
+}
+
+// editComment replaces a comment's body; the same body is no edit.
+func (x *executor) editComment(c *comment, body string) error {
+	if err := checkBody(body); err != nil {
+		return err
+	}
+	if c.body != body {
+		c.body = body
+		c.updatedAt, c.edited = x.g.clock(), true
+	}
+	return nil
+}
+
+func mutUpdateIssueComment(x *executor, _ any, args map[string]any) (any, error) {
+	in := argObject(args, "input")
+	id, _ := in["id"].(string)
+	c, err := x.editableComment(id, "IssueComment", "UpdateIssueComment")
+	if err != nil {
+		return nil, err
+	}
+	body, _ := in["body"].(string)
+	if err := x.editComment(c, body); err != nil {
+		return nil, err
+	}
+	return typed("UpdateIssueCommentPayload", newPayload(in, map[string]any{"issueComment": objComment(c)})), nil
+}
+
+func mutDeleteIssueComment(x *executor, _ any, args map[string]any) (any, error) {
+	in := argObject(args, "input")
+	id, _ := in["id"].(string)
+	c, err := x.editableComment(id, "IssueComment", "DeleteIssueComment")
+	if err != nil {
+		return nil, err
+	}
+	x.g.deleteComment(c)
+	return typed("DeleteIssueCommentPayload", newPayload(in, nil)), nil
 }
 
 func mutUpdateDiscussionComment(x *executor, _ any, args map[string]any) (any, error) {
 	in := argObject(args, "input")
 	id, _ := in["commentId"].(string)
-	c, err := x.editableComment(id, "UpdateDiscussionComment")
+	c, err := x.editableComment(id, "DiscussionComment", "UpdateDiscussionComment")
 	if err != nil {
 		return nil, err
 	}
 	body, _ := in["body"].(string)
-	if err := checkBody(body); err != nil {
+	if err := x.editComment(c, body); err != nil {
 		return nil, err
-	}
-	if c.body != body {
-		c.body = body
-		c.updatedAt, c.edited = x.g.clock(), true
 	}
 	return typed("UpdateDiscussionCommentPayload", newPayload(in, map[string]any{"comment": objComment(c)})), nil
 }
@@ -163,7 +229,7 @@ func mutUpdateDiscussionComment(x *executor, _ any, args map[string]any) (any, e
 func mutDeleteDiscussionComment(x *executor, _ any, args map[string]any) (any, error) {
 	in := argObject(args, "input")
 	id, _ := in["id"].(string)
-	c, err := x.editableComment(id, "DeleteDiscussionComment")
+	c, err := x.editableComment(id, "DiscussionComment", "DeleteDiscussionComment")
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,8 @@ import (
 
 // Typed wrappers: the executor needs each value's concrete GraphQL type.
 
-func objDiscussion(d *discussion) object { return object{typ: "Discussion", v: d} }
-func objComment(c *comment) object       { return object{typ: "DiscussionComment", v: c} }
+func objDiscussion(d *discussion) object { return object{typ: d.typeName(), v: d} }
+func objComment(c *comment) object       { return object{typ: c.disc.commentType(), v: c} }
 func objRepo(r *repo) object             { return object{typ: "Repository", v: r} }
 func objLabel(l *label) object           { return object{typ: "Label", v: l} }
 
@@ -239,6 +239,10 @@ func init() {
 		"discussions": func(x *executor, src any, args map[string]any) (any, error) {
 			return x.discussions(src.(*repo), args)
 		},
+		"hasIssuesEnabled":   func(x *executor, src any, _ map[string]any) (any, error) { return true, nil },
+		"issue":              issueByNumber("an Issue", kindIssue),
+		"pullRequest":        issueByNumber("a PullRequest", kindPullRequest),
+		"issueOrPullRequest": issueByNumber("an issue or pull request", kindIssue, kindPullRequest),
 		"label": func(x *executor, src any, args map[string]any) (any, error) {
 			name, _ := argString(args, "name")
 			if l := src.(*repo).label(name); l != nil {
@@ -288,8 +292,8 @@ func init() {
 		"repository": func(x *executor, src any, _ map[string]any) (any, error) { return objRepo(src.(*label).repo), nil },
 	})
 
-	register("Discussion", reactableFields())
-	register("Discussion", map[string]resolver{
+	// What discussions, issues and pull requests share.
+	thread := map[string]resolver{
 		"id":           func(x *executor, src any, _ map[string]any) (any, error) { return src.(*discussion).nodeID, nil },
 		"databaseId":   func(x *executor, src any, _ map[string]any) (any, error) { return src.(*discussion).dbID, nil },
 		"number":       func(x *executor, src any, _ map[string]any) (any, error) { return src.(*discussion).number, nil },
@@ -303,16 +307,9 @@ func init() {
 		"closed":       func(x *executor, src any, _ map[string]any) (any, error) { return src.(*discussion).closed, nil },
 		"closedAt":     func(x *executor, src any, _ map[string]any) (any, error) { return src.(*discussion).closedAt, nil },
 		"locked":       func(x *executor, src any, _ map[string]any) (any, error) { return src.(*discussion).locked, nil },
-		"isAnswered":   func(x *executor, src any, _ map[string]any) (any, error) { return false, nil },
-		"answer":       func(x *executor, src any, _ map[string]any) (any, error) { return nil, nil },
-		"upvoteCount":  func(x *executor, src any, _ map[string]any) (any, error) { return 0, nil },
 		"lastEditedAt": func(x *executor, src any, _ map[string]any) (any, error) { return nil, nil },
 		"resourcePath": func(x *executor, src any, _ map[string]any) (any, error) {
-			d := src.(*discussion)
-			return fmt.Sprintf("/%s/discussions/%d", d.repo.fullName(), d.number), nil
-		},
-		"stateReason": func(x *executor, src any, _ map[string]any) (any, error) {
-			return nilIfEmpty(src.(*discussion).reason), nil
+			return strings.TrimPrefix(src.(*discussion).url(x.g), x.g.serverURL), nil
 		},
 		"activeLockReason": func(x *executor, src any, _ map[string]any) (any, error) { return nil, nil },
 		"author": func(x *executor, src any, _ map[string]any) (any, error) {
@@ -336,9 +333,6 @@ func init() {
 			return src.(*discussion).repo.canWrite(x.viewer), nil
 		},
 		"repository": func(x *executor, src any, _ map[string]any) (any, error) { return objRepo(src.(*discussion).repo), nil },
-		"category": func(x *executor, src any, _ map[string]any) (any, error) {
-			return object{typ: "DiscussionCategory", v: src.(*discussion).category}, nil
-		},
 		"labels": func(x *executor, src any, args map[string]any) (any, error) {
 			d := src.(*discussion)
 			items := make([]any, 0, len(d.labels))
@@ -350,12 +344,50 @@ func init() {
 			return paginate("LabelConnection", items, keys, args)
 		},
 		"comments": func(x *executor, src any, args map[string]any) (any, error) {
-			return commentConnection(src.(*discussion).comments, args)
+			d := src.(*discussion)
+			return commentConnection(d.commentType()+"Connection", d.comments, args)
+		},
+	}
+	for _, t := range []string{"Discussion", "Issue", "PullRequest"} {
+		register(t, reactableFields())
+		register(t, thread)
+	}
+	stateReason := func(x *executor, src any, args map[string]any) (any, error) {
+		r := src.(*discussion).reason
+		// Issue.stateReason answers DUPLICATE only when asked to.
+		if dup, _ := argBool(args, "enableDuplicate"); r == "DUPLICATE" && src.(*discussion).kind == kindIssue && !dup {
+			r = "NOT_PLANNED"
+		}
+		return nilIfEmpty(r), nil
+	}
+	register("Discussion", map[string]resolver{
+		"isAnswered":  func(x *executor, src any, _ map[string]any) (any, error) { return false, nil },
+		"answer":      func(x *executor, src any, _ map[string]any) (any, error) { return nil, nil },
+		"upvoteCount": func(x *executor, src any, _ map[string]any) (any, error) { return 0, nil },
+		"stateReason": stateReason,
+		"category": func(x *executor, src any, _ map[string]any) (any, error) {
+			return object{typ: "DiscussionCategory", v: src.(*discussion).category}, nil
 		},
 	})
+	state := func(x *executor, src any, _ map[string]any) (any, error) {
+		d := src.(*discussion)
+		switch {
+		case d.merged:
+			return "MERGED", nil
+		case d.closed:
+			return "CLOSED", nil
+		}
+		return "OPEN", nil
+	}
+	register("Issue", map[string]resolver{"stateReason": stateReason, "state": state})
+	register("PullRequest", map[string]resolver{
+		"state":    state,
+		"merged":   func(x *executor, src any, _ map[string]any) (any, error) { return src.(*discussion).merged, nil },
+		"mergedAt": func(x *executor, src any, _ map[string]any) (any, error) { return src.(*discussion).mergedAt, nil },
+	})
 
-	register("DiscussionComment", reactableFields())
-	register("DiscussionComment", map[string]resolver{
+	// What discussion comments and issue comments share.
+	commentFields := map[string]resolver{
 		"id":          func(x *executor, src any, _ map[string]any) (any, error) { return src.(*comment).nodeID, nil },
 		"databaseId":  func(x *executor, src any, _ map[string]any) (any, error) { return src.(*comment).dbID, nil },
 		"body":        func(x *executor, src any, _ map[string]any) (any, error) { return src.(*comment).body, nil },
@@ -364,21 +396,16 @@ func init() {
 		"createdAt":   func(x *executor, src any, _ map[string]any) (any, error) { return src.(*comment).createdAt, nil },
 		"publishedAt": func(x *executor, src any, _ map[string]any) (any, error) { return src.(*comment).createdAt, nil },
 		"updatedAt":   func(x *executor, src any, _ map[string]any) (any, error) { return src.(*comment).updatedAt, nil },
-		"deletedAt":   func(x *executor, src any, _ map[string]any) (any, error) { return src.(*comment).deletedAt, nil },
 		"isMinimized": func(x *executor, src any, _ map[string]any) (any, error) { return src.(*comment).minimized, nil },
-		"isAnswer":    func(x *executor, src any, _ map[string]any) (any, error) { return false, nil },
-		"upvoteCount": func(x *executor, src any, _ map[string]any) (any, error) { return 0, nil },
-		"discussion": func(x *executor, src any, _ map[string]any) (any, error) {
-			return objDiscussion(src.(*comment).disc), nil
+		"author":      func(x *executor, src any, _ map[string]any) (any, error) { return objActor(src.(*comment).author), nil },
+		"lastEditedAt": func(x *executor, src any, _ map[string]any) (any, error) {
+			return lastEdited(src.(*comment)), nil
 		},
-		"author":       func(x *executor, src any, _ map[string]any) (any, error) { return objActor(src.(*comment).author), nil },
-		"lastEditedAt": func(x *executor, src any, _ map[string]any) (any, error) { return lastEdited(src.(*comment)), nil },
 		"minimizedReason": func(x *executor, src any, _ map[string]any) (any, error) {
 			return nilIfEmpty(src.(*comment).minReason), nil
 		},
 		"resourcePath": func(x *executor, src any, _ map[string]any) (any, error) {
-			c := src.(*comment)
-			return fmt.Sprintf("/%s/discussions/%d#discussioncomment-%d", c.disc.repo.fullName(), c.disc.number, c.dbID), nil
+			return strings.TrimPrefix(src.(*comment).url(x.g), x.g.serverURL), nil
 		},
 		"authorAssociation": func(x *executor, src any, _ map[string]any) (any, error) {
 			c := src.(*comment)
@@ -398,6 +425,18 @@ func init() {
 		"viewerCanMinimize": func(x *executor, src any, _ map[string]any) (any, error) {
 			return src.(*comment).disc.repo.canWrite(x.viewer), nil
 		},
+	}
+	for _, t := range []string{"DiscussionComment", "IssueComment"} {
+		register(t, reactableFields())
+		register(t, commentFields)
+	}
+	register("DiscussionComment", map[string]resolver{
+		"deletedAt":   func(x *executor, src any, _ map[string]any) (any, error) { return src.(*comment).deletedAt, nil },
+		"isAnswer":    func(x *executor, src any, _ map[string]any) (any, error) { return false, nil },
+		"upvoteCount": func(x *executor, src any, _ map[string]any) (any, error) { return 0, nil },
+		"discussion": func(x *executor, src any, _ map[string]any) (any, error) {
+			return objDiscussion(src.(*comment).disc), nil
+		},
 		"replyTo": func(x *executor, src any, _ map[string]any) (any, error) {
 			if p := src.(*comment).parent; p != nil {
 				return objComment(p), nil
@@ -405,7 +444,26 @@ func init() {
 			return nil, nil
 		},
 		"replies": func(x *executor, src any, args map[string]any) (any, error) {
-			return commentConnection(src.(*comment).replies, args)
+			return commentConnection("DiscussionCommentConnection", src.(*comment).replies, args)
+		},
+	})
+	register("IssueComment", map[string]resolver{
+		"repository": func(x *executor, src any, _ map[string]any) (any, error) {
+			return objRepo(src.(*comment).disc.repo), nil
+		},
+		"issue": func(x *executor, src any, _ map[string]any) (any, error) {
+			if d := src.(*comment).disc; d.kind == kindIssue {
+				return objDiscussion(d), nil
+			}
+			// GitHub answers the issue behind a pull request, a node the
+			// fake does not model.
+			return nil, errNotImplemented("IssueComment", "issue (of a pull request's comment)")
+		},
+		"pullRequest": func(x *executor, src any, _ map[string]any) (any, error) {
+			if d := src.(*comment).disc; d.kind == kindPullRequest {
+				return objDiscussion(d), nil
+			}
+			return nil, nil
 		},
 	})
 
@@ -592,14 +650,28 @@ func lastEdited(c *comment) any {
 	return nil
 }
 
-func commentConnection(cs []*comment, args map[string]any) (any, error) {
+func commentConnection(typ string, cs []*comment, args map[string]any) (any, error) {
 	items := make([]any, len(cs))
 	keys := make([]string, len(cs))
 	for i, c := range cs {
 		items[i] = objComment(c)
 		keys[i] = strconv.FormatInt(c.dbID, 10)
 	}
-	return paginate("DiscussionCommentConnection", items, keys, args)
+	return paginate(typ, items, keys, args)
+}
+
+// issueByNumber serves Repository.issue, pullRequest and
+// issueOrPullRequest: what names a conversation of another kind is not
+// found, as on GitHub.
+func issueByNumber(what string, kinds ...threadKind) resolver {
+	return func(x *executor, src any, args map[string]any) (any, error) {
+		n, _ := argInt(args, "number")
+		d := src.(*repo).issue(n, kinds...)
+		if d == nil {
+			return nil, errorf("NOT_FOUND", "Could not resolve to %s with the number of %d.", what, n)
+		}
+		return objDiscussion(d), nil
+	}
 }
 
 // reactableFields serves reactionGroups, reactions and viewerCanReact for

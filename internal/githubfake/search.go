@@ -1,6 +1,7 @@
 package githubfake
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,6 +15,7 @@ type searchQuery struct {
 	noLabels []string
 	states   []string // open, closed
 	locked   *bool
+	kinds    []threadKind // is:issue, is:pr, is:discussion (any of them)
 	author   string
 	sort     string // created-desc (default), created-asc, updated-desc, updated-asc
 	words    []string
@@ -79,6 +81,11 @@ func parseSearch(q string) (*searchQuery, error) {
 				b := neg
 				sq.locked = &b
 			case "discussion":
+				sq.kinds = append(sq.kinds, kindDiscussion)
+			case "issue":
+				sq.kinds = append(sq.kinds, kindIssue)
+			case "pr", "pull-request":
+				sq.kinds = append(sq.kinds, kindPullRequest)
 			default:
 				return nil, errorf("UNPROCESSABLE", "githubfake: search qualifier is:%s not implemented", val)
 			}
@@ -140,6 +147,9 @@ func (sq *searchQuery) match(d *discussion) bool {
 			return false
 		}
 	}
+	if len(sq.kinds) > 0 && !slices.Contains(sq.kinds, d.kind) {
+		return false
+	}
 	if sq.locked != nil && d.locked != *sq.locked {
 		return false
 	}
@@ -167,11 +177,12 @@ func containsFold(list []string, s string) bool {
 // searchLimit is how many results GitHub search makes reachable.
 const searchLimit = 1000
 
-// search serves Query.search for type DISCUSSION. Cursors are positions, as
-// GitHub's search cursors are ("Y3Vyc29yOjI=" is "cursor:2").
+// search serves Query.search for types DISCUSSION and ISSUE (issues and
+// pull requests). Cursors are positions, as GitHub's search cursors are
+// ("Y3Vyc29yOjI=" is "cursor:2").
 func (x *executor) search(args map[string]any) (any, error) {
 	typ, _ := argString(args, "type")
-	if typ != "DISCUSSION" {
+	if typ != "DISCUSSION" && typ != "ISSUE" {
 		return nil, errorf("UNPROCESSABLE", "githubfake: search type %s not implemented", typ)
 	}
 	q, _ := argString(args, "query")
@@ -181,7 +192,11 @@ func (x *executor) search(args map[string]any) (any, error) {
 	}
 	var list []*discussion
 	for _, r := range x.g.repos {
-		for _, d := range r.discussions {
+		from := r.discussions
+		if typ == "ISSUE" {
+			from = r.issues
+		}
+		for _, d := range from {
 			if !d.deleted && sq.match(d) {
 				list = append(list, d)
 			}
@@ -215,6 +230,6 @@ func (x *executor) search(args map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.v.(*connection).extraInts = map[string]int{"discussionCount": total}
+	o.v.(*connection).extraInts = map[string]int{strings.ToLower(typ) + "Count": total}
 	return o, nil
 }

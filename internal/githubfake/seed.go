@@ -31,6 +31,8 @@ import (
 //	        inputs: {correlation_id: {required: true}, resume_context: {default: ""}}
 //	    discussions:           # numbered 1, 2, ... in order
 //	      - {author: alice, title: RFC, body: "...", category: Ideas, labels: [], comments: [{author: bob, body: "...", replies: [...]}]}
+//	    issues:                # numbered after the discussions, in order
+//	      - {author: alice, title: Crash, body: "...", pull_request: false, labels: [], comments: [{author: bob, body: "..."}], state: open, locked: false}
 type Seed struct {
 	Tokens []SeedToken `yaml:"tokens"`
 	Repos  []SeedRepo  `yaml:"repos"`
@@ -58,6 +60,23 @@ type SeedRepo struct {
 	Categories  []string         `yaml:"categories"`
 	Workflows   []SeedWorkflow   `yaml:"workflows"`
 	Discussions []SeedDiscussion `yaml:"discussions"`
+	// Issues are issues and pull requests, numbered after the
+	// discussions.
+	Issues []SeedIssue `yaml:"issues"`
+}
+
+// SeedIssue is an issue, or a pull request's conversation, with its flat
+// comments.
+type SeedIssue struct {
+	Author      string      `yaml:"author"`
+	Title       string      `yaml:"title"`
+	Body        string      `yaml:"body"`
+	PullRequest bool        `yaml:"pull_request"`
+	Labels      []string    `yaml:"labels"`
+	Comments    []SeedReply `yaml:"comments"`
+	// State is open (the default), closed, or merged (a pull request).
+	State  string `yaml:"state"`
+	Locked bool   `yaml:"locked"`
 }
 
 // SeedWorkflow declares a workflow file that can be dispatched.
@@ -112,7 +131,7 @@ type SeedComment struct {
 	Replies []SeedReply `yaml:"replies"`
 }
 
-// SeedReply is a reply under a top-level comment.
+// SeedReply is a reply under a top-level comment, or an issue comment.
 type SeedReply struct {
 	Author string `yaml:"author"`
 	Body   string `yaml:"body"`
@@ -271,7 +290,49 @@ func (g *GitHub) seedRepo(r SeedRepo) error {
 			}
 		}
 	}
+	for i, is := range r.Issues {
+		if field, err := g.seedIssue(r.Name, is); err != nil {
+			return fmt.Errorf("issues[%d]%s: %w", i, field, err)
+		}
+	}
 	return nil
+}
+
+// seedIssue opens an issue or pull request with its comments, then
+// closes, merges and locks it as told. A failure names the field under the
+// issue that caused it.
+func (g *GitHub) seedIssue(repoName string, is SeedIssue) (field string, err error) {
+	open := g.CreateIssue
+	if is.PullRequest {
+		open = g.CreatePullRequest
+	}
+	d, err := open(repoName, is.Author, is.Title, is.Body)
+	if err != nil {
+		return "", err
+	}
+	for j, l := range is.Labels {
+		if err := g.LabelDiscussion(d.ID, l); err != nil {
+			return fmt.Sprintf(".labels[%d]", j), err
+		}
+	}
+	for j, c := range is.Comments {
+		if _, err := g.Comment(d.ID, c.Author, c.Body); err != nil {
+			return fmt.Sprintf(".comments[%d]", j), err
+		}
+	}
+	switch {
+	case is.State == "" || is.State == "open":
+	case is.State == "closed":
+		err = g.CloseIssue(d.ID, "")
+	case is.State == "merged" && is.PullRequest:
+		err = g.MergePullRequest(d.ID)
+	default:
+		err = fmt.Errorf("%w: %q (open, closed, or merged for a pull request)", ErrInvalid, is.State)
+	}
+	if err != nil {
+		return ".state", err
+	}
+	return ".locked", g.LockIssue(d.ID, is.Locked)
 }
 
 // inputExpr matches ${{ inputs.X }} and ${{ github.event.inputs.X }}, the

@@ -53,6 +53,53 @@ repos:
 	}
 }
 
+func TestApplySeedOpensIssuesAfterTheDiscussions(t *testing.T) {
+	t.Parallel()
+	s, err := ParseSeed([]byte(`
+repos:
+  - name: octo/hello
+    labels: ["recess:waiting"]
+    discussions: [{author: alice, title: RFC}]
+    issues:
+      - {author: alice, title: Crash, labels: ["recess:waiting"], comments: [{author: "renovate[bot]", body: bump}, {author: bob, body: same here}]}
+      - {author: bob, title: Fix, pull_request: true, state: merged}
+      - {author: carol, title: Old, state: closed, locked: true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New()
+	if err := g.ApplySeed(s); err != nil {
+		t.Fatalf("ApplySeed() = %v", err)
+	}
+	type row struct {
+		Kind, Title, Reason  string
+		Closed, Merged, Lock bool
+		Labels               []string
+	}
+	var got []row
+	for n := 2; n <= 4; n++ {
+		d, err := g.Issue("octo/hello", n)
+		if err != nil {
+			t.Fatalf("Issue(%d) = %v", n, err)
+		}
+		got = append(got, row{d.Kind, d.Title, d.StateReason, d.Closed, d.Merged, d.Locked, d.Labels})
+	}
+	want := []row{
+		{Kind: "Issue", Title: "Crash", Labels: []string{"recess:waiting"}},
+		{Kind: "PullRequest", Title: "Fix", Closed: true, Merged: true},
+		{Kind: "Issue", Title: "Old", Reason: "COMPLETED", Closed: true, Lock: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("issues (-want +got):\n%s", diff)
+	}
+	crash, _ := g.Issue("octo/hello", 2)
+	cs, err := g.Comments(crash.ID)
+	if err != nil || len(cs) != 2 || cs[0].Author != "renovate" || cs[1].Body != "same here" {
+		t.Errorf("comments = %+v, %v; want renovate's and bob's", cs, err)
+	}
+}
+
 func TestSeedErrorsNameTheField(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -64,6 +111,10 @@ func TestSeedErrorsNameTheField(t *testing.T) {
 		{name: "workflow_without_file", yaml: "repos: [{name: o/r, workflows: [{run_name: x}]}]", want: "repos[0]: workflows[0].file"},
 		{name: "unknown_workflow_state", yaml: "repos: [{name: o/r, workflows: [{file: s.yml, state: sleeping}]}]", want: "repos[0]: workflows[0].state"},
 		{name: "discussion_without_title", yaml: "repos: [{name: o/r, discussions: [{author: a, body: b}]}]", want: "repos[0]: discussions[0]"},
+		{name: "issue_without_title", yaml: "repos: [{name: o/r, issues: [{author: a, body: b}]}]", want: "repos[0]: issues[0]: githubfake: invalid argument: empty title"},
+		{name: "issue_with_unknown_label", yaml: "repos: [{name: o/r, issues: [{title: t, labels: [nope]}]}]", want: "repos[0]: issues[0].labels[0]"},
+		{name: "merged_issue", yaml: "repos: [{name: o/r, issues: [{title: t, state: merged}]}]", want: "repos[0]: issues[0].state"},
+		{name: "issue_comment_key_unknown", yaml: "repos: [{name: o/r, issues: [{title: t, comments: [{author: a, body: b, replies: []}]}]}]", want: "replies"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

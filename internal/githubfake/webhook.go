@@ -4,11 +4,13 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // examples are GitHub's own webhook payload examples (octokit/webhooks, see
-// testdata/github/SOURCES.md), copied here because go:embed cannot reach
+// testdata/github/SOURCES.md): discussion, discussion_comment, issues,
+// issue_comment and workflow_dispatch, copied here because go:embed cannot reach
 // outside the package. Payloads are built from them so that every key
 // GitHub sends is there, with the fake's values substituted.
 //
@@ -18,8 +20,9 @@ var examples embed.FS
 // Event says which webhook delivery to build.
 type Event struct {
 	// Action is the payload's action: created, edited, deleted, closed,
-	// reopened, locked, unlocked, labeled, unlabeled, ... for discussion;
-	// created, edited, deleted for discussion_comment.
+	// reopened, locked, unlocked, labeled, unlabeled, ... for discussion
+	// (opened, not created, for issues); created, edited, deleted for
+	// discussion_comment and issue_comment.
 	Action string
 	// Sender is the login that caused the event; empty means the author.
 	Sender string
@@ -43,6 +46,16 @@ func exampleFor(event, action string) (map[string]any, error) {
 			name = "discussion.locked.json"
 		case event == "discussion":
 			name = "discussion.created.json"
+		// There is no example of a closed issue: a reopened one has its
+		// shape (closed_at set).
+		case event == "issues" && action == "closed":
+			name = "issues.reopened.json"
+		case event == "issues" && action == "unlabeled":
+			name = "issues.labeled.json"
+		case event == "issues" && action == "unlocked":
+			name = "issues.locked.json"
+		case event == "issues":
+			name = "issues.opened.json"
 		default:
 			return nil, fmt.Errorf("%w: no %s event with action %q", ErrInvalid, event, action)
 		}
@@ -84,16 +97,144 @@ func (g *GitHub) DiscussionPayload(discussionID string, ev Event) ([]byte, error
 	if err := g.fillCommon(m, d, d.author, ev); err != nil {
 		return nil, err
 	}
+	if err := g.fillLabel(m, d, ev); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+// fillLabel sets the label of a labeled or unlabeled event.
+func (g *GitHub) fillLabel(m map[string]any, d *discussion, ev Event) error {
 	if _, ok := m["label"]; ok || ev.Label != "" {
 		l := d.repo.label(ev.Label)
 		if l == nil {
-			return nil, fmt.Errorf("%w: a %s event needs an existing label, got %q", ErrInvalid, ev.Action, ev.Label)
+			return fmt.Errorf("%w: a %s event needs an existing label, got %q", ErrInvalid, ev.Action, ev.Label)
 		}
-		m["label"] = map[string]any{"id": l.dbID, "node_id": l.nodeID,
-			"url":  g.webAPIRoot() + "/repos/" + d.repo.fullName() + "/labels/" + l.name,
-			"name": l.name, "color": l.color, "default": false, "description": nilIfEmpty(l.description)}
+		m["label"] = g.labelJSON(l)
+	}
+	return nil
+}
+
+func (g *GitHub) labelJSON(l *label) map[string]any {
+	return map[string]any{"id": l.dbID, "node_id": l.nodeID,
+		"url":  g.webAPIRoot() + "/repos/" + l.repo.fullName() + "/labels/" + l.name,
+		"name": l.name, "color": l.color, "default": false, "description": nilIfEmpty(l.description)}
+}
+
+// IssuePayload builds the JSON GitHub delivers for an `issues` event
+// (opened, edited, closed, reopened, labeled, locked, ...) from the fake's
+// current state of the issue. A pull request has no `issues` events.
+func (g *GitHub) IssuePayload(issueID string, ev Event) ([]byte, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d := g.anyDiscussion(issueID)
+	if d == nil || d.kind != kindIssue {
+		return nil, fmt.Errorf("%w: no issue %q", ErrUnknownDiscussion, issueID)
+	}
+	m, err := exampleFor("issues", ev.Action)
+	if err != nil {
+		return nil, err
+	}
+	m["action"] = ev.Action
+	// The example of a reopened issue comes from an app's installation;
+	// the fake has none.
+	delete(m, "installation")
+	g.fillIssue(m, d)
+	if err := g.fillEnvelope(m, d.repo, d.author, ev); err != nil {
+		return nil, err
+	}
+	if err := g.fillLabel(m, d, ev); err != nil {
+		return nil, err
 	}
 	return json.Marshal(m)
+}
+
+// IssueCommentPayload builds the JSON GitHub delivers for an
+// `issue_comment` event (created, edited, deleted) on an issue or a pull
+// request (then issue.pull_request is set) from the fake's state of the
+// comment; a deleted comment is rendered as it was.
+func (g *GitHub) IssueCommentPayload(commentID string, ev Event) ([]byte, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, ok := g.nodes[commentID].(*comment)
+	if !ok {
+		c, ok = g.graveyard[commentID]
+	}
+	if !ok || c.disc.kind == kindDiscussion {
+		return nil, fmt.Errorf("%w: no issue comment %q", ErrUnknownComment, commentID)
+	}
+	m, err := exampleFor("issue_comment", ev.Action)
+	if err != nil {
+		return nil, err
+	}
+	m["action"] = ev.Action
+	g.fillIssue(m, c.disc)
+	if err := g.fillEnvelope(m, c.disc.repo, c.author, ev); err != nil {
+		return nil, err
+	}
+	api := g.webAPIRoot() + "/repos/" + c.disc.repo.fullName() + "/issues"
+	cm := m["comment"].(map[string]any)
+	cm["url"] = fmt.Sprintf("%s/comments/%d", api, c.dbID)
+	cm["html_url"] = c.url(g)
+	cm["issue_url"] = fmt.Sprintf("%s/%d", api, c.disc.number)
+	cm["id"] = c.dbID
+	cm["node_id"] = c.nodeID
+	cm["user"] = g.userJSONAt(g.webAPIRoot(), c.author)
+	cm["created_at"] = ghTime(c.createdAt)
+	cm["updated_at"] = ghTime(c.updatedAt)
+	cm["author_association"] = c.disc.repo.association(c.author)
+	cm["body"] = c.body
+	cm["reactions"] = reactionsJSON(fmt.Sprintf("%s/comments/%d/reactions", api, c.dbID), c.reactions)
+	return json.Marshal(m)
+}
+
+// fillIssue substitutes the payload's issue: an issue's or a pull
+// request's (pull_request set) state in the fake.
+func (g *GitHub) fillIssue(m map[string]any, d *discussion) {
+	root := g.webAPIRoot()
+	r := d.repo
+	api := fmt.Sprintf("%s/repos/%s/issues/%d", root, r.fullName(), d.number)
+	is := m["issue"].(map[string]any)
+	state, closedAt := "open", any(nil)
+	if d.closed {
+		state, closedAt = "closed", ghTime(d.closedAt)
+	}
+	labels := []any{}
+	for _, l := range d.labels {
+		labels = append(labels, g.labelJSON(l))
+	}
+	is["url"] = api
+	is["repository_url"] = root + "/repos/" + r.fullName()
+	is["labels_url"] = api + "/labels{/name}"
+	is["comments_url"] = api + "/comments"
+	is["events_url"] = api + "/events"
+	is["html_url"] = d.url(g)
+	is["id"] = d.dbID
+	is["node_id"] = d.nodeID
+	is["number"] = d.number
+	is["title"] = d.title
+	is["body"] = d.body
+	is["user"] = g.userJSONAt(root, d.author)
+	is["labels"] = labels
+	is["state"] = state
+	is["state_reason"] = nilIfEmpty(strings.ToLower(d.reason))
+	is["locked"] = d.locked
+	is["active_lock_reason"] = nil
+	is["assignee"], is["assignees"], is["milestone"] = nil, []any{}, nil
+	is["comments"] = len(d.comments)
+	is["created_at"] = ghTime(d.createdAt)
+	is["updated_at"] = ghTime(d.updatedAt)
+	is["closed_at"] = closedAt
+	is["author_association"] = r.association(d.author)
+	is["reactions"] = reactionsJSON(api+"/reactions", d.reactions)
+	if d.kind == kindPullRequest {
+		var mergedAt any
+		if d.merged {
+			mergedAt = ghTime(d.mergedAt)
+		}
+		is["pull_request"] = map[string]any{"url": fmt.Sprintf("%s/repos/%s/pulls/%d", root, r.fullName(), d.number),
+			"html_url": d.url(g), "diff_url": d.url(g) + ".diff", "patch_url": d.url(g) + ".patch", "merged_at": mergedAt}
+	}
 }
 
 // DiscussionCommentPayload builds the JSON GitHub delivers for a
@@ -166,10 +307,11 @@ func (g *GitHub) WorkflowDispatchPayload(runID int64) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// anyDiscussion finds a discussion by id, deleted ones included.
+// anyDiscussion finds a discussion, issue or pull request by id, deleted
+// ones included.
 func (g *GitHub) anyDiscussion(id string) *discussion {
 	for _, r := range g.repos {
-		for _, d := range r.discussions {
+		for _, d := range slices.Concat(r.discussions, r.issues) {
 			if d.nodeID == id {
 				return d
 			}
@@ -182,14 +324,6 @@ func (g *GitHub) anyDiscussion(id string) *discussion {
 func (g *GitHub) fillCommon(m map[string]any, d *discussion, author *identity, ev Event) error {
 	root := g.webAPIRoot()
 	r := d.repo
-	sender := author
-	if ev.Sender != "" {
-		a, err := g.lookupAccount(ev.Sender)
-		if err != nil {
-			return err
-		}
-		sender = a
-	}
 	disc := m["discussion"].(map[string]any)
 	state := "open"
 	if d.closed {
@@ -223,8 +357,22 @@ func (g *GitHub) fillCommon(m map[string]any, d *discussion, author *identity, e
 		cat["name"], cat["slug"], cat["emoji"], cat["description"] = c.name, c.slug, c.emoji, c.desc
 		cat["created_at"], cat["updated_at"] = ghTime(c.at), ghTime(c.at)
 	}
+	return g.fillEnvelope(m, r, author, ev)
+}
+
+// fillEnvelope substitutes repository, sender (the author unless the event
+// names another) and changes.
+func (g *GitHub) fillEnvelope(m map[string]any, r *repo, author *identity, ev Event) error {
+	sender := author
+	if ev.Sender != "" {
+		a, err := g.lookupAccount(ev.Sender)
+		if err != nil {
+			return err
+		}
+		sender = a
+	}
 	m["repository"] = g.repoPayload(m["repository"].(map[string]any), r)
-	m["sender"] = g.userJSONAt(root, sender)
+	m["sender"] = g.userJSONAt(g.webAPIRoot(), sender)
 	if _, ok := m["changes"]; ok || len(ev.Changes) > 0 {
 		ch := map[string]any{}
 		for k, v := range ev.Changes {
