@@ -45,6 +45,11 @@ func TestDecide_rules_by_kind_of_thread(t *testing.T) {
 	closedIssue.Closed, merged.Closed, merged.Merged = true, true, true
 	closedDiscussion := thread(state.KindDiscussion, "")
 	closedDiscussion.Closed = true
+	reopened := func(how string) *state.Record {
+		rec := adjourned()
+		rec.Closed = how
+		return rec
+	}
 	botIssue := thread(state.KindIssue, "@lead the build is red")
 	botIssue.Author, botIssue.AuthorBot = "ci", true
 	tests := []struct {
@@ -96,6 +101,12 @@ func TestDecide_rules_by_kind_of_thread(t *testing.T) {
 		{name: "pull_request_merged_expires_its_recess",
 			snap: snapshot{rec: waiting(`{"kind":"elapsed","elapsed":"P1D"}`), d: merged},
 			in:   reconcile, want: planned{Write: true, Notes: []string{"recess c-0 expired: the pull request was merged"}}},
+		{name: "issue_reopened_starts_nothing",
+			snap: snapshot{rec: reopened("the issue was closed"), d: thread(state.KindIssue, "@lead the build is red"), recent: answered(0, nil)},
+			in:   reconcile, want: planned{Write: true}},
+		{name: "discussion_reopened_starts_nothing",
+			snap: snapshot{rec: reopened("the discussion was closed"), d: thread(state.KindDiscussion, "the build is red"), recent: answered(0, nil)},
+			in:   reconcile, want: planned{Write: true}},
 		{name: "discussion_closed_expires_its_recess",
 			snap: snapshot{rec: waiting(`{"kind":"elapsed","elapsed":"P1D"}`), d: closedDiscussion},
 			in:   reconcile, want: planned{Write: true, Notes: []string{"recess c-0 expired: the discussion was closed"}}},
