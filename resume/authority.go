@@ -90,8 +90,12 @@ func authorityKey(c *Comment) string {
 
 // app reports whether a comment's author is an app's account: GitHub says
 // so (AuthorBot), or the login carries "[bot]" as REST spells it.
-func app(c *Comment) bool {
-	return c.AuthorBot || strings.HasSuffix(strings.ToLower(strings.TrimSpace(c.Author)), "[bot]")
+func app(c *Comment) bool { return isApp(c.Author, c.AuthorBot) }
+
+// isApp reports whether login is an app's account: GitHub says so (bot), or
+// the login carries "[bot]" as REST spells it.
+func isApp(login string, bot bool) bool {
+	return bot || strings.HasSuffix(strings.ToLower(strings.TrimSpace(login)), "[bot]")
 }
 
 // writer reports whether a comment's author may use slash commands: GitHub

@@ -51,6 +51,9 @@ type reading struct {
 	// said is what the comment says to the agent: the whole body, the text
 	// after an accepted command's line, or "" when it is not a reply.
 	said string
+	// quiet: an author whose words never count nor wake on this kind of
+	// thread (see facts.quiet), whom a trigger's from may still name.
+	quiet bool
 }
 
 // accepted reports a slash command recess acts on.
@@ -75,6 +78,9 @@ func (r reading) reply() bool { return r.said != "" }
 func (f *facts) reading(c *Comment) reading {
 	if !spoken(c, f.cfg.IgnoreAuthors) {
 		return reading{}
+	}
+	if f.quiet(c.Author, c.AuthorBot) {
+		return reading{quiet: true}
 	}
 	r := reading{said: c.Body}
 	r.cmd, r.hasCmd = parseCommand(c.Body)
@@ -103,6 +109,15 @@ func (f *facts) reading(c *Comment) reading {
 // deleted (see reading).
 func spoken(c *Comment, ignore []string) bool {
 	return !c.Mine && !c.Deleted && !c.Minimized && !ignored(c.Author, ignore)
+}
+
+// quiet is the one rule for an author whose words never count as a reply
+// and never wake recess on this kind of thread, besides recess's own: one
+// of ignore-authors, or, where the kind quiets bots (threadKind.quietBots),
+// an app's account (bot: GitHub says so; or a "[bot]" login). A trigger's
+// from may still name a bot (wait.Reply.NamedOnly), never an ignored author.
+func (f *facts) quiet(login string, bot bool) bool {
+	return ignored(login, f.cfg.IgnoreAuthors) || f.kind().quietBots && isApp(login, bot)
 }
 
 // ignored reports whether login is one of ignore-authors: recess treats

@@ -35,6 +35,8 @@
 //	slash commands (/recess ...)          resume/commands.go
 //	authority (who may command)           resume/authority.go
 //	scope (categories, labels, wake-on)   resume/scope.go
+//	what differs by kind of thread (the   resume/kinds.go (kinds; bots:
+//	  noun, flat, wake-on default, bots)    facts.quiet in commands.go)
 //	verdict (applying it)                 resume/verdict.go
 //	where a verdict reply goes (for the   resume/verdict.go (PlaceReply)
 //	  verdict and the agent's tools)

@@ -65,8 +65,10 @@ type Config struct {
 	// slugs) recess serves; Labels, when not empty, serve only discussions
 	// carrying one of them. See outOfScope.
 	Categories, Labels []string
-	// WakeOn says what starts a fresh run on a discussion with nothing
-	// pending: WakeComment (default), WakeMention, WakeCommand.
+	// WakeOn says what starts a fresh run on a thread with nothing
+	// pending: WakeComment, WakeMention, WakeCommand; empty: the default
+	// of the thread's kind (comment for a discussion, mention for an
+	// issue or a pull request).
 	WakeOn string
 	// MentionHandles are the handles WakeMention listens for ("@lead").
 	MentionHandles []string

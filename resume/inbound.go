@@ -132,22 +132,25 @@ func (f *facts) reconcile(rec *state.Record) (plan, error) {
 	return f.evaluate(rec, p, ask, obs)
 }
 
-// gone reports a discussion that was deleted, locked or closed; it then
-// expires every recess (expired, not resolved: nobody answered), and drops
-// an owed dispatch. An active run is left to finish; its verdict is still
-// accepted.
+// gone reports a thread that was deleted, locked, closed or merged; it
+// then expires every recess (expired, not resolved: nobody answered), and
+// drops an owed dispatch. An active run is left to finish; its verdict is
+// still accepted. Reopening starts nothing by itself.
 func (f *facts) gone(rec *state.Record) (bool, plan) {
-	var reason string
+	var how string
 	switch {
 	case f.d == nil:
-		reason = "the discussion was deleted"
+		how = "deleted"
 	case f.d.Locked:
-		reason = "the discussion was locked"
+		how = "locked"
+	case f.d.Merged:
+		how = "merged"
 	case f.d.Closed:
-		reason = "the discussion was closed"
+		how = "closed"
 	default:
 		return false, plan{}
 	}
+	reason := "the " + f.kind().noun + " was " + how
 	var p plan
 	if len(rec.OpenRFCs) == 0 && rec.Queued == nil {
 		return true, p
@@ -253,9 +256,9 @@ func (f *facts) observe(rfc *state.RFC) wait.Observed {
 			continue
 		}
 		r := f.reading(c)
-		if r.reply() {
+		if r.reply() || r.quiet {
 			// A command with words after its line is also a reply.
-			o.Replies = append(o.Replies, wait.Reply{ID: c.ID, Author: c.Author, Root: c.Root, CreatedAt: c.CreatedAt})
+			o.Replies = append(o.Replies, wait.Reply{ID: c.ID, Author: c.Author, Root: c.Root, CreatedAt: c.CreatedAt, NamedOnly: r.quiet})
 		}
 		if !r.accepted() {
 			continue

@@ -67,12 +67,12 @@ func (f *facts) outOfScope() string {
 func (f *facts) notWoken(first bool, unseen int) string {
 	what := text.Count(unseen, "new reply", "new replies")
 	switch {
-	case first && !f.d.Mine && !ignored(f.d.Author, f.cfg.IgnoreAuthors):
-		what = "the new discussion"
+	case first && !f.d.Mine && !f.quiet(f.d.Author, f.d.AuthorBot):
+		what = "the new " + f.kind().noun
 	case unseen == 0:
 		return ""
 	}
-	switch f.cfg.WakeOn {
+	switch f.wakeOn() {
 	case WakeMention:
 		var handles []string
 		for _, h := range f.cfg.MentionHandles {
@@ -90,7 +90,7 @@ func (f *facts) notWoken(first bool, unseen int) string {
 func (f *facts) wakes(c *Comment) bool {
 	r := f.reading(c)
 	ask := r.accepted() && r.cmd.name == "ask"
-	switch f.cfg.WakeOn {
+	switch f.wakeOn() {
 	case WakeMention:
 		return r.reply() && f.mentions(r.said)
 	case WakeCommand:
@@ -100,12 +100,13 @@ func (f *facts) wakes(c *Comment) bool {
 	}
 }
 
-// firstWakes reports whether a new discussion starts a fresh run.
+// firstWakes reports whether a new thread starts a fresh run: it counts as
+// its first comment (an opened issue's body may mention).
 func (f *facts) firstWakes() bool {
-	if f.d.Mine || ignored(f.d.Author, f.cfg.IgnoreAuthors) {
+	if f.d.Mine || f.quiet(f.d.Author, f.d.AuthorBot) {
 		return false
 	}
-	if f.cfg.WakeOn == WakeMention {
+	if f.wakeOn() == WakeMention {
 		return f.mentions(f.d.Title + "\n" + f.d.Body)
 	}
 	return true

@@ -11,13 +11,14 @@ import (
 
 // texts are the words recess shows people in discussions (the
 // status comment, its notes and its answers to commands), by key, each in
-// this one place; {name} placeholders are filled in (see text).
+// this one place; {name} placeholders are filled in (see text), {thread}
+// always, with the noun of the thread's kind ("discussion", "issue").
 var texts = map[string]string{
 	// The status comment, one line per state.
 	"status.waiting":   "⏸️ Waiting {what}.",
 	"status.why":       "The agent's note: {summary}",
-	"status.working":   "▶️ An agent is working on this discussion{run}.",
-	"status.resumed":   "▶️ Resumed because {why}; an agent is working on this discussion{run}.",
+	"status.working":   "▶️ An agent is working on this {thread}{run}.",
+	"status.resumed":   "▶️ Resumed because {why}; an agent is working on this {thread}{run}.",
 	"status.attempt":   "This is attempt {attempt} of {attempts}.",
 	"status.escalated": "⚠️ recess stopped starting agent runs here: {reason}. A maintainer can say `/recess retry` to try again.",
 	"status.blocked":   "⚠️ recess cannot start the agent here: {reason}. {told} It tries again by itself once the agent workflow changes, or when a maintainer says `/recess retry`.",
@@ -27,9 +28,9 @@ var texts = map[string]string{
 	"status.closed":    "⏹️ Not waiting any more: {reason}.",
 	"status.idle":      "✅ Nothing is pending here.",
 	"status.footer":    "Kept up to date by recess. Maintainers can say `/recess status`, `cancel`, `resume`, `signal NAME`, `retry`, `extend DURATION` or `ask`.",
-	// Notes recess posts in the discussion.
-	"note.escalated": "⚠️ recess stopped starting agent runs for this discussion: {reason}.{mentions} A maintainer can say `/recess retry` to try again.",
-	"note.blocked":   "⚠️ recess cannot start the agent for this discussion: {reason}.{mentions} It tries again by itself once the agent workflow changes; a maintainer can also say `/recess retry`.",
+	// Notes recess posts in the thread.
+	"note.escalated": "⚠️ recess stopped starting agent runs for this {thread}: {reason}.{mentions} A maintainer can say `/recess retry` to try again.",
+	"note.blocked":   "⚠️ recess cannot start the agent for this {thread}: {reason}.{mentions} It tries again by itself once the agent workflow changes; a maintainer can also say `/recess retry`.",
 	"note.cancelled": "⏹️ No longer waiting here: @{author} cancelled the wait.",
 	"note.expired":   "⏹️ No longer waiting here: the wait ended at {at}, still waiting {what}.",
 	// The line above a verdict reply posted at the top level instead of
@@ -61,19 +62,15 @@ var ownMarkdown = map[string][]string{
 // text and escaped (EscapeMarkdown), except the placeholders ownMarkdown
 // lists.
 func (f *facts) text(key string, args ...string) string {
-	t := texts[key]
-	if len(args) > 0 {
-		pairs := make([]string, 0, len(args))
-		for i := 0; i+1 < len(args); i += 2 {
-			v := args[i+1]
-			if !slices.Contains(ownMarkdown[key], args[i]) {
-				v = EscapeMarkdown(v)
-			}
-			pairs = append(pairs, "{"+args[i]+"}", v)
+	pairs := []string{"{thread}", f.kind().noun}
+	for i := 0; i+1 < len(args); i += 2 {
+		v := args[i+1]
+		if !slices.Contains(ownMarkdown[key], args[i]) {
+			v = EscapeMarkdown(v)
 		}
-		t = strings.NewReplacer(pairs...).Replace(t)
+		pairs = append(pairs, "{"+args[i]+"}", v)
 	}
-	return t
+	return strings.NewReplacer(pairs...).Replace(texts[key])
 }
 
 // EscapeMarkdown renders text recess did not write (a comment's words, a

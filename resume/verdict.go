@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -103,6 +104,9 @@ func (f *facts) verdict(rec *state.Record, v *Verdict, runID int64) (plan, error
 		if err := f.fits(rec, v, a); err != nil {
 			return plan{}, err
 		}
+		if at := threadScope(v.Trigger, "trigger"); at != "" && f.kind().flat {
+			return plan{}, refuse(at, "scope %q counts replies under recess's question, and this %s holds no replies under comments: leave scope out (every reply counts)", wait.ScopeThread, f.kind().noun)
+		}
 	}
 
 	// Everything in the snapshot but the verdict's own replies was there
@@ -128,7 +132,7 @@ func (f *facts) verdict(rec *state.Record, v *Verdict, runID int64) (plan, error
 			if pl.Answered != "" {
 				answered = f.text("reply.answered", "what", pl.Answered)
 			}
-			p.posts = append(p.posts, post{key: v.CorrelationID, index: i, replyTo: pl.Under, answered: answered, body: r.Body})
+			p.posts = append(p.posts, post{key: v.CorrelationID, index: i, replyTo: cmp.Or(pl.Under, pl.Quote), answered: answered, body: r.Body})
 		}
 	}
 	if len(p.posts) > 0 {
@@ -170,6 +174,10 @@ type Placement struct {
 	// its parent when it is itself a reply, as GitHub threads only under a
 	// top-level comment). "" for the top level.
 	Under string
+	// Quote is, on a flat thread (an issue, a pull request), the comment
+	// its reply_to names: the reply goes at the top level, and the adapter
+	// opens it with a quote line linking that comment (Threads.Reply's to).
+	Quote string
 	// Moved says, in words for the agent, why a reply whose reply_to names
 	// a comment goes to the top level instead ("comment X was deleted");
 	// "" when it goes where it was asked to, or names no comment.
@@ -187,7 +195,8 @@ type Placement struct {
 // minimized or deleted thread (readers do not look there), recess's own
 // status comment (recess rewrites it, collapses it and moves it to the end
 // of a long discussion), or an id that is not a comment of this discussion
-// (unknown, or in another discussion).
+// (unknown, or in another discussion). A flat thread holds nothing under
+// a comment: a reply to a comment readers see quotes it (Quote).
 func PlaceReply(d *Thread, id string) Placement {
 	if id == "" {
 		return Placement{}
@@ -198,10 +207,10 @@ func PlaceReply(d *Thread, id string) Placement {
 		}
 		return nil
 	}
-	c := find(id)
+	c, kind := find(id), kindOf(d.Kind)
 	if c == nil {
-		return Placement{Moved: "this discussion shows no comment " + strconv.Quote(text.Clip(id, 64)),
-			Answered: fmt.Sprintf("a comment this discussion does not show (%s)", code(id))}
+		return Placement{Moved: "this " + kind.noun + " shows no comment " + strconv.Quote(text.Clip(id, 64)),
+			Answered: fmt.Sprintf("a comment this %s does not show (%s)", kind.noun, code(id))}
 	}
 	if c.Deleted {
 		return Placement{Moved: "comment " + id + " was deleted", Answered: "a comment that was deleted"}
@@ -215,6 +224,8 @@ func PlaceReply(d *Thread, id string) Placement {
 		moved, what = "comment "+id+" is hidden (minimized)", "a hidden comment"
 	case c.Root != "" && (parent == nil || parent.Deleted || parent.Minimized):
 		moved = "comment " + id + " is a reply under a comment that was deleted or hidden"
+	case kind.flat:
+		return Placement{Quote: c.ID}
 	default:
 		return Placement{Under: c.Thread()}
 	}
@@ -246,6 +257,20 @@ func (f *facts) fits(rec *state.Record, v *Verdict, a *state.Run) error {
 		return fmt.Errorf("record of discussion %d: %w", v.DiscussionNumber, err)
 	}
 	return nil
+}
+
+// threadScope is the path of the first scope "thread" in trigger t (at
+// path), "" when it has none.
+func threadScope(t *wait.Trigger, path string) string {
+	if t.Scope == wait.ScopeThread {
+		return path + ".scope"
+	}
+	for i, c := range t.Of {
+		if at := threadScope(c, wait.IndexPath(path+".of", i)); at != "" {
+			return at
+		}
+	}
+	return ""
 }
 
 // recess opens in rec the recess a recessed verdict asks for, with the

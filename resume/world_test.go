@@ -175,7 +175,8 @@ func (w *world) Reply(_ context.Context, t *resume.Thread, to, body string) (*re
 		replyTo := ""
 		if to != "" {
 			// The adapter places an answer under the top-level comment
-			// its comment sits in: GitHub threads one level deep.
+			// its comment sits in: GitHub threads one level deep. A flat
+			// thread (an issue) holds none: the answer quotes it.
 			ok := false
 			for _, c := range d.Comments {
 				if c.ID == to {
@@ -184,6 +185,9 @@ func (w *world) Reply(_ context.Context, t *resume.Thread, to, body string) (*re
 			}
 			if !ok {
 				return nil, fmt.Errorf("comment %s: %w", to, resume.ErrNotFound)
+			}
+			if d.Kind == state.KindIssue {
+				replyTo, body = "", "> [answering]("+d.URL+"#"+to+")\n\n"+body
 			}
 		}
 		id := w.nextID("DC")

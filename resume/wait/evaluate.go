@@ -166,8 +166,8 @@ func (e *evaluator) missingInput(t *Trigger) result {
 func counted(t *Trigger, o Observed) []time.Time {
 	var times []time.Time
 	for _, rp := range o.Replies {
-		switch {
-		case len(t.From) > 0 && !slices.ContainsFunc(t.From, func(f string) bool { return SameLogin(f, rp.Author) }):
+		switch named := slices.ContainsFunc(t.From, func(f string) bool { return SameLogin(f, rp.Author) }); {
+		case (len(t.From) > 0 || rp.NamedOnly) && !named:
 		case t.Scope == ScopeThread && (rp.Root == "" || !slices.Contains(o.ThreadRoots, rp.Root)):
 		default:
 			times = append(times, o.at(rp.CreatedAt))

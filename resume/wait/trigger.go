@@ -84,6 +84,9 @@ type Reply struct {
 	Author    string
 	Root      string // top-level comment it sits under, "" if top-level
 	CreatedAt time.Time
+	// NamedOnly: it counts only for a trigger whose From names its author
+	// (a bot's comment where bots do not count).
+	NamedOnly bool
 }
 
 // Signal is a named signal a maintainer delivered.

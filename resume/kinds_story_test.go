@@ -1,0 +1,45 @@
+package resume_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
+)
+
+// An issue through the engine's entry points: opened mentioning the lead,
+// it is dispatched for and its record says it is an issue; a bot's
+// comment counts for nothing; a person's reply fires the recess.
+func TestStory_an_issue_mentions_recesses_ignores_a_bot_and_resumes(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	e := w.engine(resume.Config{MentionHandles: []string{"@lead"}})
+	e.Kind = state.KindIssue
+	n := w.openDiscussion("alice")
+	w.discussions[n].Kind, w.discussions[n].Body = state.KindIssue, "@lead the build is red"
+	if res := mustRun(t)(e.Intake(ctx, n)); !res.Dispatched {
+		t.Fatalf("intake of an issue mentioning @lead: not dispatched (notes %q)", res.Notes)
+	}
+	if k := w.record(t, n).Kind; k != state.KindIssue {
+		t.Errorf("record kind = %q, want %q", k, state.KindIssue)
+	}
+	q := w.say(n, "bob", "NONE", "", "Which runner?")
+	mustRun(t)(verdict(t, e, `{"verdict":"recessed","correlation_id":"c-1","discussion_number":1,"replies":[{"body":"Which one?","reply_to":"`+q+`"}],"trigger":{"kind":"missing_input","replies":1}}`))
+	if mine := w.mine(n); len(mine) == 0 || mine[0].Root != "" || !strings.HasPrefix(mine[0].Body, "> [answering]") {
+		t.Errorf("recess's reply on an issue = %+v, want a top-level comment quoting %s", mine, q)
+	}
+	w.advance(time.Minute)
+	w.mu.Lock()
+	w.discussions[n].Comments = append(w.discussions[n].Comments, resume.Comment{ID: "IC_bot", Author: "ci", AuthorBot: true, Body: "Coverage 81%", CreatedAt: w.clock.Now()})
+	w.mu.Unlock()
+	if res := mustRun(t)(e.Inbound(ctx, n)); res.Fired || res.OpenRFCs != 1 {
+		t.Errorf("a bot's comment: fired %v, open %d; want nothing", res.Fired, res.OpenRFCs)
+	}
+	w.advance(time.Minute)
+	w.say(n, "bob", "NONE", "", "The ARM one.")
+	if res := mustRun(t)(e.Inbound(ctx, n)); !res.Fired {
+		t.Errorf("a person's reply on an issue did not fire the recess (notes %q)", res.Notes)
+	}
+}
