@@ -123,7 +123,7 @@ func (e *Engine) dispatchFailed(ctx context.Context, p plan, derr error, res *Re
 	}
 	q := decideDispatchFailed(p.rec, p.d, derr, setup, e.cfg(), p.now)
 	r, err := e.apply(ctx, q)
-	res.Warnings = append(res.Warnings, r.Warnings...)
+	res.Notes, res.Warnings = append(res.Notes, r.Notes...), append(res.Warnings, r.Warnings...)
 	if err != nil && !errors.Is(err, state.ErrConflict) {
 		return err
 	}

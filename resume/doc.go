@@ -11,7 +11,8 @@
 // escalation. Each entry point reads once (a snapshot), decides with a
 // function that performs no I/O and returns the decision as a value (a
 // plan: the next record, its effects, the dispatch, what else to read
-// first), and applies it in one fixed order: the record write first, the
+// first), and applies it in one fixed order (see plan): a verdict's replies,
+// the waiting label that must precede the write, the record write, then the
 // notes, reactions and labels only once it has won (a dry run returns the
 // plan instead). Every dispatch is recorded as an intent before it is sent and
 // confirmed after, so a crash in between is found and repaired by the next
@@ -47,7 +48,7 @@
 //	                                        event: resume/inbound.go (Deleted)
 //	sweep, plan, visit                    resume/sweep.go
 //	sweep switch (what a run asks of it;  resume/sweepswitch.go (sweepSwitchFor),
-//	  never off under a hidden record)      resume/sweep.go (Engine.plan, Overlooker)
+//	  never off under a hidden record)      resume/sweep.go (Engine.choose, Overlooker)
 //	status (comment text, recess status)  resume/status.go
 //	a trigger in words (status, prompt)   resume/status.go (triggerWords)
 //	escalation, retries, stuck runs       resume/escalate.go

@@ -21,8 +21,9 @@ const (
 	// EffectLabel adds Label to the discussion; EffectUnlabel removes it.
 	EffectLabel
 	EffectUnlabel
-	// EffectNote posts Body (under ReplyTo when set) unless recess already
-	// posted a comment carrying the marker Key.
+	// EffectNote posts Body (answering the comment ReplyTo when set: the
+	// Threads adapter places it) unless recess already posted a comment
+	// carrying the marker Key.
 	EffectNote
 	// EffectEdit replaces the body of recess's comment Subject with Body:
 	// the copy of the record it carries, brought up to date before the
@@ -49,7 +50,7 @@ type Effect struct {
 	Reaction Reaction
 	Label    string
 	Key      string // the note's marker
-	ReplyTo  string // the note's parent comment ("" for top-level)
+	ReplyTo  string // the comment the note answers ("" for none; Threads.Reply places it)
 	Body     string
 	Dispatch *DispatchRequest // EffectDispatch
 }

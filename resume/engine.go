@@ -451,6 +451,8 @@ func (p plan) with(qs ...plan) plan {
 		}
 		p.res.Notes, p.res.Warnings = append(p.res.Notes, q.res.Notes...), append(p.res.Warnings, q.res.Warnings...)
 		p.res.CorrelationID = cmp.Or(q.res.CorrelationID, p.res.CorrelationID)
+		p.res.Stale = p.res.Stale || q.res.Stale
+		p.readOnly = p.readOnly || q.readOnly
 		p.logs = append(p.logs, q.logs...)
 		if q.obs != nil {
 			p.obs, p.evals = q.obs, q.evals

@@ -159,16 +159,16 @@ func TestDecide_verdict_by_kind_of_thread(t *testing.T) {
 		refused string // the field refused, "" when accepted
 	}{
 		{name: "issue_reply_quotes_its_comment", kind: state.KindIssue, v: verdict(`{"kind":"missing_input","replies":1}`, "C_1"),
-			place: Placement{Quote: "C_1"}, want: []post{{key: "c-1", replyTo: "C_1", body: "Which database?"}}},
-		{name: "discussion_reply_goes_under_its_thread", kind: state.KindDiscussion, v: verdict(`{"kind":"missing_input","replies":1}`, "C_2"),
-			place: Placement{Under: "C_1"}, want: []post{{key: "c-1", replyTo: "C_1", body: "Which database?"}}},
+			place: Placement{To: "C_1"}, want: []post{{key: "c-1", replyTo: "C_1", body: "Which database?"}}},
+		{name: "discussion_reply_answers_a_reply_under_its_thread", kind: state.KindDiscussion, v: verdict(`{"kind":"missing_input","replies":1}`, "C_2"),
+			place: Placement{To: "C_2", Under: "C_1"}, want: []post{{key: "c-1", replyTo: "C_2", body: "Which database?"}}},
 		{name: "issue_scope_thread_refused", kind: state.KindIssue, v: verdict(`{"kind":"missing_input","replies":1,"scope":"thread"}`, "C_1"),
 			refused: "trigger.scope"},
 		{name: "pull_request_nested_scope_thread_refused", kind: state.KindPullRequest,
 			v:       verdict(`{"kind":"any","of":[{"kind":"elapsed","elapsed":"P1D"},{"kind":"missing_input","replies":1,"scope":"thread"}]}`, ""),
 			refused: "trigger.of[1].scope"},
 		{name: "discussion_scope_thread_accepted", kind: state.KindDiscussion, v: verdict(`{"kind":"missing_input","replies":1,"scope":"thread"}`, "C_1"),
-			place: Placement{Under: "C_1"}, want: []post{{key: "c-1", replyTo: "C_1", body: "Which database?"}}},
+			place: Placement{To: "C_1", Under: "C_1"}, want: []post{{key: "c-1", replyTo: "C_1", body: "Which database?"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

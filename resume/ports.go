@@ -3,6 +3,7 @@ package resume
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -164,7 +165,7 @@ type DispatchRequest struct {
 	// ResumeContext is the resume_context input (empty for a fresh dispatch).
 	ResumeContext string
 	// Repo is what the discussion's read learned of the repository
-	// (Discussion.Repo): the branch a dispatch runs on when none is
+	// (Thread.Repo): the branch a dispatch runs on when none is
 	// configured. It is no input.
 	Repo Repo
 }
@@ -194,6 +195,14 @@ type WorkflowRun struct {
 type ThreadRef struct {
 	Kind   state.Kind
 	Number int
+}
+
+// Comment is the comment id of t, nil when t holds none.
+func (t *Thread) Comment(id string) *Comment {
+	if i := slices.IndexFunc(t.Comments, func(c Comment) bool { return c.ID == id }); i >= 0 {
+		return &t.Comments[i]
+	}
+	return nil
 }
 
 // DiscussionRef addresses discussion number n.

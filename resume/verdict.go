@@ -1,7 +1,6 @@
 package resume
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -132,7 +131,7 @@ func (f *facts) verdict(rec *state.Record, v *Verdict, runID int64) (plan, error
 			if pl.Answered != "" {
 				answered = f.text("reply.answered", "what", pl.Answered)
 			}
-			p.posts = append(p.posts, post{key: v.CorrelationID, index: i, replyTo: cmp.Or(pl.Under, pl.Quote), answered: answered, body: r.Body})
+			p.posts = append(p.posts, post{key: v.CorrelationID, index: i, replyTo: pl.To, answered: answered, body: r.Body})
 		}
 	}
 	if len(p.posts) > 0 {
@@ -169,15 +168,15 @@ func (f *facts) verdict(rec *state.Record, v *Verdict, runID int64) (plan, error
 // Placement is where a verdict reply is posted (PlaceReply): the one rule
 // that the verdict follows and that the agent's tools report before it.
 type Placement struct {
-	// Under is the top-level comment the reply goes under: the thread the
-	// comment its reply_to names sits in (Comment.Thread: that comment, or
-	// its parent when it is itself a reply, as GitHub threads only under a
-	// top-level comment). "" for the top level.
+	// To is the comment the reply answers in place: what Threads.Reply is
+	// given, whose adapter places it (under that comment's thread in a
+	// discussion; at the top level, opening with a quote line linking it,
+	// in a flat thread). "" when it goes to the top level.
+	To string
+	// Under is, for people and the agent, the top-level comment the reply
+	// will sit under (Comment.Thread of To in a discussion); "" for the top
+	// level, and always in a flat thread.
 	Under string
-	// Quote is, on a flat thread (an issue, a pull request), the comment
-	// its reply_to names: the reply goes at the top level, and the adapter
-	// opens it with a quote line linking that comment (Threads.Reply's to).
-	Quote string
 	// Moved says, in words for the agent, why a reply whose reply_to names
 	// a comment goes to the top level instead ("comment X was deleted");
 	// "" when it goes where it was asked to, or names no comment.
@@ -201,13 +200,7 @@ func PlaceReply(d *Thread, id string) Placement {
 	if id == "" {
 		return Placement{}
 	}
-	find := func(id string) *Comment {
-		if i := slices.IndexFunc(d.Comments, func(c Comment) bool { return c.ID == id }); i >= 0 {
-			return &d.Comments[i]
-		}
-		return nil
-	}
-	c, kind := find(id), kindOf(d.Kind)
+	c, kind := d.Comment(id), kindOf(d.Kind)
 	if c == nil {
 		return Placement{Moved: "this " + kind.noun + " shows no comment " + strconv.Quote(text.Clip(id, 64)),
 			Answered: fmt.Sprintf("a comment this %s does not show (%s)", kind.noun, code(id))}
@@ -217,7 +210,7 @@ func PlaceReply(d *Thread, id string) Placement {
 	}
 	status := c.Mine && state.HasMarker(c.Body)
 	moved, what := "", "a comment"
-	switch parent := find(c.Root); {
+	switch parent := d.Comment(c.Root); {
 	case status:
 		moved, what = "comment "+id+" is recess's status comment, which recess rewrites and moves", "recess's status comment"
 	case c.Minimized:
@@ -225,9 +218,9 @@ func PlaceReply(d *Thread, id string) Placement {
 	case c.Root != "" && (parent == nil || parent.Deleted || parent.Minimized):
 		moved = "comment " + id + " is a reply under a comment that was deleted or hidden"
 	case kind.flat:
-		return Placement{Quote: c.ID}
+		return Placement{To: c.ID}
 	default:
-		return Placement{Under: c.Thread()}
+		return Placement{To: c.ID, Under: c.Thread()}
 	}
 	if c.Author != "" && !status {
 		what += " by @" + c.Author
