@@ -46,8 +46,9 @@ type Threads interface {
 	// thread itself). The adapter places it as its kind of thread can
 	// hold it: in a discussion, under the top-level comment to sits in
 	// (Comment.Thread), as GitHub threads only one level deep and refuses
-	// a reply to a reply. Which comment a reply may answer in place is the
-	// engine's rule (PlaceReply).
+	// a reply to a reply; in an issue or a pull request, at the top level,
+	// opening with a quote line that links to. Which comment a reply may
+	// answer in place is the engine's rule (PlaceReply).
 	Reply(ctx context.Context, t *Thread, to, body string) (*Comment, error)
 	// Edit replaces the body of a comment recess posted (to keep the copy
 	// of its record that a comment carries current: see facts.keepCopy).
@@ -200,17 +201,23 @@ func DiscussionRef(n int) ThreadRef { return ThreadRef{Kind: state.KindDiscussio
 
 // Thread is a snapshot of a thread (a discussion) and its comments.
 type Thread struct {
-	// Kind is the thread's kind (state.KindDiscussion).
-	Kind      state.Kind
-	ID        string
-	Number    int
-	Title     string
-	Body      string
-	Author    string
+	// Kind is the thread's kind (state.KindDiscussion, KindIssue,
+	// KindPullRequest); empty: a discussion.
+	Kind   state.Kind
+	ID     string
+	Number int
+	Title  string
+	Body   string
+	Author string
+	// AuthorBot is set when the author is an app's account (see
+	// Comment.AuthorBot).
+	AuthorBot bool
 	CreatedAt time.Time
 	URL       string
-	Closed    bool
-	Locked    bool
+	// Closed is set for a closed thread; Merged, besides, for a merged
+	// pull request.
+	Closed, Merged bool
+	Locked         bool
 	// Mine is true when recess's own identity authored the discussion.
 	Mine bool
 	// Labels are the discussion's label names.

@@ -121,8 +121,16 @@ type Record struct {
 // Kind is a kind of thread recess keeps records for.
 type Kind string
 
-// KindDiscussion is a GitHub Discussion, the only kind recess serves yet.
-const KindDiscussion Kind = "discussion"
+// The kinds of thread: a GitHub Discussion, an issue, and a pull
+// request's conversation (its issue comments).
+const (
+	KindDiscussion  Kind = "discussion"
+	KindIssue       Kind = "issue"
+	KindPullRequest Kind = "pull_request"
+)
+
+// Kinds are the kinds a record may store.
+var Kinds = []Kind{KindDiscussion, KindIssue, KindPullRequest}
 
 // Cursor marks a position in a discussion's history by GitHub's own
 // timestamps: everything created at or before At is on the near side, except
