@@ -186,7 +186,7 @@ func check(r *Record) error {
 	}
 
 	invalid(r.Discussion < 1, "discussion", "%d is not a discussion number", r.Discussion)
-	invalid(r.Kind != "" && r.Kind != KindDiscussion, "kind", "unknown kind %q", r.Kind)
+	invalid(r.Kind != "" && !slices.Contains(Kinds, r.Kind), "kind", "unknown kind %q", r.Kind)
 	cursor("seen", r.Seen)
 	if a := r.Active; a != nil {
 		invalid(a.CorrelationID == "", "active.correlation_id", "empty")

@@ -299,7 +299,7 @@ func TestEncodeRefuses(t *testing.T) {
 	}{
 		{"discussion_zero", func(r *state.Record) { r.Discussion = 0 }, state.ErrInvalid, "discussion"},
 		{"discussion_negative", func(r *state.Record) { r.Discussion = -4 }, state.ErrInvalid, "discussion"},
-		{"kind_unknown", func(r *state.Record) { r.Kind = "issue" }, state.ErrInvalid, "kind"},
+		{"kind_unknown", func(r *state.Record) { r.Kind = "gist" }, state.ErrInvalid, "kind"},
 		{"open_rfcs_over", func(r *state.Record) {
 			r.OpenRFCs = map[string]*state.RFC{}
 			for i := range state.MaxOpenRFCs + 1 {
@@ -423,7 +423,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"discussion_negative", `{"schema":1,"discussion":-3}`, "discussion"},
 		{"discussion_missing", `{"schema":1}`, "discussion"},
 		{"discussion_huge", `{"schema":1,"discussion":99999999999999999999999}`, "discussion"},
-		{"kind_unknown", valid(`,"kind":"pull_request"`), "kind"},
+		{"kind_unknown", valid(`,"kind":"gist"`), "kind"},
 		{"kind_null", valid(`,"kind":null`), "kind"},
 		{"kind_number", valid(`,"kind":1`), "kind"},
 		{"run_id_huge", valid(`,"active":{"correlation_id":"c","state":"dispatched","run_id":1e400}`), "active.run_id"},
@@ -487,6 +487,8 @@ func TestDecodeAccepts(t *testing.T) {
 	}{
 		{"minimal", `{"schema":1,"discussion":4}`, state.New(4)},
 		{"kind_discussion", `{"schema":1,"discussion":4,"kind":"discussion"}`, &state.Record{Schema: 1, Discussion: 4, Kind: state.KindDiscussion}},
+		{"kind_issue", `{"schema":1,"discussion":4,"kind":"issue"}`, &state.Record{Schema: 1, Discussion: 4, Kind: state.KindIssue}},
+		{"kind_pull_request", `{"schema":1,"discussion":4,"kind":"pull_request"}`, &state.Record{Schema: 1, Discussion: 4, Kind: state.KindPullRequest}},
 		{"whitespace_and_nulls", " {\n\"schema\" : 1 , \"discussion\":4,\"active\":null,\"queued\":null,\"escalated\":null,\"open_rfcs\":{\"c-1\":{\"trigger\":{ \"kind\" : \"missing_input\", \"replies\" : 1 },\"due_at\":null}}}\n\t",
 			&state.Record{Schema: 1, Discussion: 4, OpenRFCs: map[string]*state.RFC{"c-1": {Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":1}`)}}}},
 		{"offset_times_become_utc", `{"schema":1,"discussion":4,"updated_at":"2026-11-21T12:00:00.5+02:00"}`,
