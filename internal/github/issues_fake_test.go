@@ -263,3 +263,149 @@ func TestReplyOnAFlatThreadQuotesTheCommentItAnswers(t *testing.T) {
 		})
 	}
 }
+
+// kinds are the kinds of thread the adapter serves.
+var kinds = []state.Kind{state.KindDiscussion, state.KindIssue, state.KindPullRequest}
+
+func TestEditReactAndLabelOnEveryKind(t *testing.T) {
+	t.Parallel()
+	for _, k := range kinds {
+		t.Run(string(k), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFlatRepo(t)
+			d := f.open(t, k, "alice", "alice: hello")
+			c := f.client(t)
+			th, err := c.Thread(ctx, resume.ThreadRef{Kind: k, Number: d.Number})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mine, err := c.Reply(ctx, th, "", "asking")
+			if err != nil {
+				t.Fatalf("Reply = %v", err)
+			}
+			if err := c.Edit(ctx, mine.ID, "asked"); err != nil {
+				t.Fatalf("Edit = %v", err)
+			}
+			hello := th.Comments[0].ID
+			for _, id := range []string{hello, d.ID} {
+				if err := c.React(ctx, id, resume.Eyes); err != nil {
+					t.Fatalf("React(%s) = %v", id, err)
+				}
+			}
+			if err := c.Unreact(ctx, d.ID, resume.Eyes); err != nil {
+				t.Fatalf("Unreact = %v", err)
+			}
+			reacted, err := c.Reacted(ctx, []string{hello, d.ID}, resume.Eyes)
+			if err != nil {
+				t.Fatalf("Reacted = %v", err)
+			}
+			for _, name := range []string{resume.LabelWaiting, resume.LabelEscalated} {
+				if err := c.Label(ctx, th, name); err != nil {
+					t.Fatalf("Label(%s) = %v", name, err)
+				}
+			}
+			if err := c.Unlabel(ctx, th, resume.LabelWaiting); err != nil {
+				t.Fatalf("Unlabel = %v", err)
+			}
+
+			comments, err := f.gh.Comments(d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := c.Thread(ctx, resume.ThreadRef{Kind: k, Number: d.Number})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := struct {
+				Bodies, Labels, Reacted []string
+				Eyes                    []string
+			}{Labels: after.Labels, Reacted: reacted, Eyes: comments[0].Reactions[string(resume.Eyes)]}
+			for _, cm := range comments {
+				got.Bodies = append(got.Bodies, cm.Body)
+			}
+			want := got
+			want.Bodies, want.Labels, want.Reacted, want.Eyes = []string{"hello", "asked"}, []string{resume.LabelEscalated}, []string{hello}, []string{"github-actions"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("after edit, reactions and labels (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCommentStoreKeepsTheRecordInEveryKind(t *testing.T) {
+	t.Parallel()
+	for _, k := range kinds {
+		t.Run(string(k), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFlatRepo(t)
+			d := f.open(t, k, "alice", "alice: hello", "renovate[bot]: deps")
+			ref := resume.ThreadRef{Kind: k, Number: d.Number}
+			c := f.client(t)
+			s := NewCommentStore(c)
+			var requests []int
+			count := func() {
+				requests = append(requests, c.Requests()-sum(requests))
+			}
+
+			_, th, err := s.LoadWith(ctx, ref)
+			count()
+			if !errors.Is(err, state.ErrNotFound) || th == nil || th.Kind != k {
+				t.Fatalf("LoadWith(no record) = %v, thread %v, want state.ErrNotFound with the %s", err, th, k)
+			}
+			rec := pendingRecord(d.Number)
+			rec.Kind = k
+			if err := s.Save(ctx, rec); err != nil {
+				t.Fatalf("first Save = %v", err)
+			}
+			count()
+			got, th, err := s.LoadWith(ctx, ref)
+			count()
+			if err != nil || th == nil || got.Rev != rec.Rev || got.Kind != k {
+				t.Fatalf("LoadWith = %+v, %v, want the saved record (rev %q, kind %s) with the thread", got, err, rec.Rev, k)
+			}
+			got.Active.Attempt = 3
+			if err := s.Save(ctx, got); err != nil {
+				t.Fatalf("second Save = %v", err)
+			}
+			count()
+			again, _, err := s.LoadWith(ctx, ref)
+			count()
+			if err != nil || again.Active == nil || again.Active.Attempt != 3 {
+				t.Fatalf("LoadWith after the update = %+v, %v, want attempt 3", again, err)
+			}
+			stale := *rec
+			if err := s.Save(ctx, &stale); !errors.Is(err, state.ErrConflict) {
+				t.Errorf("Save(stale rev) = %v, want state.ErrConflict", err)
+			}
+
+			comments, err := f.gh.Comments(d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var status []string
+			for _, cm := range comments {
+				if state.HasMarker(cm.Body) {
+					status = append(status, cm.Author)
+				}
+			}
+			if diff := cmp.Diff([]string{"github-actions"}, status); diff != "" {
+				t.Errorf("status comments' authors (-want +got):\n%s", diff)
+			}
+			// A load is one read of the thread; a first save reads it again
+			// and posts; an update re-reads the status comment and edits it.
+			if diff := cmp.Diff([]int{1, 2, 1, 2, 1}, requests); diff != "" {
+				t.Errorf("requests of load, save, load, save, load (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
