@@ -342,7 +342,8 @@ func (s *BranchStore) LoadWith(ctx context.Context, ref resume.ThreadRef) (*stat
 	if n <= 0 {
 		return nil, nil, s.fail(n, state.ErrInvalid)
 	}
-	r, d, err := s.read(ctx, n, true)
+	// An issue or a pull request is read by the engine (Threads).
+	r, d, err := s.read(ctx, n, ref.Kind == state.KindDiscussion)
 	if discussionGone(err) {
 		r, d, err = s.read(ctx, n, false)
 	}

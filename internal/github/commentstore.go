@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -161,7 +162,7 @@ func (s *CommentStore) LoadWith(ctx context.Context, ref resume.ThreadRef) (*sta
 		return nil, nil, err
 	}
 	n := ref.Number
-	disc, comments, err := s.c.readDiscussion(ctx, n, nil)
+	disc, comments, err := s.c.readThread(ctx, ref)
 	if errors.Is(err, resume.ErrNotFound) {
 		// A deleted discussion took its status comment with it.
 		return nil, nil, s.fail(n, fmt.Errorf("%w: %w", state.ErrNotFound, err))
@@ -363,7 +364,7 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-	written, err := s.write(ctx, n, rec.Rev, body)
+	written, err := s.write(ctx, resume.ThreadRef{Kind: cmp.Or(rec.Kind, state.KindDiscussion), Number: n}, rec.Rev, body)
 	if err != nil {
 		return s.fail(n, err)
 	}
@@ -376,9 +377,10 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 // it still at rev (or into a new one at the end: see move); an empty rev
 // posts the first status comment, unless one appeared since the caller's
 // read.
-func (s *CommentStore) write(ctx context.Context, n int, rev, body string) (commentNode, error) {
+func (s *CommentStore) write(ctx context.Context, ref resume.ThreadRef, rev, body string) (commentNode, error) {
+	n := ref.Number
 	if rev == "" {
-		disc, comments, err := s.c.readDiscussion(ctx, n, nil)
+		disc, comments, err := s.c.readThread(ctx, ref)
 		if err != nil {
 			return commentNode{}, err
 		}
@@ -389,13 +391,13 @@ func (s *CommentStore) write(ctx context.Context, n int, rev, body string) (comm
 		case rec != nil:
 			return commentNode{}, fmt.Errorf("a status comment (%s) already exists: %w", id, state.ErrConflict)
 		}
-		return s.c.addComment(ctx, disc.ID, "", body)
+		return s.c.addComment(ctx, ref.Kind, disc.ID, "", body)
 	}
 	id, _, found := strings.Cut(rev, "@")
 	if !found || id == "" {
 		return commentNode{}, fmt.Errorf("revision %q is not this store's: %w", rev, state.ErrConflict)
 	}
-	got, err := s.c.commentsByID(ctx, []string{id})
+	got, err := s.c.commentsByID(ctx, ref.Kind, []string{id})
 	if err != nil {
 		return commentNode{}, err
 	}
@@ -414,7 +416,7 @@ func (s *CommentStore) write(ctx context.Context, n int, rev, body string) (comm
 	s.mu.Unlock()
 	var written commentNode
 	if stray {
-		written, err = s.move(ctx, n, cur.Discussion.ID, id, body)
+		written, err = s.move(ctx, ref, cur.Discussion.ID, id, body)
 	} else {
 		written, err = s.c.updateComment(ctx, id, body)
 	}
@@ -435,9 +437,10 @@ func (s *CommentStore) write(ctx context.Context, n int, rev, body string) (comm
 // deleted: a run that dies in between leaves two status comments, and the
 // newest wins (see status) until the next save moves it again.
 //
-// GitHub docs: https://docs.github.com/graphql/reference/mutations#deletediscussioncomment
-func (s *CommentStore) move(ctx context.Context, n int, discID, id, body string) (commentNode, error) {
-	written, err := s.c.addComment(ctx, discID, "", body)
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#deletediscussioncomment,
+// https://docs.github.com/graphql/reference/mutations#deleteissuecomment
+func (s *CommentStore) move(ctx context.Context, ref resume.ThreadRef, threadID, id, body string) (commentNode, error) {
+	written, err := s.c.addComment(ctx, ref.Kind, threadID, "", body)
 	if err != nil {
 		return commentNode{}, err
 	}
@@ -447,13 +450,8 @@ func (s *CommentStore) move(ctx context.Context, n int, discID, id, body string)
 	s.mu.Lock()
 	delete(s.stray, id)
 	s.mu.Unlock()
-	var m struct {
-		DeleteDiscussionComment struct {
-			Comment struct{ ID string }
-		} `graphql:"deleteDiscussionComment(input: $input)"`
-	}
-	if err := s.c.mutate(ctx, &m, githubv4.DeleteDiscussionCommentInput{ID: githubv4.ID(id)}); err != nil && !errors.Is(err, resume.ErrNotFound) {
-		s.logf(n, "moved the status comment to %s; the old one, %s, is left (the newer wins): %v", written.ID, id, err)
+	if err := s.c.deleteComment(ctx, id); err != nil && !errors.Is(err, resume.ErrNotFound) {
+		s.logf(ref.Number, "moved the status comment to %s; the old one, %s, is left (the newer wins): %v", written.ID, id, err)
 	}
 	return written, nil
 }
@@ -589,7 +587,7 @@ func (s *CommentStore) summaries(ctx context.Context, scanned []scanNode, labell
 	for _, d := range scanned {
 		ids = append(ids, d.candidates()...)
 	}
-	got, err := s.c.commentsByID(ctx, ids)
+	got, err := s.c.commentsByID(ctx, state.KindDiscussion, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -771,7 +769,7 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Recor
 		}
 		conn.PageInfo, conn.Nodes = q.Repository.Discussion.Comments.PageInfo, q.Repository.Discussion.Comments.Nodes
 		if ids := candidates(slices.DeleteFunc(slices.Clone(conn.Nodes), isFirst)); len(ids) > 0 {
-			got, err := s.c.commentsByID(ctx, ids)
+			got, err := s.c.commentsByID(ctx, state.KindDiscussion, ids)
 			if err != nil {
 				return nil, err
 			}

@@ -11,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shurcooL/githubv4"
 
+	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/state"
 )
@@ -35,23 +37,33 @@ type actor struct {
 // shows for it everywhere else (resume.DeletedAccount).
 func (a actor) login() string { return cmp.Or(a.Login, resume.DeletedAccount) }
 
-// commentNode is what recess reads of any discussion comment or reply: in a
-// discussion's read, by id (a sweep's candidates for a status comment, a
-// save's re-read of the status comment it is about to overwrite), and in a
-// mutation's answer.
-type commentNode struct {
+// commentFields are what recess reads of any comment: a discussion's
+// (DiscussionComment) and an issue's or pull request's (IssueComment) share
+// them. Embedded in a document's struct, its fields join that selection.
+type commentFields struct {
 	ID                string
 	Body              string
 	URL               string
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 	IsMinimized       bool
-	DeletedAt         *time.Time
 	ViewerDidAuthor   bool
 	AuthorAssociation string
 	Author            actor
-	ReplyTo           node
-	Discussion        struct {
+}
+
+// commentNode is what recess reads of any discussion comment or reply: in a
+// discussion's read, by id (a sweep's candidates for a status comment, a
+// save's re-read of the status comment it is about to overwrite), and in a
+// mutation's answer. An issue's comment, read by id, fills it too
+// (anyComment); flat, it has no reply and no tombstone.
+type commentNode struct {
+	commentFields
+	DeletedAt *time.Time
+	ReplyTo   node
+	// Discussion is the thread the comment is in (for an issue's or pull
+	// request's comment, that issue or pull request).
+	Discussion struct {
 		ID     string
 		Number int
 	}
@@ -75,9 +87,11 @@ type commentConn struct {
 	Nodes    []topComment
 }
 
-type discussionNode struct {
-	// Repository carries the repository facts every discussion read picks
-	// up at no cost (see repoFacts).
+// threadFields are what recess reads of a thread of any kind: Discussion,
+// Issue and PullRequest share them.
+type threadFields struct {
+	// Repository carries the repository facts every thread read picks up
+	// at no cost (see repoFacts).
 	Repository      repoFacts
 	ID              string
 	Number          int
@@ -89,13 +103,69 @@ type discussionNode struct {
 	Locked          bool
 	ViewerDidAuthor bool
 	Author          actor
-	// Category is the discussion's category, for the categories scope.
-	Category struct{ Name, Slug string }
-	Labels   struct {
+	Labels          struct {
 		Nodes []struct{ Name string }
 	} `graphql:"labels(first: 100)"`
+}
+
+// thread is the thread as the engine sees it, with comments (oldest
+// first).
+func (f threadFields) thread(kind state.Kind, comments []storedComment) *resume.Thread {
+	t := &resume.Thread{
+		Kind:      kind,
+		ID:        f.ID,
+		Number:    f.Number,
+		Title:     f.Title,
+		Body:      f.Body,
+		Author:    f.Author.login(),
+		AuthorBot: f.Author.Typename == "Bot",
+		CreatedAt: f.CreatedAt,
+		URL:       f.URL,
+		Closed:    f.Closed,
+		Locked:    f.Locked,
+		Mine:      f.ViewerDidAuthor,
+		Comments:  make([]resume.Comment, len(comments)),
+		Repo:      f.Repository.repo(),
+	}
+	for _, l := range f.Labels.Nodes {
+		t.Labels = append(t.Labels, l.Name)
+	}
+	for i, sc := range comments {
+		t.Comments[i] = sc.Comment
+	}
+	return t
+}
+
+type discussionNode struct {
+	threadFields
+	// Category is the discussion's category, for the categories scope.
+	Category struct{ Name, Slug string }
 	Comments commentConn `graphql:"comments(first: 100)"`
 }
+
+// flatConn is a page of an issue's or pull request's comments: flat, no
+// replies, no tombstones (a deleted comment is gone).
+type flatConn struct {
+	PageInfo pageInfo
+	Nodes    []commentFields
+}
+
+// flatNode is an issue or a pull request. State is OPEN or CLOSED, and
+// MERGED for a merged pull request.
+type flatNode struct {
+	threadFields
+	State    string
+	Comments flatConn `graphql:"comments(first: 100)"`
+}
+
+// flatRead reads C of an issue or of a pull request: the same fields, of
+// Repository.issue or Repository.pullRequest as $pull says (flatVars).
+type flatRead[C any] struct {
+	Issue       *C `graphql:"issue(number: $number) @skip(if: $pull)"`
+	PullRequest *C `graphql:"pullRequest(number: $number) @include(if: $pull)"`
+}
+
+func (r flatRead[C]) thread() *C { return cmp.Or(r.Issue, r.PullRequest) }
 
 // repoFacts are what recess needs to know of the repository besides the
 // discussion: the default branch a dispatch runs on, and the node ids of the
@@ -134,25 +204,84 @@ type storedComment struct {
 	UpdatedAt time.Time
 }
 
-// Thread returns the discussion with every comment and reply, oldest
-// first.
+// Thread returns the thread with every comment and reply, oldest first: a
+// discussion, an issue or a pull request's conversation.
 //
-// GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
+// GitHub docs: https://docs.github.com/graphql/reference/objects#discussion,
+// https://docs.github.com/graphql/reference/objects#issue
 func (c *Client) Thread(ctx context.Context, ref resume.ThreadRef) (*resume.Thread, error) {
-	if err := served(ref); err != nil {
-		return nil, err
-	}
-	d, _, err := c.readDiscussion(ctx, ref.Number, nil)
-	return d, err
+	t, _, err := c.readThread(ctx, ref)
+	return t, err
 }
 
 // served refuses a thread of a kind this adapter does not read: it serves
-// discussions.
+// discussions, issues and pull requests.
 func served(ref resume.ThreadRef) error {
-	if ref.Kind != state.KindDiscussion {
+	if !slices.Contains(state.Kinds, ref.Kind) {
 		return fmt.Errorf("github: thread %d: recess reads no %q threads", ref.Number, ref.Kind)
 	}
 	return nil
+}
+
+// readThread reads a thread of any kind completely; see readDiscussion.
+func (c *Client) readThread(ctx context.Context, ref resume.ThreadRef) (*resume.Thread, []storedComment, error) {
+	if err := served(ref); err != nil {
+		return nil, nil, err
+	}
+	if ref.Kind == state.KindDiscussion {
+		return c.readDiscussion(ctx, ref.Number, nil)
+	}
+	return c.readFlat(ctx, ref)
+}
+
+// flatVars are the variables of a read of issue or pull request n
+// (flatRead).
+func (c *Client) flatVars(kind state.Kind, n int) map[string]any {
+	vars := c.repoVars()
+	vars["number"], vars["pull"] = githubv4.Int(n), githubv4.Boolean(kind == state.KindPullRequest)
+	return vars
+}
+
+// readFlat reads an issue or a pull request's conversation as
+// readDiscussion reads a discussion: one request, then further pages of
+// comments only where GitHub says there are more.
+func (c *Client) readFlat(ctx context.Context, ref resume.ThreadRef) (*resume.Thread, []storedComment, error) {
+	vars := c.flatVars(ref.Kind, ref.Number)
+	var t *flatNode
+	nodes, err := pages(0, func(after *string) ([]commentFields, pageInfo, error) {
+		if after == nil {
+			var q repoQuery[flatRead[flatNode]]
+			if err := c.query(ctx, &q, vars); err != nil {
+				return nil, pageInfo{}, err
+			}
+			if t = q.Repository.thread(); t == nil {
+				return nil, pageInfo{}, resume.ErrNotFound
+			}
+			return t.Comments.Nodes, t.Comments.PageInfo, nil
+		}
+		var pq repoQuery[flatRead[struct {
+			Comments flatConn `graphql:"comments(first: 100, after: $after)"`
+		}]]
+		vars["after"] = githubv4.String(*after)
+		if err := c.query(ctx, &pq, vars); err != nil {
+			return nil, pageInfo{}, fmt.Errorf("comments after %s: %w", *after, err)
+		}
+		p := pq.Repository.thread()
+		if p == nil {
+			return nil, pageInfo{}, resume.ErrNotFound
+		}
+		return p.Comments.Nodes, p.Comments.PageInfo, nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("github: %s %d: %w", ref.Kind, ref.Number, err)
+	}
+	all := make([]storedComment, len(nodes))
+	for i, n := range nodes {
+		all[i] = toStored(commentNode{commentFields: n}, "")
+	}
+	th := t.thread(ref.Kind, all)
+	th.Merged = t.State == "MERGED"
+	return th, all, nil
 }
 
 // readDiscussion reads a discussion completely: the main query (unless its
@@ -210,29 +339,8 @@ func (c *Client) readDiscussion(ctx context.Context, number int, d *discussionNo
 	// timeline. Stable, so equal timestamps keep GitHub's order.
 	sort.SliceStable(all, func(i, j int) bool { return all[i].CreatedAt.Before(all[j].CreatedAt) })
 
-	disc := &resume.Thread{
-		Kind:         state.KindDiscussion,
-		ID:           d.ID,
-		Number:       d.Number,
-		Title:        d.Title,
-		Body:         d.Body,
-		Author:       d.Author.login(),
-		CreatedAt:    d.CreatedAt,
-		URL:          d.URL,
-		Closed:       d.Closed,
-		Locked:       d.Locked,
-		Mine:         d.ViewerDidAuthor,
-		Category:     d.Category.Name,
-		CategorySlug: d.Category.Slug,
-		Comments:     make([]resume.Comment, len(all)),
-		Repo:         d.Repository.repo(),
-	}
-	for _, l := range d.Labels.Nodes {
-		disc.Labels = append(disc.Labels, l.Name)
-	}
-	for i, sc := range all {
-		disc.Comments[i] = sc.Comment
-	}
+	disc := d.thread(state.KindDiscussion, all)
+	disc.Category, disc.CategorySlug = d.Category.Name, d.Category.Slug
 	return disc, all, nil
 }
 
@@ -281,23 +389,61 @@ func toStored(n commentNode, parent string) storedComment {
 	}
 }
 
-// Reply posts a comment on a discussion answering the comment to: under the
-// top-level comment to sits in (resume.Threads.Reply; GitHub refuses a
-// reply to a reply), or at the top level when to is "". An id the read does
-// not hold is passed to GitHub as it is.
+// Reply posts a comment in a thread answering the comment to
+// (resume.Threads.Reply). In a discussion it goes under the top-level
+// comment to sits in (GitHub refuses a reply to a reply), or at the top
+// level when to is "". A flat thread (an issue, a pull request) holds no
+// replies: the comment opens with a quote line linking the comment it
+// answers (quoted). An id the read does not hold is passed to GitHub as it
+// is in a discussion, and quotes nothing in a flat thread.
 //
-// GitHub docs: https://docs.github.com/graphql/reference/mutations#adddiscussioncomment
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#adddiscussioncomment,
+// https://docs.github.com/graphql/reference/mutations#addcomment
 func (c *Client) Reply(ctx context.Context, t *resume.Thread, to, body string) (*resume.Comment, error) {
 	replyTo := to
 	if i := slices.IndexFunc(t.Comments, func(c resume.Comment) bool { return c.ID == to }); i >= 0 {
 		replyTo = t.Comments[i].Thread()
+		if flat(t.Kind) {
+			body = quoted(t.Comments[i], body)
+		}
 	}
-	n, err := c.addComment(ctx, t.ID, replyTo, body)
+	if flat(t.Kind) {
+		replyTo = ""
+	}
+	n, err := c.addComment(ctx, t.Kind, t.ID, replyTo, body)
 	if err != nil {
 		return nil, fmt.Errorf("github: %w", err)
 	}
 	out := toStored(n, replyTo).Comment
 	return &out, nil
+}
+
+// flat reports whether threads of kind k hold no replies under comments
+// (issues, pull requests).
+func flat(k state.Kind) bool { return k == state.KindIssue || k == state.KindPullRequest }
+
+// quoteRunes bounds the answered comment's first line in a quote line.
+const quoteRunes = 80
+
+// quoted opens body with a quote line that links the comment it answers,
+// as a reply shows in a flat thread: "> [@alice](url): its first line…",
+// then a blank line. The quote line is clipped, or left out, so that the
+// comment stays within GitHub's 65,536 characters; body never is.
+func quoted(c resume.Comment, body string) string {
+	who := c.Author
+	if c.AuthorBot {
+		who += "[bot]"
+	}
+	line, _ := text.FirstLine(c.Body)
+	q := fmt.Sprintf("> [@%s](%s): %s", who, c.URL, text.ClipLine(strings.TrimSpace(line), quoteRunes))
+	room := state.MaxCommentBody - utf8.RuneCountInString(body) - len("\n\n")
+	switch n := utf8.RuneCountInString(q); {
+	case n > room && room < len("> …"):
+		return body
+	case n > room:
+		q = text.Clip(q, room-1)
+	}
+	return q + "\n\n" + body
 }
 
 // Edit replaces the body of one of recess's comments (a comment GitHub says
@@ -311,12 +457,27 @@ func (c *Client) Edit(ctx context.Context, commentID, body string) error {
 	return nil
 }
 
-// addComment posts a comment and returns it as GitHub stored it.
+// addComment posts a comment in the thread subjectID of kind kind (in a
+// discussion, under replyTo unless it is "") and returns it as GitHub
+// stored it.
 //
-// GitHub docs: https://docs.github.com/graphql/reference/mutations#adddiscussioncomment
-func (c *Client) addComment(ctx context.Context, discussionID, replyTo, body string) (commentNode, error) {
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#adddiscussioncomment,
+// https://docs.github.com/graphql/reference/mutations#addcomment
+func (c *Client) addComment(ctx context.Context, kind state.Kind, subjectID, replyTo, body string) (commentNode, error) {
+	if flat(kind) {
+		var m struct {
+			AddComment struct {
+				CommentEdge struct{ Node commentFields }
+			} `graphql:"addComment(input: $input)"`
+		}
+		input := githubv4.AddCommentInput{SubjectID: githubv4.ID(subjectID), Body: githubv4.String(body)}
+		if err := c.mutate(ctx, &m, input); err != nil {
+			return commentNode{}, fmt.Errorf("add comment to %s: %w", subjectID, err)
+		}
+		return commentNode{commentFields: m.AddComment.CommentEdge.Node}, nil
+	}
 	input := githubv4.AddDiscussionCommentInput{
-		DiscussionID: githubv4.ID(discussionID),
+		DiscussionID: githubv4.ID(subjectID),
 		Body:         githubv4.String(body),
 	}
 	if replyTo != "" {
@@ -329,25 +490,67 @@ func (c *Client) addComment(ctx context.Context, discussionID, replyTo, body str
 		} `graphql:"addDiscussionComment(input: $input)"`
 	}
 	if err := c.mutate(ctx, &m, input); err != nil {
-		return commentNode{}, fmt.Errorf("add comment to %s: %w", discussionID, err)
+		return commentNode{}, fmt.Errorf("add comment to %s: %w", subjectID, err)
 	}
 	return m.AddDiscussionComment.Comment, nil
 }
 
+// issueComment reports whether id names an issue's or pull request's
+// comment (IssueComment), not a discussion's: GitHub's node ids open with
+// their type ("IC_" for IssueComment, "DC_" for DiscussionComment). The
+// calls that change a comment by id alone (Edit takes no thread) tell the
+// mutation to use from it without asking GitHub.
+func issueComment(id string) bool { return strings.HasPrefix(id, "IC_") }
+
 // updateComment replaces a comment's body.
 //
-// GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#updatediscussioncomment,
+// https://docs.github.com/graphql/reference/mutations#updateissuecomment
 func (c *Client) updateComment(ctx context.Context, id, body string) (commentNode, error) {
-	var m struct {
-		UpdateDiscussionComment struct {
-			Comment commentNode
-		} `graphql:"updateDiscussionComment(input: $input)"`
+	var (
+		out commentNode
+		err error
+	)
+	if issueComment(id) {
+		var m struct {
+			UpdateIssueComment struct {
+				IssueComment commentFields
+			} `graphql:"updateIssueComment(input: $input)"`
+		}
+		err = c.mutate(ctx, &m, githubv4.UpdateIssueCommentInput{ID: githubv4.ID(id), Body: githubv4.String(body)})
+		out.commentFields = m.UpdateIssueComment.IssueComment
+	} else {
+		var m struct {
+			UpdateDiscussionComment struct {
+				Comment commentNode
+			} `graphql:"updateDiscussionComment(input: $input)"`
+		}
+		err = c.mutate(ctx, &m, githubv4.UpdateDiscussionCommentInput{CommentID: githubv4.ID(id), Body: githubv4.String(body)})
+		out = m.UpdateDiscussionComment.Comment
 	}
-	input := githubv4.UpdateDiscussionCommentInput{CommentID: githubv4.ID(id), Body: githubv4.String(body)}
-	if err := c.mutate(ctx, &m, input); err != nil {
+	if err != nil {
 		return commentNode{}, fmt.Errorf("update comment %s: %w", id, err)
 	}
-	return m.UpdateDiscussionComment.Comment, nil
+	return out, nil
+}
+
+// deleteComment deletes a comment.
+//
+// GitHub docs: https://docs.github.com/graphql/reference/mutations#deletediscussioncomment,
+// https://docs.github.com/graphql/reference/mutations#deleteissuecomment
+func (c *Client) deleteComment(ctx context.Context, id string) error {
+	if issueComment(id) {
+		var m struct {
+			DeleteIssueComment mutationResult `graphql:"deleteIssueComment(input: $input)"`
+		}
+		return c.mutate(ctx, &m, githubv4.DeleteIssueCommentInput{ID: githubv4.ID(id)})
+	}
+	var m struct {
+		DeleteDiscussionComment struct {
+			Comment struct{ ID string }
+		} `graphql:"deleteDiscussionComment(input: $input)"`
+	}
+	return c.mutate(ctx, &m, githubv4.DeleteDiscussionCommentInput{ID: githubv4.ID(id)})
 }
 
 // nodeIDs are ids as the nodes(ids:) query takes them.
@@ -359,20 +562,50 @@ func nodeIDs(ids []string) []githubv4.ID {
 	return out
 }
 
-// commentsByID reads discussion comments by id, 100 per request. A comment
-// deleted since its id was learned voids the whole answer (GitHub answers
-// NOT_FOUND): that request's comments are then left out.
+// anyComment is a comment read by id, a discussion's or an issue's or pull
+// request's: C holds what both share whichever it is (their fields decode
+// into both fragments), I the issue or pull request an IssueComment is in.
+// A pull request's comment answers no issue in the fake GitHub, so $pull
+// leaves it out there (GitHub answers the issue behind the pull request).
+type anyComment struct {
+	C commentNode `graphql:"... on DiscussionComment"`
+	I struct {
+		commentFields
+		Issue       *numbered `graphql:"issue @skip(if: $pull)"`
+		PullRequest *numbered
+	} `graphql:"... on IssueComment"`
+}
+
+// numbered is a thread as a comment names it.
+type numbered struct {
+	ID     string
+	Number int
+}
+
+// node is the comment as a discussion comment's read holds it, in the
+// thread it names.
+func (a anyComment) node() commentNode {
+	n := a.C
+	if t := cmp.Or(a.I.PullRequest, a.I.Issue); t != nil {
+		n.Discussion = *t
+	}
+	return n
+}
+
+// commentsByID reads comments of threads of kind kind by id, 100 per
+// request. A comment deleted since its id was learned voids the whole
+// answer (GitHub answers NOT_FOUND): that request's comments are then left
+// out.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/queries#nodes
-func (c *Client) commentsByID(ctx context.Context, ids []string) (map[string]commentNode, error) {
+func (c *Client) commentsByID(ctx context.Context, kind state.Kind, ids []string) (map[string]commentNode, error) {
 	out := map[string]commentNode{}
 	for chunk := range slices.Chunk(ids, pageSize) {
 		var q struct {
-			Nodes []*struct {
-				C commentNode `graphql:"... on DiscussionComment"`
-			} `graphql:"nodes(ids: $ids)"`
+			Nodes []*anyComment `graphql:"nodes(ids: $ids)"`
 		}
-		if err := c.query(ctx, &q, map[string]any{"ids": nodeIDs(chunk)}); err != nil {
+		vars := map[string]any{"ids": nodeIDs(chunk), "pull": githubv4.Boolean(kind == state.KindPullRequest)}
+		if err := c.query(ctx, &q, vars); err != nil {
 			if errors.Is(err, resume.ErrNotFound) {
 				c.logf("github: some comments vanished since they were listed: %v", err)
 				continue
@@ -381,7 +614,7 @@ func (c *Client) commentsByID(ctx context.Context, ids []string) (map[string]com
 		}
 		for _, n := range q.Nodes {
 			if n != nil && n.C.ID != "" {
-				out[n.C.ID] = n.C
+				out[n.C.ID] = n.node()
 			}
 		}
 	}

@@ -231,12 +231,12 @@ func TestThreadOfAKindNotServedIsRefusedWithoutARequest(t *testing.T) {
 	h := newHub(t)
 	h.addDiscussion(4)
 	c := h.client(t, nil)
-	ref := resume.ThreadRef{Kind: "issue", Number: 4}
-	if _, err := c.Thread(context.Background(), ref); err == nil || !strings.Contains(err.Error(), `"issue"`) {
-		t.Errorf("Thread(issue 4) = %v, want a refusal naming the kind", err)
+	ref := resume.ThreadRef{Kind: "commit", Number: 4}
+	if _, err := c.Thread(context.Background(), ref); err == nil || !strings.Contains(err.Error(), `"commit"`) {
+		t.Errorf("Thread(commit 4) = %v, want a refusal naming the kind", err)
 	}
 	if _, _, err := NewCommentStore(c).LoadWith(context.Background(), ref); err == nil {
-		t.Error("comment store LoadWith(issue 4) = nil error, want a refusal")
+		t.Error("comment store LoadWith(commit 4) = nil error, want a refusal")
 	}
 	if calls := h.Calls(); len(calls) != 0 {
 		t.Errorf("requests = %v, want none", roots(calls))
