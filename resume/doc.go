@@ -37,7 +37,8 @@
 //	authority (who may command)           resume/authority.go
 //	scope (categories, labels, wake-on)   resume/scope.go
 //	what differs by kind of thread (the   resume/kinds.go (kinds; bots:
-//	  noun, flat, wake-on default, bots)    facts.quiet in commands.go)
+//	  noun, wake-on default, bots;        facts.quiet in commands.go;
+//	  flat: state.Kind.Flat)                flatness: state/record.go)
 //	verdict (applying it)                 resume/verdict.go
 //	where a verdict reply goes (for the   resume/verdict.go (PlaceReply)
 //	  verdict and the agent's tools)

@@ -6,13 +6,13 @@ import "github.com/recess-action/recess/state"
 // as data: every rule that differs by kind reads it here, and nowhere else
 // asks which kind a thread is.
 type threadKind struct {
+	// kind is the kind itself. kind.Flat(): the thread holds no replies
+	// under comments (an issue, a pull request's conversation), so a
+	// verdict reply answers its reply_to at the top level (the adapter
+	// quotes and links it), and scope "thread" has no thread to count in.
+	kind state.Kind
 	// noun names the kind in the words people read ("this issue").
 	noun string
-	// flat: the thread holds no replies under comments (an issue, a pull
-	// request's conversation). A verdict reply answers its reply_to at the
-	// top level (the adapter quotes and links it), and scope "thread" has
-	// no thread to count in.
-	flat bool
 	// wakeOn is wake-on when it is not configured.
 	wakeOn string
 	// quietBots: an app's account never counts as a reply and never wakes
@@ -23,9 +23,9 @@ type threadKind struct {
 
 // kinds are the rules of every kind of thread.
 var kinds = map[state.Kind]threadKind{
-	state.KindDiscussion:  {noun: "discussion", wakeOn: WakeComment},
-	state.KindIssue:       {noun: "issue", flat: true, wakeOn: WakeMention, quietBots: true},
-	state.KindPullRequest: {noun: "pull request", flat: true, wakeOn: WakeMention, quietBots: true},
+	state.KindDiscussion:  {kind: state.KindDiscussion, noun: "discussion", wakeOn: WakeComment},
+	state.KindIssue:       {kind: state.KindIssue, noun: "issue", wakeOn: WakeMention, quietBots: true},
+	state.KindPullRequest: {kind: state.KindPullRequest, noun: "pull request", wakeOn: WakeMention, quietBots: true},
 }
 
 // kindOf is the rules of kind k; an empty (or unknown) kind is a

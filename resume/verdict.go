@@ -103,7 +103,7 @@ func (f *facts) verdict(rec *state.Record, v *Verdict, runID int64) (plan, error
 		if err := f.fits(rec, v, a); err != nil {
 			return plan{}, err
 		}
-		if at := threadScope(v.Trigger, "trigger"); at != "" && f.kind().flat {
+		if at := threadScope(v.Trigger, "trigger"); at != "" && f.kind().kind.Flat() {
 			return plan{}, refuse(at, "scope %q counts replies under recess's question, and this %s holds no replies under comments: leave scope out (every reply counts)", wait.ScopeThread, f.kind().noun)
 		}
 	}
@@ -217,7 +217,7 @@ func PlaceReply(d *Thread, id string) Placement {
 		moved, what = "comment "+id+" is hidden (minimized)", "a hidden comment"
 	case c.Root != "" && (parent == nil || parent.Deleted || parent.Minimized):
 		moved = "comment " + id + " is a reply under a comment that was deleted or hidden"
-	case kind.flat:
+	case kind.kind.Flat():
 		return Placement{To: c.ID}
 	default:
 		return Placement{To: c.ID, Under: c.Thread()}

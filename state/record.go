@@ -132,6 +132,10 @@ const (
 // Kinds are the kinds a record may store.
 var Kinds = []Kind{KindDiscussion, KindIssue, KindPullRequest}
 
+// Flat reports whether threads of kind k hold no replies under comments:
+// an issue's and a pull request's conversations are one flat list.
+func (k Kind) Flat() bool { return k == KindIssue || k == KindPullRequest }
+
 // Cursor marks a position in a discussion's history by GitHub's own
 // timestamps: everything created at or before At is on the near side, except
 // comments created exactly at At whose ids are not in IDs (GitHub timestamps

@@ -401,13 +401,13 @@ func toStored(n commentNode, parent string) storedComment {
 // https://docs.github.com/graphql/reference/mutations#addcomment
 func (c *Client) Reply(ctx context.Context, t *resume.Thread, to, body string) (*resume.Comment, error) {
 	replyTo := to
-	if i := slices.IndexFunc(t.Comments, func(c resume.Comment) bool { return c.ID == to }); i >= 0 {
-		replyTo = t.Comments[i].Thread()
-		if flat(t.Kind) {
-			body = quoted(t.Comments[i], body)
+	if a := t.Comment(to); a != nil {
+		replyTo = a.Thread()
+		if t.Kind.Flat() {
+			body = quoted(*a, body)
 		}
 	}
-	if flat(t.Kind) {
+	if t.Kind.Flat() {
 		replyTo = ""
 	}
 	n, err := c.addComment(ctx, t.Kind, t.ID, replyTo, body)
@@ -417,10 +417,6 @@ func (c *Client) Reply(ctx context.Context, t *resume.Thread, to, body string) (
 	out := toStored(n, replyTo).Comment
 	return &out, nil
 }
-
-// flat reports whether threads of kind k hold no replies under comments
-// (issues, pull requests).
-func flat(k state.Kind) bool { return k == state.KindIssue || k == state.KindPullRequest }
 
 // quoteRunes bounds the answered comment's first line in a quote line.
 const quoteRunes = 80
@@ -464,7 +460,7 @@ func (c *Client) Edit(ctx context.Context, commentID, body string) error {
 // GitHub docs: https://docs.github.com/graphql/reference/mutations#adddiscussioncomment,
 // https://docs.github.com/graphql/reference/mutations#addcomment
 func (c *Client) addComment(ctx context.Context, kind state.Kind, subjectID, replyTo, body string) (commentNode, error) {
-	if flat(kind) {
+	if kind.Flat() {
 		var m struct {
 			AddComment struct {
 				CommentEdge struct{ Node commentFields }
