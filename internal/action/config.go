@@ -14,6 +14,7 @@ import (
 	"github.com/recess-action/recess/internal/workflows"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // settings is everything a run is configured with: action inputs, with
@@ -33,7 +34,11 @@ type settings struct {
 	// only while something is pending when Engine.SweepOnlyWhileWaiting is
 	// set.
 	SweepWorkflow string
-	Engine        resume.Config
+	// Threads are the kinds of thread recess serves (input threads, which
+	// the action does not read yet: discussions alone); an event about
+	// another kind is a no-op (event.unserved).
+	Threads []state.Kind
+	Engine  resume.Config
 }
 
 // fileConfig is .github/recess.yml (unknown keys are errors), and the
@@ -234,6 +239,7 @@ func newSettings() *settings {
 		StateStore:    storeComment,
 		StateBranch:   gh.DefaultStateBranch,
 		SweepWorkflow: defaultSweepWorkflow,
+		Threads:       []state.Kind{state.KindDiscussion},
 		Engine:        resume.Defaults(),
 	}
 }

@@ -5,22 +5,43 @@ import (
 	"encoding/json/v2"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // event is what recess needs from the webhook payload of the run's event.
 type event struct {
-	Name       string // GITHUB_EVENT_NAME
-	Action     string // payload "action" (created, edited, deleted, ...)
-	Discussion int    // the discussion the event is about (0: none)
+	Name   string // GITHUB_EVENT_NAME
+	Action string // payload "action" (created, edited, deleted, ...)
+	// Kind and Number are the thread the event is about (Number 0: none;
+	// a workflow_dispatch's discussion_number has no kind).
+	Kind   state.Kind
+	Number int
 	// Deleted is a deleted comment's body and author: the only comment
 	// fields read from the payload, as GitHub can no longer show it (the
 	// engine asks GitHub whose any other comment is).
 	Deleted *resume.DeletedComment
 	Inputs  map[string]string // workflow_dispatch inputs
+}
+
+// threadEvents are the events about a thread (SPEC "Threads"), by name:
+// the kind of thread, the payload member that is the thread, and the
+// action that starts one (command intake; "" for a comment's event); every
+// other action is inbound. An issue_comment on a pull request is about the
+// pull request (decodeEvent).
+var threadEvents = map[string]struct {
+	kind          state.Kind
+	member, opens string
+}{
+	"discussion":         {state.KindDiscussion, "discussion", "created"},
+	"discussion_comment": {state.KindDiscussion, "discussion", ""},
+	"issues":             {state.KindIssue, "issue", "opened"},
+	"issue_comment":      {state.KindIssue, "issue", ""},
 }
 
 // maxPayload bounds the event payload read from GITHUB_EVENT_PATH.
@@ -48,11 +69,17 @@ func readEvent(name, path string) (*event, error) {
 // decodeEvent reads and checks the payload of the named event.
 func decodeEvent(name string, data []byte) (*event, error) {
 	ev := &event{Name: name}
+	type thread struct {
+		// Number is read here, so that every refusal names its field alike.
+		Number jsontext.Value `json:"number"`
+		// PullRequest is present (not null) in an issue_comment on a pull
+		// request's conversation; an issues event is never about one.
+		PullRequest jsontext.Value `json:"pull_request"`
+	}
 	var p struct {
 		Action     *string `json:"action"`
-		Discussion *struct {
-			Number *int `json:"number"`
-		} `json:"discussion"`
+		Discussion *thread `json:"discussion"`
+		Issue      *thread `json:"issue"`
 		// Comment must be an object; only a deleted comment's body and
 		// author are read (event.Deleted).
 		Comment *struct {
@@ -70,27 +97,34 @@ func decodeEvent(name string, data []byte) (*event, error) {
 	if p.Action != nil {
 		ev.Action = *p.Action
 	}
-	switch name {
-	case "discussion", "discussion_comment":
-		if p.Discussion == nil || p.Discussion.Number == nil {
-			return nil, &wait.FieldError{Field: "event payload discussion.number", Reason: "missing"}
+	if te, ok := threadEvents[name]; ok {
+		t, field := p.Issue, "event payload "+te.member+".number"
+		if te.member == "discussion" {
+			t = p.Discussion
 		}
-		if *p.Discussion.Number <= 0 {
-			return nil, &wait.FieldError{Field: "event payload discussion.number", Reason: fmt.Sprintf("%d is not a discussion number", *p.Discussion.Number)}
+		if t == nil || len(t.Number) == 0 || t.Number.Kind() == 'n' {
+			return nil, &wait.FieldError{Field: field, Reason: "missing"}
 		}
-		ev.Discussion = *p.Discussion.Number
+		if ev.Number, err = strconv.Atoi(string(t.Number)); err != nil || ev.Number <= 0 {
+			return nil, &wait.FieldError{Field: field, Reason: fmt.Sprintf("%s is not a thread number (a whole number from 1)", t.Number)}
+		}
+		ev.Kind = te.kind
+		if name == "issue_comment" && len(t.PullRequest) > 0 && t.PullRequest.Kind() != 'n' {
+			ev.Kind = state.KindPullRequest
+		}
 		if ev.Action == "" {
 			return nil, &wait.FieldError{Field: "event payload action", Reason: "missing"}
 		}
-		if name == "discussion_comment" && p.Comment == nil {
+		if te.opens == "" && p.Comment == nil {
 			return nil, &wait.FieldError{Field: "event payload comment", Reason: "missing"}
 		}
-		if name == "discussion_comment" && ev.Action == "deleted" {
+		if te.opens == "" && ev.Action == "deleted" {
 			if ev.Deleted, err = deletedComment(p.Comment.Body, p.Comment.User); err != nil {
 				return nil, err
 			}
 		}
-	case "workflow_dispatch":
+	}
+	if name == "workflow_dispatch" {
 		ev.Inputs = map[string]string{}
 		for k, raw := range p.Inputs {
 			s, ok := wait.StringValue(raw)
@@ -105,7 +139,7 @@ func decodeEvent(name string, data []byte) (*event, error) {
 			if err != nil || n <= 0 {
 				return nil, &wait.FieldError{Field: "event payload inputs.discussion_number", Reason: fmt.Sprintf("%q is not a discussion number", v)}
 			}
-			ev.Discussion = n
+			ev.Number = n
 		}
 	}
 	return ev, nil
@@ -143,18 +177,17 @@ func deletedComment(body, user jsontext.Value) (*resume.DeletedComment, error) {
 
 // command picks what to do for an event when the command input is "auto".
 func (ev *event) command() (string, error) {
-	switch ev.Name {
-	case "discussion":
-		if ev.Action == "created" {
+	if te, ok := threadEvents[ev.Name]; ok {
+		if ev.Action == te.opens {
 			return cmdIntake, nil
 		}
 		return cmdInbound, nil
-	case "discussion_comment":
-		return cmdInbound, nil
+	}
+	switch ev.Name {
 	case "schedule":
 		return cmdSweep, nil
 	case "workflow_dispatch":
-		if ev.Discussion != 0 && ev.Inputs["correlation_id"] != "" {
+		if ev.Number != 0 && ev.Inputs["correlation_id"] != "" {
 			// The agent workflow's own event: its first step claims.
 			return CommandClaim, nil
 		}
@@ -164,3 +197,23 @@ func (ev *event) command() (string, error) {
 	}
 	return "", &wait.FieldError{Field: "GITHUB_EVENT_NAME", Reason: fmt.Sprintf("recess does not handle %q events with command auto; set the command input", ev.Name)}
 }
+
+// unserved says why recess leaves the event alone: it is about a kind of
+// thread that served (input threads) does not name, and such an event is
+// a no-op (SPEC "Threads": exit 0, no request). "" when recess serves it,
+// or the event is about no kind of thread.
+func (ev *event) unserved(served []state.Kind) string {
+	if ev == nil || ev.Kind == "" || slices.Contains(served, ev.Kind) {
+		return ""
+	}
+	names := make([]string, len(served))
+	for i, k := range served {
+		names[i] = threadsValue(k)
+	}
+	list := strings.Join(names, ", ")
+	return fmt.Sprintf("only %s are served here (threads: %s); %s (%s) on %s #%d is left alone",
+		list, list, ev.Name, ev.Action, strings.ReplaceAll(string(ev.Kind), "_", " "), ev.Number)
+}
+
+// threadsValue is the value of input threads that names kind k.
+func threadsValue(k state.Kind) string { return strings.ReplaceAll(string(k), "_", "-") + "s" }

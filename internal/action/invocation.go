@@ -79,11 +79,16 @@ type execution struct {
 
 // execute wires GitHub, the store and the engine, and calls the one engine
 // method the command names. Refused input comes back as a *wait.FieldError
-// (nothing was written then); log receives one line per decision. The
+// (nothing was written then); log receives one line per decision. An event
+// about a kind of thread not served is a no-op: one line, no request. The
 // execution is never nil, and holds what the engine reported.
 func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, error) {
 	out := &execution{DryRun: inv.DryRun}
 	logf := func(format string, args ...any) { fmt.Fprintf(log, "recess: "+format+"\n", args...) }
+	if why := inv.Event.unserved(inv.Threads); why != "" {
+		logf("%s", why)
+		return out, nil
+	}
 	e, client, err := wire(inv, logf)
 	if err != nil {
 		return out, err
@@ -213,6 +218,9 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 	}
 	e := &resume.Engine{Clock: inv.Clock, Store: store, Threads: c, Dispatcher: c, Permissions: c, Config: cfg, Logf: logf,
 		DryRun: inv.DryRun}
+	if inv.Event != nil {
+		e.Kind = inv.Event.Kind
+	}
 	return e, c, nil
 }
 
@@ -293,7 +301,7 @@ func newInvocation(env runEnv, input func(string) string, readEvent func() (*eve
 	}
 	inv := &invocation{settings: set, where: env.where, Event: ev}
 	if inv.Discussion == 0 { // the input discussion (visit) wins over the event's
-		inv.Discussion = ev.Discussion
+		inv.Discussion = ev.Number
 	}
 	if inv.Command == cmdAuto {
 		if inv.Command, err = ev.command(); err != nil {
