@@ -333,7 +333,9 @@ func (e *Engine) cfg() Config { return e.Config.withDefaults() }
 // where no record stands in its place, the read takes it (restored), and
 // the plan begins with its write.
 type input struct {
-	command    string
+	command string
+	// kind is the kind of the thread this run is about; empty: Engine.Kind.
+	kind       state.Kind
 	discussion bool
 	sweep      bool
 	restore    *state.Record
@@ -507,8 +509,8 @@ type dispatchPlan struct {
 }
 
 // ref addresses the thread number of the run's kind.
-func (e *Engine) ref(number int) ThreadRef {
-	return ThreadRef{Kind: cmp.Or(e.Kind, state.KindDiscussion), Number: number}
+func (e *Engine) ref(number int, in input) ThreadRef {
+	return ThreadRef{Kind: cmp.Or(in.kind, e.Kind, state.KindDiscussion), Number: number}
 }
 
 // read gathers a snapshot: the record, the discussion when the entry point
@@ -520,7 +522,7 @@ func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) 
 	s := &snapshot{findsByLabel: ok && f.FindsPendingByLabel(), readsReactions: reads}
 	var err error
 	if ds, ok := e.Store.(ThreadStore); ok && in.discussion {
-		s.rec, s.d, err = ds.LoadWith(ctx, e.ref(number))
+		s.rec, s.d, err = ds.LoadWith(ctx, e.ref(number, in))
 		if errors.Is(err, ErrNotFound) {
 			s.d, s.dErr, err = nil, err, state.ErrNotFound
 		}
@@ -538,7 +540,7 @@ func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) 
 	switch {
 	case errors.Is(err, state.ErrNotFound):
 		s.rec, s.isNew = state.New(number), true
-		if k := e.ref(number).Kind; k != state.KindDiscussion {
+		if k := e.ref(number, in).Kind; k != state.KindDiscussion {
 			s.rec.Kind = k // omitted for a discussion, as in every record so far
 		}
 	case err != nil:
@@ -548,7 +550,7 @@ func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) 
 		s.rec.OpenRFCs = map[string]*state.RFC{}
 	}
 	if in.discussion && s.d == nil && s.dErr == nil {
-		s.d, s.dErr = e.Threads.Thread(ctx, e.ref(number))
+		s.d, s.dErr = e.Threads.Thread(ctx, e.ref(number, in))
 		if s.dErr != nil {
 			s.d = nil
 		}

@@ -15,7 +15,12 @@ import (
 // Visit is a sweep's visit of one discussion: what Inbound does, and it also
 // looks up the active agent run on GitHub.
 func (e *Engine) Visit(ctx context.Context, number int) (*Result, error) {
-	return e.run(ctx, number, input{command: "sweep", discussion: true, sweep: true, rule: (*facts).reconcile})
+	return e.visit(ctx, number, "")
+}
+
+// visit is Visit of a thread of kind kind (empty: Engine.Kind).
+func (e *Engine) visit(ctx context.Context, number int, kind state.Kind) (*Result, error) {
+	return e.run(ctx, number, input{command: "sweep", kind: kind, discussion: true, sweep: true, rule: (*facts).reconcile})
 }
 
 // Sweep visits the discussions that need it, at most max-operations of them,
@@ -39,8 +44,10 @@ func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 		return res, err
 	}
 	var failures []error
-	for _, n := range visit {
-		r, err := e.Visit(ctx, n)
+	for _, s := range visit {
+		// Each listed thread is visited as its own kind.
+		n := s.Discussion
+		r, err := e.visit(ctx, n, cmp.Or(s.Kind, state.KindDiscussion))
 		if err != nil {
 			failures = append(failures, fmt.Errorf("discussion %d: %w", n, err))
 			r.warn("%v", err)
@@ -74,14 +81,17 @@ func (e *Engine) Plan(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	res.Plan = visit
+	res.Plan = make([]int, len(visit))
+	for i, s := range visit {
+		res.Plan[i] = s.Discussion
+	}
 	res.note("%d of %s to visit", len(visit), text.Count(pending, "pending discussion", "pending discussions"))
 	return res, nil
 }
 
 // choose chooses what a sweep visits; it only reads (the store's listing and
 // the lost-event probe).
-func (e *Engine) choose(ctx context.Context, command string) (res *Result, visit []int, pending int, err error) {
+func (e *Engine) choose(ctx context.Context, command string) (res *Result, visit []state.Summary, pending int, err error) {
 	c := e.cfg()
 	now := e.Clock.Now().UTC()
 	res = &Result{Command: command}
@@ -131,11 +141,7 @@ func (e *Engine) choose(ctx context.Context, command string) (res *Result, visit
 		res.warn("max-operations %d reached: %s left for the next sweep", c.MaxOperations, text.Count(res.Left, "discussion", "discussions"))
 	}
 	res.SweepSwitch = sweepSwitchFor(command, false, listed)
-	visit = make([]int, len(chosen))
-	for i, s := range chosen {
-		visit[i] = s.Discussion
-	}
-	return res, visit, len(list), nil
+	return res, chosen, len(list), nil
 }
 
 // setupChanged picks the records whose dispatch GitHub refused for a

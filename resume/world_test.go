@@ -384,7 +384,7 @@ func (w *world) Pending(_ context.Context) ([]state.Summary, error) {
 			return nil, err
 		}
 		if r.Pending() {
-			out = append(out, state.Summary{Discussion: n, NextDue: r.NextDue(), Known: true, Checked: r.Checked})
+			out = append(out, state.Summary{Discussion: n, Kind: r.Kind, NextDue: r.NextDue(), Known: true, Checked: r.Checked})
 		}
 	}
 	return out, nil

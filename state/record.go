@@ -355,6 +355,9 @@ func (r *Record) ThreadRoots() []string {
 // look for activity it missed.
 type Summary struct {
 	Discussion int
+	// Kind is Record.Kind: the kind of thread Discussion numbers; empty is
+	// a discussion.
+	Kind Kind
 	// NextDue as of the last write; zero when nothing is due by time.
 	NextDue time.Time
 	// Known is false when the store could not tell NextDue and Checked

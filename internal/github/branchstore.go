@@ -724,8 +724,9 @@ func (ix branchIndex) with(rec *state.Record) branchIndex {
 // nanoseconds when they have them), null for none; blocked only for a
 // record whose dispatch waits for the setup to change (state.Summary); and
 // the threads of the record's open recesses (Summary.ThreadRoots), left
-// out when none.
+// out when none; the thread's kind, left out for a discussion.
 type indexFileEntry struct {
+	Kind        state.Kind `json:"kind,omitempty"`
 	NextDue     *time.Time `json:"next_due"`
 	Checked     *time.Time `json:"checked"`
 	Blocked     string     `json:"blocked,omitempty"`
@@ -759,7 +760,7 @@ func (ix branchIndex) line(n int) string {
 	if !ok {
 		return ""
 	}
-	line, err := json.Marshal(indexFileEntry{NextDue: wireTime(e.NextDue), Checked: wireTime(e.Checked), Blocked: e.Blocked, ThreadRoots: e.ThreadRoots})
+	line, err := json.Marshal(indexFileEntry{Kind: e.Kind, NextDue: wireTime(e.NextDue), Checked: wireTime(e.Checked), Blocked: e.Blocked, ThreadRoots: e.ThreadRoots})
 	if err != nil {
 		panic(fmt.Sprintf("github: branch store: encoding an index entry: %v", err))
 	}
@@ -769,8 +770,9 @@ func (ix branchIndex) line(n int) string {
 // parseIndex reads shard k; an absent shard is empty. Anything but an
 // object of positive discussion numbers that belong in shard k, each with
 // exactly next_due and checked (RFC 3339 or null), for a blocked record
-// blocked, and optionally thread_roots (1 to state.MaxWatchedThreads comment
-// ids), is an error wrapping state.ErrCorrupt that names the file.
+// blocked, optionally kind (one of state.Kinds) and thread_roots (1 to
+// state.MaxWatchedThreads comment ids), is an error wrapping
+// state.ErrCorrupt that names the file.
 func (s *BranchStore) parseIndex(path string, k int, obj *gitObjectNode) (branchIndex, error) {
 	if obj == nil {
 		return branchIndex{}, nil
@@ -795,8 +797,10 @@ func (s *BranchStore) parseIndex(path string, k int, obj *gitObjectNode) (branch
 			return nil, s.fileErr(path, fmt.Sprintf("entry %q is null", key), nil)
 		case e.ThreadRoots != nil && (len(e.ThreadRoots) == 0 || len(e.ThreadRoots) > state.MaxWatchedThreads || slices.Contains(e.ThreadRoots, "")):
 			return nil, s.fileErr(path, fmt.Sprintf("entry %q has thread_roots that are not 1 to %d comment ids", key, state.MaxWatchedThreads), nil)
+		case e.Kind != "" && !slices.Contains(state.Kinds, e.Kind):
+			return nil, s.fileErr(path, fmt.Sprintf("entry %q has kind %q, not one of %v", key, e.Kind, state.Kinds), nil)
 		}
-		ie := state.Summary{Discussion: n, Known: true, Blocked: e.Blocked, ThreadRoots: e.ThreadRoots}
+		ie := state.Summary{Discussion: n, Kind: e.Kind, Known: true, Blocked: e.Blocked, ThreadRoots: e.ThreadRoots}
 		if e.NextDue != nil {
 			ie.NextDue = *e.NextDue
 		}

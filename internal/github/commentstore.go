@@ -80,6 +80,10 @@ type CommentStore struct {
 	// chooses the hour's first slot (Pending); nil: the client's clock. Set
 	// it to the engine's clock, so that a pinned RECESS_NOW pins it too.
 	Clock resume.Clock
+	// Kinds are the kinds of thread the sweep lists (Pending, Overlooked);
+	// none: discussions alone. Issues and pull requests are found with one
+	// more search of type ISSUE, and cost nothing while not listed here.
+	Kinds []state.Kind
 
 	c *Client
 	// saveMu serialises saves: a re-read and its update must not interleave
@@ -475,10 +479,20 @@ type scanNode struct {
 		PageInfo pageInfo
 		Nodes    []scanComment
 	} `graphql:"first: comments(first: 100)"`
-	Last struct {
-		PageInfo backInfo
-		Nodes    []scanComment
-	} `graphql:"last: comments(last: 100)"`
+	Last backConn `graphql:"last: comments(last: 100)"`
+}
+
+// scanThread is a thread Pending scanned, of kind kind (empty: a discussion,
+// as state.Summary says).
+type scanThread struct {
+	scanNode
+	kind state.Kind
+}
+
+// backConn is a page of top-level comments read backwards.
+type backConn struct {
+	PageInfo backInfo
+	Nodes    []scanComment
 }
 
 // backInfo is a connection's page info read backwards.
@@ -567,7 +581,7 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 			return nil, err
 		}
 		for _, d := range recent {
-			if !slices.ContainsFunc(scanned[:labelled], func(l scanNode) bool { return l.Number == d.Number }) {
+			if !slices.ContainsFunc(scanned[:labelled], func(l scanThread) bool { return l.Number == d.Number }) {
 				scanned = append(scanned, d)
 			}
 		}
@@ -582,15 +596,22 @@ func (s *CommentStore) pending(ctx context.Context) ([]state.Summary, error) {
 // first labelled of which carry the waiting label (see Pending): it reads
 // the bodies of recess's candidate comments there, in one batched request
 // per 100.
-func (s *CommentStore) summaries(ctx context.Context, scanned []scanNode, labelled int) ([]state.Summary, error) {
-	var ids []string
+func (s *CommentStore) summaries(ctx context.Context, scanned []scanThread, labelled int) ([]state.Summary, error) {
+	// A pull request's comments are read apart (see anyComment).
+	ids := map[bool][]string{}
 	for _, d := range scanned {
-		ids = append(ids, d.candidates()...)
+		pull := d.kind == state.KindPullRequest
+		ids[pull] = append(ids[pull], d.candidates()...)
 	}
-	got, err := s.c.commentsByID(ctx, state.KindDiscussion, ids)
+	got, err := s.c.commentsByID(ctx, state.KindDiscussion, ids[false])
 	if err != nil {
 		return nil, err
 	}
+	pulls, err := s.c.commentsByID(ctx, state.KindPullRequest, ids[true])
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(got, pulls)
 	seen := map[int]bool{}
 	var out []state.Summary
 	for i, d := range scanned {
@@ -616,7 +637,7 @@ func (s *CommentStore) summaries(ctx context.Context, scanned []scanNode, labell
 			// labelled discussion whose record was not read is visited
 			// too. A discussion found without the label counts only when
 			// its pending record was read.
-			out = append(out, state.Summary{Discussion: d.Number})
+			out = append(out, state.Summary{Discussion: d.Number, Kind: d.kind})
 		}
 	}
 	return out, nil
@@ -665,45 +686,28 @@ func statusAmong(n int, ids []string, got map[string]commentNode) *state.Record 
 	return nil
 }
 
-// searchWaiting finds the discussions that carry the waiting label, in the
-// order of the sweep's moment (see Pending).
-func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
+// searchWaiting finds the threads that carry the waiting label, in the
+// order of the sweep's moment (see Pending): discussions, then the issues
+// and pull requests the store serves (Kinds).
+func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanThread, error) {
 	// Sweeps keep no memory: the order alternates with the sweep's moment.
 	order := "created-asc"
 	if s.now().Unix()/int64(sweepSlot/time.Second)%2 == 1 {
 		order = "created-desc"
 	}
 	query := fmt.Sprintf("repo:%s/%s label:%q sort:%s", s.c.owner, s.c.repo, resume.LabelWaiting, order)
-	total := 0
-	out, err := pages(0, func(after *string) ([]scanNode, pageInfo, error) {
-		var q struct {
-			Search struct {
-				DiscussionCount int
-				PageInfo        pageInfo
-				Nodes           []struct {
-					D scanNode `graphql:"... on Discussion"`
-				}
-			} `graphql:"search(query: $query, type: DISCUSSION, first: 100, after: $after)"`
-		}
-		if err := s.c.query(ctx, &q, map[string]any{"query": githubv4.String(query), "after": (*githubv4.String)(after)}); err != nil {
-			return nil, pageInfo{}, fmt.Errorf("search %s: %w", query, err)
-		}
-		total = q.Search.DiscussionCount
-		var nodes []scanNode
-		for _, n := range q.Search.Nodes {
-			nodes = append(nodes, n.D)
-		}
-		return nodes, q.Search.PageInfo, nil
-	})
+	out, total, err := s.search(ctx, "DISCUSSION", query, 0)
 	if err != nil {
 		return nil, err
 	}
-	var advice []string
-	if total > len(out) {
-		// GitHub search reaches 1,000 results at most: the other order
-		// comes next sweep.
-		advice = append(advice, fmt.Sprintf("%d discussions wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, len(out), 2*len(out)))
-		s.c.logf("github: comment store: %s", advice[0])
+	advice := s.beyondReach(nil, "discussions", total, len(out))
+	if terms, ok := s.flatTerms(); ok {
+		flat, total, err := s.search(ctx, "ISSUE", query+terms, 0)
+		if err != nil {
+			return nil, err
+		}
+		advice = s.beyondReach(advice, "issues and pull requests", total, len(flat))
+		out = append(out, flat...)
 	}
 	s.mu.Lock()
 	s.advice = advice
@@ -711,10 +715,93 @@ func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanNode, error) {
 	return out, nil
 }
 
+// beyondReach adds to advice, and logs, that more threads (what) wait than
+// the search reached: GitHub search reaches 1,000 results at most, and the
+// other order comes next sweep.
+func (s *CommentStore) beyondReach(advice []string, what string, total, reached int) []string {
+	if total <= reached {
+		return advice
+	}
+	a := fmt.Sprintf("%d %s wait, more than the %d a search of the comment store reaches: sweeps alternate between the oldest and the newest, and past %d some wait for their own events; the branch store (state-store: branch) has no such limit", total, what, reached, 2*reached)
+	s.c.logf("github: comment store: %s", a)
+	return append(advice, a)
+}
+
+// flatTerms narrows a search of type ISSUE to the kinds the store serves
+// (Kinds); ok is false when it serves neither issues nor pull requests.
+func (s *CommentStore) flatTerms() (terms string, ok bool) {
+	issues, pulls := slices.Contains(s.Kinds, state.KindIssue), slices.Contains(s.Kinds, state.KindPullRequest)
+	switch {
+	case issues && pulls:
+		return "", true
+	case issues:
+		return " is:issue", true
+	case pulls:
+		return " is:pr", true
+	}
+	return "", false
+}
+
+// search reads up to limit pages (0: all) of GitHub's search of type typ,
+// DISCUSSION or ISSUE (issues and pull requests, told apart by
+// __typename), and the number of results GitHub counts.
+func (s *CommentStore) search(ctx context.Context, typ, query string, limit int) ([]scanThread, int, error) {
+	total := 0
+	out, err := pages(limit, func(after *string) ([]scanThread, pageInfo, error) {
+		vars := map[string]any{"query": githubv4.String(query), "after": (*githubv4.String)(after)}
+		var nodes []scanThread
+		var pi pageInfo
+		if typ == "DISCUSSION" {
+			var q struct {
+				Search struct {
+					DiscussionCount int
+					PageInfo        pageInfo
+					Nodes           []struct {
+						D scanNode `graphql:"... on Discussion"`
+					}
+				} `graphql:"search(query: $query, type: DISCUSSION, first: 100, after: $after)"`
+			}
+			if err := s.c.query(ctx, &q, vars); err != nil {
+				return nil, pageInfo{}, fmt.Errorf("search %s: %w", query, err)
+			}
+			for _, n := range q.Search.Nodes {
+				nodes = append(nodes, scanThread{scanNode: n.D})
+			}
+			total, pi = q.Search.DiscussionCount, q.Search.PageInfo
+			return nodes, pi, nil
+		}
+		var q struct {
+			Search struct {
+				IssueCount int
+				PageInfo   pageInfo
+				Nodes      []struct {
+					Typename string   `graphql:"__typename"`
+					I        scanNode `graphql:"... on Issue"`
+					P        scanNode `graphql:"... on PullRequest"`
+				}
+			} `graphql:"search(query: $query, type: ISSUE, first: 100, after: $after)"`
+		}
+		if err := s.c.query(ctx, &q, vars); err != nil {
+			return nil, pageInfo{}, fmt.Errorf("search %s: %w", query, err)
+		}
+		for _, n := range q.Search.Nodes {
+			if n.Typename == "PullRequest" {
+				nodes = append(nodes, scanThread{n.P, state.KindPullRequest})
+			} else {
+				nodes = append(nodes, scanThread{n.I, state.KindIssue})
+			}
+		}
+		total, pi = q.Search.IssueCount, q.Search.PageInfo
+		return nodes, pi, nil
+	})
+	return out, total, err
+}
+
 // recentlyUpdated reads up to limit pages of the most recently updated open
-// discussions, as the search reads the labelled ones.
-func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanNode, error) {
-	return pages(limit, func(after *string) ([]scanNode, pageInfo, error) {
+// discussions, as the search reads the labelled ones, and as many of the
+// issues and pull requests the store serves (Kinds).
+func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanThread, error) {
+	out, err := pages(limit, func(after *string) ([]scanThread, pageInfo, error) {
 		var q repoQuery[struct {
 			Discussions struct {
 				PageInfo pageInfo
@@ -726,8 +813,18 @@ func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanNo
 		if err := s.c.query(ctx, &q, vars); err != nil {
 			return nil, pageInfo{}, fmt.Errorf("recently updated discussions: %w", err)
 		}
-		return q.Repository.Discussions.Nodes, q.Repository.Discussions.PageInfo, nil
+		var nodes []scanThread
+		for _, n := range q.Repository.Discussions.Nodes {
+			nodes = append(nodes, scanThread{scanNode: n})
+		}
+		return nodes, q.Repository.Discussions.PageInfo, nil
 	})
+	if terms, ok := s.flatTerms(); ok && err == nil {
+		var flat []scanThread
+		flat, _, err = s.search(ctx, "ISSUE", fmt.Sprintf("repo:%s/%s is:open sort:updated-desc%s", s.c.owner, s.c.repo, terms), limit)
+		out = append(out, flat...)
+	}
+	return out, err
 }
 
 // scanDeeper looks for d's status comment between the first and the last
@@ -737,7 +834,7 @@ func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanNo
 // candidates' bodies, scanPages pages at most. It returns nil when it finds
 // none, or when the first and the last comments scanned meet (the sweep
 // then visits the discussion, as for any unknown).
-func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Record, error) {
+func (s *CommentStore) scanDeeper(ctx context.Context, d scanThread) (*state.Record, error) {
 	first := map[string]bool{}
 	for _, c := range d.First.Nodes {
 		first[c.ID] = true
@@ -749,27 +846,16 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Recor
 			s.logf(d.Number, "no status comment among its first %d top-level comments and its last %d; the sweep visits it", scanFirst, scanLast*(scanPages+1))
 			return nil, nil
 		}
-		var q repoQuery[struct {
-			Discussion *struct {
-				Comments struct {
-					PageInfo backInfo
-					Nodes    []scanComment
-				} `graphql:"comments(last: 100, before: $before)"`
-			} `graphql:"discussion(number: $number)"`
-		}]
-		vars := s.c.repoVars()
-		vars["number"] = githubv4.Int(d.Number)
-		vars["before"] = githubv4.String(*conn.PageInfo.StartCursor)
-		err := s.c.query(ctx, &q, vars)
-		if errors.Is(err, resume.ErrNotFound) || err == nil && q.Repository.Discussion == nil {
+		page, err := s.before(ctx, d, *conn.PageInfo.StartCursor)
+		if errors.Is(err, resume.ErrNotFound) || err == nil && page == nil {
 			return nil, nil // deleted meanwhile: the visit will tell
 		}
 		if err != nil {
-			return nil, fmt.Errorf("comments of discussion %d before %s: %w", d.Number, *conn.PageInfo.StartCursor, err)
+			return nil, fmt.Errorf("comments of %s %d before %s: %w", cmp.Or(d.kind, state.KindDiscussion), d.Number, *conn.PageInfo.StartCursor, err)
 		}
-		conn.PageInfo, conn.Nodes = q.Repository.Discussion.Comments.PageInfo, q.Repository.Discussion.Comments.Nodes
+		conn = *page
 		if ids := candidates(slices.DeleteFunc(slices.Clone(conn.Nodes), isFirst)); len(ids) > 0 {
-			got, err := s.c.commentsByID(ctx, state.KindDiscussion, ids)
+			got, err := s.c.commentsByID(ctx, d.kind, ids)
 			if err != nil {
 				return nil, err
 			}
@@ -779,4 +865,31 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanNode) (*state.Recor
 		}
 	}
 	return nil, nil
+}
+
+// before reads the page of d's top-level comments before cursor; nil when
+// d is gone.
+func (s *CommentStore) before(ctx context.Context, d scanThread, cursor string) (*backConn, error) {
+	type comments struct {
+		Comments backConn `graphql:"comments(last: 100, before: $before)"`
+	}
+	if d.kind != "" {
+		var q repoQuery[flatRead[comments]]
+		vars := s.c.flatVars(d.kind, d.Number)
+		vars["before"] = githubv4.String(cursor)
+		if err := s.c.query(ctx, &q, vars); err != nil || q.Repository.thread() == nil {
+			return nil, err
+		}
+		return &q.Repository.thread().Comments, nil
+	}
+	var q repoQuery[struct {
+		Discussion *comments `graphql:"discussion(number: $number)"`
+	}]
+	vars := s.c.repoVars()
+	vars["number"] = githubv4.Int(d.Number)
+	vars["before"] = githubv4.String(cursor)
+	if err := s.c.query(ctx, &q, vars); err != nil || q.Repository.Discussion == nil {
+		return nil, err
+	}
+	return &q.Repository.Discussion.Comments, nil
 }

@@ -857,11 +857,13 @@ var (
 // event or due moment. Edits and deletions are not activity. Closed, locked
 // and deleted discussions are left out of the answer, so that the sweep
 // visits them and expires their recesses; a thread whose comment is gone is
-// left out of the look.
+// left out of the look. Issues and pull requests are not probed: left out
+// of the answer, they are visited.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
 func (c *Client) Activity(ctx context.Context, waiting []state.Summary) (map[int]time.Time, error) {
 	out := make(map[int]time.Time, len(waiting))
+	waiting = slices.DeleteFunc(slices.Clone(waiting), func(s state.Summary) bool { return s.Kind.Flat() })
 	waiting = slices.CompactFunc(slices.SortedStableFunc(slices.Values(waiting), func(a, b state.Summary) int {
 		return cmp.Compare(a.Discussion, b.Discussion)
 	}), func(a, b state.Summary) bool { return a.Discussion == b.Discussion })

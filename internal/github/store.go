@@ -22,7 +22,7 @@ func (c *Client) stamped(rec *state.Record) state.Record {
 // summaryOf is what a sweep needs of a pending record, as both stores
 // report it.
 func summaryOf(rec *state.Record) state.Summary {
-	return state.Summary{Discussion: rec.Discussion, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked, Blocked: rec.Blocked(), ThreadRoots: rec.ThreadRoots()}
+	return state.Summary{Discussion: rec.Discussion, Kind: rec.Kind, NextDue: rec.NextDue(), Known: true, Checked: rec.Checked, Blocked: rec.Blocked(), ThreadRoots: rec.ThreadRoots()}
 }
 
 // judgeChange says why a stored record that is no longer at the version
