@@ -43,3 +43,25 @@ func TestStory_an_issue_mentions_recesses_ignores_a_bot_and_resumes(t *testing.T
 		t.Errorf("a person's reply on an issue did not fire the recess (notes %q)", res.Notes)
 	}
 }
+
+// A sweep visits each listed thread as its own kind, whatever kind the
+// engine's entry points address: an elapsed recess on an issue fires on
+// the sweep of an engine that addresses discussions.
+func TestSweep_fires_an_elapsed_recess_on_an_issue(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	issues := w.engine(resume.Config{MentionHandles: []string{"@lead"}})
+	issues.Kind = state.KindIssue
+	n := w.openDiscussion("alice")
+	w.discussions[n].Kind, w.discussions[n].Body = state.KindIssue, "@lead the build is red"
+	mustRun(t)(issues.Intake(ctx, n))
+	mustRun(t)(verdict(t, issues, recessed("c-1", n, `{"kind":"elapsed","elapsed":"PT12H"}`)))
+	w.advance(12 * time.Hour)
+	res := mustRun(t)(w.engine(resume.Config{}).Sweep(ctx))
+	if !res.Fired || len(w.calls()) != 2 {
+		t.Fatalf("sweep at due: fired %v, dispatches %d, warnings %q; want the issue's recess fired", res.Fired, len(w.calls()), res.Warnings)
+	}
+	if rc := w.resumeContext(t, 1); rc.FiredBy != "elapsed" {
+		t.Errorf("resume_context fired_by %q, want elapsed", rc.FiredBy)
+	}
+}

@@ -1,6 +1,7 @@
 package resume_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -154,8 +155,9 @@ func (w *world) Thread(_ context.Context, ref resume.ThreadRef) (*resume.Thread,
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	d, ok := w.discussions[n]
-	if !ok {
-		return nil, fmt.Errorf("discussion %d: %w", n, resume.ErrNotFound)
+	if !ok || cmp.Or(d.Kind, state.KindDiscussion) != cmp.Or(ref.Kind, state.KindDiscussion) {
+		// GitHub knows no thread of another kind by that number.
+		return nil, fmt.Errorf("%s %d: %w", ref.Kind, n, resume.ErrNotFound)
 	}
 	c := *d
 	c.Comments = append([]resume.Comment(nil), d.Comments...)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -408,4 +409,73 @@ func sum(xs []int) int {
 		n += x
 	}
 	return n
+}
+
+// A sweep's listing finds the waiting issues and pull requests beside the
+// waiting discussions, each with its kind, only when the store is told it
+// serves them: a default store sends exactly the discussions' requests.
+func TestCommentStorePendingListsTheKindsItServes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		served   []state.Kind
+		want     []state.Kind // of the summaries, in number order
+		requests int
+	}{
+		// The search, the candidates' bodies.
+		{name: "discussions_by_default", want: []state.Kind{""}, requests: 2},
+		// One more search, of type ISSUE.
+		{name: "issues", served: []state.Kind{state.KindIssue}, want: []state.Kind{"", state.KindIssue}, requests: 3},
+		// A pull request's comments are read apart.
+		{name: "pull_requests", served: []state.Kind{state.KindPullRequest}, want: []state.Kind{"", state.KindPullRequest}, requests: 4},
+		{name: "issues_and_pull_requests", served: []state.Kind{state.KindIssue, state.KindPullRequest}, want: []state.Kind{"", state.KindIssue, state.KindPullRequest}, requests: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFlatRepo(t)
+			c := f.client(t)
+			for _, k := range kinds {
+				d := f.open(t, k, "alice", "alice: hello")
+				rec := pendingRecord(d.Number)
+				if k != state.KindDiscussion {
+					rec.Kind = k
+				}
+				s := NewCommentStore(c)
+				if err := s.Save(ctx, rec); err != nil {
+					t.Fatalf("Save(%s) = %v", k, err)
+				}
+				_, th, err := s.LoadWith(ctx, resume.ThreadRef{Kind: k, Number: d.Number})
+				if err != nil {
+					t.Fatalf("LoadWith(%s) = %v", k, err)
+				}
+				if err := c.Label(ctx, th, resume.LabelWaiting); err != nil {
+					t.Fatalf("Label(%s) = %v", k, err)
+				}
+			}
+			// Past the hour's first slot: the label's searches alone.
+			f.clock.SetTime(epoch.Add(10 * time.Minute))
+			s := NewCommentStore(c)
+			s.Kinds = tt.served
+			before := c.Requests()
+			list, err := s.Pending(ctx)
+			if err != nil {
+				t.Fatalf("Pending() = %v", err)
+			}
+			var got []state.Kind
+			for _, sum := range list {
+				if !sum.Known {
+					t.Errorf("Pending() lists %+v, want its record read (Known)", sum)
+				}
+				got = append(got, sum.Kind)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("kinds listed (-want +got):\n%s", diff)
+			}
+			if n := c.Requests() - before; n != tt.requests {
+				t.Errorf("requests = %d, want %d", n, tt.requests)
+			}
+		})
+	}
 }
