@@ -208,7 +208,7 @@ var stores = []string{storeComment, storeBranch}
 const inThreads = "threads"
 
 // threadKinds are the values input threads lists.
-var threadKinds = []string{"discussions", "issues", "pull-requests"}
+var threadKinds = workflows.ThreadsValues()
 
 // inputChoices are the inputs that accept only some values, and those
 // values: the one list that runs and `recess check` both hold inputs to.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recess-action/recess/internal/workflows"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
@@ -27,21 +28,6 @@ type event struct {
 	// engine asks GitHub whose any other comment is).
 	Deleted *resume.DeletedComment
 	Inputs  map[string]string // workflow_dispatch inputs
-}
-
-// threadEvents are the events about a thread (SPEC "Threads"), by name:
-// the kind of thread, the payload member that is the thread, and the
-// action that starts one (command intake; "" for a comment's event); every
-// other action is inbound. An issue_comment on a pull request is about the
-// pull request (decodeEvent).
-var threadEvents = map[string]struct {
-	kind          state.Kind
-	member, opens string
-}{
-	"discussion":         {state.KindDiscussion, "discussion", "created"},
-	"discussion_comment": {state.KindDiscussion, "discussion", ""},
-	"issues":             {state.KindIssue, "issue", "opened"},
-	"issue_comment":      {state.KindIssue, "issue", ""},
 }
 
 // maxPayload bounds the event payload read from GITHUB_EVENT_PATH.
@@ -97,9 +83,9 @@ func decodeEvent(name string, data []byte) (*event, error) {
 	if p.Action != nil {
 		ev.Action = *p.Action
 	}
-	if te, ok := threadEvents[name]; ok {
-		t, field := p.Issue, "event payload "+te.member+".number"
-		if te.member == "discussion" {
+	if kind, member, opens, ok := workflows.ThreadEvent(name); ok {
+		t, field := p.Issue, "event payload "+member+".number"
+		if member == "discussion" {
 			t = p.Discussion
 		}
 		if t == nil || len(t.Number) == 0 || t.Number.Kind() == 'n' {
@@ -108,17 +94,17 @@ func decodeEvent(name string, data []byte) (*event, error) {
 		if ev.Number, err = strconv.Atoi(string(t.Number)); err != nil || ev.Number <= 0 {
 			return nil, &wait.FieldError{Field: field, Reason: fmt.Sprintf("%s is not a thread number (a whole number from 1)", t.Number)}
 		}
-		ev.Kind = te.kind
+		ev.Kind = kind
 		if name == "issue_comment" && len(t.PullRequest) > 0 && t.PullRequest.Kind() != 'n' {
 			ev.Kind = state.KindPullRequest
 		}
 		if ev.Action == "" {
 			return nil, &wait.FieldError{Field: "event payload action", Reason: "missing"}
 		}
-		if te.opens == "" && p.Comment == nil {
+		if opens == "" && p.Comment == nil {
 			return nil, &wait.FieldError{Field: "event payload comment", Reason: "missing"}
 		}
-		if te.opens == "" && ev.Action == "deleted" {
+		if opens == "" && ev.Action == "deleted" {
 			if ev.Deleted, err = deletedComment(p.Comment.Body, p.Comment.User); err != nil {
 				return nil, err
 			}
@@ -177,8 +163,8 @@ func deletedComment(body, user jsontext.Value) (*resume.DeletedComment, error) {
 
 // command picks what to do for an event when the command input is "auto".
 func (ev *event) command() (string, error) {
-	if te, ok := threadEvents[ev.Name]; ok {
-		if ev.Action == te.opens {
+	if _, _, opens, ok := workflows.ThreadEvent(ev.Name); ok {
+		if ev.Action == opens {
 			return cmdIntake, nil
 		}
 		return cmdInbound, nil
@@ -208,12 +194,9 @@ func (ev *event) unserved(served []state.Kind) string {
 	}
 	names := make([]string, len(served))
 	for i, k := range served {
-		names[i] = threadsValue(k)
+		names[i] = workflows.ThreadsValue(k)
 	}
 	list := strings.Join(names, ", ")
 	return fmt.Sprintf("only %s are served here (threads: %s); %s (%s) on %s #%d is left alone",
 		list, list, ev.Name, ev.Action, strings.ReplaceAll(string(ev.Kind), "_", " "), ev.Number)
 }
-
-// threadsValue is the value of input threads that names kind k.
-func threadsValue(k state.Kind) string { return strings.ReplaceAll(string(k), "_", "-") + "s" }

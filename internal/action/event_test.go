@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/recess-action/recess/internal/workflows"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
@@ -283,7 +284,7 @@ func TestThreadsValue_names_every_kind(t *testing.T) {
 	t.Parallel()
 	var got []string
 	for _, k := range state.Kinds {
-		got = append(got, threadsValue(k))
+		got = append(got, workflows.ThreadsValue(k))
 	}
 	if !slices.Equal(got, threadKinds) {
 		t.Errorf("threads values %q, want the input's %q", got, threadKinds)

@@ -3,6 +3,7 @@ package workflows
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/recess-action/recess/internal/text"
+	"github.com/recess-action/recess/state"
 )
 
 // piece is one job's recess work in the setup, with the use that does it.
@@ -39,19 +41,57 @@ func (p *piece) line(name string) int {
 	return p.use.line
 }
 
-// threadKinds are the kinds of thread a front door serves (input threads),
-// each with the expression that is a thread's number in its events and the
-// events it reaches recess by: the one that starts a conversation and the
-// one that adds a comment. A kind's permission scope is its name.
+// threadKinds are the kinds of thread a front door serves, by their value
+// of input threads: the kind a record stores, the expression that is a
+// thread's number in its events and the events it reaches recess by: the
+// one that starts a conversation and the one that adds a comment. A kind's
+// permission scope is its name. The one table of thread events: the action
+// reads its events through ThreadEvent, its input through ThreadsValues.
 var threadKinds = map[string]threadKind{
-	"discussions":   {"github.event.discussion.number", []threadEvent{{"discussion", "created", "created, deleted, transferred, locked, unlocked", lostThread}, {"discussion_comment", "created", "created, edited, deleted", lostComment}}},
-	"issues":        {"github.event.issue.number", []threadEvent{{"issues", "opened", "opened, edited, closed, reopened, locked, unlocked, deleted, transferred", lostThread}, {"issue_comment", "created", "created, edited, deleted", lostComment}}},
-	"pull-requests": {"github.event.issue.number", []threadEvent{{"issue_comment", "created", "created, edited, deleted", lostComment}}},
+	"discussions":   {state.KindDiscussion, "github.event.discussion.number", []threadEvent{{"discussion", "created", "created, deleted, transferred, locked, unlocked", lostThread}, {"discussion_comment", "created", "created, edited, deleted", lostComment}}},
+	"issues":        {state.KindIssue, "github.event.issue.number", []threadEvent{{"issues", "opened", "opened, edited, closed, reopened, locked, unlocked, deleted, transferred", lostThread}, {"issue_comment", "created", "created, edited, deleted", lostComment}}},
+	"pull-requests": {state.KindPullRequest, "github.event.issue.number", []threadEvent{{"issue_comment", "created", "created, edited, deleted", lostComment}}},
 }
 
 type threadKind struct {
+	kind   state.Kind
 	number string
 	events []threadEvent
+}
+
+// ThreadsValues are the values of input threads, sorted.
+func ThreadsValues() []string { return slices.Sorted(maps.Keys(threadKinds)) }
+
+// ThreadsValue is the value of input threads that names kind k.
+func ThreadsValue(k state.Kind) string {
+	for _, v := range ThreadsValues() {
+		if threadKinds[v].kind == k {
+			return v
+		}
+	}
+	return ""
+}
+
+// ThreadEvent says what the event name is about when it is a thread's: the
+// kind of thread (an issue_comment's is the issue's; its payload tells a
+// pull request's apart), the payload member that is the thread, and the
+// action that starts one ("" for a comment's event, whose every action is
+// about an existing thread).
+func ThreadEvent(name string) (kind state.Kind, member, opens string, ok bool) {
+	for _, v := range ThreadsValues() {
+		k := threadKinds[v]
+		for _, e := range k.events {
+			if e.event != name {
+				continue
+			}
+			if e.lost == lostThread {
+				opens = e.needs
+			}
+			member = strings.TrimSuffix(strings.TrimPrefix(k.number, "github.event."), ".number")
+			return k.kind, member, opens, true
+		}
+	}
+	return "", "", "", false
 }
 
 // threadEvent is one event a kind of thread reaches recess by, with the
