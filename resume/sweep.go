@@ -47,7 +47,7 @@ func (e *Engine) Sweep(ctx context.Context) (*Result, error) {
 	for _, s := range visit {
 		// Each listed thread is visited as its own kind.
 		n := s.Discussion
-		r, err := e.visit(ctx, n, cmp.Or(s.Kind, state.KindDiscussion))
+		r, err := e.visit(ctx, n, s.Kind.OrDiscussion())
 		if err != nil {
 			failures = append(failures, fmt.Errorf("discussion %d: %w", n, err))
 			r.warn("%v", err)

@@ -136,6 +136,15 @@ var Kinds = []Kind{KindDiscussion, KindIssue, KindPullRequest}
 // an issue's and a pull request's conversations are one flat list.
 func (k Kind) Flat() bool { return k == KindIssue || k == KindPullRequest }
 
+// OrDiscussion is the kind k names: a discussion when k is empty, as in
+// every record written before records named their kind.
+func (k Kind) OrDiscussion() Kind {
+	if k == "" {
+		return KindDiscussion
+	}
+	return k
+}
+
 // Cursor marks a position in a discussion's history by GitHub's own
 // timestamps: everything created at or before At is on the near side, except
 // comments created exactly at At whose ids are not in IDs (GitHub timestamps

@@ -1,7 +1,6 @@
 package github
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -368,7 +367,7 @@ func (s *CommentStore) Save(ctx context.Context, rec *state.Record) error {
 
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-	written, err := s.write(ctx, resume.ThreadRef{Kind: cmp.Or(rec.Kind, state.KindDiscussion), Number: n}, rec.Rev, body)
+	written, err := s.write(ctx, resume.ThreadRef{Kind: rec.Kind.OrDiscussion(), Number: n}, rec.Rev, body)
 	if err != nil {
 		return s.fail(n, err)
 	}
@@ -851,7 +850,7 @@ func (s *CommentStore) scanDeeper(ctx context.Context, d scanThread) (*state.Rec
 			return nil, nil // deleted meanwhile: the visit will tell
 		}
 		if err != nil {
-			return nil, fmt.Errorf("comments of %s %d before %s: %w", cmp.Or(d.kind, state.KindDiscussion), d.Number, *conn.PageInfo.StartCursor, err)
+			return nil, fmt.Errorf("comments of %s %d before %s: %w", d.kind.OrDiscussion(), d.Number, *conn.PageInfo.StartCursor, err)
 		}
 		conn = *page
 		if ids := candidates(slices.DeleteFunc(slices.Clone(conn.Nodes), isFirst)); len(ids) > 0 {
