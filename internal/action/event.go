@@ -198,5 +198,5 @@ func (ev *event) unserved(served []state.Kind) string {
 	}
 	list := strings.Join(names, ", ")
 	return fmt.Sprintf("only %s are served here (threads: %s); %s (%s) on %s #%d is left alone",
-		list, list, ev.Name, ev.Action, strings.ReplaceAll(string(ev.Kind), "_", " "), ev.Number)
+		list, list, ev.Name, ev.Action, resume.Noun(ev.Kind), ev.Number)
 }
