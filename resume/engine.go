@@ -206,7 +206,8 @@ type Engine struct {
 	Store   Store
 	Threads Threads
 	// Kind is the kind of thread the entry points address by number (see
-	// ThreadRef); empty: a discussion.
+	// ThreadRef); empty: a discussion; AnyKind: whichever the number
+	// names.
 	Kind       state.Kind
 	Dispatcher Dispatcher
 	// Permissions says who may use slash commands; nil: nobody (every
@@ -521,8 +522,11 @@ func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) 
 	_, reads := e.Threads.(ReactionReader)
 	s := &snapshot{findsByLabel: ok && f.FindsPendingByLabel(), readsReactions: reads}
 	var err error
-	if ds, ok := e.Store.(ThreadStore); ok && in.discussion {
-		s.rec, s.d, err = ds.LoadWith(ctx, e.ref(number, in))
+	ref := e.ref(number, in)
+	// A thread of unknown kind is read through the store that can read it
+	// (the comment store finds its record there), whatever the entry point.
+	if ds, ok := e.Store.(ThreadStore); ok && (in.discussion || ref.Kind == AnyKind) {
+		s.rec, s.d, err = ds.LoadWith(ctx, ref)
 		if errors.Is(err, ErrNotFound) {
 			s.d, s.dErr, err = nil, err, state.ErrNotFound
 		}
@@ -540,20 +544,26 @@ func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) 
 	switch {
 	case errors.Is(err, state.ErrNotFound):
 		s.rec, s.isNew = state.New(number), true
-		if k := e.ref(number, in).Kind; k != state.KindDiscussion {
-			s.rec.Kind = k // omitted for a discussion, as in every record so far
-		}
 	case err != nil:
 		return nil, fmt.Errorf("load record of discussion %d: %w", number, err)
 	}
 	if s.rec.OpenRFCs == nil {
 		s.rec.OpenRFCs = map[string]*state.RFC{}
 	}
+	if ref.Kind == AnyKind && !s.isNew {
+		ref.Kind = s.rec.Kind.OrDiscussion() // the record knows its thread
+	}
 	if in.discussion && s.d == nil && s.dErr == nil {
-		s.d, s.dErr = e.Threads.Thread(ctx, e.ref(number, in))
+		s.d, s.dErr = e.Threads.Thread(ctx, ref)
 		if s.dErr != nil {
 			s.d = nil
 		}
+	}
+	if s.d != nil {
+		ref.Kind = s.d.Kind.OrDiscussion()
+	}
+	if s.isNew && ref.Kind != state.KindDiscussion && ref.Kind != AnyKind {
+		s.rec.Kind = ref.Kind // omitted for a discussion, as in every record so far
 	}
 	if s.missing == nil {
 		s.missing = notFound(s.dErr)

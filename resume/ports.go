@@ -205,6 +205,15 @@ func (t *Thread) Comment(id string) *Comment {
 	return nil
 }
 
+// AnyKind addresses a thread whose kind the asker does not know (a
+// workflow_dispatch carries only the number) where more than one kind is
+// served: the engine then addresses it as its record says, and an adapter
+// asked for it reads whichever kind the number names.
+const AnyKind state.Kind = "any"
+
+// Ref addresses thread number n as the entry points do (Engine.Kind).
+func (e *Engine) Ref(n int) ThreadRef { return e.ref(n, input{}) }
+
 // DiscussionRef addresses discussion number n.
 func DiscussionRef(n int) ThreadRef { return ThreadRef{Kind: state.KindDiscussion, Number: n} }
 
