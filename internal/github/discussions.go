@@ -215,9 +215,10 @@ func (c *Client) Thread(ctx context.Context, ref resume.ThreadRef) (*resume.Thre
 }
 
 // served refuses a thread of a kind this adapter does not read: it serves
-// discussions, issues and pull requests.
+// discussions, issues and pull requests, and a number of any of them
+// (resume.AnyKind).
 func served(ref resume.ThreadRef) error {
-	if !slices.Contains(state.Kinds, ref.Kind) {
+	if !slices.Contains(state.Kinds, ref.Kind) && ref.Kind != resume.AnyKind {
 		return fmt.Errorf("github: thread %d: recess reads no %q threads", ref.Number, ref.Kind)
 	}
 	return nil
@@ -228,10 +229,60 @@ func (c *Client) readThread(ctx context.Context, ref resume.ThreadRef) (*resume.
 	if err := served(ref); err != nil {
 		return nil, nil, err
 	}
-	if ref.Kind == state.KindDiscussion {
+	switch ref.Kind {
+	case state.KindDiscussion:
 		return c.readDiscussion(ctx, ref.Number, nil)
+	case resume.AnyKind:
+		return c.readAny(ctx, ref.Number)
 	}
-	return c.readFlat(ctx, ref)
+	return c.readFlat(ctx, ref, nil)
+}
+
+// anyThreadQuery reads thread number $number whatever its kind, in one
+// request: as a discussion and as an issue or a pull request
+// (issueOrPullRequest: __typename says which). Numbers never collide, so
+// GitHub answers the other with null and a NOT_FOUND error naming it,
+// which the query tolerates (absentOK). The pull request's fragment
+// leaves out state, whose type differs from an issue's (GraphQL refuses
+// two types under one name): merged says it; its other fields fill the
+// issue's fragment too.
+type anyThreadQuery = repoQuery[struct {
+	Discussion *discussionNode `graphql:"discussion(number: $number)"`
+	Flat       *struct {
+		Typename    string   `graphql:"__typename"`
+		Issue       flatNode `graphql:"... on Issue"`
+		PullRequest struct {
+			threadFields
+			Merged   bool
+			Comments flatConn `graphql:"comments(first: 100)"`
+		} `graphql:"... on PullRequest"`
+	} `graphql:"issueOrPullRequest(number: $number)"`
+}]
+
+// readAny reads thread n of a kind the caller does not know: one request,
+// then further pages as the kind's own read does.
+func (c *Client) readAny(ctx context.Context, n int) (*resume.Thread, []storedComment, error) {
+	vars := c.repoVars()
+	vars["number"] = githubv4.Int(n)
+	var q anyThreadQuery
+	if err := c.query(absentOK(ctx, "discussion", "issueOrPullRequest"), &q, vars); err != nil {
+		return nil, nil, fmt.Errorf("github: thread %d: %w", n, err)
+	}
+	switch r := q.Repository; {
+	case r.Discussion != nil:
+		return c.readDiscussion(ctx, n, r.Discussion)
+	case r.Flat != nil:
+		kind := state.KindIssue
+		if r.Flat.Typename == "PullRequest" {
+			kind = state.KindPullRequest
+		}
+		t, all, err := c.readFlat(ctx, resume.ThreadRef{Kind: kind, Number: n}, &r.Flat.Issue)
+		if err == nil {
+			t.Merged = r.Flat.PullRequest.Merged
+		}
+		return t, all, err
+	}
+	return nil, nil, fmt.Errorf("github: thread %d: %w", n, resume.ErrNotFound)
 }
 
 // flatVars are the variables of a read of issue or pull request n
@@ -243,12 +294,15 @@ func (c *Client) flatVars(kind state.Kind, n int) map[string]any {
 }
 
 // readFlat reads an issue or a pull request's conversation as
-// readDiscussion reads a discussion: one request, then further pages of
-// comments only where GitHub says there are more.
-func (c *Client) readFlat(ctx context.Context, ref resume.ThreadRef) (*resume.Thread, []storedComment, error) {
+// readDiscussion reads a discussion: one request (unless its first page
+// arrived in t), then further pages of comments only where GitHub says
+// there are more.
+func (c *Client) readFlat(ctx context.Context, ref resume.ThreadRef, t *flatNode) (*resume.Thread, []storedComment, error) {
 	vars := c.flatVars(ref.Kind, ref.Number)
-	var t *flatNode
 	nodes, err := pages(0, func(after *string) ([]commentFields, pageInfo, error) {
+		if after == nil && t != nil {
+			return t.Comments.Nodes, t.Comments.PageInfo, nil
+		}
 		if after == nil {
 			var q repoQuery[flatRead[flatNode]]
 			if err := c.query(ctx, &q, vars); err != nil {

@@ -126,6 +126,36 @@ func notFoundAt(err error) (fields []string, ok bool) {
 	return fields, true
 }
 
+// absentKey holds the fields a query tolerates as absent (absentOK).
+type absentKey struct{}
+
+// absentOK is ctx for a query whose fields named (an error path's last
+// element) may each be absent: GitHub answers such a field with null and a
+// NOT_FOUND error naming it, and the transport then hands on the data
+// alone. Any other error fails the query as usual.
+func absentOK(ctx context.Context, fields ...string) context.Context {
+	return context.WithValue(ctx, absentKey{}, fields)
+}
+
+// absent reports whether every error of gerr is a field ctx tolerates as
+// absent (absentOK).
+func absent(ctx context.Context, gerr *GraphQLError) bool {
+	fields, ok := notFoundAt(gerr)
+	tolerated, _ := ctx.Value(absentKey{}).([]string)
+	return ok && !slices.ContainsFunc(fields, func(f string) bool { return !slices.Contains(tolerated, f) })
+}
+
+// dataOnly is a GraphQL answer without its errors.
+func dataOnly(answer []byte) ([]byte, error) {
+	var a struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(answer, &a); err != nil {
+		return nil, err
+	}
+	return json.Marshal(a)
+}
+
 // transport is the single RoundTripper under both API clients.
 type transport struct {
 	base    http.RoundTripper
@@ -224,8 +254,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		case isGraphQL && resp.StatusCode != http.StatusOK:
 			return nil, &StatusError{StatusCode: resp.StatusCode, Body: text.Clip(string(data), 512)}
-		case gerr != nil:
+		case gerr != nil && !absent(ctx, gerr):
 			return nil, gerr
+		case gerr != nil:
+			if data, err = dataOnly(data); err != nil {
+				return nil, gerr
+			}
 		}
 		resp.Body = io.NopCloser(bytes.NewReader(data))
 		resp.ContentLength = int64(len(data))
