@@ -42,6 +42,7 @@ func parseRepoCommand(name string, args []string, env runEnv, getenv func(string
 	fs.IntVar(&set.Discussion, "discussion", 0, "only this discussion (status)")
 	fs.StringVar(&set.StateStore, inStateStore, set.StateStore, "where the records are: "+storeComment+" or "+storeBranch)
 	fs.StringVar(&set.StateBranch, inStateBranch, set.StateBranch, "the branch of the "+storeBranch+" store")
+	threads := fs.String(inThreads, "", "the kinds of thread served, comma separated: "+strings.Join(threadKinds, ", ")+" (default discussions)")
 	config := fs.String(inConfig, "", "the repository's policy file (default "+defaultConfigPath+", which may be missing)")
 	dry := fs.Bool(inDryRun, false, "describe what a sweep would do without doing it (required for sweep)")
 	fs.BoolVar(&asJSON, "json", false, "print JSON instead of a table")
@@ -83,7 +84,13 @@ func parseRepoCommand(name string, args []string, env runEnv, getenv func(string
 	if err := set.applyFile(policyPath(*config, "")); err != nil {
 		return refuse("%v", err)
 	}
-	var err error
+	kinds, err := parseThreads("--"+inThreads, *threads)
+	if err != nil {
+		return refuse("%v", err)
+	}
+	if len(kinds) > 0 {
+		set.Threads = kinds
+	}
 	if env.Clock, err = clockFrom(getenv); err != nil {
 		return refuse("%v", err)
 	}

@@ -34,9 +34,9 @@ type settings struct {
 	// only while something is pending when Engine.SweepOnlyWhileWaiting is
 	// set.
 	SweepWorkflow string
-	// Threads are the kinds of thread recess serves (input threads, which
-	// the action does not read yet: discussions alone); an event about
-	// another kind is a no-op (event.unserved).
+	// Threads are the kinds of thread recess serves (input threads;
+	// default: discussions alone); an event about another kind is a no-op
+	// (event.unserved).
 	Threads []state.Kind
 	Engine  resume.Config
 }
@@ -135,6 +135,7 @@ var actionInputs = []actionInput{
 	{name: inVerdictFile, commands: []string{CommandVerdict}},
 	{name: inCorrelationID, commands: []string{CommandClaim}},
 	{name: inDiscussion, commands: []string{cmdVisit}},
+	{name: inThreads},
 	{name: inCategories, choice: true},
 	{name: inLabels, choice: true},
 	{name: inWakeOn, choice: true},
@@ -203,8 +204,9 @@ const (
 var stores = []string{storeComment, storeBranch}
 
 // inThreads is input threads (SPEC "Threads"): which kinds of thread
-// recess serves, comma separated. The action does not read it yet; its
-// choices live here so that `recess check` knows setups written for it.
+// recess serves, comma separated. It is an input alone, not a policy file
+// key: the front door's triggers and its if: must agree with it, and they
+// live in the workflow file.
 const inThreads = "threads"
 
 // threadKinds are the values input threads lists.
@@ -269,6 +271,13 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	if err := checkStore(inputField(inStateStore), s.StateStore); err != nil {
 		return nil, err
 	}
+	threads, err := parseThreads(inputField(inThreads), input(inThreads))
+	if err != nil {
+		return nil, err
+	}
+	if len(threads) > 0 {
+		s.Threads = threads
+	}
 	if err := boolInput(input, inDryRun, &s.DryRun); err != nil {
 		return nil, err
 	}
@@ -285,10 +294,36 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	if err := s.applyPolicy(pol, inputField); err != nil {
 		return nil, err
 	}
-	if s.Engine.WakeOn == resume.WakeMention && len(s.Engine.MentionHandles) == 0 {
-		return nil, &wait.FieldError{Field: inputField(inMentionHandles), Reason: "wake-on mention needs at least one handle (for example @lead)"}
+	// A kind that wakes on mention needs a handle to listen for: wake-on
+	// says so, or, when it is not given, the kind's default does.
+	for _, k := range s.Threads {
+		if resume.WakeOnOf(s.Engine.WakeOn, k) != resume.WakeMention || len(s.Engine.MentionHandles) > 0 {
+			continue
+		}
+		why := "wake-on mention needs at least one handle (for example @lead)"
+		if s.Engine.WakeOn == "" {
+			why = fmt.Sprintf("%s wake on mention when wake-on is not given: name at least one handle (for example @lead), or set wake-on", workflows.ThreadsValue(k))
+		}
+		return nil, &wait.FieldError{Field: inputField(inMentionHandles), Reason: why}
 	}
 	return s, nil
+}
+
+// parseThreads reads input threads: kinds of thread by their names in
+// internal/workflows' table, comma separated; none listed: nil. field
+// names where v was given.
+func parseThreads(field, v string) ([]state.Kind, error) {
+	var kinds []state.Kind
+	for _, name := range text.Items(v) {
+		i := slices.IndexFunc(state.Kinds, func(k state.Kind) bool { return workflows.ThreadsValue(k) == strings.ToLower(name) })
+		if i < 0 {
+			return nil, &wait.FieldError{Field: field, Reason: fmt.Sprintf("%q is not one of %s", name, strings.Join(threadKinds, ", "))}
+		}
+		if !slices.Contains(kinds, state.Kinds[i]) {
+			kinds = append(kinds, state.Kinds[i])
+		}
+	}
+	return kinds, nil
 }
 
 // inputPolicy is the policy the inputs give, in the policy file's form

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -203,6 +204,7 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 		cs := gh.NewCommentStore(c)
 		// The sweep's hourly look follows RECESS_NOW, as the engine does.
 		cs.Clock = inv.Clock
+		cs.Kinds = inv.Threads
 		store = cs
 	case storeBranch:
 		if err := gh.CheckBranchName(inv.StateBranch); err != nil {
@@ -220,6 +222,11 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 		DryRun: inv.DryRun}
 	if inv.Event != nil {
 		e.Kind = inv.Event.Kind
+	}
+	if e.Kind == "" && !slices.Equal(inv.Threads, []state.Kind{state.KindDiscussion}) {
+		// A number with no kind (workflow_dispatch, a visit) where more
+		// than one kind is served names whichever thread it is.
+		e.Kind = resume.AnyKind
 	}
 	return e, c, nil
 }
@@ -478,7 +485,7 @@ func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resu
 	if rc != nil && rc.CorrelationID == "" {
 		return resume.Prompt(*rc, nil)
 	}
-	d, err := e.Threads.Thread(ctx, resume.DiscussionRef(discussion))
+	d, err := e.Threads.Thread(ctx, e.Ref(discussion))
 	switch {
 	case rc != nil && err != nil:
 		logf("prompt: could not read discussion %d for the questions asked (%v); answers are listed without them", discussion, err)
