@@ -160,7 +160,7 @@ func TestDecodeEvent_refuses_an_issue_without_its_number(t *testing.T) {
 // An event about a kind of thread the repository does not serve is a
 // no-op: exit 0, not one request to GitHub, one log line that says which
 // kind was left alone and what is served, and no step output or summary.
-// Until input threads is read, discussions alone are served.
+// With input threads unset, discussions alone are served.
 func TestAction_leaves_unserved_threads_alone(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -181,6 +181,9 @@ func TestAction_leaves_unserved_threads_alone(t *testing.T) {
 			want: "recess: only discussions are served here (threads: discussions); issue_comment (created) on pull request #1 is left alone"},
 		{name: "command_given", event: "issue_comment", file: "issue_comment.edited", extra: map[string]string{"INPUT_COMMAND": "inbound"},
 			want: "recess: only discussions are served here (threads: discussions); issue_comment (edited) on issue #1 is left alone"},
+		{name: "issue_where_pull_requests_are_served", event: "issue_comment", file: "issue_comment.created",
+			extra: map[string]string{"INPUT_THREADS": "pull-requests", "INPUT_MENTION-HANDLES": "@lead"},
+			want:  "recess: only pull-requests are served here (threads: pull-requests); issue_comment (created) on issue #1 is left alone"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,26 +246,30 @@ func TestWire_gives_the_engine_the_kind_of_the_event(t *testing.T) {
 	tests := []struct {
 		name, event, file string
 		edit              func(map[string]any)
+		threads           string // input threads
 		want              state.Kind
 	}{
 		{name: "discussion", event: "discussion_comment", file: "discussion_comment.created", want: state.KindDiscussion},
 		{name: "issue", event: "issue_comment", file: "issue_comment.created", want: state.KindIssue},
 		{name: "pull_request", event: "issue_comment", file: "issue_comment.created", edit: onPullRequest, want: state.KindPullRequest},
 		{name: "schedule", event: "schedule", file: "", want: ""},
+		{name: "dispatch_with_discussions_alone", event: "workflow_dispatch", want: ""},
+		{name: "dispatch_with_issues_served", event: "workflow_dispatch", threads: "discussions, issues", want: resume.AnyKind},
+		{name: "issue_with_issues_served", event: "issue_comment", file: "issue_comment.created", threads: "discussions, issues", want: state.KindIssue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			payload := []byte(`{"schedule":"*/5 * * * *"}`)
+			if tt.event == "workflow_dispatch" {
+				payload = []byte(`{"inputs":{"discussion_number":"3","correlation_id":"c-1"}}`)
+			}
 			if tt.file != "" {
 				payload = webhook(t, tt.file, tt.edit)
 			}
 			env := runEnv{where: where{Repo: hostileRepo, APIURL: "http://127.0.0.1:9"}, Workspace: t.TempDir()}
 			inv, err := newInvocation(env, func(name string) string {
-				if name == InputGitHubToken {
-					return hostileToken
-				}
-				return ""
+				return map[string]string{InputGitHubToken: hostileToken, inThreads: tt.threads, inMentionHandles: "@lead"}[name]
 			}, func() (*event, error) { return decodeEvent(tt.event, payload) })
 			if err != nil {
 				t.Fatal(err)
