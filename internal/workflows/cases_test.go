@@ -384,7 +384,7 @@ func TestCheckRepo_refuses_each_broken_setup(t *testing.T) {
 		},
 		{
 			name: "threads_outside_their_choices", base: threaded,
-			breaks:  []edit{{file: "recess.yml", old: "        uses: ./\n        # Every", new: "        uses: ./\n        with: {threads: \"discussions, isues\"}\n        # Every"}},
+			breaks:  []edit{{file: "recess.yml", old: "        uses: ./\n        # Every", new: "        uses: ./\n        with: {threads: \"discussions, isues\", mention-handles: \"@lead\"}\n        # Every"}},
 			want:    []want{{file: "recess.yml", job: "event", rule: workflows.RuleInputChoice, at: "isues"}},
 			fixSays: "write issues instead of isues",
 			fix:     []edit{{file: "recess.yml", old: "isues", new: "issues"}},
@@ -393,7 +393,7 @@ func TestCheckRepo_refuses_each_broken_setup(t *testing.T) {
 		},
 		{
 			name: "threads_without_their_triggers_group_and_permissions", base: threaded,
-			breaks: []edit{{file: "recess.yml", old: "        uses: ./\n        # Every", new: "        uses: ./\n        with: {threads: \"discussions,pull-requests\"}\n        # Every"}},
+			breaks: []edit{{file: "recess.yml", old: "        uses: ./\n        # Every", new: "        uses: ./\n        with: {threads: \"discussions,pull-requests\", mention-handles: \"@lead\"}\n        # Every"}},
 			want: []want{
 				{file: "agent.yml", job: "claim", rule: workflows.RuleMissingPermission, at: "    permissions:\n      discussions: write # the status record"},
 				{file: "agent.yml", job: "verdict", rule: workflows.RuleMissingPermission, at: "    permissions:\n      discussions: write # replies"},
