@@ -512,7 +512,7 @@ type dispatchPlan struct {
 
 // ref addresses the thread number of the run's kind.
 func (e *Engine) ref(number int, in input) ThreadRef {
-	return ThreadRef{Kind: cmp.Or(in.kind, e.Kind).OrDiscussion(), Number: number}
+	return NumberRef(cmp.Or(in.kind, e.Kind), number)
 }
 
 // read gathers a snapshot: the record, the discussion when the entry point

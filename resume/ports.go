@@ -205,6 +205,10 @@ func (t *Thread) Comment(id string) *Comment {
 	return nil
 }
 
+// NumberRef addresses thread number n of kind k as the entry points do:
+// an empty kind is a discussion (state.Kind.OrDiscussion).
+func NumberRef(k state.Kind, n int) ThreadRef { return ThreadRef{Kind: k.OrDiscussion(), Number: n} }
+
 // DiscussionRef addresses discussion number n.
 func DiscussionRef(n int) ThreadRef { return ThreadRef{Kind: state.KindDiscussion, Number: n} }
 

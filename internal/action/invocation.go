@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -406,6 +407,9 @@ func DecodeResumeContext(data []byte) (*resume.Context, error) {
 	}
 	if rc.Omitted < 0 {
 		return nil, &wait.FieldError{Field: root + ".omitted", Reason: "negative"}
+	}
+	if rc.Kind != "" && !slices.Contains(state.Kinds, rc.Kind) {
+		return nil, &wait.FieldError{Field: root + ".kind", Reason: fmt.Sprintf("%q is not a kind of thread", rc.Kind)}
 	}
 	if rc.RecessCount < 0 {
 		return nil, &wait.FieldError{Field: root + ".recess_count", Reason: "negative"}
