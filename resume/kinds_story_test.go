@@ -1,6 +1,7 @@
 package resume_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,8 +22,8 @@ func TestStory_an_issue_mentions_recesses_ignores_a_bot_and_resumes(t *testing.T
 	e.Kind = state.KindIssue
 	n := w.openDiscussion("alice")
 	w.discussions[n].Kind, w.discussions[n].Body = state.KindIssue, "@lead the build is red"
-	if res := mustRun(t)(e.Intake(ctx, n)); !res.Dispatched {
-		t.Fatalf("intake of an issue mentioning @lead: not dispatched (notes %q)", res.Notes)
+	if res := mustRun(t)(e.Intake(ctx, n)); !res.Dispatched || res.Kind != state.KindIssue || !slices.Contains(res.Notes, "new issue: fresh dispatch") {
+		t.Fatalf("intake of an issue mentioning @lead: dispatched %v, kind %q, notes %q; want a fresh dispatch said of an issue", res.Dispatched, res.Kind, res.Notes)
 	}
 	if k := w.record(t, n).Kind; k != state.KindIssue {
 		t.Errorf("record kind = %q, want %q", k, state.KindIssue)
