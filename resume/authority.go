@@ -114,13 +114,13 @@ func (f *facts) writer(c *Comment) bool {
 func (f *facts) unauthorized(c *Comment, cmd command) plan {
 	a, n := f.s.perms[authorityKey(c)], f.s.rec.Discussion
 	if a.err != nil {
-		return logged("discussion %d: held /recess %s from @%s: %v", n, cmd.name, c.Author, a.err).with(
+		return logged("%s %d: held /recess %s from @%s: %v", f.kind().noun, n, cmd.name, c.Author, a.err).with(
 			warned("comment %s: /recess %s from @%s is held: recess may not read @%s's permission on the repository (%v); give the token read access to the repository's metadata, and the next run carries it out", c.ID, cmd.name, c.Author, c.Author, a.err))
 	}
 	role := a.perm.Role
 	if role == "" {
 		role = "none"
 	}
-	return logged("discussion %d: ignored /recess %s from @%s (%s, permission %s): slash commands need write access; it counts as an ordinary reply", n, cmd.name, c.Author, c.Association, role).with(
+	return logged("%s %d: ignored /recess %s from @%s (%s, permission %s): slash commands need write access; it counts as an ordinary reply", f.kind().noun, n, cmd.name, c.Author, c.Association, role).with(
 		noted("ignored /recess %s from @%s: no write access", cmd.name, c.Author))
 }

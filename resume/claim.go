@@ -23,7 +23,7 @@ func claim(correlationID string, runID int64) func(*facts, *state.Record) (plan,
 		why := ""
 		switch expects(a, correlationID, runID) {
 		case notActive:
-			why = fmt.Sprintf("%s is not the run recess expects for discussion %d: stale", correlationID, rec.Discussion)
+			why = fmt.Sprintf("%s is not the run recess expects for %s %d: stale", correlationID, f.kind().noun, rec.Discussion)
 		case escalatedRun:
 			why = fmt.Sprintf("%s was escalated: stale", correlationID)
 		case otherRun:

@@ -120,6 +120,14 @@ func (f *facts) quiet(login string, bot bool) bool {
 	return ignored(login, f.cfg.IgnoreAuthors) || f.kind().quietBots && isApp(login, bot)
 }
 
+// heard reports whether a comment by author, read as r, reaches the agent
+// that trigger fired (nil: none) wakes: a reply, or a quiet author's
+// words where that trigger's from names the author (wait.Trigger.Names),
+// as it counted them.
+func (r reading) heard(author string, fired *wait.Trigger) bool {
+	return r.reply() || r.quiet && fired.Names(author)
+}
+
 // ignored reports whether login is one of ignore-authors: recess treats
 // their comments as its own.
 func ignored(login string, ignore []string) bool {

@@ -10,16 +10,20 @@ import (
 	"unicode/utf8"
 
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // Context is the resume_context input of a resumed agent run.
 type Context struct {
-	CorrelationID string          `json:"correlation_id"`
-	FiredBy       string          `json:"fired_by"`
-	FiredAt       time.Time       `json:"fired_at"`
-	Trigger       json.RawMessage `json:"trigger,omitempty"`
-	RecessCount   int             `json:"recess_count"`
-	Truncated     bool            `json:"truncated"`
+	CorrelationID string `json:"correlation_id"`
+	// Kind is the kind of thread the run is about (omitted: a discussion),
+	// so the words the agent reads name it and recess mcp reads it as such.
+	Kind        state.Kind      `json:"kind,omitempty"`
+	FiredBy     string          `json:"fired_by"`
+	FiredAt     time.Time       `json:"fired_at"`
+	Trigger     json.RawMessage `json:"trigger,omitempty"`
+	RecessCount int             `json:"recess_count"`
+	Truncated   bool            `json:"truncated"`
 	// Omitted counts the oldest entries left out entirely because even
 	// without bodies they would not fit (only in extreme discussions).
 	Omitted      int            `json:"omitted,omitempty"`

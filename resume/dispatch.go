@@ -1,12 +1,14 @@
 package resume
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/recess-action/recess/internal/text"
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -164,11 +166,13 @@ func (f *facts) resumeContext(rec *state.Record, a *state.Run) (string, error) {
 	if a.Resume == nil && a.Since.At.IsZero() {
 		return "", nil
 	}
-	rc := Context{HistorySince: f.history(a.Since, a.Until)}
+	rc := Context{Kind: rec.Kind}
 	if r := a.Resume; r != nil {
+		rc.HistorySince = f.history(a.Since, a.Until, r.Trigger)
 		rc.CorrelationID, rc.FiredBy, rc.FiredAt = r.CorrelationID, r.FiredBy, r.FiredAt
 		rc.Trigger, rc.RecessCount = triggerJSON(r.Trigger), r.RecessCount
 	} else {
+		rc.HistorySince = f.history(a.Since, a.Until, nil)
 		rc.FiredBy, rc.FiredAt = FiredByIntake, f.now
 	}
 	return rc.Encode(DispatchRequest{CorrelationID: a.CorrelationID, Discussion: rec.Discussion})
@@ -178,8 +182,10 @@ func (f *facts) resumeContext(rec *state.Record, a *state.Run) (string, error) {
 // (comments that arrived after an adjourned answer).
 const FiredByIntake = "intake"
 
-// history lists the human comments after since and up to until.
-func (f *facts) history(since, until state.Cursor) []HistoryEntry {
+// history lists the human comments after since and up to until: the
+// replies, and the comments of quiet authors (facts.heard) the trigger
+// that fired names.
+func (f *facts) history(since, until state.Cursor, fired *wait.Trigger) []HistoryEntry {
 	out := []HistoryEntry{}
 	for i := range f.d.Comments {
 		c := &f.d.Comments[i]
@@ -187,14 +193,14 @@ func (f *facts) history(since, until state.Cursor) []HistoryEntry {
 			continue
 		}
 		r := f.reading(c)
-		if !r.reply() {
+		if !r.heard(c.Author, fired) {
 			continue
 		}
 		role := "user"
 		if f.writer(c) {
 			role = "maintainer"
 		}
-		out = append(out, HistoryEntry{ID: c.ID, Author: c.Author, Role: role, Body: r.said,
+		out = append(out, HistoryEntry{ID: c.ID, Author: c.Author, Role: role, Body: cmp.Or(r.said, c.Body),
 			CreatedAt: c.CreatedAt.UTC(), URL: c.URL, ReplyTo: c.Root})
 	}
 	return out

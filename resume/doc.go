@@ -37,7 +37,8 @@
 //	authority (who may command)           resume/authority.go
 //	scope (categories, labels, wake-on)   resume/scope.go
 //	what differs by kind of thread (the   resume/kinds.go (kinds; bots:
-//	  noun, wake-on default, bots;        facts.quiet in commands.go;
+//	  noun, wake-on default, bots;        facts.quiet in commands.go, who
+//	  who is heard in history_since)        is heard: reading.heard;
 //	  flat: state.Kind.Flat)                flatness: state/record.go)
 //	verdict (applying it)                 resume/verdict.go
 //	where a verdict reply goes (for the   resume/verdict.go (PlaceReply)

@@ -252,6 +252,8 @@ func (e *Engine) setup(ctx context.Context) (string, error) {
 type Result struct {
 	Command    string
 	Discussion int
+	// Kind is the kind of thread Discussion is (empty: a discussion).
+	Kind state.Kind
 	// Fired is true when this run dispatched a resume (or a retry).
 	Fired         bool
 	FiredBy       string
@@ -511,7 +513,7 @@ type dispatchPlan struct {
 
 // ref addresses the thread number of the run's kind.
 func (e *Engine) ref(number int, in input) ThreadRef {
-	return ThreadRef{Kind: cmp.Or(in.kind, e.Kind).OrDiscussion(), Number: number}
+	return NumberRef(cmp.Or(in.kind, e.Kind), number)
 }
 
 // read gathers a snapshot: the record, the discussion when the entry point
@@ -633,7 +635,7 @@ func decide(s snapshot, in input, c Config, now time.Time) (plan, error) {
 	f := &facts{s: s, in: in, cfg: c, now: now, d: s.d, awaited: awaitedSignals(rec)}
 	p, err := in.rule(f, rec)
 	p.rec, p.d, p.now = rec, s.d, now
-	p.res.Command, p.res.Discussion, p.res.Missing = in.command, rec.Discussion, s.missing
+	p.res.Command, p.res.Discussion, p.res.Kind, p.res.Missing = in.command, rec.Discussion, rec.Kind, s.missing
 	if in.restore != nil && !s.isNew {
 		// A dry run of a deletion says first what its write back would do.
 		b := writtenBack(in.restore, s.restored, true)

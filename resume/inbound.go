@@ -116,7 +116,7 @@ func (f *facts) reconcile(rec *state.Record) (plan, error) {
 	rec.Closed = ""
 	if why := f.outOfScope(); f.s.isNew && why != "" {
 		// Never served: no record, no status comment, no answer.
-		return noted("discussion %d is out of scope (%s): nothing to do", rec.Discussion, why), nil
+		return noted("%s %d is out of scope (%s): nothing to do", f.kind().noun, rec.Discussion, why), nil
 	}
 	var p plan
 	if f.s.isNew {
@@ -362,7 +362,7 @@ func (f *facts) intake(rec *state.Record, d *dispatchPlan) (plan, error) {
 	if n := len(rec.Dispatches); n >= f.cfg.MaxDispatchesPerHour {
 		until := rec.Dispatches[n-f.cfg.MaxDispatchesPerHour].Add(time.Hour)
 		return queue(rec, until, fmt.Sprintf("recess already started %s here in the last hour", text.Count(n, "agent run", "agent runs")),
-			fmt.Sprintf("%d fresh dispatches on this discussion in the last hour (max-dispatches-per-hour %d)", n, f.cfg.MaxDispatchesPerHour)), nil
+			fmt.Sprintf("%d fresh dispatches on this %s in the last hour (max-dispatches-per-hour %d)", n, f.kind().noun, f.cfg.MaxDispatchesPerHour)), nil
 	}
 	if rec.Queued != nil && f.now.Before(rec.Queued.Until) {
 		return plan{}, nil
@@ -400,7 +400,7 @@ func (f *facts) intake(rec *state.Record, d *dispatchPlan) (plan, error) {
 	d = &dispatchPlan{run: f.intent(rec.Seen, nil), fresh: true}
 	p := noted("%d comment(s) nobody has answered: fresh dispatch", unseen)
 	if first {
-		p = noted("new discussion: fresh dispatch")
+		p = noted("new %s: fresh dispatch", f.kind().noun)
 	}
 	q, err := f.dispatchUnlessRunning(rec, d)
 	return p.with(q), err

@@ -1,9 +1,12 @@
 package resume_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/state"
@@ -19,8 +22,8 @@ func TestStory_an_issue_mentions_recesses_ignores_a_bot_and_resumes(t *testing.T
 	e.Kind = state.KindIssue
 	n := w.openDiscussion("alice")
 	w.discussions[n].Kind, w.discussions[n].Body = state.KindIssue, "@lead the build is red"
-	if res := mustRun(t)(e.Intake(ctx, n)); !res.Dispatched {
-		t.Fatalf("intake of an issue mentioning @lead: not dispatched (notes %q)", res.Notes)
+	if res := mustRun(t)(e.Intake(ctx, n)); !res.Dispatched || res.Kind != state.KindIssue || !slices.Contains(res.Notes, "new issue: fresh dispatch") {
+		t.Fatalf("intake of an issue mentioning @lead: dispatched %v, kind %q, notes %q; want a fresh dispatch said of an issue", res.Dispatched, res.Kind, res.Notes)
 	}
 	if k := w.record(t, n).Kind; k != state.KindIssue {
 		t.Errorf("record kind = %q, want %q", k, state.KindIssue)
@@ -63,5 +66,54 @@ func TestSweep_fires_an_elapsed_recess_on_an_issue(t *testing.T) {
 	}
 	if rc := w.resumeContext(t, 1); rc.FiredBy != "elapsed" {
 		t.Errorf("resume_context fired_by %q, want elapsed", rc.FiredBy)
+	}
+}
+
+// Who is heard is one rule: on an issue a bot counts only where a trigger's
+// from names it, and the comment that fired the recess then reaches the
+// agent in history_since, beside the people's; an unnamed bot's does not.
+func TestResumeContext_holds_the_named_bot_comment_that_fired(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		trigger string
+		want    []string // history_since ids
+	}{
+		{name: "named_bot_fires_and_is_heard", trigger: `{"kind":"missing_input","replies":1,"from":["ci[bot]"]}`, want: []string{"IC_bot"}},
+		{name: "named_in_a_part_of_any", trigger: `{"kind":"any","of":[{"kind":"elapsed","elapsed":"P1D"},{"kind":"missing_input","replies":2,"from":["ci","bob"]}]}`,
+			want: []string{"IC_bot", "IC_bob"}},
+		{name: "unnamed_bot_is_not_heard", trigger: `{"kind":"missing_input","replies":1}`, want: []string{"IC_bob"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			e := w.engine(resume.Config{MentionHandles: []string{"@lead"}})
+			e.Kind = state.KindIssue
+			n := w.openDiscussion("alice")
+			w.discussions[n].Kind, w.discussions[n].Body = state.KindIssue, "@lead the build is red"
+			mustRun(t)(e.Intake(ctx, n))
+			mustRun(t)(verdict(t, e, recessed("c-1", n, tt.trigger)))
+			w.advance(time.Minute)
+			w.mu.Lock()
+			w.discussions[n].Comments = append(w.discussions[n].Comments, resume.Comment{ID: "IC_bot", Author: "ci", AuthorBot: true, Body: "Coverage 81%", CreatedAt: w.clock.Now()})
+			w.mu.Unlock()
+			mustRun(t)(e.Inbound(ctx, n))
+			if len(w.calls()) == 1 {
+				w.advance(time.Minute)
+				w.mu.Lock()
+				w.discussions[n].Comments = append(w.discussions[n].Comments, resume.Comment{ID: "IC_bob", Author: "bob", Body: "The ARM one.", CreatedAt: w.clock.Now()})
+				w.mu.Unlock()
+				mustRun(t)(e.Inbound(ctx, n))
+			}
+			rc := w.resumeContext(t, 1)
+			var got []string
+			for _, h := range rc.HistorySince {
+				got = append(got, h.ID)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" || rc.Kind != state.KindIssue {
+				t.Errorf("resume_context kind %q, history_since ids (-want +got):\n%s", rc.Kind, diff)
+			}
+		})
 	}
 }

@@ -211,6 +211,10 @@ func (t *Thread) Comment(id string) *Comment {
 // asked for it reads whichever kind the number names.
 const AnyKind state.Kind = "any"
 
+// NumberRef addresses thread number n of kind k as the entry points do:
+// an empty kind is a discussion (state.Kind.OrDiscussion).
+func NumberRef(k state.Kind, n int) ThreadRef { return ThreadRef{Kind: k.OrDiscussion(), Number: n} }
+
 // Ref addresses thread number n as the entry points do (Engine.Kind).
 func (e *Engine) Ref(n int) ThreadRef { return e.ref(n, input{}) }
 

@@ -34,16 +34,21 @@ type Question struct {
 // Prompt is pure: the same context gives the same text, so it can be
 // rendered again anywhere (the claim step's output, `recess prompt`).
 func Prompt(rc Context, asked []Question) string {
-	p := &promptWriter{}
+	p := &promptWriter{noun: Noun(rc.Kind)}
 	p.header(rc)
 	p.truncation(rc)
 	p.comments(rc, asked)
 	p.para("## What to do now")
-	p.line("Read the comments above (and the discussion itself where a link says there is more), then either answer with `adjourn`, or ask again with `reply` and `recess`. Use a comment's id as `reply_to` to answer under it. Call the tool, then end your turn.")
+	p.line("Read the comments above (and the " + p.noun + " itself where a link says there is more), then either answer with `adjourn`, or ask again with `reply` and `recess`. Use a comment's id as `reply_to` to answer under it. Call the tool, then end your turn.")
 	return p.String()
 }
 
-type promptWriter struct{ strings.Builder }
+// promptWriter writes a prompt about a thread that noun names
+// ("discussion", "issue").
+type promptWriter struct {
+	strings.Builder
+	noun string
+}
 
 // line writes s and a newline; para writes s as a paragraph, with the
 // blank line after it. Their f forms format.
@@ -55,12 +60,12 @@ func (p *promptWriter) paraf(format string, args ...any) { p.para(fmt.Sprintf(fo
 
 func (p *promptWriter) header(rc Context) {
 	if rc.FiredBy == FiredByIntake {
-		p.para("# New comments on the discussion")
-		p.paraf("You answered this discussion earlier (adjourned). People wrote since; the comments are below, as of %s.", promptTime(rc.FiredAt))
+		p.para("# New comments on the " + p.noun)
+		p.paraf("You answered this "+p.noun+" earlier (adjourned). People wrote since; the comments are below, as of %s.", promptTime(rc.FiredAt))
 		return
 	}
 	p.para("# You are resumed")
-	what := "You recessed on this discussion"
+	what := "You recessed on this " + p.noun
 	if rc.CorrelationID != "" {
 		what += " (recess " + code(rc.CorrelationID) + ")"
 	}
@@ -92,7 +97,7 @@ func (p *promptWriter) comments(rc Context, asked []Question) {
 	n := len(rc.HistorySince)
 	switch {
 	case n == 0 && rc.Omitted > 0:
-		p.para("## Comments since\n\nNone fit in the context (see above); read the discussion.")
+		p.para("## Comments since\n\nNone fit in the context (see above); read the " + p.noun + ".")
 		return
 	case n == 0:
 		p.para("## Comments since\n\nNo one wrote since you last ran.")
@@ -157,7 +162,7 @@ func (p *promptWriter) truncation(rc Context) {
 	p.para("## Not everything fit")
 	p.line("GitHub limits what a workflow run is given, so recess shortened this context (the oldest comments first).")
 	if rc.Omitted > 0 {
-		p.linef("%s left out entirely: read the discussion for everything before the first comment below.", capital(text.Count(rc.Omitted, "older comment was", "older comments were")))
+		p.linef("%s left out entirely: read the %s for everything before the first comment below.", capital(text.Count(rc.Omitted, "older comment was", "older comments were")), p.noun)
 	}
 	if rc.Truncated && len(rc.Trigger) == 0 && rc.FiredBy != FiredByIntake {
 		p.line("What you waited for (the trigger) was left out too.")
@@ -217,6 +222,14 @@ func capital(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// withArticle is noun with its indefinite article ("an issue").
+func withArticle(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
 }
 
 func headline(s string) string {

@@ -16,9 +16,9 @@ const (
 // each quoted as Prompt quotes history, long ones shortened with the link.
 // Pure, like Prompt.
 func IntakePrompt(d *Thread) string {
-	p := &promptWriter{}
-	p.para("# A discussion to answer")
-	p.linef("Discussion #%d, “%s”, opened by @%s on %s.", d.Number, text.ClipLine(d.Title, 200), text.ClipLine(d.Author, 64), promptTime(d.CreatedAt))
+	p := &promptWriter{noun: Noun(d.Kind)}
+	p.para("# " + capital(withArticle(p.noun)) + " to answer")
+	p.linef("%s #%d, “%s”, opened by @%s on %s.", capital(p.noun), d.Number, text.ClipLine(d.Title, 200), text.ClipLine(d.Author, 64), promptTime(d.CreatedAt))
 	meta := ""
 	if d.Category != "" {
 		meta = "Category: " + text.ClipLine(d.Category, 64) + ". "
@@ -42,7 +42,7 @@ func IntakePrompt(d *Thread) string {
 		p.para("No one has commented yet.")
 	} else {
 		if len(people) > intakeComments {
-			p.paraf("%s not shown here; read them in the discussion (read_discussion).", capital(text.Count(len(people)-intakeComments, "older comment is", "older comments are")))
+			p.paraf("%s not shown here; read them in the %s (read_discussion).", capital(text.Count(len(people)-intakeComments, "older comment is", "older comments are")), p.noun)
 			people = people[len(people)-intakeComments:]
 		}
 		p.paraf("## %s, oldest first", capital(text.Count(len(people), "comment", "comments")))

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recess-action/recess/state"
 )
 
 // A fresh run's prompt holds the discussion and the people's comments with
@@ -49,5 +51,39 @@ func TestIntakePrompt(t *testing.T) {
 				t.Errorf("IntakePrompt shows %q: %q", gone, l)
 			}
 		}
+	}
+}
+
+// The prompt names the kind of thread it is about, fresh and resumed; a
+// discussion's words are the golden files' (TestPromptGolden).
+func TestPrompt_names_the_kind_of_thread(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		kind state.Kind
+		want []string
+	}{
+		{state.KindIssue, []string{"# An issue to answer", "Issue #12, “The build is red”, opened by @alice on Sat 21 Nov 2026 10:00 UTC.",
+			"You recessed on this issue (recess `c-1`).", "# New comments on the issue", "You answered this issue earlier (adjourned).",
+			"Read the comments above (and the issue itself where a link says there is more)"}},
+		{state.KindPullRequest, []string{"# A pull request to answer", "Pull request #12, “The build is red”, opened by @alice on Sat 21 Nov 2026 10:00 UTC.",
+			"You recessed on this pull request (recess `c-1`).", "# New comments on the pull request", "You answered this pull request earlier (adjourned).",
+			"Read the comments above (and the pull request itself where a link says there is more)"}},
+		{state.KindDiscussion, []string{"# A discussion to answer", "Discussion #12, “The build is red”, opened by @alice on Sat 21 Nov 2026 10:00 UTC.",
+			"You recessed on this discussion (recess `c-1`).", "# New comments on the discussion", "You answered this discussion earlier (adjourned).",
+			"Read the comments above (and the discussion itself where a link says there is more)"}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			t.Parallel()
+			got := IntakePrompt(&Thread{Kind: tt.kind, Number: 12, Title: "The build is red", Author: "alice", CreatedAt: at}) +
+				Prompt(Context{Kind: tt.kind, CorrelationID: "c-1", FiredBy: "elapsed", FiredAt: at}, nil) +
+				Prompt(Context{Kind: tt.kind, FiredBy: FiredByIntake, FiredAt: at}, nil)
+			for _, want := range tt.want {
+				if !strings.Contains(got, want) {
+					t.Errorf("prompts lack %q:\n%s", want, got)
+				}
+			}
+		})
 	}
 }

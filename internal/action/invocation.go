@@ -414,6 +414,9 @@ func DecodeResumeContext(data []byte) (*resume.Context, error) {
 	if rc.Omitted < 0 {
 		return nil, &wait.FieldError{Field: root + ".omitted", Reason: "negative"}
 	}
+	if rc.Kind != "" && !slices.Contains(state.Kinds, rc.Kind) {
+		return nil, &wait.FieldError{Field: root + ".kind", Reason: fmt.Sprintf("%q is not a kind of thread", rc.Kind)}
+	}
 	if rc.RecessCount < 0 {
 		return nil, &wait.FieldError{Field: root + ".recess_count", Reason: "negative"}
 	}

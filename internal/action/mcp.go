@@ -33,8 +33,9 @@ import (
 const mcpUsage = `usage: recess mcp --verdict-file PATH --correlation-id ID --discussion N [--token T] [flags]
 
 A Model Context Protocol server on stdin/stdout for the lead agent. Tools:
-read_discussion (the discussion and, for a resumed run, what you asked and
-what fired; needs --token), reply (queue a reply), recess (wait for people,
+read_thread (the thread: a discussion, an issue or a pull request's
+conversation, and for a resumed run what you asked and what fired; needs
+--token; read_discussion is its other name), reply (queue a reply), recess (wait for people,
 then be resumed), adjourn (final answer). A successful recess or adjourn
 writes the verdict file that "command: verdict" reads (its verdict-file
 input); a second verdict in one run is refused. End of input without a
@@ -58,8 +59,8 @@ the flags. RECESS_NOW (RFC 3339) pins the clock that max-recess counts from.
 // or adjourn succeeded: the verdict step will find no verdict.
 const exitNoVerdict = 3
 
-// discussionReader reads the discussion for read_discussion and reply_to
-// checks; *github.Client is one.
+// discussionReader reads the thread for read_thread and reply_to checks;
+// *github.Client is one.
 type discussionReader interface {
 	Thread(ctx context.Context, ref resume.ThreadRef) (*resume.Thread, error)
 }
@@ -126,8 +127,8 @@ func mcpFlags(o *mcpOptions, env runEnv, getenv func(string) string) (fs *flag.F
 	fs = flag.NewFlagSet("recess mcp", flag.ContinueOnError)
 	fs.StringVar(&o.VerdictFile, "verdict-file", getenv("RECESS_VERDICT_FILE"), "where a successful recess or adjourn writes the verdict (fallback RECESS_VERDICT_FILE)")
 	fs.StringVar(&o.CorrelationID, "correlation-id", getenv("RECESS_CORRELATION_ID"), "the run's correlation id (fallback RECESS_CORRELATION_ID)")
-	fs.StringVar(&o.Discussion, "discussion", getenv("RECESS_DISCUSSION"), "the discussion number (fallback RECESS_DISCUSSION)")
-	fs.StringVar(&o.Token, "token", getenv("RECESS_READ_TOKEN"), "a token that can read the repository's discussions (discussions: read), for read_discussion and reply_to checks (fallback RECESS_READ_TOKEN)")
+	fs.StringVar(&o.Discussion, "discussion", getenv("RECESS_DISCUSSION"), "the thread's number, the run's discussion_number input (fallback RECESS_DISCUSSION)")
+	fs.StringVar(&o.Token, "token", getenv("RECESS_READ_TOKEN"), "a token that can read the thread (discussions: read, issues: read or pull-requests: read), for read_thread and reply_to checks (fallback RECESS_READ_TOKEN)")
 	fs.StringVar(&o.Repo, "repo", env.Repo, "OWNER/NAME of the repository (fallback GITHUB_REPOSITORY); needed with --token")
 	fs.StringVar(&o.APIURL, "api-url", env.APIURL, "GitHub's REST base (fallback GITHUB_API_URL, default "+gh.DefaultAPIURL+")")
 	fs.StringVar(&o.GraphQLURL, "graphql-url", env.GraphQLURL, "GitHub's GraphQL endpoint (fallback GITHUB_GRAPHQL_URL, default derived from --api-url)")

@@ -187,7 +187,7 @@ func TestMCPListsTools(t *testing.T) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	if diff := cmp.Diff([]string{"adjourn", "read_discussion", "recess", "reply"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"adjourn", "read_discussion", "read_thread", "recess", "reply"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 	// The recess tool teaches the convention and the flat trigger.
@@ -1213,8 +1213,8 @@ func TestMCPSchemasArePortable(t *testing.T) {
 		t.Fatalf("provider-rules.json: %v", err)
 	}
 	tools := inMemoryTools(t)
-	if len(tools) != 4 {
-		t.Fatalf("%d tools, want 4", len(tools))
+	if len(tools) != 5 {
+		t.Fatalf("%d tools, want 5", len(tools))
 	}
 	for _, p := range rules.Providers {
 		if len(p.Sources) == 0 {
@@ -1387,7 +1387,7 @@ func FuzzMCPToolCall(f *testing.F) {
 		defer cs.Close()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
 		if err != nil {
-			if !slices.Contains([]string{"reply", "recess", "adjourn", "read_discussion"}, tool) {
+			if !slices.Contains([]string{"reply", "recess", "adjourn", "read_discussion", "read_thread"}, tool) {
 				return // an unknown tool is a protocol error
 			}
 			if !bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) {
@@ -1548,6 +1548,73 @@ func TestMCPResumeContextSources(t *testing.T) {
 			}
 			if tt.wantCode == 2 && !strings.Contains(stderr.String(), "--resume-context-file") {
 				t.Errorf("stderr %q does not name --resume-context-file", stderr.String())
+			}
+		})
+	}
+}
+
+// threadStub is a read token's view of one thread: it answers the ref it
+// was asked for with a thread of that kind, and remembers the ref.
+type threadStub struct {
+	mu   sync.Mutex
+	refs []resume.ThreadRef
+}
+
+func (r *threadStub) Thread(_ context.Context, ref resume.ThreadRef) (*resume.Thread, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refs = append(r.refs, ref)
+	return &resume.Thread{Kind: ref.Kind, Number: ref.Number, Title: "The build is red", Author: "alice",
+		Comments: []resume.Comment{{ID: "IC_1", Author: "bob", Body: "Which runner?"}}}, nil
+}
+
+// read_thread reads the run's thread as the kind the resume_context names
+// (a first run: as the engine addresses a number of no known kind), and
+// read_discussion is the same tool under its first name.
+func TestMCPReadThread_reads_the_kind_the_run_is_about(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		rc   *resume.Context
+		want resume.ThreadRef
+		says string // the sentence's start
+	}{
+		{name: "first_run", want: resume.NumberRef("", 7), says: "Discussion #7"},
+		{name: "resumed_on_an_issue", rc: &resume.Context{Kind: state.KindIssue, FiredBy: "elapsed"},
+			want: resume.ThreadRef{Kind: state.KindIssue, Number: 7}, says: "Issue #7"},
+		{name: "resumed_on_a_pull_request", rc: &resume.Context{Kind: state.KindPullRequest, FiredBy: "elapsed"},
+			want: resume.ThreadRef{Kind: state.KindPullRequest, Number: 7}, says: "Pull request #7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			stub := &threadStub{}
+			srv := &mcpServer{verdictFile: filepath.Join(t.TempDir(), "v.json"), correlationID: "c-1", discussion: 7, rc: tt.rc, reader: stub}
+			ct, st := mcp.NewInMemoryTransports()
+			ctx := context.Background()
+			ss, err := srv.server().Connect(ctx, st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ss.Close()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			var outs [2]discussionOutput
+			for i, tool := range []string{"read_thread", "read_discussion"} {
+				res := call(t, cs, tool, map[string]any{})
+				structured(t, res, &outs[i])
+				if !strings.HasPrefix(resultText(res), tt.says) {
+					t.Errorf("%s says %q, want it to start %q", tool, resultText(res), tt.says)
+				}
+			}
+			if diff := cmp.Diff(outs[0], outs[1]); diff != "" {
+				t.Errorf("read_discussion differs from read_thread (-thread +discussion):\n%s", diff)
+			}
+			if diff := cmp.Diff([]resume.ThreadRef{tt.want, tt.want}, stub.refs); diff != "" || outs[0].Kind != string(tt.want.Kind) {
+				t.Errorf("kind %q; refs read (-want +got):\n%s", outs[0].Kind, diff)
 			}
 		})
 	}

@@ -32,7 +32,7 @@ import (
 // replyArg is one reply, as the tools take it and the verdict spells it.
 type replyArg struct {
 	Body    string `json:"body" jsonschema:"the reply, GitHub markdown"`
-	ReplyTo string `json:"reply_to,omitempty" jsonschema:"id of a comment to answer under (from read_discussion); \"\" or left out: a new top-level comment"`
+	ReplyTo string `json:"reply_to,omitempty" jsonschema:"id of a comment to answer (from read_thread); \"\" or left out: a new top-level comment"`
 }
 
 type replyOutput struct {
@@ -72,10 +72,11 @@ type verdictOutput struct {
 type noInput struct{}
 
 type discussionOutput struct {
-	Number    int             `json:"number" jsonschema:"the discussion number"`
+	Kind      string          `json:"kind" jsonschema:"the kind of thread"`
+	Number    int             `json:"number" jsonschema:"the thread's number"`
 	Title     string          `json:"title" jsonschema:"the title"`
 	Body      string          `json:"body" jsonschema:"the opening post, GitHub markdown"`
-	Category  string          `json:"category" jsonschema:"the category's name"`
+	Category  string          `json:"category" jsonschema:"the discussion's category; \"\" for an issue or a pull request"`
 	Author    string          `json:"author" jsonschema:"who opened it"`
 	CreatedAt string          `json:"created_at" jsonschema:"when it was opened, RFC 3339 UTC"`
 	URL       string          `json:"url" jsonschema:"its link"`
@@ -146,7 +147,7 @@ func toolSchema[T any](enums map[string][]any) *jsonschema.Schema {
 }
 
 // replyDescription says the verdict's own reply limit.
-var replyDescription = `Queue a reply to post in the discussion. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + strconv.Itoa(resume.MaxReplies) + ` replies in all). Use reply_to (a comment id from read_discussion) to answer under a comment; without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it.`
+var replyDescription = `Queue a reply to post in the thread. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + strconv.Itoa(resume.MaxReplies) + ` replies in all). Use reply_to (a comment id from read_thread) to answer a comment (under it in a discussion; quoting it in an issue or a pull request); without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it.`
 
 // Tool descriptions teach the model the convention and the trigger; the
 // model reads nothing else about recess.
@@ -160,18 +161,21 @@ An invalid call writes nothing and names the field to fix. One verdict per run: 
 
 	adjournDescription = `Finish: post your queued replies (and "replies" here) as your answer, and end this conversation's work until people write again. Call it, then end your turn. An invalid call writes nothing and names the field to fix. One verdict per run: after recess or adjourn succeeded, no other verdict is accepted.`
 
-	readDescription = `Read the discussion this run is about: title, body, category, and every comment and reply with its id (use it as reply_to), author, time, thread, and whether recess posted it. For a resumed run also what you asked and what woke you. Reading posts nothing.`
+	readDescription = `Read the thread this run is about (a discussion, an issue or a pull request's conversation): its kind, title, body, category, and every comment and reply with its id (use it as reply_to), author, time, thread, and whether recess posted it. For a resumed run also what you asked and what woke you. Reading posts nothing.`
 )
 
 func (s *mcpServer) server() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "recess", Version: "v1"}, &mcp.ServerOptions{
-		Instructions: "You answer a GitHub discussion. Read it with read_discussion. To ask people something and wait for their answers, queue your question with reply and call recess; to give your final answer, call adjourn. Either way: call it, then end your turn. When answers arrive you are woken in a new run; your prompt and read_discussion tell you what you asked, what woke you and what people said.",
+		Instructions: "You answer a GitHub thread: a discussion, an issue or a pull request's conversation. Read it with read_thread. To ask people something and wait for their answers, queue your question with reply and call recess; to give your final answer, call adjourn. Either way: call it, then end your turn. When answers arrive you are woken in a new run; your prompt and read_thread tell you what you asked, what woke you and what people said.",
 	})
 	recessIn := toolSchema[recessInput](map[string][]any{"combine": {wait.KindAny, wait.KindAll}, "on_expire": {wait.OnExpireResume, wait.OnExpireCancel}})
 	recessIn.Properties["from"].Items.Description = "a GitHub login"
 	verdictOut := toolSchema[verdictOutput](map[string][]any{"verdict": {resume.VerdictRecessed, resume.VerdictAdjourned}})
-	addTool(srv, s, &mcp.Tool{Name: "read_discussion", Description: readDescription, InputSchema: toolSchema[noInput](nil),
-		OutputSchema: toolSchema[discussionOutput](nil), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.readDiscussion)
+	// read_discussion is read_thread under its first name: one tool.
+	for name, desc := range map[string]string{"read_thread": readDescription, "read_discussion": readDescription + " The same tool as read_thread."} {
+		addTool(srv, s, &mcp.Tool{Name: name, Description: desc, InputSchema: toolSchema[noInput](nil),
+			OutputSchema: toolSchema[discussionOutput](map[string][]any{"kind": kindValues()}), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.readThread)
+	}
 	addTool(srv, s, &mcp.Tool{Name: "reply", Description: replyDescription, InputSchema: toolSchema[replyArg](nil),
 		OutputSchema: toolSchema[replyOutput](nil)}, s.reply)
 	addTool(srv, s, &mcp.Tool{Name: "recess", Description: recessDescription,
@@ -346,9 +350,9 @@ func (s *mcpServer) where(ctx context.Context, items []replyArg) []landing {
 			var err error
 			switch d, err = s.read(ctx); {
 			case s.reader == nil:
-				unchecked = "recess mcp was started without --token, so it cannot read the discussion"
+				unchecked = "recess mcp was started without --token, so it cannot read the thread"
 			case err != nil:
-				unchecked = "the discussion could not be read (" + text.OneLine(err.Error()) + ")"
+				unchecked = "the thread could not be read (" + text.OneLine(err.Error()) + ")"
 			}
 		}
 		if unchecked != "" {
@@ -360,12 +364,32 @@ func (s *mcpServer) where(ctx context.Context, items []replyArg) []landing {
 	return out
 }
 
-// read reads the discussion; nil without a read token.
+// read reads the thread; nil without a read token.
 func (s *mcpServer) read(ctx context.Context) (*resume.Thread, error) {
 	if s.reader == nil {
 		return nil, nil
 	}
-	return s.reader.Thread(ctx, resume.DiscussionRef(s.discussion))
+	return s.reader.Thread(ctx, s.ref())
+}
+
+// ref addresses the run's thread as the engine does: of the kind the
+// resume_context names, else of the kind an entry point addresses a
+// number by when nothing says it (resume.NumberRef).
+func (s *mcpServer) ref() resume.ThreadRef {
+	var k state.Kind
+	if s.rc != nil {
+		k = s.rc.Kind
+	}
+	return resume.NumberRef(k, s.discussion)
+}
+
+// kindValues are the kinds of thread, as read_thread names them.
+func kindValues() []any {
+	out := make([]any, len(state.Kinds))
+	for i, k := range state.Kinds {
+		out[i] = string(k)
+	}
+	return out
 }
 
 // words says where the reply goes, for the model.
@@ -388,7 +412,7 @@ func (l landing) words() string {
 func (l landing) note() string {
 	switch {
 	case l.unchecked != "":
-		return l.unchecked + ". The verdict step places the reply by the same rule: in that comment's thread; or, when the discussion does not show the comment or shows it deleted or hidden, at the top level with a line saying what it answered"
+		return l.unchecked + ". The verdict step places the reply by the same rule: in that comment's thread; or, when the thread does not show the comment or shows it deleted or hidden, at the top level with a line saying what it answered"
 	case l.Moved != "":
 		return l.Moved + ": the verdict step posts the reply at the top level, opening with a line that says what it answered"
 	}
@@ -601,18 +625,18 @@ func (s *mcpServer) toolField(err error, itemsName string) *wait.FieldError {
 	return &out
 }
 
-// readDiscussion returns the discussion, and for a resumed run what was
-// asked and what fired.
-func (s *mcpServer) readDiscussion(ctx context.Context, _ noInput) (*mcp.CallToolResult, discussionOutput, error) {
+// readThread (read_thread, read_discussion) returns the thread, and for
+// a resumed run what was asked and what fired.
+func (s *mcpServer) readThread(ctx context.Context, _ noInput) (*mcp.CallToolResult, discussionOutput, error) {
 	if s.reader == nil {
-		return nil, discussionOutput{}, &stopError{"read_discussion", "recess mcp was started without --token, so it cannot read the discussion",
-			"do not call read_discussion again; work from your prompt (the workflow's author can pass --token)."}
+		return nil, discussionOutput{}, &stopError{"read_thread", "recess mcp was started without --token, so it cannot read the thread",
+			"do not call read_thread again; work from your prompt (the workflow's author can pass --token)."}
 	}
-	d, err := s.reader.Thread(ctx, resume.DiscussionRef(s.discussion))
+	d, err := s.read(ctx)
 	if err != nil {
-		return nil, discussionOutput{}, fmt.Errorf("read_discussion: could not read discussion #%d from GitHub (%s); nothing in your call caused it: call read_discussion once more, and if it fails again, work from your prompt", s.discussion, text.OneLine(err.Error()))
+		return nil, discussionOutput{}, fmt.Errorf("read_thread: could not read %s #%d from GitHub (%s); nothing in your call caused it: call read_thread once more, and if it fails again, work from your prompt", resume.Noun(s.ref().Kind), s.discussion, text.OneLine(err.Error()))
 	}
-	out := discussionOutput{Number: d.Number, Title: d.Title, Body: d.Body, Category: d.Category, Author: d.Author,
+	out := discussionOutput{Kind: string(d.Kind.OrDiscussion()), Number: d.Number, Title: d.Title, Body: d.Body, Category: d.Category, Author: d.Author,
 		CreatedAt: rfc3339(d.CreatedAt), URL: d.URL, Closed: d.Closed, Locked: d.Locked, Comments: []commentOutput{},
 		Resumed: resumedOutput{Asked: []questionOutput{}}}
 	for _, c := range d.Comments {
@@ -630,7 +654,8 @@ func (s *mcpServer) readDiscussion(ctx context.Context, _ noInput) (*mcp.CallToo
 			out.Resumed.Asked = append(out.Resumed.Asked, questionOutput{ID: q.ID, Thread: q.Thread, Body: q.Body, URL: q.URL})
 		}
 	}
-	sentence := fmt.Sprintf("Discussion #%d, %q: %s.", d.Number, text.Clip(d.Title, 120), text.Count(len(d.Comments), "comment or reply", "comments and replies"))
+	noun := resume.Noun(d.Kind)
+	sentence := fmt.Sprintf("%s #%d, %q: %s.", strings.ToUpper(noun[:1])+noun[1:], d.Number, text.Clip(d.Title, 120), text.Count(len(d.Comments), "comment or reply", "comments and replies"))
 	return toolResult(sentence, out), out, nil
 }
 

@@ -74,6 +74,7 @@ func TestPromptCommandRefuses(t *testing.T) {
 		{"entry_without_id", []string{"--resume-context", `{"fired_by":"elapsed","history_since":[{"author":"a"}]}`}, "resume_context.history_since[0].id: missing"},
 		{"bad_trigger", []string{"--resume-context", `{"fired_by":"elapsed","trigger":{"kind":"elapsed","elapsed":"soon"}}`}, "resume_context.trigger.elapsed"},
 		{"trailing", []string{"--resume-context", `{"fired_by":"elapsed"} {}`}, "trailing data"},
+		{"unknown_kind", []string{"--resume-context", `{"fired_by":"elapsed","kind":"gist"}`}, `resume_context.kind: "gist" is not a kind of thread`},
 		{"negative_omitted", []string{"--resume-context", `{"fired_by":"elapsed","omitted":-1}`}, "resume_context.omitted: negative"},
 		{"too_long", []string{"--resume-context", `{"fired_by":"elapsed","correlation_id":"` + strings.Repeat("x", maxResumeContext) + `"}`}, "longer than"},
 	}

@@ -14,8 +14,8 @@ const usage = `usage:
   recess check [DIR]            report, with line and fix, how the repository's workflows
                                 break recess's promises; exit 1 when they do
   recess eval [flags]           evaluate a trigger at a moment; "recess eval -h" for its flags
-  recess mcp [flags]            the lead's MCP server on stdio; its tools: read_discussion,
-                                reply, recess, adjourn
+  recess mcp [flags]            the lead's MCP server on stdio; its tools: read_thread
+                                (or read_discussion), reply, recess, adjourn
   recess prompt                 render a resume_context as the resumed agent's prompt
   recess status --repo O/R      what a repository's recesses wait for, and when time alone
                                 fires them (token from GITHUB_TOKEN, else GH_TOKEN; --json

@@ -23,7 +23,7 @@ func (r *actionReport) summary(out *execution) {
 	}
 	title := "recess · " + res.Command
 	if res.Discussion != 0 {
-		title += fmt.Sprintf(" · discussion #%d", res.Discussion)
+		title += fmt.Sprintf(" · %s #%d", resume.Noun(res.Kind), res.Discussion)
 	}
 	fmt.Fprintf(&b, "### %s\n\n", title)
 	if ev := r.inv.Event; ev != nil && ev.Name != "" {

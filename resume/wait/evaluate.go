@@ -166,7 +166,7 @@ func (e *evaluator) missingInput(t *Trigger) result {
 func counted(t *Trigger, o Observed) []time.Time {
 	var times []time.Time
 	for _, rp := range o.Replies {
-		switch named := slices.ContainsFunc(t.From, func(f string) bool { return SameLogin(f, rp.Author) }); {
+		switch named := names(t.From, rp.Author); {
 		case (len(t.From) > 0 || rp.NamedOnly) && !named:
 		case t.Scope == ScopeThread && (rp.Root == "" || !slices.Contains(o.ThreadRoots, rp.Root)):
 		default:
@@ -174,6 +174,18 @@ func counted(t *Trigger, o Observed) []time.Time {
 		}
 	}
 	return times
+}
+
+// Names reports whether the from list of t or of one of its parts names
+// login: a reply by an author who counts only where named (Reply.NamedOnly)
+// is heard by this trigger.
+func (t *Trigger) Names(login string) bool {
+	return t != nil && (names(t.From, login) || slices.ContainsFunc(t.Of, func(c *Trigger) bool { return c.Names(login) }))
+}
+
+// names reports whether a from list names login.
+func names(from []string, login string) bool {
+	return slices.ContainsFunc(from, func(f string) bool { return SameLogin(f, login) })
 }
 
 // NormLogin folds a GitHub login for comparison: surrounding space, case,
