@@ -1,6 +1,10 @@
 package resume
 
-import "github.com/recess-action/recess/state"
+import (
+	"cmp"
+
+	"github.com/recess-action/recess/state"
+)
 
 // threadKind is what differs between the kinds of thread recess serves,
 // as data: every rule that differs by kind reads it here, and nowhere else
@@ -52,10 +56,9 @@ func (f *facts) kind() threadKind {
 	return kindOf("")
 }
 
-// wakeOn is wake-on as configured, else the kind's default.
-func (f *facts) wakeOn() string {
-	if f.cfg.WakeOn != "" {
-		return f.cfg.WakeOn
-	}
-	return f.kind().wakeOn
-}
+// wakeOn is what wakes recess on the decision's thread (WakeOnOf).
+func (f *facts) wakeOn() string { return WakeOnOf(f.cfg.WakeOn, f.kind().kind) }
+
+// WakeOnOf is what wakes recess on a thread of kind k: wake-on as
+// configured (wakeOn, "" when not given), else the kind's default.
+func WakeOnOf(wakeOn string, k state.Kind) string { return cmp.Or(wakeOn, kindOf(k).wakeOn) }
