@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -372,4 +373,31 @@ func TestInit_default_sweep_runs_only_while_something_waits(t *testing.T) {
 	answer(map[string]any{"verdict": "adjourned", "replies": []map[string]string{{"body": "Postgres it is."}}})
 	sweep()
 	state("a sweep that finds nothing pending", githubfake.WorkflowDisabledManually)
+}
+
+// The front door docs/issues-and-pull-requests.md shows is the one recess
+// init writes for the command the page gives, which serves every kind.
+func TestInit_issues_page_shows_what_init_writes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	args := []string{"init", "--dir", dir, "--threads", "discussions,issues,pull-requests", "--mention-handles", "@lead"}
+	page, err := os.ReadFile("../../docs/issues-and-pull-requests.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if command := "`recess " + strings.Join(slices.Delete(slices.Clone(args), 1, 3), " ") + "`"; !strings.Contains(strings.Join(strings.Fields(string(page)), " "), command) {
+		t.Errorf("docs/issues-and-pull-requests.md does not give the command %s", command)
+	}
+	if code, _, stderr := runCLI(t, nil, args...); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	got := ""
+	for _, f := range fences(t, "../../docs/issues-and-pull-requests.md") {
+		if f.info == "yaml" && strings.HasPrefix(f.text, "# recess front door") {
+			got = f.text
+		}
+	}
+	if diff := gocmp.Diff(readDir(t, dir)["recess.yml"], got); diff != "" {
+		t.Errorf("the page's front door differs from what recess init writes (-init +page):\n%s", diff)
+	}
 }
