@@ -18,6 +18,7 @@ import (
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/workflows"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
 )
 
 const initUsage = `usage: recess init [flags]
@@ -27,9 +28,11 @@ directory (or --dir): .github/workflows/recess.yml, the front door;
 recess-sweep.yml, the sweep, which recess keeps enabled only while something
 waits, so the setup costs nothing while nothing does; and the agent workflow
 (agent.yml), whose lead is Claude Code with recess mcp as its tool. They call
-recess's reusable workflows; your choices are the flags. It asks nothing and
-overwrites nothing without --force. Afterwards enable Discussions, add the
-repository secret ANTHROPIC_API_KEY, and run "recess check".
+recess's reusable workflows; your choices are the flags (--threads
+discussions,issues,pull-requests serves issues and pull requests too: they
+wake on mention, so give --mention-handles). It asks nothing and overwrites
+nothing without --force. Afterwards enable Discussions (when served), add
+the repository secret ANTHROPIC_API_KEY, and run "recess check".
 
 Flags:
 `
@@ -39,6 +42,7 @@ Flags:
 type initChoices struct {
 	Workflow       string // the agent workflow's file name
 	Store          string // comment or branch
+	Threads        string // input threads, as given
 	Categories     string
 	Labels         string
 	Schedule       string // the sweep's cron
@@ -73,15 +77,45 @@ func (c initChoices) check() error {
 	if err := workflows.CheckCron(c.Schedule); err != nil {
 		return fmt.Errorf("--schedule %q: %w", c.Schedule, err)
 	}
-	switch wake, err := resume.ParseWakeOn(c.WakeOn); {
-	case err != nil:
+	served, unknown := c.served()
+	if len(unknown) > 0 {
+		return fmt.Errorf("--%s %q is not one of %s", inThreads, unknown[0], strings.Join(threadKinds, ", "))
+	}
+	wake, err := resume.ParseWakeOn(c.WakeOn)
+	if err != nil {
 		return fmt.Errorf("--%w", err) // the flag is the input's name
-	case wake == resume.WakeMention && c.MentionHandles == "":
+	}
+	if strings.TrimSpace(c.WakeOn) == "" {
+		wake = "" // each kind's own default
+	}
+	// A served kind that wakes on mention, by --wake-on or by its default,
+	// needs a handle to listen for; a handle nothing listens for is a slip.
+	for _, t := range served {
+		if resume.WakeOnOf(wake, workflows.KindOf(t)) != resume.WakeMention {
+			continue
+		}
+		switch {
+		case c.MentionHandles != "":
+			return nil
+		case wake == "":
+			return fmt.Errorf("--%s %s wake on mention when --%s is not given: name --%s (e.g. @lead), or set --%s", inThreads, t, inWakeOn, inMentionHandles, inWakeOn)
+		}
 		return fmt.Errorf("--%s mention needs --%s (e.g. @lead)", inWakeOn, inMentionHandles)
-	case wake != resume.WakeMention && c.MentionHandles != "":
+	}
+	if c.MentionHandles != "" {
 		return fmt.Errorf("--%s is only for --%s mention", inMentionHandles, inWakeOn)
 	}
 	return nil
+}
+
+// served are the kinds of thread the setup serves (discussions unless
+// --threads names others), and the names --threads gives that are none.
+func (c initChoices) served() (served, unknown []string) {
+	served, unknown = workflows.Served(c.Threads)
+	if len(served) == 0 {
+		served = []string{workflows.ThreadsValue(state.KindDiscussion)}
+	}
+	return served, unknown
 }
 
 // frontDoorFile is the front door's file name; the sweep's, when it lives
@@ -124,14 +158,14 @@ var initTemplates = template.Must(template.New("").Parse(`
 {{- end}}
 {{- end}}
 {{- define "front door job" -}}
-permissions: {discussions: write, actions: write, issues: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
+permissions: {{index .Grant "front-door"}}
 jobs:
   recess:
     uses: recess-action/recess/.github/workflows/front-door.yml@v1
 {{- template "with" .}}
 {{end}}
 {{- define "recess.yml" -}}
-# recess front door: watches discussions{{if .SweepApart}} and starts agent runs{{else}}, starts agent runs and sweeps{{end}} (recess-action/recess).
+# recess front door: watches {{.Watches}}{{if .SweepApart}} and starts agent runs{{else}}, starts agent runs and sweeps{{end}} (recess-action/recess).
 name: recess
 on:
 {{- range .On}}
@@ -164,12 +198,12 @@ jobs:
   claim:
     uses: recess-action/recess/.github/workflows/claim.yml@v1
 {{- template "with" .}}
-    permissions: {discussions: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
+    permissions: {{.Grant.claim}}
   lead:
     needs: claim
     if: needs.claim.outputs.stale == 'false'
     runs-on: ubuntu-latest
-    permissions: {discussions: read}
+    permissions: {{.Grant.lead}}
     steps:
       - {uses: recess-action/recess@v1, with: {command: install}} # recess on PATH
       - uses: anthropics/claude-code-action@v1
@@ -177,14 +211,14 @@ jobs:
           anthropic_api_key: ${{"{{"}} secrets.ANTHROPIC_API_KEY {{"}}"}}
           github_token: ${{"{{"}} github.token {{"}}"}}
           allowed_bots: github-actions
-          prompt: "Lead the answer to discussion #${{"{{"}} inputs.discussion_number {{"}}"}}: read it with the recess tools, then reply and adjourn, or ask and recess until people answer. ${{"{{"}} needs.claim.outputs.prompt {{"}}"}}"
+          prompt: "Lead the answer to {{.Noun}} #${{"{{"}} inputs.discussion_number {{"}}"}}: read it with the recess tools, then reply and adjourn, or ask and recess until people answer. ${{"{{"}} needs.claim.outputs.prompt {{"}}"}}"
           claude_args: --allowedTools mcp__recess --mcp-config '{"mcpServers":{"recess":{"command":"recess","args":["mcp","--verdict-file","${{"{{"}} runner.temp {{"}}"}}/verdict.json","--resume-context-file","${{"{{"}} runner.temp {{"}}"}}/recess-resume-context.json","--correlation-id","${{"{{"}} inputs.correlation_id {{"}}"}}","--discussion","${{"{{"}} inputs.discussion_number {{"}}"}}","--token","${{"{{"}} github.token {{"}}"}}","--repo","${{"{{"}} github.repository {{"}}"}}"]}}}'
       - {uses: actions/upload-artifact@v4, with: {name: recess-verdict, path: "${{"{{"}} runner.temp {{"}}"}}/verdict.json", retention-days: 1}}
   verdict:
     needs: [claim, lead]
     uses: recess-action/recess/.github/workflows/verdict.yml@v1
 {{- template "with" .}}
-    permissions: {discussions: write, actions: write, contents: {{if eq .Store "branch"}}write{{else}}read{{end}}}
+    permissions: {{.Grant.verdict}}
 {{end}}`))
 
 // initFile is one file init writes: its path under the repository and its
@@ -205,7 +239,26 @@ func (c initChoices) render() ([]initFile, error) {
 		With string
 		// On is the front door's thread events, as check asks for them.
 		On []string
-	}{initChoices: c, On: workflows.FrontDoorOn("discussions")}
+		// Grant is each piece's permissions, as check asks for them.
+		Grant map[string]string
+		// Watches and Noun name what the setup serves, for people.
+		Watches, Noun string
+	}{initChoices: c, Grant: map[string]string{}}
+	served, _ := c.served()
+	data.On = workflows.FrontDoorOn(served...)
+	for _, piece := range []string{"front-door", "claim", "verdict", "lead"} {
+		data.Grant[piece] = workflows.Grant(piece, served, c.Store == storeBranch)
+	}
+	watches := strings.ReplaceAll(strings.Join(served, ", "), "-", " ")
+	if i := strings.LastIndex(watches, ", "); i >= 0 {
+		watches = watches[:i] + " and " + watches[i+2:]
+	}
+	data.Watches = watches
+	data.Noun = "thread"
+	if len(served) == 1 {
+		data.Noun = resume.Noun(workflows.KindOf(served[0]))
+	}
+	threads := strings.Join(served, ", ")
 	// orUnset is v, or "" (left out) when it is action.yml's default.
 	orUnset := func(v, def string) string {
 		if v == def {
@@ -214,7 +267,7 @@ func (c initChoices) render() ([]initFile, error) {
 		return v
 	}
 	data.With = flow(inWorkflow, orUnset(c.Workflow, gh.DefaultWorkflow), inStateStore, orUnset(c.Store, storeComment),
-		inCategories, c.Categories, inLabels, c.Labels, inWakeOn, c.WakeOn, inMentionHandles, c.MentionHandles,
+		inThreads, orUnset(threads, workflows.ThreadsValue(state.KindDiscussion)), inCategories, c.Categories, inLabels, c.Labels, inWakeOn, c.WakeOn, inMentionHandles, c.MentionHandles,
 		inSweepOnlyWhileWaiting, orUnset(strconv.FormatBool(c.SweepApart), "false"))
 	names := []struct{ tmpl, name string }{{"recess.yml", frontDoorFile}, {"recess-sweep.yml", defaultSweepWorkflow}, {"agent.yml", c.Workflow}}
 	if !c.SweepApart {
@@ -239,6 +292,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	force := fs.Bool("force", false, "overwrite files that exist")
 	fs.StringVar(&c.Workflow, "workflow", c.Workflow, "the agent workflow's file name")
 	fs.StringVar(&c.Store, inStateStore, c.Store, "where recess keeps records: "+storeComment+" or "+storeBranch+" (branch grants contents: write)")
+	fs.StringVar(&c.Threads, inThreads, "", "the kinds of thread recess serves, comma separated: "+strings.Join(threadKinds, ", ")+" (default discussions; issues and pull requests wake on mention unless --wake-on says otherwise)")
 	fs.StringVar(&c.Categories, inCategories, "", "discussion categories recess serves, by name or slug, comma separated (default all)")
 	fs.StringVar(&c.Labels, inLabels, "", "serve only discussions with one of these labels, comma separated (default no filter)")
 	fs.StringVar(&c.Schedule, "schedule", c.Schedule, "the sweep's cron, off the top of the hour")
@@ -286,7 +340,11 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "wrote %s\n", f.Path)
 	}
 	fmt.Fprintln(stdout, c.cost())
-	fmt.Fprintln(stdout, `next: Discussions must be enabled (Settings > General > Features > Discussions); add the repository secret ANTHROPIC_API_KEY, commit the files, and run "recess check"`)
+	next := `add the repository secret ANTHROPIC_API_KEY, commit the files, and run "recess check"`
+	if served, _ := c.served(); slices.Contains(served, workflows.ThreadsValue(state.KindDiscussion)) {
+		next = "Discussions must be enabled (Settings > General > Features > Discussions); " + next
+	}
+	fmt.Fprintln(stdout, "next: "+next)
 	return exitOK
 }
 
@@ -303,7 +361,10 @@ func (c initChoices) cost() string {
 	}
 	const private = "in a private repository, where GitHub bills each job at least a minute"
 	const free = "(GitHub Free includes 2,000 a month)"
-	const rest = "On top, one job per discussion event and three per agent run; a public repository pays for none of it."
+	rest := "On top, one job per discussion event and three per agent run; a public repository pays for none of it."
+	if served, _ := c.served(); !slices.Equal(served, []string{workflows.ThreadsValue(state.KindDiscussion)}) {
+		rest = "On top, one job per thread event (per comment on an issue or a pull request only when it can matter: on a waiting thread, holding /recess or a mention handle, or any with --wake-on comment) and three per agent run; a public repository pays for none of it."
+	}
 	if c.SweepApart {
 		return fmt.Sprintf("cost: the sweep (%s) costs nothing while nothing waits; while a recess waits or an agent run works, it runs %s: %s, %s %s. %s",
 			defaultSweepWorkflow, runs, private, billed, free, rest)

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,8 +107,9 @@ func TestInit_states_the_cost_of_its_schedule(t *testing.T) {
 }
 
 // Every combination of choices writes a setup that keeps every rule, in at
-// most 50 lines of YAML (comments aside); the front door and the sweep get
-// the same choices.
+// most 50 lines of YAML (comments aside), and a line more for each event
+// a second kind of thread adds to the front door's on:; the front door and
+// the sweep get the same choices.
 func TestInit_choices_keep_the_rules(t *testing.T) {
 	t.Parallel()
 	const sweepOnly = `sweep-only-while-waiting: "true"`
@@ -117,6 +119,7 @@ func TestInit_choices_keep_the_rules(t *testing.T) {
 		args  []string
 		files []string
 		has   map[string]string // file -> a line the choice must put there
+		more  int               // the events a second kind of thread adds
 	}{
 		{name: "defaults", files: split, has: map[string]string{
 			"recess.yml": "    with: {" + sweepOnly + "}", "recess-sweep.yml": "    with: {" + sweepOnly + "}", "agent.yml": "    with: {" + sweepOnly + "}"}},
@@ -134,6 +137,20 @@ func TestInit_choices_keep_the_rules(t *testing.T) {
 		{name: "sweep_always_on", args: []string{"--sweep-only-while-waiting=false", "--schedule", "7-59/30 7-18 * * 1-5"}, files: []string{"agent.yml", "recess.yml"},
 			has: map[string]string{"recess.yml": `  schedule: [{cron: "7-59/30 7-18 * * 1-5"}] # the sweep, off the top of the hour`,
 				"agent.yml": "    permissions: {discussions: write, actions: write, contents: read}"}},
+		{name: "every_kind_of_thread", args: []string{"--threads", "discussions,Issues, pull-requests", "--mention-handles", "@lead"}, files: split,
+			has: map[string]string{
+				"recess.yml":       `    with: {threads: "discussions, issues, pull-requests", mention-handles: "@lead", ` + sweepOnly + `}`,
+				"recess-sweep.yml": "permissions: {discussions: write, issues: write, pull-requests: write, actions: write, contents: read}",
+				"agent.yml":        "    permissions: {discussions: read, issues: read, pull-requests: read}"},
+			more: 2},
+		{name: "issues_alone_on_the_branch_store", args: []string{"--threads", "issues", "--state-store", "branch", "--wake-on", "comment"}, files: split,
+			has: map[string]string{
+				"recess.yml": "  issue_comment: {types: [created, edited, deleted]}",
+				"agent.yml":  "    permissions: {issues: write, actions: write, contents: write}"}},
+		{name: "pull_requests_waking_on_command", args: []string{"--threads", "pull-requests", "--wake-on", "command"}, files: split,
+			has: map[string]string{
+				"recess.yml": "permissions: {pull-requests: write, actions: write, issues: write, contents: read}",
+				"agent.yml":  `          prompt: "Lead the answer to pull request #${{ inputs.discussion_number }}: read it with the recess tools, then reply and adjourn, or ask and recess until people answer. ${{ needs.claim.outputs.prompt }}"`}},
 		{name: "every_choice", args: []string{"--workflow", "answer.yml", "--state-store", "branch", "--categories", "RFCs, Ideas", "--labels", "ask-bot",
 			"--wake-on", "mention", "--mention-handles", "@lead", "--schedule", "7-59/15 * * * *"}, files: []string{"answer.yml", "recess-sweep.yml", "recess.yml"}},
 	}
@@ -161,8 +178,8 @@ func TestInit_choices_keep_the_rules(t *testing.T) {
 			for _, text := range files {
 				lines += yamlLines(text)
 			}
-			if lines > 50 {
-				t.Errorf("%d lines of YAML, comments aside; want at most 50", lines)
+			if lines > 50+tt.more {
+				t.Errorf("%d lines of YAML, comments aside; want at most %d", lines, 50+tt.more)
 			}
 			if sweep, ok := files["recess-sweep.yml"]; ok {
 				if door, apart := withLine(files["recess.yml"]), withLine(sweep); door != apart {
@@ -221,6 +238,10 @@ func TestInit_refuses_without_writing(t *testing.T) {
 		{name: "schedule_day_field_unreadable", args: []string{"--schedule", "2-59/5 * * * FUNDAY"}},
 		{name: "sweep_file_exists", existing: map[string]string{"recess-sweep.yml": "mine\n"}},
 		{name: "mention_without_handles", args: []string{"--wake-on", "mention"}},
+		{name: "issues_without_handles", args: []string{"--threads", "discussions,issues"}},
+		{name: "pull_requests_on_mention_without_handles", args: []string{"--threads", "pull-requests", "--wake-on", "mention"}},
+		{name: "handles_nothing_listens_for", args: []string{"--threads", "issues", "--wake-on", "comment", "--mention-handles", "@lead"}},
+		{name: "unknown_thread", args: []string{"--threads", "discussions,isues", "--mention-handles", "@lead"}},
 		{name: "unknown_wake_on", args: []string{"--wake-on", "always"}},
 		{name: "stray_argument", args: []string{"now"}},
 	}
@@ -352,4 +373,31 @@ func TestInit_default_sweep_runs_only_while_something_waits(t *testing.T) {
 	answer(map[string]any{"verdict": "adjourned", "replies": []map[string]string{{"body": "Postgres it is."}}})
 	sweep()
 	state("a sweep that finds nothing pending", githubfake.WorkflowDisabledManually)
+}
+
+// The front door docs/issues-and-pull-requests.md shows is the one recess
+// init writes for the command the page gives, which serves every kind.
+func TestInit_issues_page_shows_what_init_writes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	args := []string{"init", "--dir", dir, "--threads", "discussions,issues,pull-requests", "--mention-handles", "@lead"}
+	page, err := os.ReadFile("../../docs/issues-and-pull-requests.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if command := "`recess " + strings.Join(slices.Delete(slices.Clone(args), 1, 3), " ") + "`"; !strings.Contains(strings.Join(strings.Fields(string(page)), " "), command) {
+		t.Errorf("docs/issues-and-pull-requests.md does not give the command %s", command)
+	}
+	if code, _, stderr := runCLI(t, nil, args...); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	got := ""
+	for _, f := range fences(t, "../../docs/issues-and-pull-requests.md") {
+		if f.info == "yaml" && strings.HasPrefix(f.text, "# recess front door") {
+			got = f.text
+		}
+	}
+	if diff := gocmp.Diff(readDir(t, dir)["recess.yml"], got); diff != "" {
+		t.Errorf("the page's front door differs from what recess init writes (-init +page):\n%s", diff)
+	}
 }

@@ -411,6 +411,32 @@ func TestCheckRepo_refuses_each_broken_setup(t *testing.T) {
 				{file: "agent.yml", old: "      discussions: write # replies, the status record, reactions\n", new: "      discussions: write # replies, the status record, reactions\n      pull-requests: write\n"},
 			},
 		},
+		{
+			name: "reusable_pieces_serving_issues_without_their_triggers_and_permissions", base: reusable,
+			breaks: []edit{
+				{file: "recess.yml", old: frontDoor, new: frontDoor + "    with: {threads: issues, wake-on: comment}\n"},
+				{file: "agent.yml", old: claimCall, new: strings.Replace(claimCall, "\n", "\n    with: {threads: issues, wake-on: comment}\n", 1)},
+				{file: "agent.yml", old: verdCall, new: strings.Replace(verdCall, "\n", "\n    with: {threads: issues, wake-on: comment}\n", 1)},
+			},
+			want: []want{
+				{file: "agent.yml", job: "claim", rule: workflows.RuleMissingPermission, at: "    permissions: {discussions: write, contents: read}"},
+				{file: "agent.yml", job: "claim", rule: workflows.RuleExcessPermission, at: "    permissions: {discussions: write, contents: read}"},
+				{file: "agent.yml", job: "verdict", rule: workflows.RuleMissingPermission, at: "    permissions: {discussions: write, actions: write, contents: read}"},
+				{file: "agent.yml", job: "verdict", rule: workflows.RuleExcessPermission, at: "    permissions: {discussions: write, actions: write, contents: read}"},
+				{file: "recess.yml", rule: workflows.RuleFrontDoorTriggers, at: "\non:"},
+				{file: "recess.yml", rule: workflows.RuleFrontDoorTriggers, at: "\non:"},
+				{file: "recess.yml", rule: workflows.RuleExcessPermission, at: "permissions:"},
+			},
+			fixSays: "add to on: issues: {types: [opened, edited, closed, reopened, locked, unlocked, deleted, transferred]}",
+			fix: []edit{
+				{file: "recess.yml", old: "  discussion: {types: [created, deleted, transferred, locked, unlocked]}\n  discussion_comment: {types: [created, edited, deleted]}\n",
+					new: "  issues: {types: [opened, edited, closed, reopened, locked, unlocked, deleted, transferred]}\n  issue_comment: {types: [created, edited, deleted]}\n"},
+				{file: "recess.yml", old: "permissions: {discussions: write, ", new: "permissions: {"},
+				{file: "agent.yml", old: "    permissions: {discussions: write, contents: read}", new: "    permissions: {issues: write, contents: read}"},
+				{file: "agent.yml", old: "    permissions: {discussions: write, actions: write, contents: read}", new: "    permissions: {issues: write, actions: write, contents: read}"},
+				{file: "agent.yml", old: "    permissions: {discussions: read}", new: "    permissions: {issues: read}"},
+			},
+		},
 
 		// One setup: one front door, one store, one recess.
 		{

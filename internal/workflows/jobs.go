@@ -257,7 +257,7 @@ func (g grant) writesBeyond(need map[string]level) []entry[string] {
 // leadPermissions: a lead's token may write nothing.
 func (c *checker) leadPermissions(f *file, j *job) {
 	g := grantOf(f, j)
-	read := "{" + strings.Join(c.threads, ": read, ") + ": read}"
+	read := Grant("lead", c.threads, false)
 	switch {
 	case g.node == nil:
 		c.r.add(f, j.line, j.id, RuleLeadWrites, fmt.Sprintf("give the job permissions: %s (and contents: read if it checks out code)", read),

@@ -108,15 +108,62 @@ const (
 // on is the event as a front door's on: lists it.
 func (e threadEvent) on() string { return fmt.Sprintf("%s: {types: [%s]}", e.event, e.types) }
 
-// FrontDoorOn is what a front door's on: lists for a kind of thread
-// ("discussions", "issues" or "pull-requests"), one "event: {types: [...]}"
-// each: what recess init writes and what check asks for.
-func FrontDoorOn(thread string) []string {
+// FrontDoorOn is what a front door's on: lists for kinds of thread
+// ("discussions", "issues", "pull-requests"), one "event: {types: [...]}"
+// each, an event two kinds share once: what recess init writes and what
+// check asks for.
+func FrontDoorOn(threads ...string) []string {
 	var on []string
-	for _, e := range threadKinds[thread].events {
-		on = append(on, e.on())
+	for _, t := range threads {
+		for _, e := range threadKinds[t].events {
+			if !slices.Contains(on, e.on()) {
+				on = append(on, e.on())
+			}
+		}
 	}
 	return on
+}
+
+// Served reads a value of input threads as recess does (comma separated,
+// without case): the kinds it names, in its order, once each, and the
+// items that name none.
+func Served(v string) (served, unknown []string) {
+	for _, t := range text.Items(strings.ToLower(v)) {
+		switch _, ok := threadKinds[t]; {
+		case !ok:
+			unknown = append(unknown, t)
+		case !slices.Contains(served, t):
+			served = append(served, t)
+		}
+	}
+	return served, unknown
+}
+
+// KindOf is the kind of thread a value of input threads names.
+func KindOf(thread string) state.Kind { return threadKinds[thread].kind }
+
+// Grant is the token a piece of a setup that serves threads needs, as a
+// YAML flow mapping, the threads' scopes first: a reusable workflow's
+// ("front-door", "claim", "verdict") by check's own rule (role.needs), or
+// the lead's ("lead"), which only reads its threads. What recess init
+// writes.
+func Grant(piece string, threads []string, branch bool) string {
+	need := map[string]level{}
+	if piece == "lead" {
+		for _, t := range threads {
+			need[t] = read
+		}
+	} else {
+		need = role{call: piece}.needs(threads, branch)
+	}
+	var parts []string
+	for _, s := range append(slices.Clone(threads), "actions", "issues", "contents") {
+		if need[s] > none {
+			parts = append(parts, s+": "+need[s].String())
+			delete(need, s)
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // hasThreadEvent says whether a workflow runs on a thread's event.
@@ -160,13 +207,7 @@ func (c *checker) survey() {
 	if len(c.doors) > 0 {
 		c.door = c.doors[max(slices.IndexFunc(c.doors, func(d *piece) bool { return path.Base(d.f.name) == "recess.yml" }), 0)]
 		if v, ok := c.door.given("threads"); ok && !isExpression(v) {
-			var served []string
-			for _, t := range text.Items(strings.ToLower(v)) {
-				if _, ok := threadKinds[t]; ok && !slices.Contains(served, t) {
-					served = append(served, t)
-				}
-			}
-			if len(served) > 0 {
+			if served, _ := Served(v); len(served) > 0 {
 				c.threads = served
 			}
 		}
