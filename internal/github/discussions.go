@@ -231,7 +231,7 @@ func (c *Client) readThread(ctx context.Context, ref resume.ThreadRef) (*resume.
 	if ref.Kind == state.KindDiscussion {
 		return c.readDiscussion(ctx, ref.Number, nil)
 	}
-	return c.readFlat(ctx, ref)
+	return c.readFlat(ctx, ref, nil)
 }
 
 // flatVars are the variables of a read of issue or pull request n
@@ -243,19 +243,21 @@ func (c *Client) flatVars(kind state.Kind, n int) map[string]any {
 }
 
 // readFlat reads an issue or a pull request's conversation as
-// readDiscussion reads a discussion: one request, then further pages of
+// readDiscussion reads a discussion: one request (unless its first page
+// arrived in t, as a store's own document reads it), then further pages of
 // comments only where GitHub says there are more.
-func (c *Client) readFlat(ctx context.Context, ref resume.ThreadRef) (*resume.Thread, []storedComment, error) {
+func (c *Client) readFlat(ctx context.Context, ref resume.ThreadRef, t *flatNode) (*resume.Thread, []storedComment, error) {
 	vars := c.flatVars(ref.Kind, ref.Number)
-	var t *flatNode
 	nodes, err := pages(0, func(after *string) ([]commentFields, pageInfo, error) {
 		if after == nil {
-			var q repoQuery[flatRead[flatNode]]
-			if err := c.query(ctx, &q, vars); err != nil {
-				return nil, pageInfo{}, err
-			}
-			if t = q.Repository.thread(); t == nil {
-				return nil, pageInfo{}, resume.ErrNotFound
+			if t == nil {
+				var q repoQuery[flatRead[flatNode]]
+				if err := c.query(ctx, &q, vars); err != nil {
+					return nil, pageInfo{}, err
+				}
+				if t = q.Repository.thread(); t == nil {
+					return nil, pageInfo{}, resume.ErrNotFound
+				}
 			}
 			return t.Comments.Nodes, t.Comments.PageInfo, nil
 		}

@@ -479,3 +479,67 @@ func TestCommentStorePendingListsTheKindsItServes(t *testing.T) {
 		})
 	}
 }
+
+// The branch store's load reads the thread in the same request as the
+// record, whatever its kind: the engine's read of the thread then costs
+// nothing. A thread that is not there (here: a number of another kind)
+// leaves the record read, with a second request, and no thread.
+func TestBranchStoreLoadReadsTheThreadOfEveryKindInItsOneRequest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		kind     state.Kind
+		as       state.Kind // the kind the load names (default kind)
+		comments int
+		requests int
+	}{
+		{name: "discussion", kind: state.KindDiscussion, comments: 2, requests: 1},
+		{name: "issue", kind: state.KindIssue, comments: 2, requests: 1},
+		{name: "pull_request", kind: state.KindPullRequest, comments: 2, requests: 1},
+		// Further pages only where GitHub says there are more.
+		{name: "issue_past_100_comments", kind: state.KindIssue, comments: 130, requests: 2},
+		{name: "number_of_another_kind", kind: state.KindPullRequest, as: state.KindIssue, requests: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFlatRepo(t)
+			says := make([]string, tt.comments)
+			for i := range says {
+				says[i] = fmt.Sprintf("bob: comment %d", i)
+			}
+			d := f.open(t, tt.kind, "alice", says...)
+			as := tt.as
+			if as == "" {
+				as = tt.kind
+			}
+			rec := pendingRecord(d.Number)
+			if as != state.KindDiscussion {
+				rec.Kind = as
+			}
+			c := f.client(t)
+			s := NewBranchStore(c, "")
+			if err := s.Save(ctx, rec); err != nil {
+				t.Fatalf("Save = %v", err)
+			}
+			before := c.Requests()
+			got, th, err := NewBranchStore(c, "").LoadWith(ctx, resume.ThreadRef{Kind: as, Number: d.Number})
+			if err != nil || got.Kind != rec.Kind {
+				t.Fatalf("LoadWith = %+v, %v; want the record of kind %q", got, err, rec.Kind)
+			}
+			if n := c.Requests() - before; n != tt.requests {
+				t.Errorf("LoadWith sent %d requests, want %d", n, tt.requests)
+			}
+			if tt.as != "" {
+				if th != nil {
+					t.Errorf("LoadWith of a %s as a %s read %+v, want no thread", tt.kind, tt.as, th)
+				}
+				return
+			}
+			if th == nil || th.Kind != tt.kind || th.ID != d.ID || len(th.Comments) != tt.comments {
+				t.Fatalf("LoadWith thread = %+v, want the %s %s with its %d comments", th, tt.kind, d.ID, tt.comments)
+			}
+		})
+	}
+}
