@@ -299,19 +299,19 @@ type Comment struct {
 }
 
 // ActivityProber is an optional extension of Threads: one cheap, batched
-// look at many discussions, so that a sweep can find the discussions whose
-// events were lost without reading each of them. The engine type-asserts it
-// on its Threads port; without it a sweep visits every record that waits
-// on people alone, every time.
+// look at many threads of every kind, so that a sweep can find the threads
+// whose events were lost without reading each of them. The engine
+// type-asserts it on its Threads port; without it a sweep visits every
+// record that waits on people alone, every time.
 type ActivityProber interface {
-	// Activity returns, for each waiting record's discussion it can vouch
-	// for, the creation time (GitHub's clock) of the newest comment or reply
-	// it sees, or the discussion's own creation time when it sees none. It
-	// sees every reply in the record's question threads
-	// (state.Summary.ThreadRoots), however many comments follow them, at a
-	// constant cost each. A discussion left out of the answer (a deleted,
-	// closed or locked discussion, or one it could not read) must be
-	// visited. What else "sees" covers is the implementation's to document;
+	// Activity returns, for each waiting record's thread (of the summary's
+	// kind) it can vouch for, the creation time (GitHub's clock) of the
+	// newest comment or reply it sees, or the thread's own creation time
+	// when it sees none. In a discussion it sees every reply in the
+	// record's question threads (state.Summary.ThreadRoots), however many
+	// comments follow them, at a constant cost each. A thread left out of
+	// the answer (a deleted, closed or locked thread, or one it could not
+	// read) must be visited. What else "sees" covers is the implementation's to document;
 	// it never reports a time older than a comment it saw.
 	Activity(ctx context.Context, waiting []state.Summary) (map[int]time.Time, error)
 }

@@ -206,3 +206,80 @@ func TestDispatchAndLabelsTakeTheRepositoryFromTheDiscussionRead(t *testing.T) {
 		t.Errorf("dispatch ref = %v, want main (the default branch the read reported)", dispatched["ref"])
 	}
 }
+
+// The probe looks at issues and pull requests in the same request as
+// discussions: the newest comment by someone else than recess, the thread's
+// own creation when there is none; a closed, merged or locked one, and a
+// number that names a thread of another kind, are left out, to be visited.
+func TestActivityOnIssuesAndPullRequests(t *testing.T) {
+	t.Parallel()
+	f := newFlatRepo(t)
+	ctx := context.Background()
+	type thread struct {
+		kind     state.Kind
+		comments []string // "author: body", a minute apart
+		change   func(id string) error
+		// as is the kind the summary names (default kind).
+		as   state.Kind
+		seen bool // the probe vouches for it
+		// newest is the index of the comment whose time it reports (-1:
+		// the thread's creation).
+		newest int
+	}
+	threads := []thread{
+		{kind: state.KindDiscussion, comments: []string{"bob: hi"}, seen: true, newest: 0},
+		{kind: state.KindIssue, seen: true, newest: -1},
+		{kind: state.KindIssue, comments: []string{"bob: Postgres.", "carol: MySQL?"}, seen: true, newest: 1},
+		// recess's own comments are not activity, however many follow.
+		{kind: state.KindIssue, comments: []string{"bob: Postgres.", "github-actions[bot]: noted", "github-actions[bot]: status"}, seen: true, newest: 0},
+		// A bot's comment is activity: the visit notes that it looked.
+		{kind: state.KindPullRequest, comments: []string{"carol: LGTM", "ci[bot]: green"}, seen: true, newest: 1},
+		{kind: state.KindIssue, comments: []string{"bob: done"}, change: func(id string) error { return f.gh.CloseIssue(id, "COMPLETED") }},
+		{kind: state.KindPullRequest, change: f.gh.MergePullRequest},
+		{kind: state.KindIssue, change: func(id string) error { return f.gh.LockIssue(id, true) }},
+		{kind: state.KindPullRequest, as: state.KindIssue},
+	}
+	var waiting []state.Summary
+	want := map[int]time.Time{}
+	for _, th := range threads {
+		d := f.open(t, th.kind, "alice")
+		times := []time.Time{d.CreatedAt.UTC()}
+		for _, c := range th.comments {
+			f.clock.Step(time.Minute)
+			who, body, _ := strings.Cut(c, ": ")
+			if _, err := f.gh.Comment(d.ID, who, body); err != nil {
+				t.Fatal(err)
+			}
+			times = append(times, f.clock.Now().UTC())
+		}
+		if th.change != nil {
+			if err := th.change(d.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := state.Summary{Discussion: d.Number, Kind: th.as}
+		if th.as == "" && th.kind.Flat() {
+			s.Kind = th.kind
+		}
+		if th.kind.Flat() {
+			s.ThreadRoots = []string{"IC_question"} // no thread to look into in a flat thread
+		}
+		waiting = append(waiting, s)
+		if th.seen {
+			want[d.Number] = times[th.newest+1]
+		}
+	}
+	c := f.client(t)
+	f.gh.ResetLog()
+	got, err := c.Activity(ctx, waiting)
+	if err != nil {
+		t.Fatalf("Activity = %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Activity (-want +got):\n%s", diff)
+	}
+	// One request, asked again without the number of the wrong kind.
+	if n, points := f.gh.CountGraphQL(), f.gh.GraphQLPoints(); n != 2 || points > 2 {
+		t.Errorf("Activity = %d requests, %d points; want 2 requests (one page, asked again without the thread not found), a point each", n, points)
+	}
+}

@@ -242,15 +242,40 @@ type branchHead[C any] struct {
 }
 
 // branchReadQuery reads the head, one record file and its index shard, and
-// for a Load the discussion as Discussion reads it, so that the engine's
-// next Discussion call costs nothing.
+// for a Load the thread as Thread reads it, so that the engine's next
+// Thread call costs nothing.
 type branchReadQuery = repoQuery[struct {
 	Ref branchHead[struct {
 		File  treeFile `graphql:"file: file(path: $file)"`
 		Shard treeFile `graphql:"shard: file(path: $shard)"`
 	}] `graphql:"ref(qualifiedName: $ref)"`
-	Discussion *discussionNode `graphql:"discussion(number: $number) @include(if: $load)"`
+	branchThread
 }]
+
+// branchThread is the first page of the thread a Load reads beside its
+// files: of the kind it names ($load a discussion, $issue an issue, $pull
+// a pull request), none for a save's read.
+type branchThread struct {
+	Discussion  *discussionNode `graphql:"discussion(number: $number) @include(if: $load)"`
+	Issue       *flatNode       `graphql:"issue(number: $number) @include(if: $issue)"`
+	PullRequest *flatNode       `graphql:"pullRequest(number: $number) @include(if: $pull)"`
+}
+
+// thread completes the read of the thread t holds the first page of (nil
+// when it holds none).
+func (t *branchThread) thread(ctx context.Context, c *Client, ref resume.ThreadRef) (*resume.Thread, error) {
+	var (
+		th  *resume.Thread
+		err error
+	)
+	switch flat := cmp.Or(t.Issue, t.PullRequest); {
+	case t.Discussion != nil:
+		th, _, err = c.readDiscussion(ctx, ref.Number, t.Discussion)
+	case flat != nil:
+		th, _, err = c.readFlat(ctx, ref, flat)
+	}
+	return th, err
+}
 
 // branchPendingQuery reads every index shard of the head at once.
 type branchPendingQuery = repoQuery[struct {
@@ -290,12 +315,13 @@ type branchRead struct {
 }
 
 // read reads the head, a discussion's record file and its shard, and the
-// discussion when load is set: one request. What it saw is remembered.
-func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, *discussionNode, error) {
+// thread of kind load ("": none): one request. What it saw is remembered.
+func (s *BranchStore) read(ctx context.Context, n int, load state.Kind) (*branchRead, *branchThread, error) {
 	file, shard, k := branchPaths(n)
 	vars := s.vars()
 	vars["file"], vars["shard"] = githubv4.String(file), githubv4.String(shard)
-	vars["number"], vars["load"] = githubv4.Int(n), githubv4.Boolean(load)
+	vars["number"], vars["load"] = githubv4.Int(n), githubv4.Boolean(load == state.KindDiscussion)
+	vars["issue"], vars["pull"] = githubv4.Boolean(load == state.KindIssue), githubv4.Boolean(load == state.KindPullRequest)
 	var q branchReadQuery
 	if err := s.c.query(ctx, &q, vars); err != nil {
 		return nil, nil, err
@@ -310,7 +336,7 @@ func (s *BranchStore) read(ctx context.Context, n int, load bool) (*branchRead, 
 	if r.shardErr == nil {
 		s.remember(n, r.branchSeen)
 	}
-	return r, q.Repository.Discussion, nil
+	return r, &q.Repository.branchThread, nil
 }
 
 // Load is LoadWith without the discussion.
@@ -320,15 +346,15 @@ func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, 
 }
 
 // LoadWith is resume.ThreadStore: one request reads the branch head, the
-// record file, its index shard and the discussion with its first comments,
-// and returns the record with the discussion. The record is
-// state.ErrNotFound when the branch or the file does not exist, an error
-// wrapping state.ErrCorrupt (naming the file, which is left as it is) when
-// the file cannot be decoded. When the
-// discussion is deleted, or its read cannot be completed, the discussion is
-// nil and the error is the record's alone: the engine reads the discussion
-// itself then (a deleted one still has its recesses expired). A deleted
-// discussion costs a second request for the record.
+// record file, its index shard and the thread (a discussion, an issue or a
+// pull request) with its first comments, and returns the record with the
+// thread. The record is state.ErrNotFound when the branch or the file does
+// not exist, an error wrapping state.ErrCorrupt (naming the file, which is
+// left as it is) when the file cannot be decoded. When the thread is
+// deleted, or its read cannot be completed, the thread is nil and the error
+// is the record's alone: the engine reads the thread itself then (a deleted
+// one still has its recesses expired). A deleted thread costs a second
+// request for the record.
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#repository
 func (s *BranchStore) LoadWith(ctx context.Context, ref resume.ThreadRef) (*state.Record, *resume.Thread, error) {
@@ -342,20 +368,17 @@ func (s *BranchStore) LoadWith(ctx context.Context, ref resume.ThreadRef) (*stat
 	if n <= 0 {
 		return nil, nil, s.fail(n, state.ErrInvalid)
 	}
-	// An issue or a pull request is read by the engine (Threads).
-	r, d, err := s.read(ctx, n, ref.Kind == state.KindDiscussion)
-	if discussionGone(err) {
-		r, d, err = s.read(ctx, n, false)
+	r, t, err := s.read(ctx, n, ref.Kind)
+	if threadGone(err) {
+		r, t, err = s.read(ctx, n, "")
 	}
 	if err != nil {
 		return nil, nil, s.fail(n, err)
 	}
-	var disc *resume.Thread
-	if d != nil {
-		if disc, _, err = s.c.readDiscussion(ctx, n, d); err != nil {
-			// The record is read; the engine reads the discussion.
-			s.c.logf("github: branch store: discussion %d: completing the discussion read: %v", n, err)
-		}
+	disc, err := t.thread(ctx, s.c, ref)
+	if err != nil {
+		// The record is read; the engine reads the thread.
+		s.c.logf("github: branch store: discussion %d: completing the %s read: %v", n, ref.Kind, err)
 	}
 	switch {
 	case r.head == "":
@@ -371,12 +394,14 @@ func (s *BranchStore) LoadWith(ctx context.Context, ref resume.ThreadRef) (*stat
 	return rec, disc, nil
 }
 
-// discussionGone reports whether a load failed only because the discussion
-// does not exist (GitHub answers NOT_FOUND for repository.discussion and
-// drops the whole answer).
-func discussionGone(err error) bool {
+// threadGone reports whether a load failed only because the thread does
+// not exist (GitHub answers NOT_FOUND for repository.discussion, issue or
+// pullRequest and drops the whole answer).
+func threadGone(err error) bool {
 	at, ok := notFoundAt(err)
-	return ok && !slices.ContainsFunc(at, func(field string) bool { return field != "discussion" })
+	return ok && !slices.ContainsFunc(at, func(field string) bool {
+		return !slices.Contains([]string{"discussion", "issue", "pullRequest"}, field)
+	})
 }
 
 // decodeFile decodes discussion n's record file, or says why it cannot be
@@ -455,7 +480,7 @@ func (s *BranchStore) Save(ctx context.Context, rec *state.Record) error {
 		s.mu.Unlock()
 		head, shard := base.head, base.shard
 		if !known || base.file != revBlob {
-			r, _, err := s.read(ctx, n, false)
+			r, _, err := s.read(ctx, n, "")
 			if err != nil {
 				return s.fail(n, err)
 			}

@@ -381,7 +381,7 @@ func TestCommitRetry(t *testing.T) {
 	}
 }
 
-func TestDiscussionGone(t *testing.T) {
+func TestThreadGone(t *testing.T) {
 	t.Parallel()
 	item := func(typ string, path ...any) GraphQLErrorItem { return GraphQLErrorItem{Type: typ, Path: path} }
 	tests := []struct {
@@ -390,6 +390,8 @@ func TestDiscussionGone(t *testing.T) {
 		want bool
 	}{
 		{"discussion", &GraphQLError{Errors: []GraphQLErrorItem{item("NOT_FOUND", "repository", "discussion")}}, true},
+		{"issue", &GraphQLError{Errors: []GraphQLErrorItem{item("NOT_FOUND", "repository", "issue")}}, true},
+		{"pull_request", &GraphQLError{Errors: []GraphQLErrorItem{item("NOT_FOUND", "repository", "pullRequest")}}, true},
 		{"repository", &GraphQLError{Errors: []GraphQLErrorItem{item("NOT_FOUND", "repository")}}, false},
 		{"no_path", &GraphQLError{Errors: []GraphQLErrorItem{item("NOT_FOUND")}}, false},
 		{"forbidden", &GraphQLError{Errors: []GraphQLErrorItem{item("FORBIDDEN", "repository", "discussion")}}, false},
@@ -399,8 +401,8 @@ func TestDiscussionGone(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := discussionGone(tc.err); got != tc.want {
-				t.Errorf("discussionGone(%v) = %v, want %v", tc.err, got, tc.want)
+			if got := threadGone(tc.err); got != tc.want {
+				t.Errorf("threadGone(%v) = %v, want %v", tc.err, got, tc.want)
 			}
 		})
 	}

@@ -845,10 +845,12 @@ func (c *Client) Unlabel(ctx context.Context, d *resume.Thread, name string) err
 
 // activityThreads is how many of the newest threads (top-level comments)
 // the probe looks into for their newest reply, besides the threads recess
-// asked its questions in, which it reads whatever their place. Each thread
-// costs GitHub about a hundredth of a point: with the question's own thread
-// read directly, four of them keep the probe at what five cost before
-// (about six points per 100 discussions with a question each).
+// asked its questions in, which it reads whatever their place; in an issue
+// or a pull request, how many of the newest comments it looks at (a reply
+// there is a newer comment). Each thread costs GitHub about a hundredth of
+// a point: with the question's own thread read directly, four of them keep
+// the probe at what five cost before (about six points per 100 discussions
+// with a question each).
 const activityThreads = 4
 
 // activityNode is what Activity reads of each discussion: its state, and the
@@ -865,6 +867,17 @@ type activityNode struct {
 				Nodes []activityReply
 			} `graphql:"replies(last: 1)"`
 		}
+	} `graphql:"comments(last: 4)"`
+}
+
+// activityFlatNode is what Activity reads of each issue or pull request:
+// its state and its newest comments.
+type activityFlatNode struct {
+	CreatedAt time.Time
+	Closed    bool
+	Locked    bool
+	Comments  struct {
+		Nodes []activityReply
 	} `graphql:"comments(last: 4)"`
 }
 
@@ -885,39 +898,83 @@ type activityReply struct {
 
 var (
 	activityNodeType   = reflect.TypeFor[*activityNode]()
+	activityFlatType   = reflect.TypeFor[*activityFlatNode]()
 	activityThreadType = reflect.TypeFor[*activityThreadNode]()
 )
 
-// Activity tells, for up to 100 waiting discussions per request, when each
-// last saw a comment by someone else than recess: the creation time of the
-// newest of its last activityThreads top-level comments, of each one's
-// newest reply, and of the newest reply in each thread where its open
-// recesses asked their questions (state.Summary.ThreadRoots), wherever that
-// thread stands; the discussion's own creation when none is someone
-// else's. The threads ride in the same request, each under its own alias
-// ("t12_0: node(id: $t12_0)"): GitHub charges about six points per 100
-// discussions with a question thread each. It implements resume.ActivityProber, so
-// that a sweep finds lost events without reading each waiting discussion.
+// seen are the creation times Activity vouches for in d: d's own, and its
+// newest comments' and replies' by someone else than recess; nil for a
+// discussion to visit (gone, closed or locked).
+func (d *activityNode) seen() []time.Time {
+	if d == nil || d.Closed || d.Locked {
+		return nil
+	}
+	seen := []time.Time{d.CreatedAt}
+	for _, cm := range d.Comments.Nodes {
+		if !cm.ViewerDidAuthor {
+			seen = append(seen, cm.CreatedAt)
+		}
+		seen = appendReplies(seen, cm.Replies.Nodes)
+	}
+	return seen
+}
+
+// seen is activityNode.seen for an issue or a pull request (closed:
+// merged too).
+func (d *activityFlatNode) seen() []time.Time {
+	if d == nil || d.Closed || d.Locked {
+		return nil
+	}
+	return appendReplies([]time.Time{d.CreatedAt}, d.Comments.Nodes)
+}
+
+// activityField is the field of Activity's request that reads the thread
+// s names, under its alias ("d12: discussion(number: 12)", "i13: issue…",
+// "p14: pullRequest…"), and the type it decodes into.
+func activityField(s state.Summary) (alias, field string, typ reflect.Type) {
+	n := strconv.Itoa(s.Discussion)
+	switch s.Kind {
+	case state.KindIssue:
+		return "i" + n, "issue", activityFlatType
+	case state.KindPullRequest:
+		return "p" + n, "pullRequest", activityFlatType
+	}
+	return "d" + n, "discussion", activityNodeType
+}
+
+// Activity tells, for up to 100 waiting threads per request, when each
+// last saw a comment by someone else than recess. In a discussion: the
+// creation time of the newest of its last activityThreads top-level
+// comments, of each one's newest reply, and of the newest reply in each
+// thread where its open recesses asked their questions
+// (state.Summary.ThreadRoots), wherever that thread stands. In an issue or
+// a pull request, which hold no replies (a reply is a newer comment): the
+// newest of its last activityThreads comments. Else the thread's own
+// creation. Every kind rides in the same request, each thread under its own
+// alias, and each question thread too ("t12_0: node(id: $t12_0)"): GitHub
+// charges about six points per 100 discussions with a question thread
+// each, about one per 100 issues. It implements resume.ActivityProber, so
+// that a sweep finds lost events without reading each waiting thread.
 // recess's own comments are not activity: they have no event to lose, and
 // some (a note posted after the record was written) are newer than what the
 // record checked, which would send every sweep back to them.
 //
-// What it cannot see: a reply under a thread older than the last
-// activityThreads top-level comments that is not one recess asked in, and
-// a comment just before recess's own newest one in its thread (GitHub
-// offers no per-discussion "last reply" field, and Discussion.updatedAt
-// also moves with label and status-comment edits, which would make every
-// probe visit every discussion); these are caught by the discussion's next
-// event or due moment. Edits and deletions are not activity. Closed, locked
-// and deleted discussions are left out of the answer, so that the sweep
-// visits them and expires their recesses; a thread whose comment is gone is
-// left out of the look. Issues and pull requests are not probed: left out
-// of the answer, they are visited.
+// What it cannot see: in a discussion, a reply under a thread older than
+// the last activityThreads top-level comments that is not one recess asked
+// in, and a comment just before recess's own newest one in its thread; in
+// an issue or a pull request, a comment followed by activityThreads of
+// recess's own (GitHub offers no per-thread "last comment by others" field,
+// and updatedAt also moves with label and status-comment edits, which would
+// make every probe visit every thread); these are caught by the thread's
+// next event or due moment. Edits and deletions are not activity. Closed,
+// merged, locked and deleted threads are left out of the answer, so that
+// the sweep visits them and expires their recesses; a question thread
+// whose comment is gone is left out of the look.
 //
-// GitHub docs: https://docs.github.com/graphql/reference/objects#discussion
+// GitHub docs: https://docs.github.com/graphql/reference/objects#discussion,
+// https://docs.github.com/graphql/reference/objects#issue
 func (c *Client) Activity(ctx context.Context, waiting []state.Summary) (map[int]time.Time, error) {
 	out := make(map[int]time.Time, len(waiting))
-	waiting = slices.DeleteFunc(slices.Clone(waiting), func(s state.Summary) bool { return s.Kind.Flat() })
 	waiting = slices.CompactFunc(slices.SortedStableFunc(slices.Values(waiting), func(a, b state.Summary) int {
 		return cmp.Compare(a.Discussion, b.Discussion)
 	}), func(a, b state.Summary) bool { return a.Discussion == b.Discussion })
@@ -929,11 +986,11 @@ func (c *Client) Activity(ctx context.Context, waiting []state.Summary) (map[int
 	return out, nil
 }
 
-// activityPage asks for one page of discussions, each under its own alias
-// ("d12: discussion(number: 12)"), and their threads ("t12_0"). A deleted
-// discussion or thread comment voids GitHub's whole answer with a NOT_FOUND
-// naming its alias: the page is asked again without it (a discussion left
-// out: the sweep visits it and expires its recesses).
+// activityPage asks for one page of threads, each under its own alias
+// (activityField), and their question threads ("t12_0"). A deleted thread
+// or question comment voids GitHub's whole answer with a NOT_FOUND naming
+// its alias: the page is asked again without it (a thread left out: the
+// sweep visits it and expires its recesses).
 func (c *Client) activityPage(ctx context.Context, page []state.Summary, out map[int]time.Time) error {
 	page = slices.Clone(page)
 	for len(page) > 0 {
@@ -947,12 +1004,16 @@ func (c *Client) activityPage(ctx context.Context, page []state.Summary, out map
 		var threads []thread
 		for i, s := range page {
 			n := s.Discussion
+			alias, field, typ := activityField(s)
 			fields[i] = reflect.StructField{
 				Name: "D" + strconv.Itoa(i),
-				Type: activityNodeType,
-				Tag:  reflect.StructTag(fmt.Sprintf(`graphql:"d%d: discussion(number: %d)"`, n, n)),
+				Type: typ,
+				Tag:  reflect.StructTag(fmt.Sprintf(`graphql:"%s: %s(number: %d)"`, alias, field, n)),
 			}
-			aliases["d"+strconv.Itoa(n)] = thread{i, -1}
+			aliases[alias] = thread{i, -1}
+			if s.Kind.Flat() {
+				continue // no replies: its newest comments are the look
+			}
 			for k, id := range s.ThreadRoots {
 				alias := fmt.Sprintf("t%d_%d", n, k)
 				top = append(top, reflect.StructField{
@@ -974,7 +1035,7 @@ func (c *Client) activityPage(ctx context.Context, page []state.Summary, out map
 				ok = ok && known
 			}
 			if !ok {
-				return fmt.Errorf("github: activity of %d discussion(s): %w", len(page), err)
+				return fmt.Errorf("github: activity of %d thread(s): %w", len(page), err)
 			}
 			goneRoots := map[int][]string{}
 			for _, alias := range gone {
@@ -986,24 +1047,15 @@ func (c *Client) activityPage(ctx context.Context, page []state.Summary, out map
 				page[i].ThreadRoots = slices.DeleteFunc(slices.Clone(page[i].ThreadRoots), func(id string) bool { return slices.Contains(ids, id) })
 			}
 			page = slices.DeleteFunc(page, func(s state.Summary) bool {
-				return slices.Contains(gone, "d"+strconv.Itoa(s.Discussion))
+				alias, _, _ := activityField(s)
+				return slices.Contains(gone, alias)
 			})
 			continue
 		}
 		answer := query.Elem()
 		seen := make([][]time.Time, len(page))
 		for i := range page {
-			d, _ := answer.Field(0).Field(i).Interface().(*activityNode)
-			if d == nil || d.Closed || d.Locked {
-				continue
-			}
-			seen[i] = []time.Time{d.CreatedAt}
-			for _, cm := range d.Comments.Nodes {
-				if !cm.ViewerDidAuthor {
-					seen[i] = append(seen[i], cm.CreatedAt)
-				}
-				seen[i] = appendReplies(seen[i], cm.Replies.Nodes)
-			}
+			seen[i] = answer.Field(0).Field(i).Interface().(interface{ seen() []time.Time }).seen()
 		}
 		for j, t := range threads {
 			if th, _ := answer.Field(1 + j).Interface().(*activityThreadNode); th != nil && seen[t.i] != nil {
@@ -1020,8 +1072,8 @@ func (c *Client) activityPage(ctx context.Context, page []state.Summary, out map
 	return nil
 }
 
-// appendReplies adds the creation times of replies someone else than
-// recess wrote.
+// appendReplies adds the creation times of comments or replies someone
+// else than recess wrote.
 func appendReplies(seen []time.Time, replies []activityReply) []time.Time {
 	for _, r := range replies {
 		if !r.ViewerDidAuthor {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
@@ -475,6 +476,154 @@ func TestCommentStorePendingListsTheKindsItServes(t *testing.T) {
 			}
 			if n := c.Requests() - before; n != tt.requests {
 				t.Errorf("requests = %d, want %d", n, tt.requests)
+			}
+		})
+	}
+}
+
+// The branch store's load reads the thread in the same request as the
+// record, whatever its kind: the engine's read of the thread then costs
+// nothing. A thread that is not there (here: a number of another kind)
+// leaves the record read, with a second request, and no thread.
+func TestBranchStoreLoadReadsTheThreadOfEveryKindInItsOneRequest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		kind     state.Kind
+		as       state.Kind // the kind the load names (default kind)
+		comments int
+		requests int
+	}{
+		{name: "discussion", kind: state.KindDiscussion, comments: 2, requests: 1},
+		{name: "issue", kind: state.KindIssue, comments: 2, requests: 1},
+		{name: "pull_request", kind: state.KindPullRequest, comments: 2, requests: 1},
+		// Further pages only where GitHub says there are more.
+		{name: "issue_past_100_comments", kind: state.KindIssue, comments: 130, requests: 2},
+		{name: "number_of_another_kind", kind: state.KindPullRequest, as: state.KindIssue, requests: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFlatRepo(t)
+			says := make([]string, tt.comments)
+			for i := range says {
+				says[i] = fmt.Sprintf("bob: comment %d", i)
+			}
+			d := f.open(t, tt.kind, "alice", says...)
+			as := tt.as
+			if as == "" {
+				as = tt.kind
+			}
+			rec := pendingRecord(d.Number)
+			if as != state.KindDiscussion {
+				rec.Kind = as
+			}
+			c := f.client(t)
+			s := NewBranchStore(c, "")
+			if err := s.Save(ctx, rec); err != nil {
+				t.Fatalf("Save = %v", err)
+			}
+			before := c.Requests()
+			got, th, err := NewBranchStore(c, "").LoadWith(ctx, resume.ThreadRef{Kind: as, Number: d.Number})
+			if err != nil || got.Kind != rec.Kind {
+				t.Fatalf("LoadWith = %+v, %v; want the record of kind %q", got, err, rec.Kind)
+			}
+			if n := c.Requests() - before; n != tt.requests {
+				t.Errorf("LoadWith sent %d requests, want %d", n, tt.requests)
+			}
+			if tt.as != "" {
+				if th != nil {
+					t.Errorf("LoadWith of a %s as a %s read %+v, want no thread", tt.kind, tt.as, th)
+				}
+				return
+			}
+			if th == nil || th.Kind != tt.kind || th.ID != d.ID || len(th.Comments) != tt.comments {
+				t.Fatalf("LoadWith thread = %+v, want the %s %s with its %d comments", th, tt.kind, d.ID, tt.comments)
+			}
+		})
+	}
+}
+
+// The comment store's listing holds for issues and pull requests what it
+// holds for discussions: a pending record whose label is missing is found
+// by the hour's first look at the recently updated threads, to be visited
+// (which puts the label back), and not by the other sweeps' listing; a
+// status comment between an issue's first and last 100 comments is found
+// by paging back from the last ones (scanDeeper), its record read.
+func TestCommentStorePendingLooksHourlyAndDeeperOnFlatThreads(t *testing.T) {
+	t.Parallel()
+	for _, k := range []state.Kind{state.KindIssue, state.KindPullRequest} {
+		t.Run(string(k)+"/hourly_look_finds_a_missing_label", func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFlatRepo(t)
+			c := f.client(t)
+			d := f.open(t, k, "alice", "bob: hello")
+			rec := dueRecord(d.Number, epoch.Add(time.Hour))
+			rec.Kind = k
+			if err := NewCommentStore(c).Save(ctx, rec); err != nil {
+				t.Fatalf("Save = %v", err)
+			}
+			listed := func(at time.Duration) []state.Summary {
+				t.Helper()
+				f.clock.SetTime(epoch.Add(at))
+				s := NewCommentStore(c)
+				s.Kinds = []state.Kind{k}
+				list, err := s.Pending(ctx)
+				if err != nil {
+					t.Fatalf("Pending() at +%s = %v", at, err)
+				}
+				return list
+			}
+			if got := listed(10 * time.Minute); len(got) != 0 {
+				t.Errorf("Pending() outside the hour's first slot = %+v, want nothing (no label)", got)
+			}
+			want := []state.Summary{{Discussion: d.Number, Kind: k}}
+			if diff := cmp.Diff(want, listed(62*time.Minute)); diff != "" {
+				t.Errorf("Pending() in the hour's first slot (-want +got):\n%s", diff)
+			}
+		})
+		t.Run(string(k)+"/scan_deeper_finds_the_status_comment", func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFlatRepo(t)
+			c := f.client(t)
+			d := f.open(t, k, "alice")
+			say := func(n int) {
+				for i := range n {
+					if _, err := f.gh.Comment(d.ID, "bob", fmt.Sprintf("comment %d", i)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			say(scanFirst + 5)
+			rec := dueRecord(d.Number, epoch.Add(time.Hour))
+			rec.Kind = k
+			if err := NewCommentStore(c).Save(ctx, rec); err != nil {
+				t.Fatalf("Save = %v", err)
+			}
+			say(scanLast + 5)
+			if err := f.gh.LabelDiscussion(d.ID, resume.LabelWaiting); err != nil {
+				t.Fatal(err)
+			}
+			f.clock.SetTime(epoch.Add(10 * time.Minute))
+			s := NewCommentStore(c)
+			s.Kinds = []state.Kind{k}
+			before := c.Requests()
+			list, err := s.Pending(ctx)
+			if err != nil {
+				t.Fatalf("Pending() = %v", err)
+			}
+			want := []state.Summary{{Discussion: d.Number, Kind: k, Known: true, NextDue: epoch.Add(time.Hour)}}
+			if diff := cmp.Diff(want, list, cmpopts.IgnoreFields(state.Summary{}, "Checked")); diff != "" {
+				t.Errorf("Pending() (-want +got):\n%s", diff)
+			}
+			// The discussions' search, the issues' search (no candidate
+			// among the first and last 100 comments: no bodies to read), a
+			// page back and the candidate's body there.
+			if n := c.Requests() - before; n != 4 {
+				t.Errorf("Pending() sent %d requests, want 4", n)
 			}
 		})
 	}

@@ -23,6 +23,20 @@ import (
 // stores are the state stores every budget holds for.
 var stores = []string{"comment", "branch"}
 
+// threadKinds are the kinds of thread every per-event and per-sweep budget
+// holds for, with the same figures: what a kind adds is said where it adds
+// it (listingCost).
+var threadKinds = []state.Kind{state.KindDiscussion, state.KindIssue}
+
+// where names a budget's subtest: the store, and the kind unless it is
+// discussions ("comment", "branch/issue").
+func where(store string, kind state.Kind) string {
+	if kind == state.KindDiscussion {
+		return store
+	}
+	return store + "/" + string(kind)
+}
+
 // Budgets per event and per sweep.
 const (
 	// maxCommentReads and maxCommentWrites bound a comment that does not
@@ -140,13 +154,16 @@ func seed(tb testing.TB, w *World, o seedOpts) []int {
 	}
 	var due []int
 	for i := range o.open {
-		d, err := w.GH.CreateDiscussion(Repo, "alice", "RFC "+strconv.Itoa(i), "please review")
+		d, err := w.open("alice", "RFC "+strconv.Itoa(i), "please review")
 		if err != nil {
-			tb.Fatalf("seed: discussion: %v", err)
+			tb.Fatalf("seed: %s: %v", resume.Noun(w.opt.Kind), err)
 		}
 		start := state.Cursor{At: d.CreatedAt.UTC()}
 		rec := state.New(d.Number)
 		rec.DiscussionID = d.ID
+		if w.opt.Kind.Flat() {
+			rec.Kind = w.opt.Kind
+		}
 		rec.Seen, rec.Commands = start, start
 		rfc := &state.RFC{Trigger: storetest.MustTrigger(`{"kind":"missing_input","replies":2}`), OpenedAt: now,
 			RepliesAfter: start, Since: start, RecessCount: 1, Summary: "waiting for the storage owners"}
@@ -216,6 +233,9 @@ func seed(tb testing.TB, w *World, o seedOpts) []int {
 				shards[k] = map[string]map[string]any{}
 			}
 			entry := map[string]any{"next_due": nil, "checked": wire(rec.Checked)}
+			if rec.Kind != "" {
+				entry["kind"] = rec.Kind
+			}
 			if next := rec.NextDue(); !next.IsZero() {
 				entry["next_due"] = wire(next)
 			}
@@ -238,8 +258,8 @@ func seed(tb testing.TB, w *World, o seedOpts) []int {
 		}
 	}
 	for range o.idle {
-		if _, err := w.GH.CreateDiscussion(Repo, "bob", "Question", "no recess here"); err != nil {
-			tb.Fatalf("seed: idle discussion: %v", err)
+		if _, err := w.open("bob", "Question", "no recess here"); err != nil {
+			tb.Fatalf("seed: idle %s: %v", resume.Noun(w.opt.Kind), err)
 		}
 	}
 	return due
@@ -266,11 +286,17 @@ func sweep(t testing.TB, w *World) (*resume.Result, Count) {
 // listingCost is what a sweep at w's moment spends listing the waiting
 // records: pendingCost, and on the comment store, in the hour's first slot,
 // the look at the 100 most recently updated discussions (unlabelled pending
-// records).
+// records). A comment store that serves issues (or pull requests) also
+// searches them, a request more, and looks at the recently updated ones in
+// the hour's first slot, one more.
 func listingCost(w *World, store string, waiting int) int {
 	n := pendingCost(store, waiting)
+	looks := 1
+	if store == "comment" && w.opt.Kind.Flat() {
+		n, looks = n+1, 2
+	}
 	if store == "comment" && w.Now().Minute() < 5 {
-		n++
+		n += looks
 	}
 	return n
 }
@@ -323,59 +349,61 @@ func TestBudgetComment(t *testing.T) {
 			maxReads: maxCommentReads + 1, maxWrites: maxCommentWrites, maxTotal: maxCommentReads + maxCommentWrites + 1},
 	}
 	for _, store := range stores {
-		for _, tt := range tests {
-			t.Run(store+"/"+tt.name, func(t *testing.T) {
-				t.Parallel()
-				ctx := context.Background()
-				w := New(t, Options{Store: store})
-				var n int
-				var id string
-				if tt.trigger == "" {
-					n, id = w.Open("alice")
-					if _, err := w.Engine(nil).Engine.Intake(ctx, n); err != nil {
-						t.Fatalf("Intake(%d) = %v", n, err)
+		for _, kind := range threadKinds {
+			for _, tt := range tests {
+				t.Run(where(store, kind)+"/"+tt.name, func(t *testing.T) {
+					t.Parallel()
+					ctx := context.Background()
+					w := New(t, Options{Store: store, Kind: kind})
+					var n int
+					var id string
+					if tt.trigger == "" {
+						n, id = w.Open("alice")
+						if _, err := w.Engine(nil).Engine.Intake(ctx, n); err != nil {
+							t.Fatalf("Intake(%d) = %v", n, err)
+						}
+						w.Advance(time.Minute)
+					} else {
+						n, id = recessedDiscussion(t, w, tt.trigger)
 					}
-					w.Advance(time.Minute)
-				} else {
-					n, id = recessedDiscussion(t, w, tt.trigger)
-				}
-				author, body := "bob", "We use Postgres."
-				if tt.body != "" {
-					author, body = tt.author, tt.body
-				}
-				w.Say(id, "", author, body)
-				runs := len(w.Runs())
-				inbound := func() *resume.Result {
-					res, err := w.Engine(nil).Engine.Inbound(ctx, n)
-					if err != nil {
-						t.Fatalf("Inbound(%d) = %v", n, err)
+					author, body := "bob", "We use Postgres."
+					if tt.body != "" {
+						author, body = tt.author, tt.body
 					}
-					return res
-				}
-				if tt.duplicate {
-					inbound()
-				}
-				var res *resume.Result
-				w.GH.ResetLog()
-				c := w.Measure(func() { res = inbound() })
-				t.Logf("%s store, %s: %v", store, tt.name, c)
-				if got := len(permissionReads(w)); got != tt.permReads {
-					t.Errorf("permission reads = %d, want %d", got, tt.permReads)
-				}
-				if res.Fired != tt.fires {
-					t.Errorf("Inbound(%d).Fired = %v, want %v", n, res.Fired, tt.fires)
-				}
-				if got, want := len(w.Runs())-runs, map[bool]int{true: 1}[tt.fires]; got != want {
-					t.Errorf("agent runs dispatched by the comment = %d, want %d", got, want)
-				}
-				maxReads, maxTotal := tt.maxReads+checkCost(store)*tt.maxWrites, tt.maxTotal+checkCost(store)*tt.maxWrites
-				if tt.fires {
-					maxReads, maxTotal = firingCost(store), firingCost(store)
-				}
-				if reads(c) > maxReads || c.Writes > tt.maxWrites || c.Total() > maxTotal {
-					t.Errorf("Inbound(%d) = %v; want at most %d reads, %d writes, %d in all", n, c, maxReads, tt.maxWrites, maxTotal)
-				}
-			})
+					w.Say(id, "", author, body)
+					runs := len(w.Runs())
+					inbound := func() *resume.Result {
+						res, err := w.Engine(nil).Engine.Inbound(ctx, n)
+						if err != nil {
+							t.Fatalf("Inbound(%d) = %v", n, err)
+						}
+						return res
+					}
+					if tt.duplicate {
+						inbound()
+					}
+					var res *resume.Result
+					w.GH.ResetLog()
+					c := w.Measure(func() { res = inbound() })
+					t.Logf("%s store, %s, %s: %v", store, resume.Noun(kind), tt.name, c)
+					if got := len(permissionReads(w)); got != tt.permReads {
+						t.Errorf("permission reads = %d, want %d", got, tt.permReads)
+					}
+					if res.Fired != tt.fires {
+						t.Errorf("Inbound(%d).Fired = %v, want %v", n, res.Fired, tt.fires)
+					}
+					if got, want := len(w.Runs())-runs, map[bool]int{true: 1}[tt.fires]; got != want {
+						t.Errorf("agent runs dispatched by the comment = %d, want %d", got, want)
+					}
+					maxReads, maxTotal := tt.maxReads+checkCost(store)*tt.maxWrites, tt.maxTotal+checkCost(store)*tt.maxWrites
+					if tt.fires {
+						maxReads, maxTotal = firingCost(store), firingCost(store)
+					}
+					if reads(c) > maxReads || c.Writes > tt.maxWrites || c.Total() > maxTotal {
+						t.Errorf("Inbound(%d) = %v; want at most %d reads, %d writes, %d in all", n, c, maxReads, tt.maxWrites, maxTotal)
+					}
+				})
+			}
 		}
 	}
 }
@@ -387,25 +415,85 @@ func TestBudgetComment(t *testing.T) {
 func TestBudgetIntake(t *testing.T) {
 	t.Parallel()
 	for _, store := range stores {
-		t.Run(store, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			w := New(t, Options{Store: store})
-			intake := func() {
-				n, _ := w.Open("alice")
-				if _, err := w.Engine(nil).Engine.Intake(ctx, n); err != nil {
-					t.Fatalf("Intake(%d) = %v", n, err)
+		for _, kind := range threadKinds {
+			t.Run(where(store, kind), func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				w := New(t, Options{Store: store, Kind: kind})
+				intake := func() {
+					n, _ := w.Open("alice")
+					if _, err := w.Engine(nil).Engine.Intake(ctx, n); err != nil {
+						t.Fatalf("Intake(%d) = %v", n, err)
+					}
 				}
+				// A first intake creates what every later one finds (the
+				// state branch, the waiting label).
+				intake()
+				c := w.Measure(intake)
+				t.Logf("%s store, %s, intake: %v", store, resume.Noun(kind), c)
+				if max, maxReads := intakeCost(store), 2+checkCost(store)*2; c.Total() > max || reads(c) > maxReads {
+					t.Errorf("Intake = %v; want at most %d requests, %d of them reads", c, max, maxReads)
+				}
+			})
+		}
+	}
+}
+
+// TestBudgetVerdict: an agent run's verdict, after its claim, costs the
+// same on every kind of thread, per store the figures BENCHMARKS.md's per
+// event table lists (a recess asking one question, an adjournment with one
+// reply).
+func TestBudgetVerdict(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		doc  func(string, int) string
+		// max are the requests per store.
+		max map[string]int
+	}{
+		{name: "recessed", doc: Recessed("Which storage backend should we assume?", `{"kind":"missing_input","replies":2}`),
+			max: map[string]int{"comment": 5, "branch": 4}},
+		{name: "adjourned", doc: Adjourned("Postgres it is."),
+			max: map[string]int{"comment": 7, "branch": 5}},
+	}
+	for _, store := range stores {
+		for _, kind := range threadKinds {
+			for _, tt := range tests {
+				t.Run(where(store, kind)+"/"+tt.name, func(t *testing.T) {
+					t.Parallel()
+					ctx := context.Background()
+					w := New(t, Options{Store: store, Kind: kind})
+					n, _ := w.Open("alice")
+					if _, err := w.Engine(nil).Engine.Intake(ctx, n); err != nil {
+						t.Fatalf("Intake(%d) = %v", n, err)
+					}
+					runs := w.Waiting()
+					if len(runs) != 1 {
+						t.Fatalf("agent runs after intake = %d, want 1", len(runs))
+					}
+					r := runs[0]
+					cid := r.Inputs["correlation_id"]
+					if res, err := w.Engine(nil).Engine.Claim(ctx, n, cid, r.ID); err != nil || res.Stale {
+						t.Fatalf("Claim = %+v, %v; want the run recess expects", res, err)
+					}
+					w.Advance(time.Minute)
+					run := w.Engine(nil).Engine
+					v, err := run.ParseVerdict([]byte(tt.doc(cid, n)))
+					if err != nil {
+						t.Fatalf("ParseVerdict = %v", err)
+					}
+					c := w.Measure(func() {
+						if _, err := run.Verdict(ctx, v, r.ID); err != nil {
+							t.Fatalf("Verdict = %v", err)
+						}
+					})
+					t.Logf("%s store, %s, verdict %s: %v", store, resume.Noun(kind), tt.name, c)
+					if c.Total() > tt.max[store] {
+						t.Errorf("Verdict = %v; want at most %d requests", c, tt.max[store])
+					}
+				})
 			}
-			// A first intake creates what every later one finds (the
-			// state branch, the waiting label).
-			intake()
-			c := w.Measure(intake)
-			t.Logf("%s store, intake: %v", store, c)
-			if max, maxReads := intakeCost(store), 2+checkCost(store)*2; c.Total() > max || reads(c) > maxReads {
-				t.Errorf("Intake = %v; want at most %d requests, %d of them reads", c, max, maxReads)
-			}
-		})
+		}
 	}
 }
 
@@ -417,164 +505,166 @@ func TestBudgetSweep(t *testing.T) {
 	t.Parallel()
 	const open, idle = 150, 250
 	for _, store := range stores {
-		t.Run(store+"/nothing_due", func(t *testing.T) {
-			t.Parallel()
-			w := New(t, Options{Store: store})
-			seed(t, w, seedOpts{idle: idle})
-			at(w, 10*time.Minute)
-			res, c := sweep(t, w)
-			t.Logf("%s store, nothing waiting, %d idle discussions: %v", store, idle, c)
-			if c.Total() > listingCost(w, store, 0) || c.Writes != 0 || len(res.Sweep) != 0 {
-				t.Errorf("sweep with nothing waiting = %v visiting %d; want at most %d read(s), no write, no visit", c, len(res.Sweep), listingCost(w, store, 0))
-			}
-			seed(t, w, seedOpts{open: open})
-			at(w, 20*time.Minute)
-			res, c = sweep(t, w)
-			t.Logf("%s store, %d waiting, %d idle discussions, nothing due: %v", store, open, idle, c)
-			if max := listingCost(w, store, open) + probeCost(open); c.Total() > max || c.Writes != 0 || len(res.Sweep) != 0 {
-				t.Errorf("sweep with nothing due = %v visiting %d; want at most %d reads (listing, probe), no write, no visit", c, len(res.Sweep), max)
-			}
-		})
-		t.Run(store+"/grows_with_due_not_with_discussions", func(t *testing.T) {
-			t.Parallel()
-			const due = 3
-			var counts []Count
-			for _, extra := range []int{0, idle} {
-				w := New(t, Options{Store: store})
-				seed(t, w, seedOpts{open: open, due: due, idle: extra})
+		for _, kind := range threadKinds {
+			t.Run(where(store, kind)+"/nothing_due", func(t *testing.T) {
+				t.Parallel()
+				w := New(t, Options{Store: store, Kind: kind})
+				seed(t, w, seedOpts{idle: idle})
 				at(w, 10*time.Minute)
 				res, c := sweep(t, w)
-				t.Logf("%s store, %d waiting (%d due), %d idle discussions: %v", store, open, due, extra, c)
-				if !res.Fired || len(w.Runs()) != due {
-					t.Fatalf("sweep fired %v, %d runs; want the %d due recesses resumed", res.Fired, len(w.Runs()), due)
+				t.Logf("%s store, %s, nothing waiting, %d idle discussions: %v", store, resume.Noun(kind), idle, c)
+				if c.Total() > listingCost(w, store, 0) || c.Writes != 0 || len(res.Sweep) != 0 {
+					t.Errorf("sweep with nothing waiting = %v visiting %d; want at most %d read(s), no write, no visit", c, len(res.Sweep), listingCost(w, store, 0))
 				}
-				if max := listingCost(w, store, open) + probeCost(open-due) + due*firingCost(store); c.Total() > max {
-					t.Errorf("sweep with %d due = %v, want at most %d (listing, probe, %d per resume)", due, c, max, firingCost(store))
+				seed(t, w, seedOpts{open: open})
+				at(w, 20*time.Minute)
+				res, c = sweep(t, w)
+				t.Logf("%s store, %s, %d waiting, %d idle discussions, nothing due: %v", store, resume.Noun(kind), open, idle, c)
+				if max := listingCost(w, store, open) + probeCost(open); c.Total() > max || c.Writes != 0 || len(res.Sweep) != 0 {
+					t.Errorf("sweep with nothing due = %v visiting %d; want at most %d reads (listing, probe), no write, no visit", c, len(res.Sweep), max)
 				}
-				counts = append(counts, c)
-			}
-			if counts[0] != counts[1] {
-				t.Errorf("sweep cost %v with no idle discussion but %v with %d: it must not grow with the repository", counts[0], counts[1], idle)
-			}
-		})
-		t.Run(store+"/lost_event_caught_by_the_next_sweep", func(t *testing.T) {
-			t.Parallel()
-			w := New(t, Options{Store: store})
-			seed(t, w, seedOpts{open: 20})
-			n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":1}`)
-			w.Say(id, "", "bob", "We use Postgres.") // its event is lost
-			runs := len(w.Runs())
-			at(w, 10*time.Minute)
-			res, c := sweep(t, w)
-			t.Logf("%s store, sweep over 21 waiting, one lost event: %v", store, c)
-			if !res.Fired || res.FiredBy != wait.KindMissingInput || len(w.Runs()) != runs+1 {
-				t.Fatalf("sweep fired %v by %q: the lost reply on discussion %d was not caught up", res.Fired, res.FiredBy, n)
-			}
-			if max := listingCost(w, store, 21) + probeCost(21) + firingCost(store); c.Total() > max {
-				t.Errorf("sweep = %v, want at most %d", c, max)
-			}
-		})
-		t.Run(store+"/lost_event_beyond_one_probe", func(t *testing.T) {
-			t.Parallel()
-			const many = maxProbed + 100
-			w := New(t, Options{Store: store})
-			seed(t, w, seedOpts{open: many - 1})
-			n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":1}`)
-			w.Say(id, "", "bob", "We use Postgres.") // its event is lost
-			// Each sweep probes maxProbed of the waiting records, the next
-			// ones in turn: two sweeps cover them all.
-			fired := false
-			for i := range 2 {
-				at(w, time.Duration(10+5*i)*time.Minute)
+			})
+			t.Run(where(store, kind)+"/grows_with_due_not_with_discussions", func(t *testing.T) {
+				t.Parallel()
+				const due = 3
+				var counts []Count
+				for _, extra := range []int{0, idle} {
+					w := New(t, Options{Store: store, Kind: kind})
+					seed(t, w, seedOpts{open: open, due: due, idle: extra})
+					at(w, 10*time.Minute)
+					res, c := sweep(t, w)
+					t.Logf("%s store, %s, %d waiting (%d due), %d idle discussions: %v", store, resume.Noun(kind), open, due, extra, c)
+					if !res.Fired || len(w.Runs()) != due {
+						t.Fatalf("sweep fired %v, %d runs; want the %d due recesses resumed", res.Fired, len(w.Runs()), due)
+					}
+					if max := listingCost(w, store, open) + probeCost(open-due) + due*firingCost(store); c.Total() > max {
+						t.Errorf("sweep with %d due = %v, want at most %d (listing, probe, %d per resume)", due, c, max, firingCost(store))
+					}
+					counts = append(counts, c)
+				}
+				if counts[0] != counts[1] {
+					t.Errorf("sweep cost %v with no idle discussion but %v with %d: it must not grow with the repository", counts[0], counts[1], idle)
+				}
+			})
+			t.Run(where(store, kind)+"/lost_event_caught_by_the_next_sweep", func(t *testing.T) {
+				t.Parallel()
+				w := New(t, Options{Store: store, Kind: kind})
+				seed(t, w, seedOpts{open: 20})
+				n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":1}`)
+				w.Say(id, "", "bob", "We use Postgres.") // its event is lost
+				runs := len(w.Runs())
+				at(w, 10*time.Minute)
 				res, c := sweep(t, w)
-				t.Logf("%s store, sweep %d over %d waiting: %v", store, i+1, many, c)
-				if max := listingCost(w, store, many) + probeCost(many) + firingCost(store); c.Total() > max {
-					t.Errorf("sweep %d = %v, want at most %d", i+1, c, max)
+				t.Logf("%s store, %s, sweep over 21 waiting, one lost event: %v", store, resume.Noun(kind), c)
+				if !res.Fired || res.FiredBy != wait.KindMissingInput || len(w.Runs()) != runs+1 {
+					t.Fatalf("sweep fired %v by %q: the lost reply on discussion %d was not caught up", res.Fired, res.FiredBy, n)
 				}
-				fired = fired || res.Fired
-			}
-			if !fired {
-				t.Errorf("two sweeps over %d waiting did not catch the lost reply on discussion %d", many, n)
-			}
-		})
-		t.Run(store+"/looked_at_once", func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			w := New(t, Options{Store: store})
-			seed(t, w, seedOpts{open: 99})
-			n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":1,"from":["carol"]}`)
-			// Comments the trigger does not count, one
-			// whose event arrived and one whose event was lost.
-			w.Say(id, "", "bob", "Not carol, but: Postgres.")
-			if _, err := w.Engine(nil).Engine.Inbound(ctx, n); err != nil {
-				t.Fatalf("Inbound(%d) = %v", n, err)
-			}
-			w.Advance(time.Minute)
-			w.Say(id, "", "dave", "Me neither; MySQL?")
-			// The first sweep's probe sees dave's comment and visits; the
-			// visit notes that it looked (one write). Every later sweep is
-			// the listing and the probe, even after the intake's dispatch
-			// aged out of the rate limit's hour.
-			res, c := sweep(t, w)
-			t.Logf("%s store, sweep catching up a lost comment that counts for nothing, 100 waiting: %v", store, c)
-			if len(res.Sweep) != 1 || res.Fired || c.Writes > maxCommentWrites {
-				t.Fatalf("first sweep visited %d, fired %v, cost %v; want discussion %d visited once, not fired, at most %d write(s)", len(res.Sweep), res.Fired, c, n, maxCommentWrites)
-			}
-			for i, after := range []time.Duration{5 * time.Minute, 2 * time.Hour, 3 * time.Hour} {
-				at(w, after)
+				if max := listingCost(w, store, 21) + probeCost(21) + firingCost(store); c.Total() > max {
+					t.Errorf("sweep = %v, want at most %d", c, max)
+				}
+			})
+			t.Run(where(store, kind)+"/lost_event_beyond_one_probe", func(t *testing.T) {
+				t.Parallel()
+				const many = maxProbed + 100
+				w := New(t, Options{Store: store, Kind: kind})
+				seed(t, w, seedOpts{open: many - 1})
+				n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":1}`)
+				w.Say(id, "", "bob", "We use Postgres.") // its event is lost
+				// Each sweep probes maxProbed of the waiting records, the next
+				// ones in turn: two sweeps cover them all.
+				fired := false
+				for i := range 2 {
+					at(w, time.Duration(10+5*i)*time.Minute)
+					res, c := sweep(t, w)
+					t.Logf("%s store, %s, sweep %d over %d waiting: %v", store, resume.Noun(kind), i+1, many, c)
+					if max := listingCost(w, store, many) + probeCost(many) + firingCost(store); c.Total() > max {
+						t.Errorf("sweep %d = %v, want at most %d", i+1, c, max)
+					}
+					fired = fired || res.Fired
+				}
+				if !fired {
+					t.Errorf("two sweeps over %d waiting did not catch the lost reply on discussion %d", many, n)
+				}
+			})
+			t.Run(where(store, kind)+"/looked_at_once", func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				w := New(t, Options{Store: store, Kind: kind})
+				seed(t, w, seedOpts{open: 99})
+				n, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":1,"from":["carol"]}`)
+				// Comments the trigger does not count, one
+				// whose event arrived and one whose event was lost.
+				w.Say(id, "", "bob", "Not carol, but: Postgres.")
+				if _, err := w.Engine(nil).Engine.Inbound(ctx, n); err != nil {
+					t.Fatalf("Inbound(%d) = %v", n, err)
+				}
+				w.Advance(time.Minute)
+				w.Say(id, "", "dave", "Me neither; MySQL?")
+				// The first sweep's probe sees dave's comment and visits; the
+				// visit notes that it looked (one write). Every later sweep is
+				// the listing and the probe, even after the intake's dispatch
+				// aged out of the rate limit's hour.
 				res, c := sweep(t, w)
-				if len(res.Sweep) != 0 || c.Writes != 0 || c.Total() > listingCost(w, store, 100)+probeCost(100) {
-					t.Errorf("sweep %d after the look = %v visiting %d; want the listing and the probe only", i+2, c, len(res.Sweep))
+				t.Logf("%s store, %s, sweep catching up a lost comment that counts for nothing, 100 waiting: %v", store, resume.Noun(kind), c)
+				if len(res.Sweep) != 1 || res.Fired || c.Writes > maxCommentWrites {
+					t.Fatalf("first sweep visited %d, fired %v, cost %v; want discussion %d visited once, not fired, at most %d write(s)", len(res.Sweep), res.Fired, c, n, maxCommentWrites)
 				}
-			}
-		})
-		t.Run(store+"/expiry_visited_when_due", func(t *testing.T) {
-			t.Parallel()
-			w := New(t, Options{Store: store})
-			seed(t, w, seedOpts{open: 20})
-			_, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":2,"expires":"P7D","on_expire":"cancel"}`)
-			at(w, 24*time.Hour)
-			if res, c := sweep(t, w); len(res.Sweep) != 0 || c.Total() > listingCost(w, store, 21)+probeCost(21) {
-				t.Errorf("sweep a day in = %v visiting %d; want the listing and the probe only", c, len(res.Sweep))
-			}
-			at(w, 7*24*time.Hour+10*time.Minute)
-			res, c := sweep(t, w)
-			t.Logf("%s store, sweep closing an expired recess among 21 waiting: %v", store, c)
-			if len(res.Sweep) != 1 || res.Fired || res.OpenRFCs != 0 {
-				t.Fatalf("sweep after the expiry visited %d, fired %v, %d open; want the recess closed", len(res.Sweep), res.Fired, res.OpenRFCs)
-			}
-			closed := false
-			for _, cm := range w.RecessComments(id) {
-				closed = closed || strings.Contains(cm.Body, "No longer waiting")
-			}
-			if !closed || len(w.Runs()) != 1 {
-				t.Errorf("expired recess: closing note %v, %d agent runs; want the note and no resume", closed, len(w.Runs()))
-			}
-		})
-		t.Run(store+"/max_operations_soonest_first", func(t *testing.T) {
-			t.Parallel()
-			const due, limit = 5, 2
-			w := New(t, Options{Store: store, Config: resume.Config{MaxOperations: limit}})
-			order := seed(t, w, seedOpts{open: 10, due: due})
-			dispatched := func() []int {
-				var out []int
-				for _, r := range w.Runs() {
-					n, _ := strconv.Atoi(r.Inputs["discussion_number"])
-					out = append(out, n)
+				for i, after := range []time.Duration{5 * time.Minute, 2 * time.Hour, 3 * time.Hour} {
+					at(w, after)
+					res, c := sweep(t, w)
+					if len(res.Sweep) != 0 || c.Writes != 0 || c.Total() > listingCost(w, store, 100)+probeCost(100) {
+						t.Errorf("sweep %d after the look = %v visiting %d; want the listing and the probe only", i+2, c, len(res.Sweep))
+					}
 				}
-				return out
-			}
-			for i, want := range [][]int{order[:2], order[:4], order[:5]} {
-				at(w, time.Duration(10+5*i)*time.Minute)
+			})
+			t.Run(where(store, kind)+"/expiry_visited_when_due", func(t *testing.T) {
+				t.Parallel()
+				w := New(t, Options{Store: store, Kind: kind})
+				seed(t, w, seedOpts{open: 20})
+				_, id := recessedDiscussion(t, w, `{"kind":"missing_input","replies":2,"expires":"P7D","on_expire":"cancel"}`)
+				at(w, 24*time.Hour)
+				if res, c := sweep(t, w); len(res.Sweep) != 0 || c.Total() > listingCost(w, store, 21)+probeCost(21) {
+					t.Errorf("sweep a day in = %v visiting %d; want the listing and the probe only", c, len(res.Sweep))
+				}
+				at(w, 7*24*time.Hour+10*time.Minute)
 				res, c := sweep(t, w)
-				got := dispatched()
-				if fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Errorf("after sweep %d: dispatched for %v, want %v (soonest due first, the rest next time)", i+1, got, want)
+				t.Logf("%s store, %s, sweep closing an expired recess among 21 waiting: %v", store, resume.Noun(kind), c)
+				if len(res.Sweep) != 1 || res.Fired || res.OpenRFCs != 0 {
+					t.Fatalf("sweep after the expiry visited %d, fired %v, %d open; want the recess closed", len(res.Sweep), res.Fired, res.OpenRFCs)
 				}
-				if len(res.Sweep) != limit || res.Left == 0 {
-					t.Errorf("sweep %d visited %d and left %d; want %d visited, some left (%v)", i+1, len(res.Sweep), res.Left, limit, c)
+				closed := false
+				for _, cm := range w.RecessComments(id) {
+					closed = closed || strings.Contains(cm.Body, "No longer waiting")
 				}
-			}
-		})
+				if !closed || len(w.Runs()) != 1 {
+					t.Errorf("expired recess: closing note %v, %d agent runs; want the note and no resume", closed, len(w.Runs()))
+				}
+			})
+			t.Run(where(store, kind)+"/max_operations_soonest_first", func(t *testing.T) {
+				t.Parallel()
+				const due, limit = 5, 2
+				w := New(t, Options{Store: store, Kind: kind, Config: resume.Config{MaxOperations: limit}})
+				order := seed(t, w, seedOpts{open: 10, due: due})
+				dispatched := func() []int {
+					var out []int
+					for _, r := range w.Runs() {
+						n, _ := strconv.Atoi(r.Inputs["discussion_number"])
+						out = append(out, n)
+					}
+					return out
+				}
+				for i, want := range [][]int{order[:2], order[:4], order[:5]} {
+					at(w, time.Duration(10+5*i)*time.Minute)
+					res, c := sweep(t, w)
+					got := dispatched()
+					if fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Errorf("after sweep %d: dispatched for %v, want %v (soonest due first, the rest next time)", i+1, got, want)
+					}
+					if len(res.Sweep) != limit || res.Left == 0 {
+						t.Errorf("sweep %d visited %d and left %d; want %d visited, some left (%v)", i+1, len(res.Sweep), res.Left, limit, c)
+					}
+				}
+			})
+		}
 	}
 }

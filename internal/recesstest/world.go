@@ -24,6 +24,7 @@ import (
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
 )
 
 // Repository and identity every World uses.
@@ -40,6 +41,10 @@ const (
 	// MEMBER) whose permission on the repository is read. Membership is no
 	// write access: Member's slash commands are ordinary replies.
 	Member = "mia"
+	// Lead is recess's mention handle in a World whose threads are issues
+	// or pull requests (wake-on is mention there by default), and every
+	// thread Open opens there mentions it.
+	Lead = "@lead"
 )
 
 // Options shape a World.
@@ -58,6 +63,11 @@ type Options struct {
 	// Workflow is the workflow input recess is given (default the
 	// installed agent workflow, Workflow).
 	Workflow string
+	// Kind is the kind of thread Open opens and the engine addresses by
+	// number (default discussions); the comment store lists it beside the
+	// discussions. For issues and pull requests, Config.MentionHandles
+	// defaults to Lead.
+	Kind state.Kind
 }
 
 // World is one fake GitHub with recess installed on one repository.
@@ -80,6 +90,9 @@ func New(t testing.TB, o Options) *World {
 	}
 	if o.Start.IsZero() {
 		o.Start = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	}
+	if o.Kind.Flat() && o.Config.MentionHandles == nil {
+		o.Config.MentionHandles = []string{Lead}
 	}
 	w := &World{T: t, opt: o, clock: fakeclock.New(o.Start), handled: map[int64]bool{}}
 	opts := append([]githubfake.Option{githubfake.WithClock(w.Now), githubfake.WithContentCreationLimit(0)}, o.Fake...)
@@ -134,6 +147,10 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 		cs := gh.NewCommentStore(c)
 		cs.Clock = w.clock
 		store = cs
+		if w.opt.Kind.Flat() {
+			cs.Kinds = []state.Kind{w.opt.Kind}
+			store = kindStore{cs, w.opt.Kind}
+		}
 	case "branch":
 		store = gh.NewBranchStore(c, gh.DefaultStateBranch)
 	default:
@@ -143,8 +160,22 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 	if cfg.NewID == nil {
 		cfg.NewID = w.newID
 	}
-	e := &resume.Engine{Clock: w.clock, Store: store, Threads: c, Dispatcher: c, Permissions: c, Config: cfg}
+	e := &resume.Engine{Clock: w.clock, Store: store, Threads: c, Kind: w.opt.Kind, Dispatcher: c, Permissions: c, Config: cfg}
 	return &Run{Engine: e, Client: c}
+}
+
+// kindStore is the comment store of a World whose threads are issues or
+// pull requests: Load, which the agent run's claim calls with the number
+// alone, reads the thread as the World's kind (the comment store's Load
+// reads a discussion). Every other method is the comment store's.
+type kindStore struct {
+	*gh.CommentStore
+	kind state.Kind
+}
+
+func (s kindStore) Load(ctx context.Context, n int) (*state.Record, error) {
+	rec, _, err := s.LoadWith(ctx, resume.ThreadRef{Kind: s.kind, Number: n})
+	return rec, err
 }
 
 func (w *World) newID() string {
@@ -154,14 +185,27 @@ func (w *World) newID() string {
 	return fmt.Sprintf("c-%04d", w.ids)
 }
 
-// Open creates a discussion by a person and returns its number and node id.
+// Open creates a thread of the World's kind (Options.Kind) by a person and
+// returns its number and node id.
 func (w *World) Open(author string) (int, string) {
 	w.T.Helper()
-	d, err := w.GH.CreateDiscussion(Repo, author, "RFC", "please review")
+	d, err := w.open(author, "RFC", "please review")
 	if err != nil {
-		w.T.Fatalf("recesstest: discussion: %v", err)
+		w.T.Fatalf("recesstest: %s: %v", resume.Noun(w.opt.Kind), err)
 	}
 	return d.Number, d.ID
+}
+
+// open opens a thread of the World's kind; an issue or a pull request
+// mentions Lead.
+func (w *World) open(author, title, body string) (githubfake.Discussion, error) {
+	switch w.opt.Kind {
+	case state.KindIssue:
+		return w.GH.CreateIssue(Repo, author, title, body+" "+Lead)
+	case state.KindPullRequest:
+		return w.GH.CreatePullRequest(Repo, author, title, body+" "+Lead)
+	}
+	return w.GH.CreateDiscussion(Repo, author, title, body)
 }
 
 // Say adds a person's comment (a reply when parent is not "").
