@@ -525,9 +525,10 @@ func (e *Engine) read(ctx context.Context, number int, in input, now time.Time) 
 	s := &snapshot{findsByLabel: ok && f.FindsPendingByLabel(), readsReactions: reads}
 	var err error
 	ref := e.ref(number, in)
-	// A thread of unknown kind is read through the store that can read it
-	// (the comment store finds its record there), whatever the entry point.
-	if ds, ok := e.Store.(ThreadStore); ok && (in.discussion || ref.Kind == AnyKind) {
+	// A thread of another kind than a discussion, or of unknown kind, is
+	// read through the store that can read it (the comment store finds its
+	// record there), whatever the entry point.
+	if ds, ok := e.Store.(ThreadStore); ok && (in.discussion || ref.Kind != state.KindDiscussion) {
 		s.rec, s.d, err = ds.LoadWith(ctx, ref)
 		if errors.Is(err, ErrNotFound) {
 			s.d, s.dErr, err = nil, err, state.ErrNotFound

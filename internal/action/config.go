@@ -135,7 +135,7 @@ var actionInputs = []actionInput{
 	{name: inVerdictFile, commands: []string{CommandVerdict}},
 	{name: inCorrelationID, commands: []string{CommandClaim}},
 	{name: inDiscussion, commands: []string{cmdVisit}},
-	{name: inThreads},
+	{name: inThreads, choice: true},
 	{name: inCategories, choice: true},
 	{name: inLabels, choice: true},
 	{name: inWakeOn, choice: true},

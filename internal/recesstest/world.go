@@ -149,7 +149,6 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 		store = cs
 		if w.opt.Kind.Flat() {
 			cs.Kinds = []state.Kind{w.opt.Kind}
-			store = kindStore{cs, w.opt.Kind}
 		}
 	case "branch":
 		store = gh.NewBranchStore(c, gh.DefaultStateBranch)
@@ -162,20 +161,6 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 	}
 	e := &resume.Engine{Clock: w.clock, Store: store, Threads: c, Kind: w.opt.Kind, Dispatcher: c, Permissions: c, Config: cfg}
 	return &Run{Engine: e, Client: c}
-}
-
-// kindStore is the comment store of a World whose threads are issues or
-// pull requests: Load, which the agent run's claim calls with the number
-// alone, reads the thread as the World's kind (the comment store's Load
-// reads a discussion). Every other method is the comment store's.
-type kindStore struct {
-	*gh.CommentStore
-	kind state.Kind
-}
-
-func (s kindStore) Load(ctx context.Context, n int) (*state.Record, error) {
-	rec, _, err := s.LoadWith(ctx, resume.ThreadRef{Kind: s.kind, Number: n})
-	return rec, err
 }
 
 func (w *World) newID() string {
