@@ -211,6 +211,17 @@ func (t *Thread) Comment(id string) *Comment {
 // asked for it reads whichever kind the number names.
 const AnyKind state.Kind = "any"
 
+// UnknownKind is the kind of a thread known by its number alone (a
+// workflow_dispatch, a visit, a first run's read_thread) where the setup
+// serves kinds (none: discussions alone): a discussion ("") where
+// discussions alone are served, else AnyKind.
+func UnknownKind(served []state.Kind) state.Kind {
+	if len(served) == 0 || slices.Equal(served, []state.Kind{state.KindDiscussion}) {
+		return ""
+	}
+	return AnyKind
+}
+
 // NumberRef addresses thread number n of kind k as the entry points do:
 // an empty kind is a discussion (state.Kind.OrDiscussion).
 func NumberRef(k state.Kind, n int) ThreadRef { return ThreadRef{Kind: k.OrDiscussion(), Number: n} }

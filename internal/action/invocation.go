@@ -194,6 +194,7 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 		Workflow:   inv.Workflow,
 		Ref:        inv.Ref,
 		Logf:       logf,
+		Kinds:      inv.Threads,
 	})
 	if err != nil {
 		return nil, nil, renameField(err, map[string]string{"Workflow": inputField(inWorkflow), "APIURL": "GITHUB_API_URL", "GraphQLURL": "GITHUB_GRAPHQL_URL"})
@@ -204,7 +205,6 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 		cs := gh.NewCommentStore(c)
 		// The sweep's hourly look follows RECESS_NOW, as the engine does.
 		cs.Clock = inv.Clock
-		cs.Kinds = inv.Threads
 		store = cs
 	case storeBranch:
 		if err := gh.CheckBranchName(inv.StateBranch); err != nil {
@@ -223,10 +223,8 @@ func wire(inv *invocation, logf func(string, ...any)) (*resume.Engine, *gh.Clien
 	if inv.Event != nil {
 		e.Kind = inv.Event.Kind
 	}
-	if e.Kind == "" && !slices.Equal(inv.Threads, []state.Kind{state.KindDiscussion}) {
-		// A number with no kind (workflow_dispatch, a visit) where more
-		// than one kind is served names whichever thread it is.
-		e.Kind = resume.AnyKind
+	if e.Kind == "" {
+		e.Kind = resume.UnknownKind(inv.Threads) // workflow_dispatch, a visit
 	}
 	return e, c, nil
 }

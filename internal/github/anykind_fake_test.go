@@ -1,12 +1,18 @@
 package github
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/resume"
@@ -52,7 +58,7 @@ func TestThreadOfAnyKindIsReadAsWhatItIs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Thread(%s) = %v", tt.kind, err)
 			}
-			c := f.client(t)
+			c := f.client(t, state.Kinds...)
 			got, err := c.Thread(context.Background(), resume.ThreadRef{Kind: resume.AnyKind, Number: d.Number})
 			if err != nil {
 				t.Fatalf("Thread(any) = %v", err)
@@ -81,7 +87,7 @@ func TestThreadOfAnyKindMissingIsNotFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []int{gone.Number, 99} {
-		c := f.client(t)
+		c := f.client(t, state.Kinds...)
 		if _, err := c.Thread(context.Background(), resume.ThreadRef{Kind: resume.AnyKind, Number: n}); !errors.Is(err, resume.ErrNotFound) {
 			t.Errorf("Thread(any %d) = %v, want resume.ErrNotFound", n, err)
 		}
@@ -89,4 +95,113 @@ func TestThreadOfAnyKindMissingIsNotFound(t *testing.T) {
 			t.Errorf("Thread(any %d): requests = %d, want 1", n, got)
 		}
 	}
+}
+
+// A thread addressed by its number alone is asked of GitHub only as the
+// kinds the setup serves: a token that may not read a kind (recess init
+// grants no discussions permission to a setup for issues) is never asked
+// for it, GitHub would refuse the field. Discussions alone: a
+// discussion's own read.
+func TestThreadOfAnyKindAsksOnlyForTheKindsServed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		served []state.Kind
+		kind   state.Kind
+		want   []string // the fields of repository the request selects
+	}{
+		{name: "issues_and_pull_requests", served: []state.Kind{state.KindIssue, state.KindPullRequest}, kind: state.KindIssue, want: []string{"issueOrPullRequest"}},
+		{name: "issues", served: []state.Kind{state.KindIssue}, kind: state.KindIssue, want: []string{"issueOrPullRequest"}},
+		{name: "discussions_alone", kind: state.KindDiscussion, want: []string{"discussion"}},
+		{name: "every_kind", served: state.Kinds, kind: state.KindPullRequest, want: []string{"discussion", "issueOrPullRequest"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFlatRepo(t)
+			d := f.open(t, tt.kind, "alice", "bob: hello")
+			read := func(kinds []state.Kind, ref resume.ThreadRef) []graphqlBody {
+				t.Helper()
+				rec := &recordingTransport{}
+				c, err := New(Config{Token: testToken, APIURL: f.gh.URL(), GraphQLURL: f.gh.GraphQLURL(), Owner: "o", Repo: "r",
+					Clock: f.clock, Sleep: f.clock.Sleep, Kinds: kinds, HTTPClient: &http.Client{Transport: rec}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := c.Thread(context.Background(), ref)
+				if err != nil || got.Kind.OrDiscussion() != tt.kind {
+					t.Fatalf("Thread(%+v) = %+v, %v; want the %s", ref, got, err, tt.kind)
+				}
+				return rec.bodies
+			}
+			sent := read(tt.served, resume.ThreadRef{Kind: resume.AnyKind, Number: d.Number})
+			if len(sent) != 1 {
+				t.Fatalf("sent %d requests, want 1", len(sent))
+			}
+			if diff := cmp.Diff(tt.want, repositoryFields(t, sent[0])); diff != "" {
+				t.Errorf("fields of repository selected (-want +got):\n%s", diff)
+			}
+			if tt.served == nil {
+				own := read(nil, resume.DiscussionRef(d.Number))
+				if diff := cmp.Diff(own, sent); diff != "" {
+					t.Errorf("read of a number with discussions alone served (-a discussion's read +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// graphqlBody is a GraphQL request as sent.
+type graphqlBody struct {
+	Query     string         `json:"query"`
+	Variables map[string]any `json:"variables"`
+}
+
+// recordingTransport keeps the GraphQL requests it carries.
+type recordingTransport struct{ bodies []graphqlBody }
+
+func (r *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(req.URL.Path, "/graphql") {
+		b, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		var g graphqlBody
+		if err := json.Unmarshal(b, &g); err != nil {
+			return nil, err
+		}
+		r.bodies = append(r.bodies, g)
+		req.Body = io.NopCloser(bytes.NewReader(b))
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// repositoryFields are the fields under repository that b selects, as
+// GitHub runs it (@skip and @include applied).
+func repositoryFields(t *testing.T, b graphqlBody) []string {
+	t.Helper()
+	doc, err := validate(loadSchema(t), b.Query, b.Variables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range doc.Operations[0].SelectionSet {
+		if repo, ok := s.(*ast.Field); ok && repo.Name == "repository" {
+			for _, s := range repo.SelectionSet {
+				f, ok := s.(*ast.Field)
+				// is says what directive name's condition is (def when absent).
+				is := func(name string, def bool) bool {
+					if d := f.Directives.ForName(name); d != nil {
+						b, _ := d.ArgumentMap(b.Variables)["if"].(bool)
+						return b
+					}
+					return def
+				}
+				if ok && !is("skip", false) && is("include", true) && !strings.HasPrefix(f.Name, "__") {
+					out = append(out, f.Name)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // The client satisfies the engine's ports.
@@ -83,6 +85,12 @@ type Config struct {
 	// MaxWait bounds a single rate-limit wait; a longer one fails with
 	// *RateLimitError instead (default 60 s).
 	MaxWait time.Duration
+	// Kinds are the kinds of thread the repository's setup serves (input
+	// threads); nil: discussions alone. A thread of unknown kind
+	// (resume.AnyKind) is asked of GitHub as these kinds only (a token may
+	// not read the others, and GitHub refuses the field then), and the
+	// comment store's sweep lists the issues and pull requests among them.
+	Kinds []state.Kind
 }
 
 // Client talks to one repository on one GitHub. Build it with New. It keeps
@@ -97,6 +105,8 @@ type Client struct {
 	rest *gogithub.Client
 	tr   *transport
 	logf func(string, ...any)
+	// kinds is Config.Kinds.
+	kinds []state.Kind
 
 	// noRunDetails is set once the server refused return_run_details; it
 	// is never sent again by this client. It is a fact of the server, which
@@ -186,7 +196,13 @@ func New(cfg Config) (*Client, error) {
 		tr:       tr,
 		logf:     logf,
 		ref:      cfg.Ref,
+		kinds:    cfg.Kinds,
 	}, nil
+}
+
+// serves says whether the setup serves threads of kind k (Config.Kinds).
+func (c *Client) serves(k state.Kind) bool {
+	return slices.Contains(c.kinds, k) || len(c.kinds) == 0 && k == state.KindDiscussion
 }
 
 func deriveGraphQLURL(api *url.URL) string {

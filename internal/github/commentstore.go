@@ -79,10 +79,6 @@ type CommentStore struct {
 	// chooses the hour's first slot (Pending); nil: the client's clock. Set
 	// it to the engine's clock, so that a pinned RECESS_NOW pins it too.
 	Clock resume.Clock
-	// Kinds are the kinds of thread the sweep lists (Pending, Overlooked);
-	// none: discussions alone. Issues and pull requests are found with one
-	// more search of type ISSUE, and cost nothing while not listed here.
-	Kinds []state.Kind
 
 	c *Client
 	// saveMu serialises saves: a re-read and its update must not interleave
@@ -687,7 +683,7 @@ func statusAmong(n int, ids []string, got map[string]commentNode) *state.Record 
 
 // searchWaiting finds the threads that carry the waiting label, in the
 // order of the sweep's moment (see Pending): discussions, then the issues
-// and pull requests the store serves (Kinds).
+// and pull requests the setup serves (Config.Kinds).
 func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanThread, error) {
 	// Sweeps keep no memory: the order alternates with the sweep's moment.
 	order := "created-asc"
@@ -726,10 +722,10 @@ func (s *CommentStore) beyondReach(advice []string, what string, total, reached 
 	return append(advice, a)
 }
 
-// flatTerms narrows a search of type ISSUE to the kinds the store serves
-// (Kinds); ok is false when it serves neither issues nor pull requests.
+// flatTerms narrows a search of type ISSUE to the kinds the setup serves
+// (Config.Kinds); ok is false when it serves neither issues nor pull requests.
 func (s *CommentStore) flatTerms() (terms string, ok bool) {
-	issues, pulls := slices.Contains(s.Kinds, state.KindIssue), slices.Contains(s.Kinds, state.KindPullRequest)
+	issues, pulls := s.c.serves(state.KindIssue), s.c.serves(state.KindPullRequest)
 	switch {
 	case issues && pulls:
 		return "", true
@@ -798,7 +794,7 @@ func (s *CommentStore) search(ctx context.Context, typ, query string, limit int)
 
 // recentlyUpdated reads up to limit pages of the most recently updated open
 // discussions, as the search reads the labelled ones, and as many of the
-// issues and pull requests the store serves (Kinds).
+// issues and pull requests the setup serves (Config.Kinds).
 func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanThread, error) {
 	out, err := pages(limit, func(after *string) ([]scanThread, pageInfo, error) {
 		var q repoQuery[struct {

@@ -53,10 +53,12 @@ func newFakeRepo(t *testing.T) *fakeRepo {
 	return f
 }
 
-func (f *fakeRepo) client(t *testing.T) *Client {
+// client is a client of the fake repository whose setup serves kinds
+// (none: discussions alone).
+func (f *fakeRepo) client(t *testing.T, kinds ...state.Kind) *Client {
 	t.Helper()
 	c, err := New(Config{Token: testToken, APIURL: f.gh.URL(), GraphQLURL: f.gh.GraphQLURL(), Owner: "o", Repo: "r",
-		Clock: f.clock, Sleep: f.clock.Sleep, Logf: t.Logf})
+		Clock: f.clock, Sleep: f.clock.Sleep, Logf: t.Logf, Kinds: kinds})
 	if err != nil {
 		t.Fatalf("New = %v", err)
 	}

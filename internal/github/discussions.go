@@ -239,15 +239,16 @@ func (c *Client) readThread(ctx context.Context, ref resume.ThreadRef) (*resume.
 }
 
 // anyThreadQuery reads thread number $number whatever its kind, in one
-// request: as a discussion and as an issue or a pull request
-// (issueOrPullRequest: __typename says which). Numbers never collide, so
-// GitHub answers the other with null and a NOT_FOUND error naming it,
-// which the query tolerates (absentOK). The pull request's fragment
-// leaves out state, whose type differs from an issue's (GraphQL refuses
-// two types under one name): merged says it; its other fields fill the
-// issue's fragment too.
+// request: as a discussion when the setup serves discussions ($discussions:
+// a token may not read a kind it does not serve, and GitHub refuses the
+// field then) and as an issue or a pull request (issueOrPullRequest:
+// __typename says which). Numbers never collide, so GitHub answers the
+// other with null and a NOT_FOUND error naming it, which the query
+// tolerates (absentOK). The pull request's fragment leaves out state,
+// whose type differs from an issue's (GraphQL refuses two types under one
+// name): merged says it; its other fields fill the issue's fragment too.
 type anyThreadQuery = repoQuery[struct {
-	Discussion *discussionNode `graphql:"discussion(number: $number)"`
+	Discussion *discussionNode `graphql:"discussion(number: $number) @include(if: $discussions)"`
 	Flat       *struct {
 		Typename    string   `graphql:"__typename"`
 		Issue       flatNode `graphql:"... on Issue"`
@@ -259,11 +260,16 @@ type anyThreadQuery = repoQuery[struct {
 	} `graphql:"issueOrPullRequest(number: $number)"`
 }]
 
-// readAny reads thread n of a kind the caller does not know: one request,
-// then further pages as the kind's own read does.
+// readAny reads thread n of a kind the caller does not know, as one of the
+// kinds the setup serves (Config.Kinds): one request, then further pages
+// as the kind's own read does. Where discussions alone are served, it is a
+// discussion's read.
 func (c *Client) readAny(ctx context.Context, n int) (*resume.Thread, []storedComment, error) {
+	if !c.serves(state.KindIssue) && !c.serves(state.KindPullRequest) {
+		return c.readDiscussion(ctx, n, nil)
+	}
 	vars := c.repoVars()
-	vars["number"] = githubv4.Int(n)
+	vars["number"], vars["discussions"] = githubv4.Int(n), githubv4.Boolean(c.serves(state.KindDiscussion))
 	var q anyThreadQuery
 	if err := c.query(absentOK(ctx, "discussion", "issueOrPullRequest"), &q, vars); err != nil {
 		return nil, nil, fmt.Errorf("github: thread %d: %w", n, err)

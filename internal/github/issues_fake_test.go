@@ -457,10 +457,8 @@ func TestCommentStorePendingListsTheKindsItServes(t *testing.T) {
 			}
 			// Past the hour's first slot: the label's searches alone.
 			f.clock.SetTime(epoch.Add(10 * time.Minute))
-			s := NewCommentStore(c)
-			s.Kinds = tt.served
-			before := c.Requests()
-			list, err := s.Pending(ctx)
+			lister := f.client(t, tt.served...)
+			list, err := NewCommentStore(lister).Pending(ctx)
 			if err != nil {
 				t.Fatalf("Pending() = %v", err)
 			}
@@ -474,7 +472,7 @@ func TestCommentStorePendingListsTheKindsItServes(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("kinds listed (-want +got):\n%s", diff)
 			}
-			if n := c.Requests() - before; n != tt.requests {
+			if n := lister.Requests(); n != tt.requests {
 				t.Errorf("requests = %d, want %d", n, tt.requests)
 			}
 		})
@@ -558,7 +556,7 @@ func TestCommentStorePendingLooksHourlyAndDeeperOnFlatThreads(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			f := newFlatRepo(t)
-			c := f.client(t)
+			c := f.client(t, k)
 			d := f.open(t, k, "alice", "bob: hello")
 			rec := dueRecord(d.Number, epoch.Add(time.Hour))
 			rec.Kind = k
@@ -568,9 +566,7 @@ func TestCommentStorePendingLooksHourlyAndDeeperOnFlatThreads(t *testing.T) {
 			listed := func(at time.Duration) []state.Summary {
 				t.Helper()
 				f.clock.SetTime(epoch.Add(at))
-				s := NewCommentStore(c)
-				s.Kinds = []state.Kind{k}
-				list, err := s.Pending(ctx)
+				list, err := NewCommentStore(c).Pending(ctx)
 				if err != nil {
 					t.Fatalf("Pending() at +%s = %v", at, err)
 				}
@@ -588,7 +584,7 @@ func TestCommentStorePendingLooksHourlyAndDeeperOnFlatThreads(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			f := newFlatRepo(t)
-			c := f.client(t)
+			c := f.client(t, k)
 			d := f.open(t, k, "alice")
 			say := func(n int) {
 				for i := range n {
@@ -608,10 +604,8 @@ func TestCommentStorePendingLooksHourlyAndDeeperOnFlatThreads(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.clock.SetTime(epoch.Add(10 * time.Minute))
-			s := NewCommentStore(c)
-			s.Kinds = []state.Kind{k}
 			before := c.Requests()
-			list, err := s.Pending(ctx)
+			list, err := NewCommentStore(c).Pending(ctx)
 			if err != nil {
 				t.Fatalf("Pending() = %v", err)
 			}

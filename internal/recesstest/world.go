@@ -137,6 +137,7 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 		HTTPClient: &http.Client{Transport: rt, Timeout: 30 * time.Second},
 		Sleep:      func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 		MaxWait:    time.Hour,
+		Kinds:      []state.Kind{w.opt.Kind.OrDiscussion()}, // the setup serves the world's kind
 	})
 	if err != nil {
 		w.T.Fatalf("recesstest: client: %v", err)
@@ -147,9 +148,6 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 		cs := gh.NewCommentStore(c)
 		cs.Clock = w.clock
 		store = cs
-		if w.opt.Kind.Flat() {
-			cs.Kinds = []state.Kind{w.opt.Kind}
-		}
 	case "branch":
 		store = gh.NewBranchStore(c, gh.DefaultStateBranch)
 	default:
