@@ -22,6 +22,7 @@ import (
 	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // recess mcp: a Model Context Protocol server on stdio for the lead agent.
@@ -73,6 +74,9 @@ type mcpServer struct {
 	rc                         *resume.Context // the run's resume_context, nil for a first run
 	reader                     discussionReader
 	limits                     func() wait.TriggerLimits
+	// numberKind is the kind of the thread when rc names none
+	// (resume.UnknownKind of --threads).
+	numberKind state.Kind
 
 	// down is why the server could not start, one line naming the flag:
 	// every tool call answers it, and nothing else runs.
@@ -129,6 +133,7 @@ func mcpFlags(o *mcpOptions, env runEnv, getenv func(string) string) (fs *flag.F
 	fs.StringVar(&o.CorrelationID, "correlation-id", getenv("RECESS_CORRELATION_ID"), "the run's correlation id (fallback RECESS_CORRELATION_ID)")
 	fs.StringVar(&o.Discussion, "discussion", getenv("RECESS_DISCUSSION"), "the thread's number, the run's discussion_number input (fallback RECESS_DISCUSSION)")
 	fs.StringVar(&o.Token, "token", getenv("RECESS_READ_TOKEN"), "a token that can read the thread (discussions: read, issues: read or pull-requests: read), for read_thread and reply_to checks (fallback RECESS_READ_TOKEN)")
+	fs.StringVar(&o.Threads, inThreads, getenv("RECESS_THREADS"), "the kinds of thread the setup serves, the action's input threads: "+strings.Join(threadKinds, ", ")+" (fallback RECESS_THREADS; default discussions)")
 	fs.StringVar(&o.Repo, "repo", env.Repo, "OWNER/NAME of the repository (fallback GITHUB_REPOSITORY); needed with --token")
 	fs.StringVar(&o.APIURL, "api-url", env.APIURL, "GitHub's REST base (fallback GITHUB_API_URL, default "+gh.DefaultAPIURL+")")
 	fs.StringVar(&o.GraphQLURL, "graphql-url", env.GraphQLURL, "GitHub's GraphQL endpoint (fallback GITHUB_GRAPHQL_URL, default derived from --api-url)")
@@ -176,7 +181,7 @@ func startMCP(fs *flag.FlagSet, args []string, o *mcpOptions, rcFile *string, ge
 // ResumeContext "" for a first run).
 type mcpOptions struct {
 	VerdictFile, CorrelationID, Discussion, ResumeContext string
-	Token, Repo, APIURL, GraphQLURL                       string
+	Token, Repo, APIURL, GraphQLURL, Threads              string
 	MaxRecess, AllowedKinds, Config, Workspace            string
 }
 
@@ -211,13 +216,17 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 			return nil, &wait.FieldError{Field: "--resume-context", Reason: err.Error()}
 		}
 	}
+	threads, err := parseThreads("--"+inThreads, o.Threads)
+	if err != nil {
+		return nil, err
+	}
 	var reader discussionReader
 	if o.Token != "" {
 		owner, name, err := splitRepo("--repo", o.Repo)
 		if err != nil {
 			return nil, err
 		}
-		c, err := gh.New(gh.Config{Token: o.Token, APIURL: o.APIURL, GraphQLURL: o.GraphQLURL, Owner: owner, Repo: name})
+		c, err := gh.New(gh.Config{Token: o.Token, APIURL: o.APIURL, GraphQLURL: o.GraphQLURL, Owner: owner, Repo: name, Kinds: threads})
 		if err != nil {
 			return nil, renameField(err, map[string]string{"APIURL": "--api-url", "GraphQLURL": "--graphql-url"})
 		}
@@ -251,6 +260,7 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 		correlationID: o.CorrelationID,
 		discussion:    n,
 		rc:            rc,
+		numberKind:    resume.UnknownKind(threads),
 		reader:        reader,
 		limits: func() wait.TriggerLimits {
 			return wait.TriggerLimits{MaxRecess: cfg.MaxRecess, At: clock.Now().UTC(), AllowedKinds: cfg.AllowedKinds}

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -588,6 +589,7 @@ func TestMCPSettings(t *testing.T) {
 		{"discussion_too_big", nil, []string{"--discussion", "99999999999"}, "--discussion"},
 		{"token_without_repo", nil, []string{"--token", "t"}, "--repo"},
 		{"token_bad_api_url", nil, []string{"--token", "t", "--repo", "o/r", "--api-url", "ftp://x"}, "--api-url"},
+		{"bad_threads", map[string]string{"RECESS_THREADS": "issues, wikis"}, nil, "--threads"},
 		{"bad_max_recess", map[string]string{"RECESS_MAX_RECESS": "90 days"}, nil, "--max-recess"},
 		{"bad_kind", nil, []string{"--allowed-kinds", "missing_input,someday"}, "--allowed-kinds"},
 		{"bad_policy_file", nil, []string{"--config", policy}, "allowed-kinds[0]"},
@@ -1566,6 +1568,39 @@ func (r *threadStub) Thread(_ context.Context, ref resume.ThreadRef) (*resume.Th
 	r.refs = append(r.refs, ref)
 	return &resume.Thread{Kind: ref.Kind, Number: ref.Number, Title: "The build is red", Author: "alice",
 		Comments: []resume.Comment{{ID: "IC_1", Author: "bob", Body: "Which runner?"}}}, nil
+}
+
+// A first run (no resume_context, so no kind) where the setup serves more
+// than discussions reads its thread through read_thread as whichever kind
+// the number names, asking GitHub only for the kinds --threads (or
+// RECESS_THREADS) serves: the lead's token may read no other.
+func TestMCPReadThread_first_run_reads_a_thread_of_the_kinds_served(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		kind state.Kind
+		env  string
+		args []string
+	}{
+		{name: "issue_with_recess_threads", kind: state.KindIssue, env: "RECESS_THREADS=issues"},
+		{name: "pull_request_with_the_flag", kind: state.KindPullRequest, args: []string{"--threads", "discussions,pull-requests"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := recesstest.New(t, recesstest.Options{Store: "comment", Kind: tt.kind})
+			n, _ := w.Open("alice")
+			args := append([]string{"--verdict-file", filepath.Join(t.TempDir(), "v.json"), "--correlation-id", "c-1", "--discussion", strconv.Itoa(n),
+				"--token", recesstest.Token, "--repo", recesstest.Repo, "--api-url", w.GH.URL(), "--graphql-url", w.GH.GraphQLURL()}, tt.args...)
+			s := mcpSession(t, []string{tt.env}, args...)
+			res := call(t, s, "read_thread", map[string]any{})
+			var d discussionOutput
+			structured(t, res, &d)
+			if d.Kind != string(tt.kind) || d.Number != n || d.Title != "RFC" || d.Author != "alice" {
+				t.Errorf("read_thread = %+v (%q), want %s #%d by alice", d, resultText(res), tt.kind, n)
+			}
+		})
+	}
 }
 
 // read_thread reads the run's thread as the kind the resume_context names

@@ -373,11 +373,11 @@ func (s *mcpServer) read(ctx context.Context) (*resume.Thread, error) {
 }
 
 // ref addresses the run's thread as the engine does: of the kind the
-// resume_context names, else of the kind an entry point addresses a
-// number by when nothing says it (resume.NumberRef).
+// resume_context names, else as a number of unknown kind where the setup
+// serves --threads (resume.UnknownKind).
 func (s *mcpServer) ref() resume.ThreadRef {
-	var k state.Kind
-	if s.rc != nil {
+	k := s.numberKind
+	if s.rc != nil && s.rc.Kind != "" {
 		k = s.rc.Kind
 	}
 	return resume.NumberRef(k, s.discussion)
