@@ -212,7 +212,7 @@ jobs:
           github_token: ${{"{{"}} github.token {{"}}"}}
           allowed_bots: github-actions
           prompt: "Lead the answer to {{.Noun}} #${{"{{"}} inputs.discussion_number {{"}}"}}: read it with the recess tools, then reply and adjourn, or ask and recess until people answer. ${{"{{"}} needs.claim.outputs.prompt {{"}}"}}"
-          claude_args: --allowedTools mcp__recess --mcp-config '{"mcpServers":{"recess":{"command":"recess","args":["mcp","--verdict-file","${{"{{"}} runner.temp {{"}}"}}/verdict.json","--resume-context-file","${{"{{"}} runner.temp {{"}}"}}/recess-resume-context.json","--correlation-id","${{"{{"}} inputs.correlation_id {{"}}"}}","--discussion","${{"{{"}} inputs.discussion_number {{"}}"}}","--token","${{"{{"}} github.token {{"}}"}}","--repo","${{"{{"}} github.repository {{"}}"}}"]}}}'
+          claude_args: --allowedTools mcp__recess --mcp-config '{"mcpServers":{"recess":{"command":"recess","args":["mcp","--verdict-file","${{"{{"}} runner.temp {{"}}"}}/verdict.json","--resume-context-file","${{"{{"}} runner.temp {{"}}"}}/recess-resume-context.json","--correlation-id","${{"{{"}} inputs.correlation_id {{"}}"}}","--discussion","${{"{{"}} inputs.discussion_number {{"}}"}}","--token","${{"{{"}} github.token {{"}}"}}","--repo","${{"{{"}} github.repository {{"}}"}}"{{with .LeadThreads}},"--threads","{{.}}"{{end}}]}}}'
       - {uses: actions/upload-artifact@v4, with: {name: recess-verdict, path: "${{"{{"}} runner.temp {{"}}"}}/verdict.json", retention-days: 1}}
   verdict:
     needs: [claim, lead]
@@ -243,6 +243,10 @@ func (c initChoices) render() ([]initFile, error) {
 		Grant map[string]string
 		// Watches and Noun name what the setup serves, for people.
 		Watches, Noun string
+		// LeadThreads is recess mcp's --threads, where more than
+		// discussions are served: a first run's read_thread then reads
+		// its number as any kind served, and only as those.
+		LeadThreads string
 	}{initChoices: c, Grant: map[string]string{}}
 	served, _ := c.served()
 	data.On = workflows.FrontDoorOn(served...)
@@ -259,6 +263,9 @@ func (c initChoices) render() ([]initFile, error) {
 		data.Noun = resume.Noun(workflows.KindOf(served[0]))
 	}
 	threads := strings.Join(served, ", ")
+	if kinds, _ := parseThreads("--"+inThreads, threads); resume.UnknownKind(kinds) == resume.AnyKind {
+		data.LeadThreads = strings.Join(served, ",")
+	}
 	// orUnset is v, or "" (left out) when it is action.yml's default.
 	orUnset := func(v, def string) string {
 		if v == def {

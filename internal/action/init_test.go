@@ -197,6 +197,56 @@ func TestInit_choices_keep_the_rules(t *testing.T) {
 	}
 }
 
+// The lead's recess mcp serves what the setup serves: where more than
+// discussions are served, init gives it --threads, so that a first run's
+// read_thread reads the number as any kind served (and only those); the
+// quick start's lead gets no flag.
+func TestInit_lead_reads_the_threads_served(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		threads string
+		want    string // the lead's --threads
+	}{
+		{name: "quick_start"},
+		{name: "discussions_named", threads: "discussions"},
+		{name: "issues_and_pull_requests", threads: "issues, pull-requests", want: "issues,pull-requests"},
+		{name: "discussions_and_issues", threads: "discussions,issues", want: "discussions,issues"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args := []string{"init", "--dir", dir, "--mention-handles", "@lead"}
+			if tt.threads == "" || tt.threads == "discussions" {
+				args = args[:3]
+			}
+			if tt.threads != "" {
+				args = append(args, "--threads", tt.threads)
+			}
+			if code, _, stderr := runCLI(t, nil, args...); code != exitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			_, config, ok := strings.Cut(readDir(t, dir)["agent.yml"], "--mcp-config '")
+			config, _, _ = strings.Cut(config, "'")
+			var mc struct {
+				MCPServers map[string]struct{ Args []string } `json:"mcpServers"`
+			}
+			if err := json.Unmarshal([]byte(config), &mc); err != nil || !ok {
+				t.Fatalf("the lead's --mcp-config %q: %v", config, err)
+			}
+			var o mcpOptions
+			fs, _ := mcpFlags(&o, runEnv{}, func(string) string { return "" })
+			if err := fs.Parse(mc.MCPServers["recess"].Args[1:]); err != nil {
+				t.Fatal(err)
+			}
+			if o.Threads != tt.want {
+				t.Errorf("the lead's recess mcp --threads %q, want %q", o.Threads, tt.want)
+			}
+		})
+	}
+}
+
 // withLine is a file's first `with:` line, "" without one.
 func withLine(text string) string {
 	for _, l := range strings.Split(text, "\n") {
