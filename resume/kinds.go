@@ -32,8 +32,14 @@ var kinds = map[state.Kind]threadKind{
 	state.KindPullRequest: {kind: state.KindPullRequest, noun: "pull request", wakeOn: WakeMention, quietBots: true},
 }
 
-// Noun names kind k in the words people read ("pull request").
-func Noun(k state.Kind) string { return kindOf(k).noun }
+// Noun names kind k in the words people read ("pull request"); a thread
+// of unknown kind (AnyKind) is a "thread".
+func Noun(k state.Kind) string {
+	if k == AnyKind {
+		return "thread"
+	}
+	return kindOf(k).noun
+}
 
 // kindOf is the rules of kind k; an empty (or unknown) kind is a
 // discussion, as in every record written before kinds existed.

@@ -42,7 +42,7 @@ func IntakePrompt(d *Thread) string {
 		p.para("No one has commented yet.")
 	} else {
 		if len(people) > intakeComments {
-			p.paraf("%s not shown here; read them in the %s (read_discussion).", capital(text.Count(len(people)-intakeComments, "older comment is", "older comments are")), p.noun)
+			p.paraf("%s not shown here; read them in the %s (read_thread).", capital(text.Count(len(people)-intakeComments, "older comment is", "older comments are")), p.noun)
 			people = people[len(people)-intakeComments:]
 		}
 		p.paraf("## %s, oldest first", capital(text.Count(len(people), "comment", "comments")))
@@ -62,3 +62,12 @@ func IntakePrompt(d *Thread) string {
 // intakeBody cuts a long body with the marker that says the full text is
 // at the link.
 func intakeBody(body string) string { return text.ClipWith(body, intakeBodyRunes, " "+TruncatedMarker) }
+
+// UnreadPrompt is IntakePrompt for thread ref when it could not be read:
+// it points to the thread and to read_thread.
+func UnreadPrompt(ref ThreadRef) string {
+	p := &promptWriter{noun: Noun(ref.Kind)}
+	p.para("# " + capital(withArticle(p.noun)) + " to answer")
+	p.linef("%s #%d: read it with the read_thread tool, then answer with `adjourn`, or ask with `reply` and wait with `recess`. Call the tool, then end your turn.", capital(p.noun), ref.Number)
+	return p.String()
+}

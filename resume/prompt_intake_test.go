@@ -1,9 +1,12 @@
 package resume
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/recess-action/recess/state"
 )
@@ -83,6 +86,42 @@ func TestPrompt_names_the_kind_of_thread(t *testing.T) {
 				if !strings.Contains(got, want) {
 					t.Errorf("prompts lack %q:\n%s", want, got)
 				}
+			}
+		})
+	}
+}
+
+// A claim that could not read its thread points the agent to it by its
+// kind ("thread" where the number's kind is unknown), and to read_thread,
+// which reads every kind; so does an intake prompt's line on the older
+// comments it leaves out.
+func TestPrompt_points_to_read_thread_by_kind(t *testing.T) {
+	t.Parallel()
+	const rest = ": read it with the read_thread tool, then answer with `adjourn`, or ask with `reply` and wait with `recess`. Call the tool, then end your turn.\n"
+	tests := []struct {
+		kind        state.Kind
+		unread, old string
+	}{
+		{state.KindDiscussion, "# A discussion to answer\n\nDiscussion #12" + rest, "2 older comments are not shown here; read them in the discussion (read_thread)."},
+		{state.KindIssue, "# An issue to answer\n\nIssue #12" + rest, "2 older comments are not shown here; read them in the issue (read_thread)."},
+		{state.KindPullRequest, "# A pull request to answer\n\nPull request #12" + rest, "2 older comments are not shown here; read them in the pull request (read_thread)."},
+		{AnyKind, "# A thread to answer\n\nThread #12" + rest, ""},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.unread, UnreadPrompt(ThreadRef{Kind: tt.kind, Number: 12})); diff != "" {
+				t.Errorf("UnreadPrompt (-want +got):\n%s", diff)
+			}
+			if tt.old == "" {
+				return
+			}
+			d := &Thread{Kind: tt.kind, Number: 12, Title: "The build is red", Author: "alice"}
+			for i := range intakeComments + 2 {
+				d.Comments = append(d.Comments, Comment{ID: fmt.Sprintf("C_%d", i), Author: "bob", Body: "more"})
+			}
+			if got := IntakePrompt(d); !strings.Contains(got, tt.old) {
+				t.Errorf("IntakePrompt lacks %q:\n%s", tt.old, got)
 			}
 		})
 	}

@@ -486,7 +486,8 @@ func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resu
 	if rc != nil && rc.CorrelationID == "" {
 		return resume.Prompt(*rc, nil)
 	}
-	d, err := e.Threads.Thread(ctx, e.Ref(discussion))
+	ref := e.Ref(discussion)
+	d, err := e.Threads.Thread(ctx, ref)
 	switch {
 	case rc != nil && err != nil:
 		logf("prompt: could not read discussion %d for the questions asked (%v); answers are listed without them", discussion, err)
@@ -494,8 +495,8 @@ func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resu
 	case rc != nil:
 		return resume.Prompt(*rc, resume.Questions(d, rc.CorrelationID))
 	case err != nil:
-		logf("prompt: could not read discussion %d (%v); the prompt only points to it", discussion, err)
-		return fmt.Sprintf("# A discussion to answer\n\nDiscussion #%d: read it with the read_discussion tool, then answer with `adjourn`, or ask with `reply` and wait with `recess`. Call the tool, then end your turn.\n", discussion)
+		logf("prompt: could not read %s %d (%v); the prompt only points to it", resume.Noun(ref.Kind), discussion, err)
+		return resume.UnreadPrompt(ref)
 	}
 	return resume.IntakePrompt(d)
 }
