@@ -11,7 +11,9 @@
 #   3. and 4. the Claude and the Gemini examples (.github/examples/agent-*.yml) as the agent
 #      workflow beside the quick start's front door and the sweep example;
 #   5. the README's own `recess init` example (another agent workflow name, the branch store,
-#      categories, wake-on mention, another schedule): the story's discussion is one it serves.
+#      categories, wake-on mention, another schedule): the story's discussion is one it serves;
+#   6. the README's `recess init --threads issues` example: the issue story
+#      (testdata/act/story-issue.yaml), its issue mentioning the setup's handle.
 #
 # Each repository is `recess check` clean first. recess-action/recess@v1 and its reusable
 # workflows are served from this checkout, and each model step is replaced by the scripted lead
@@ -41,11 +43,11 @@ go build -o "$lab/recess" ./cmd/recess
 # story N TITLE REPO: recess check on REPO, then the story under act.
 story() {
 	echo
-	echo "== act $1/5: $2"
+	echo "== act $1/6: $2"
 	local start=$SECONDS
 	[ -z "$3" ] || "$lab/recess" check "$3"
 	"$lab/recess-lab" act "${args[@]}" ${3:+"$3"}
-	echo "act $1/5 took $((SECONDS - start))s"
+	echo "act $1/6 took $((SECONDS - start))s"
 }
 
 # repo NAME FILE AS ...: a repository whose .github/workflows holds each FILE under the name AS.
@@ -80,3 +82,9 @@ mkdir -p "$readme"
 "$lab/recess" init --dir "$readme" --workflow answer.yml --state-store branch --categories "RFCs, Ideas" \
 	--wake-on mention --mention-handles @lead --schedule "7-59/15 * * * *"
 story 5 "the README's recess init example (answer.yml, branch store, categories, wake-on mention)" "$readme"
+
+# The README's example for issues: the issue story.
+issues="$lab/issues-init"
+mkdir -p "$issues"
+"$lab/recess" init --dir "$issues" --threads issues --mention-handles @lead
+story 6 "the README's recess init --threads issues example (an issue, wake-on mention by default)" "$issues"

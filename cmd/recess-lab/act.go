@@ -24,6 +24,7 @@ import (
 	"github.com/recess-action/recess/internal/text"
 	"github.com/recess-action/recess/internal/workflows"
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
 )
 
 // recess-lab act tells the act story (testdata/act/story.yaml: intake,
@@ -42,7 +43,10 @@ const (
 	actBot     = "github-actions" // its GraphQL login
 	actSeed    = "testdata/act/seed.yml"
 	actStory   = "testdata/act/story.yaml"
-	actStandIn = "testdata/act/actions"
+	// actIssueStory is the story of a setup that serves issues and no
+	// discussions.
+	actIssueStory = "testdata/act/story-issue.yaml"
+	actStandIn    = "testdata/act/actions"
 )
 
 const actUsage = `usage: recess-lab act [-v] [--keep] [--timeout DURATION] [--front-door NAME] [--agent FILE] [WORKFLOWS]
@@ -171,13 +175,27 @@ func (a *actRunner) tell(ctx context.Context, getenv func(string) string) error 
 	if err := a.prepare(getenv); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(filepath.Join(root, actStory))
+	story := actStory
+	switch threads := a.target.Setup.Threads; {
+	case slices.Contains(threads, state.KindDiscussion):
+	case slices.Contains(threads, state.KindIssue):
+		story = actIssueStory
+	default:
+		return fmt.Errorf("the front door serves neither discussions nor issues (threads: %v): the act stories open one of them", threads)
+	}
+	data, err := os.ReadFile(filepath.Join(root, story))
 	if err != nil {
 		return err
 	}
 	s, err := parseScenario(data)
 	if err != nil {
-		return fmt.Errorf("%s: %w", actStory, err)
+		return fmt.Errorf("%s: %w", story, err)
+	}
+	handle := mention(a.target.Setup)
+	for _, step := range s.Steps {
+		if o := step.Issue; o != nil && handle != "" {
+			o.Body = handle + " " + o.Body
+		}
 	}
 	a.clock = fakeclock.New(s.Start)
 	if a.gh, err = githubfake.Listen("127.0.0.1:0", "", githubfake.WithClock(a.clock.Now)); err != nil {
@@ -212,13 +230,16 @@ func (a *actRunner) tell(ctx context.Context, getenv func(string) string) error 
 		return err
 	}
 	a.say("fake GitHub at %s, seeded from %s", a.gh.Env()["GITHUB_SERVER_URL"], actSeed)
-	if served != "" {
+	if served != "" && story == actStory {
 		a.say("  the story's discussion is one the front door serves: %s", served)
 	}
 	if sweepName != "" {
 		a.say("  the sweep's workflow %s starts disabled, as a sweep that found nothing pending leaves it", sweepName)
 	}
-	a.say("the story of %s:\n", actStory)
+	if handle != "" && story == actIssueStory {
+		a.say("  the story's issue mentions %s (wake-on mention)", handle)
+	}
+	a.say("the story of %s:\n", story)
 	st := newStory(a.out, a.verbose, a, a.gh, a.clock, actRepo, actBot)
 	st.store, st.sweepFile = a.target.Setup.Store, sweepName
 	return st.tell(ctx, s)
@@ -242,9 +263,8 @@ func serve(r *githubfake.SeedRepo, c action.LabSetup) string {
 		}
 		said = append(said, fmt.Sprintf("labelled %s (labels: %s)", c.Labels[0], strings.Join(c.Labels, ", ")))
 	}
-	handle := ""
-	if c.WakeOn == resume.WakeMention && len(c.MentionHandles) > 0 {
-		handle = "@" + strings.TrimPrefix(c.MentionHandles[0], "@")
+	handle := mention(c)
+	if handle != "" {
 		said = append(said, fmt.Sprintf("mentioning %s (wake-on mention)", handle))
 	}
 	for i := range r.Discussions {
@@ -260,6 +280,20 @@ func serve(r *githubfake.SeedRepo, c action.LabSetup) string {
 		}
 	}
 	return strings.Join(said, ", ")
+}
+
+// mention is the first of the setup's handles when its stories' threads
+// wake on a mention ("" when they do not): wake-on mention, or an issue's
+// default when wake-on is not given.
+func mention(c action.LabSetup) string {
+	kind := state.KindDiscussion
+	if !slices.Contains(c.Threads, kind) {
+		kind = state.KindIssue
+	}
+	if resume.WakeOnOf(c.WakeOn, kind) != resume.WakeMention || len(c.MentionHandles) == 0 {
+		return ""
+	}
+	return "@" + strings.TrimPrefix(c.MentionHandles[0], "@")
 }
 
 // prepare writes the copies act runs (the front door and the agent

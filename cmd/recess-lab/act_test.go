@@ -12,6 +12,7 @@ import (
 	"github.com/recess-action/recess/internal/action"
 	"github.com/recess-action/recess/internal/githubfake"
 	"github.com/recess-action/recess/internal/workflows"
+	"github.com/recess-action/recess/state"
 )
 
 func TestActAnnotations(t *testing.T) {
@@ -299,7 +300,7 @@ func TestFindRecessServer(t *testing.T) {
 // it: the inputs given, else the declared defaults, each parsed by the action.
 func TestFrontDoorSetup(t *testing.T) {
 	t.Parallel()
-	defaults := action.LabSetup{Workflow: "agent.yml", Store: "comment"}
+	defaults := action.LabSetup{Workflow: "agent.yml", Store: "comment", Threads: []state.Kind{state.KindDiscussion}}
 	door := func(with string) string {
 		return "on: discussion\njobs:\n  recess:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: " + with + "\n"
 	}
@@ -311,11 +312,13 @@ func TestFrontDoorSetup(t *testing.T) {
 		{name: "reusable_without_input", yaml: door("{}"), want: defaults},
 		{name: "the_readme_init_example", yaml: door(`{workflow: answer.yml, state-store: branch, categories: "RFCs, Ideas", wake-on: mention, mention-handles: "@lead", sweep-only-while-waiting: "true"}`),
 			want: action.LabSetup{Workflow: "answer.yml", SweepWorkflow: "recess-sweep.yml", Store: "branch",
-				Categories: []string{"RFCs", "Ideas"}, WakeOn: "mention", MentionHandles: []string{"lead"}}},
+				Categories: []string{"RFCs", "Ideas"}, WakeOn: "mention", MentionHandles: []string{"lead"}, Threads: []state.Kind{state.KindDiscussion}}},
+		{name: "issues_alone", yaml: door(`{threads: issues, mention-handles: "@lead"}`),
+			want: action.LabSetup{Workflow: "agent.yml", Store: "comment", MentionHandles: []string{"lead"}, Threads: []state.Kind{state.KindIssue}}},
 		{name: "sweep_file_named", yaml: door("{sweep-only-while-waiting: true, sweep-workflow: sweep.yml, labels: ask-bot}"),
-			want: action.LabSetup{Workflow: "agent.yml", SweepWorkflow: "sweep.yml", Store: "comment", Labels: []string{"ask-bot"}}},
+			want: action.LabSetup{Workflow: "agent.yml", SweepWorkflow: "sweep.yml", Store: "comment", Labels: []string{"ask-bot"}, Threads: []state.Kind{state.KindDiscussion}}},
 		{name: "action_steps", yaml: "on: discussion\njobs:\n  a:\n    steps:\n      - uses: recess-action/recess@v1.2.0\n        with: {workflow: lead.yml}\n  b:\n    steps:\n      - uses: ./\n        with: {command: plan, workflow: lead.yml}\n",
-			want: action.LabSetup{Workflow: "lead.yml", Store: "comment"}},
+			want: action.LabSetup{Workflow: "lead.yml", Store: "comment", Threads: []state.Kind{state.KindDiscussion}}},
 		{name: "other_action_input_ignored", yaml: "on: discussion\njobs:\n  a:\n    steps:\n      - uses: ./\n      - uses: someone/else@v1\n        with: {workflow: x.yml}\n", want: defaults},
 		{name: "no_front_door", yaml: "on: push\njobs:\n  a:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n", err: "no front door"},
 		{name: "expression", yaml: door("{workflow: '${{ vars.AGENT }}'}"), err: "needs the value itself"},
@@ -363,7 +366,7 @@ func TestResolveActTarget(t *testing.T) {
 	write(filepath.Join(other, "apart.yml"), "on: discussion\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {sweep-only-while-waiting: \"true\"}\n")
 	write(filepath.Join(other, "recess-sweep.yml"), "on: schedule\njobs: {}\n")
 	write(filepath.Join(other, "lost.yml"), "on: discussion\njobs:\n  r:\n    uses: recess-action/recess/.github/workflows/front-door.yml@v1\n    with: {sweep-only-while-waiting: \"true\", sweep-workflow: gone.yml}\n")
-	defaults := action.LabSetup{Workflow: "agent.yml", Store: "comment"}
+	defaults := action.LabSetup{Workflow: "agent.yml", Store: "comment", Threads: []state.Kind{state.KindDiscussion}}
 	lead := defaults
 	lead.Workflow = "lead.yml"
 	apart := defaults

@@ -43,8 +43,12 @@ type scenario struct {
 // step does exactly one thing.
 type step struct {
 	// Discussion opens a discussion, or names one the fake holds (number);
-	// the event reaches recess.
-	Discussion *discussionStep `yaml:"discussion"`
+	// the event reaches recess. Issue opens an issue the same way;
+	// PullRequest opens a pull request, whose opening is no event recess
+	// serves (its conversation starts with a comment).
+	Discussion  *discussionStep `yaml:"discussion"`
+	Issue       *discussionStep `yaml:"issue"`
+	PullRequest *discussionStep `yaml:"pull_request"`
 	// Comment adds a comment; reply_to names an earlier comment by its
 	// label; lost: true means its event never reaches recess.
 	Comment *struct {
@@ -60,7 +64,8 @@ type step struct {
 	Wait string `yaml:"wait"`
 	// Sweep runs the scheduled sweep.
 	Sweep bool `yaml:"sweep"`
-	// Close closes the discussion (the event reaches recess).
+	// Close closes the story's thread (the event reaches recess; a pull
+	// request's closing is noticed by the next run that reads it).
 	Close bool `yaml:"close"`
 	// Expect checks the world after the previous steps.
 	Expect *expectation `yaml:"expect"`
@@ -157,7 +162,8 @@ func parseScenario(data []byte) (*scenario, error) {
 			key string
 			set bool
 		}{
-			{"discussion", st.Discussion != nil}, {"comment", st.Comment != nil}, {"agent", st.Agent != nil},
+			{"discussion", st.Discussion != nil}, {"issue", st.Issue != nil}, {"pull_request", st.PullRequest != nil},
+			{"comment", st.Comment != nil}, {"agent", st.Agent != nil},
 			{"wait", st.Wait != ""}, {"sweep", st.Sweep}, {"close", st.Close}, {"expect", st.Expect != nil},
 		} {
 			if x.set {
@@ -165,7 +171,7 @@ func parseScenario(data []byte) (*scenario, error) {
 			}
 		}
 		if len(did) != 1 {
-			return nil, fmt.Errorf("scenario: steps[%d]: a step does exactly one thing of discussion, comment, agent, wait, sweep, close, expect (found %d: %s)", i, len(did), strings.Join(did, ", "))
+			return nil, fmt.Errorf("scenario: steps[%d]: a step does exactly one thing of discussion, issue, pull_request, comment, agent, wait, sweep, close, expect (found %d: %s)", i, len(did), strings.Join(did, ", "))
 		}
 		if st.Wait != "" {
 			if _, err := wait.ParseDuration(st.Wait); err != nil {
@@ -216,8 +222,10 @@ type story struct {
 	run     runner
 	gh      *githubfake.GitHub
 	clock   resume.Clock
-	// bot is recess's login; disc the story's discussion.
+	// bot is recess's login; disc the story's thread, of kind (a
+	// discussion, an issue or a pull request).
 	repo, bot string
+	kind      state.Kind
 	// store is the setup's state store (comment, branch); sweepFile the
 	// sweep's own workflow, "" when the front door sweeps itself.
 	store, sweepFile string
@@ -257,24 +265,15 @@ func (st *story) say(format string, args ...any) {
 
 func (st *story) step(ctx context.Context, s step) error {
 	switch {
-	case s.Discussion != nil:
-		var d githubfake.Discussion
-		var err error
-		if n := s.Discussion.Number; n > 0 {
-			d, err = st.gh.Discussion(st.repo, n) // a seeded one
-		} else {
-			d, err = st.gh.CreateDiscussion(st.repo, s.Discussion.Author, cmp.Or(s.Discussion.Title, "RFC"), s.Discussion.Body)
-		}
-		if err != nil {
-			return err
-		}
-		st.disc = d
-		st.say("@%s opens discussion #%d %q", d.Author, d.Number, d.Title)
-		return st.discussionEvent(ctx, "created")
+	case s.Discussion != nil || s.Issue != nil || s.PullRequest != nil:
+		return st.open(ctx, s)
 	case s.Comment != nil:
 		c := s.Comment
 		var made githubfake.Comment
 		var err error
+		if c.ReplyTo != "" && st.kind.Flat() {
+			return fmt.Errorf("comment.reply_to: a comment on %s answers no comment (its conversation is flat)", resume.Noun(st.kind))
+		}
 		if c.ReplyTo != "" {
 			parent, ok := st.labels[c.ReplyTo]
 			if !ok {
@@ -297,6 +296,13 @@ func (st *story) step(ctx context.Context, s step) error {
 		st.say("@%s comments: %q%s", c.Author, action.Excerpt(c.Body), lost)
 		if c.Lost {
 			return nil
+		}
+		if st.kind.Flat() {
+			payload, err := st.gh.IssueCommentPayload(made.ID, githubfake.Event{Action: "created"})
+			if err != nil {
+				return err
+			}
+			return st.event(ctx, "issue_comment", payload)
 		}
 		payload, err := st.gh.DiscussionCommentPayload(made.ID, githubfake.Event{Action: "created"})
 		if err != nil {
@@ -328,19 +334,71 @@ func (st *story) step(ctx context.Context, s step) error {
 		st.say("the scheduled sweep runs")
 		return st.event(ctx, "schedule", []byte(`{"schedule":"*/5 * * * *"}`))
 	case s.Close:
-		if err := st.gh.CloseDiscussion(st.disc.ID, "RESOLVED"); err != nil {
-			return err
-		}
-		st.say("the discussion is closed")
-		return st.discussionEvent(ctx, "closed")
+		return st.close(ctx)
 	case s.Expect != nil:
 		return st.expect(s.Expect)
 	}
 	return errors.New("empty step")
 }
 
-// discussionEvent delivers the discussion event of the story's discussion.
-func (st *story) discussionEvent(ctx context.Context, what string) error {
+// open opens the story's thread (or names a seeded discussion) and
+// delivers its opening event.
+func (st *story) open(ctx context.Context, s step) error {
+	var d githubfake.Discussion
+	var err error
+	st.kind = state.KindDiscussion
+	switch o := cmp.Or(s.Discussion, s.Issue, s.PullRequest); {
+	case s.Issue != nil:
+		st.kind = state.KindIssue
+		d, err = st.gh.CreateIssue(st.repo, o.Author, cmp.Or(o.Title, "Bug"), o.Body)
+	case s.PullRequest != nil:
+		st.kind = state.KindPullRequest
+		d, err = st.gh.CreatePullRequest(st.repo, o.Author, cmp.Or(o.Title, "Fix"), o.Body)
+	case o.Number > 0:
+		d, err = st.gh.Discussion(st.repo, o.Number) // a seeded one
+	default:
+		d, err = st.gh.CreateDiscussion(st.repo, o.Author, cmp.Or(o.Title, "RFC"), o.Body)
+	}
+	if err != nil {
+		return err
+	}
+	st.disc = d
+	st.say("@%s opens %s #%d %q", d.Author, resume.Noun(st.kind), d.Number, d.Title)
+	switch st.kind {
+	case state.KindIssue:
+		return st.threadEvent(ctx, "opened")
+	case state.KindPullRequest:
+		return nil // no event recess serves: the conversation starts with a comment
+	}
+	return st.threadEvent(ctx, "created")
+}
+
+// close closes the story's thread; a pull request's closing reaches recess
+// with the next run that reads it, not as an event.
+func (st *story) close(ctx context.Context) error {
+	if !st.kind.Flat() {
+		if err := st.gh.CloseDiscussion(st.disc.ID, "RESOLVED"); err != nil {
+			return err
+		}
+	} else if err := st.gh.CloseIssue(st.disc.ID, ""); err != nil {
+		return err
+	}
+	st.say("the %s is closed", resume.Noun(st.kind))
+	if st.kind == state.KindPullRequest {
+		return nil
+	}
+	return st.threadEvent(ctx, "closed")
+}
+
+// threadEvent delivers the discussion or issue event of the story's thread.
+func (st *story) threadEvent(ctx context.Context, what string) error {
+	if st.kind == state.KindIssue {
+		payload, err := st.gh.IssuePayload(st.disc.ID, githubfake.Event{Action: what})
+		if err != nil {
+			return err
+		}
+		return st.event(ctx, "issues", payload)
+	}
 	payload, err := st.gh.DiscussionPayload(st.disc.ID, githubfake.Event{Action: what})
 	if err != nil {
 		return err
@@ -559,13 +617,17 @@ func (st *story) expect(x *expectation) error {
 		check(slices.ContainsFunc(cs, func(c githubfake.Comment) bool { return c.Author == st.bot && strings.Contains(c.Body, x.Comment) }),
 			"no comment by recess contains %q", x.Comment)
 	}
-	d, err := st.gh.Discussion(st.repo, st.disc.Number)
+	read := st.gh.Discussion
+	if st.kind.Flat() {
+		read = st.gh.Issue
+	}
+	d, err := read(st.repo, st.disc.Number)
 	if err != nil {
 		return err
 	}
 	if x.Eyes != nil {
 		got := slices.Contains(d.Reactions["EYES"], st.bot)
-		check(got == *x.Eyes, "EYES of recess on the discussion: %v, want %v", got, *x.Eyes)
+		check(got == *x.Eyes, "EYES of recess on the %s: %v, want %v", resume.Noun(st.kind), got, *x.Eyes)
 	}
 	if x.Labels != nil {
 		check(slices.Equal(slices.Sorted(slices.Values(d.Labels)), slices.Sorted(slices.Values(*x.Labels))), "labels = %q, want %q", d.Labels, *x.Labels)

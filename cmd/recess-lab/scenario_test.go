@@ -14,7 +14,7 @@ func TestParseScenario_names_the_yaml_field(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml, want string
 	}{
-		{"unknown_step_key", "steps:\n  - discusion: {author: alice}\n", `steps[0].discusion: line 2: unknown key "discusion"; steps[0] has agent, close, comment, discussion, expect, sweep, wait`},
+		{"unknown_step_key", "steps:\n  - discusion: {author: alice}\n", `steps[0].discusion: line 2: unknown key "discusion"; steps[0] has agent, close, comment, discussion, expect, issue, pull_request, sweep, wait`},
 		{"unknown_nested_key", "steps:\n  - discussion: {author: alice}\n  - comment:\n      autor: bob\n", `steps[1].comment.autor: line 4: unknown key "autor"`},
 		{"unknown_top_level_key", "name: x\nstpes: []\n", `stpes: line 2: unknown key "stpes"; the document has inputs, maintainers, name, start, steps`},
 		{"wrong_kind_number", "steps:\n  - expect: {dispatches: two}\n", `steps[0].expect.dispatches: line 2: want a whole number, found "two"`},
@@ -26,7 +26,7 @@ func TestParseScenario_names_the_yaml_field(t *testing.T) {
 		{"not_yaml", "steps: [\n", `not valid YAML`},
 		{"unknown_input", "inputs: {max-attemps: \"2\"}\n", `inputs.max-attemps: not an input of recess`},
 		{"runner_input", "inputs: {command: sweep}\n", `inputs.command: set by the scenario runner`},
-		{"two_things", "steps:\n  - {sweep: true, wait: PT1H}\n", `steps[0]: a step does exactly one thing of discussion, comment, agent, wait, sweep, close, expect (found 2: wait, sweep)`},
+		{"two_things", "steps:\n  - {sweep: true, wait: PT1H}\n", `steps[0]: a step does exactly one thing of discussion, issue, pull_request, comment, agent, wait, sweep, close, expect (found 2: wait, sweep)`},
 		{"bad_wait", "steps:\n  - wait: 1 hour\n", `steps[0].wait: `},
 		{"agent_without_answer", "steps:\n  - agent: {summary: hm}\n", `steps[0].agent: give verdict (the run answers), fail (it ends without a verdict) or lead: true`},
 		{"agent_with_two_answers", "steps:\n  - agent: {verdict: adjourned, lead: true}\n", `steps[0].agent: give verdict (the run answers), fail`},

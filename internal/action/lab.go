@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/recess-action/recess/resume"
+	"github.com/recess-action/recess/state"
 )
 
 // What the local lab (cmd/recess-lab) uses: it runs the action in-process
@@ -102,6 +103,7 @@ type LabSetup struct {
 	SweepWorkflow                      string
 	Categories, Labels, MentionHandles []string
 	WakeOn                             string
+	Threads                            []state.Kind // the kinds of thread it serves
 }
 
 // ReadLabSetup reads the setup from the action's inputs and the policy
@@ -113,7 +115,7 @@ func ReadLabSetup(input func(name string) string, workspace string) (LabSetup, e
 		return LabSetup{}, err
 	}
 	l := LabSetup{Workflow: s.Workflow, Store: s.StateStore, Categories: s.Engine.Categories, Labels: s.Engine.Labels,
-		MentionHandles: s.Engine.MentionHandles, WakeOn: s.Engine.WakeOn}
+		MentionHandles: s.Engine.MentionHandles, WakeOn: s.Engine.WakeOn, Threads: s.Threads}
 	if s.Engine.SweepOnlyWhileWaiting {
 		l.SweepWorkflow = s.SweepWorkflow
 	}

@@ -45,7 +45,7 @@ await client.connect(transport);
 
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
-if (names.join(",") !== "adjourn,read_discussion,recess,reply") fail(`tools ${names}`);
+if (names.join(",") !== "adjourn,read_discussion,read_thread,recess,reply") fail(`tools ${names}`);
 for (const t of tools) {
   checkSchema(`${t.name} input`, t.inputSchema);
   if (!t.outputSchema) fail(`${t.name}: no output schema`);
@@ -53,10 +53,14 @@ for (const t of tools) {
 }
 
 // callTool validates structuredContent against the tool's output schema.
-const d = await client.callTool({ name: "read_discussion", arguments: {} });
-if (d.isError) fail(`read_discussion: ${text(d)}`);
+const d = await client.callTool({ name: "read_thread", arguments: {} });
+if (d.isError) fail(`read_thread: ${text(d)}`);
+if (d.structuredContent.kind !== "discussion") fail(`read_thread: kind ${d.structuredContent.kind}, want discussion`);
 const person = d.structuredContent.comments.find((c) => c.id === cfg.comment);
-if (!person || person.by_recess || !person.can_reply_to) fail(`read_discussion lacks comment ${cfg.comment}: ${JSON.stringify(d.structuredContent)}`);
+if (!person || person.by_recess || !person.can_reply_to) fail(`read_thread lacks comment ${cfg.comment}: ${JSON.stringify(d.structuredContent)}`);
+// read_discussion is read_thread's other name: the same answer.
+const alias = await client.callTool({ name: "read_discussion", arguments: {} });
+if (alias.isError || JSON.stringify(alias.structuredContent) !== JSON.stringify(d.structuredContent)) fail(`read_discussion differs from read_thread: ${JSON.stringify(alias)}`);
 
 // A reply_to the discussion does not show is queued where the verdict step will post it (at the
 // top level, opening with a line that says what it answered), and the answer says so.
