@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/recess-action/recess/internal/githubfake"
@@ -145,6 +148,82 @@ func TestThreadOfAnyKindAsksOnlyForTheKindsServed(t *testing.T) {
 				own := read(nil, resume.DiscussionRef(d.Number))
 				if diff := cmp.Diff(own, sent); diff != "" {
 					t.Errorf("read of a number with discussions alone served (-a discussion's read +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// A sweep of a setup that serves no discussions never asks GitHub for one
+// (a token granted no discussions permission gets the field refused): not
+// the label's search, not the hour's or the day's look at the recently
+// updated threads, not Overlooked's, not the activity probe. Its waiting
+// issues are listed all the same, and a waiting discussion is not.
+func TestCommentStoreSweepAsksOnlyForTheKindsServed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		at   time.Duration // after epoch (10:00)
+	}{
+		{name: "label_search_and_overlooked", at: 10 * time.Minute},
+		{name: "hourly_look", at: 62 * time.Minute},
+		{name: "daily_look", at: 14*time.Hour + 2*time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFlatRepo(t)
+			writer := f.client(t, state.Kinds...)
+			var issue int
+			for _, k := range []state.Kind{state.KindDiscussion, state.KindIssue, state.KindDiscussion} {
+				d := f.open(t, k, "alice", "bob: hello")
+				rec := pendingRecord(d.Number)
+				if k == state.KindIssue {
+					rec.Kind, issue = k, d.Number
+				}
+				s := NewCommentStore(writer)
+				if err := s.Save(ctx, rec); err != nil {
+					t.Fatalf("Save(%s) = %v", k, err)
+				}
+				_, th, err := s.LoadWith(ctx, resume.ThreadRef{Kind: k, Number: d.Number})
+				if err != nil {
+					t.Fatalf("LoadWith(%s) = %v", k, err)
+				}
+				if err := writer.Label(ctx, th, resume.LabelWaiting); err != nil {
+					t.Fatalf("Label(%s) = %v", k, err)
+				}
+			}
+			f.clock.SetTime(epoch.Add(tt.at))
+			sent := &recordingTransport{}
+			c, err := New(Config{Token: testToken, APIURL: f.gh.URL(), GraphQLURL: f.gh.GraphQLURL(), Owner: "o", Repo: "r",
+				Clock: f.clock, Sleep: f.clock.Sleep, Kinds: []state.Kind{state.KindIssue}, HTTPClient: &http.Client{Transport: sent}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := NewCommentStore(c)
+			list, err := s.Pending(ctx)
+			if err != nil {
+				t.Fatalf("Pending() = %v", err)
+			}
+			want := []state.Summary{{Discussion: issue, Kind: state.KindIssue, Known: true}}
+			if diff := cmp.Diff(want, list, cmpopts.IgnoreFields(state.Summary{}, "NextDue", "Checked")); diff != "" {
+				t.Errorf("Pending() (-want +got):\n%s", diff)
+			}
+			over, err := s.Overlooked(ctx)
+			if err != nil {
+				t.Fatalf("Overlooked() = %v", err)
+			}
+			if _, err := c.Activity(ctx, slices.Concat(list, over)); err != nil {
+				t.Fatalf("Activity() = %v", err)
+			}
+			if len(sent.bodies) == 0 {
+				t.Fatal("the sweep sent no request")
+			}
+			for i, b := range sent.bodies {
+				if slices.ContainsFunc(repositoryFields(t, b), func(f string) bool { return strings.HasPrefix(f, "discussion") }) ||
+					strings.Contains(b.Query, "type: DISCUSSION") {
+					t.Errorf("request %d of the sweep asks for discussions:\n%s", i, b.Query)
 				}
 			}
 		})

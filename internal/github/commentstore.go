@@ -681,9 +681,9 @@ func statusAmong(n int, ids []string, got map[string]commentNode) *state.Record 
 	return nil
 }
 
-// searchWaiting finds the threads that carry the waiting label, in the
-// order of the sweep's moment (see Pending): discussions, then the issues
-// and pull requests the setup serves (Config.Kinds).
+// searchWaiting finds the threads of the kinds the setup serves
+// (Config.Kinds) that carry the waiting label, in the order of the sweep's
+// moment (see Pending): discussions, then issues and pull requests.
 func (s *CommentStore) searchWaiting(ctx context.Context) ([]scanThread, error) {
 	// Sweeps keep no memory: the order alternates with the sweep's moment.
 	order := "created-asc"
@@ -739,8 +739,13 @@ func (s *CommentStore) flatTerms() (terms string, ok bool) {
 
 // search reads up to limit pages (0: all) of GitHub's search of type typ,
 // DISCUSSION or ISSUE (issues and pull requests, told apart by
-// __typename), and the number of results GitHub counts.
+// __typename), and the number of results GitHub counts. Discussions are
+// never asked for where the setup does not serve them (a token may not
+// read them, and GitHub refuses the field then): none are found.
 func (s *CommentStore) search(ctx context.Context, typ, query string, limit int) ([]scanThread, int, error) {
+	if typ == "DISCUSSION" && !s.c.serves(state.KindDiscussion) {
+		return nil, 0, nil
+	}
 	total := 0
 	out, err := pages(limit, func(after *string) ([]scanThread, pageInfo, error) {
 		vars := map[string]any{"query": githubv4.String(query), "after": (*githubv4.String)(after)}
@@ -793,10 +798,13 @@ func (s *CommentStore) search(ctx context.Context, typ, query string, limit int)
 }
 
 // recentlyUpdated reads up to limit pages of the most recently updated open
-// discussions, as the search reads the labelled ones, and as many of the
-// issues and pull requests the setup serves (Config.Kinds).
+// threads of each kind the setup serves (Config.Kinds), as the search reads
+// the labelled ones: discussions, then issues and pull requests.
 func (s *CommentStore) recentlyUpdated(ctx context.Context, limit int) ([]scanThread, error) {
 	out, err := pages(limit, func(after *string) ([]scanThread, pageInfo, error) {
+		if !s.c.serves(state.KindDiscussion) {
+			return nil, pageInfo{}, nil // never asked for (see search)
+		}
 		var q repoQuery[struct {
 			Discussions struct {
 				PageInfo pageInfo

@@ -412,9 +412,9 @@ func sum(xs []int) int {
 	return n
 }
 
-// A sweep's listing finds the waiting issues and pull requests beside the
-// waiting discussions, each with its kind, only when the store is told it
-// serves them: a default store sends exactly the discussions' requests.
+// A sweep's listing finds the waiting threads of each kind the store is
+// told it serves, each with its kind, and asks for no other kind: a default
+// store sends exactly the discussions' requests.
 func TestCommentStorePendingListsTheKindsItServes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -425,11 +425,13 @@ func TestCommentStorePendingListsTheKindsItServes(t *testing.T) {
 	}{
 		// The search, the candidates' bodies.
 		{name: "discussions_by_default", want: []state.Kind{""}, requests: 2},
-		// One more search, of type ISSUE.
-		{name: "issues", served: []state.Kind{state.KindIssue}, want: []state.Kind{"", state.KindIssue}, requests: 3},
+		// A search of type ISSUE in place of the discussions'.
+		{name: "issues", served: []state.Kind{state.KindIssue}, want: []state.Kind{state.KindIssue}, requests: 2},
+		{name: "pull_requests", served: []state.Kind{state.KindPullRequest}, want: []state.Kind{state.KindPullRequest}, requests: 2},
 		// A pull request's comments are read apart.
-		{name: "pull_requests", served: []state.Kind{state.KindPullRequest}, want: []state.Kind{"", state.KindPullRequest}, requests: 4},
-		{name: "issues_and_pull_requests", served: []state.Kind{state.KindIssue, state.KindPullRequest}, want: []state.Kind{"", state.KindIssue, state.KindPullRequest}, requests: 4},
+		{name: "issues_and_pull_requests", served: []state.Kind{state.KindIssue, state.KindPullRequest}, want: []state.Kind{state.KindIssue, state.KindPullRequest}, requests: 3},
+		// Both searches.
+		{name: "every_kind", served: state.Kinds, want: []state.Kind{"", state.KindIssue, state.KindPullRequest}, requests: 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -613,11 +615,11 @@ func TestCommentStorePendingLooksHourlyAndDeeperOnFlatThreads(t *testing.T) {
 			if diff := cmp.Diff(want, list, cmpopts.IgnoreFields(state.Summary{}, "Checked")); diff != "" {
 				t.Errorf("Pending() (-want +got):\n%s", diff)
 			}
-			// The discussions' search, the issues' search (no candidate
-			// among the first and last 100 comments: no bodies to read), a
-			// page back and the candidate's body there.
-			if n := c.Requests() - before; n != 4 {
-				t.Errorf("Pending() sent %d requests, want 4", n)
+			// The issues' search (no candidate among the first and last
+			// 100 comments: no bodies to read), a page back and the
+			// candidate's body there.
+			if n := c.Requests() - before; n != 3 {
+				t.Errorf("Pending() sent %d requests, want 3", n)
 			}
 		})
 	}

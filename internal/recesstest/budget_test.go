@@ -285,18 +285,13 @@ func sweep(t testing.TB, w *World) (*resume.Result, Count) {
 
 // listingCost is what a sweep at w's moment spends listing the waiting
 // records: pendingCost, and on the comment store, in the hour's first slot,
-// the look at the 100 most recently updated discussions (unlabelled pending
-// records). A comment store that serves issues (or pull requests) also
-// searches them, a request more, and looks at the recently updated ones in
-// the hour's first slot, one more.
+// the look at the 100 most recently updated threads (unlabelled pending
+// records). The world serves its kind alone, and the store asks for no
+// other: a setup serving issues lists them at a discussion's cost.
 func listingCost(w *World, store string, waiting int) int {
 	n := pendingCost(store, waiting)
-	looks := 1
-	if store == "comment" && w.opt.Kind.Flat() {
-		n, looks = n+1, 2
-	}
 	if store == "comment" && w.Now().Minute() < 5 {
-		n += looks
+		n++
 	}
 	return n
 }
