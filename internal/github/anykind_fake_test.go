@@ -195,12 +195,7 @@ func TestCommentStoreSweepAsksOnlyForTheKindsServed(t *testing.T) {
 				}
 			}
 			f.clock.SetTime(epoch.Add(tt.at))
-			sent := &recordingTransport{}
-			c, err := New(Config{Token: testToken, APIURL: f.gh.URL(), GraphQLURL: f.gh.GraphQLURL(), Owner: "o", Repo: "r",
-				Clock: f.clock, Sleep: f.clock.Sleep, Kinds: []state.Kind{state.KindIssue}, HTTPClient: &http.Client{Transport: sent}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, sent := f.recorded(t, state.KindIssue)
 			s := NewCommentStore(c)
 			list, err := s.Pending(ctx)
 			if err != nil {
@@ -225,6 +220,89 @@ func TestCommentStoreSweepAsksOnlyForTheKindsServed(t *testing.T) {
 					strings.Contains(b.Query, "type: DISCUSSION") {
 					t.Errorf("request %d of the sweep asks for discussions:\n%s", i, b.Query)
 				}
+			}
+		})
+	}
+}
+
+// recorded is a client of the fake repository whose setup serves kinds,
+// and the GraphQL requests it sends.
+func (f flatRepo) recorded(t *testing.T, kinds ...state.Kind) (*Client, *recordingTransport) {
+	t.Helper()
+	sent := &recordingTransport{}
+	c, err := New(Config{Token: testToken, APIURL: f.gh.URL(), GraphQLURL: f.gh.GraphQLURL(), Owner: "o", Repo: "r",
+		Clock: f.clock, Sleep: f.clock.Sleep, Kinds: kinds, HTTPClient: &http.Client{Transport: sent}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sent
+}
+
+// A number of unknown kind (resume.AnyKind) costs the branch store's load
+// what a known kind costs: the one request that reads the record reads the
+// thread too, asking GitHub only for the kinds the setup serves, so the
+// engine's read of the thread costs nothing. A number that names no thread
+// leaves the record read, in that same request, and no thread.
+func TestBranchStoreLoadReadsAThreadOfAnyKindInItsOneRequest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		kind     state.Kind // "": the thread is deleted
+		served   []state.Kind
+		comments int
+		want     []string // the fields of repository the request selects
+		requests int
+	}{
+		{name: "discussion_among_every_kind", kind: state.KindDiscussion, served: state.Kinds, comments: 2, want: []string{"ref", "discussion", "issueOrPullRequest"}, requests: 1},
+		{name: "issue_among_every_kind", kind: state.KindIssue, served: state.Kinds, comments: 2, want: []string{"ref", "discussion", "issueOrPullRequest"}, requests: 1},
+		{name: "issue_alone", kind: state.KindIssue, served: []state.Kind{state.KindIssue}, comments: 2, want: []string{"ref", "issueOrPullRequest"}, requests: 1},
+		{name: "pull_request_among_issues_and_pull_requests", kind: state.KindPullRequest, served: []state.Kind{state.KindIssue, state.KindPullRequest}, comments: 2, want: []string{"ref", "issueOrPullRequest"}, requests: 1},
+		{name: "discussions_alone", kind: state.KindDiscussion, comments: 2, want: []string{"ref", "discussion"}, requests: 1},
+		// Further pages only where GitHub says there are more.
+		{name: "issue_past_100_comments", kind: state.KindIssue, served: state.Kinds, comments: 130, want: []string{"ref", "discussion", "issueOrPullRequest"}, requests: 2},
+		{name: "deleted_discussion", served: state.Kinds, want: []string{"ref", "discussion", "issueOrPullRequest"}, requests: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFlatRepo(t)
+			says := make([]string, tt.comments)
+			for i := range says {
+				says[i] = fmt.Sprintf("bob: comment %d", i)
+			}
+			d := f.open(t, tt.kind.OrDiscussion(), "alice", says...)
+			rec := pendingRecord(d.Number)
+			if tt.kind != state.KindDiscussion {
+				rec.Kind = tt.kind
+			}
+			if err := NewBranchStore(f.client(t, state.Kinds...), "").Save(ctx, rec); err != nil {
+				t.Fatalf("Save = %v", err)
+			}
+			if tt.kind == "" {
+				if err := f.gh.DeleteDiscussion(d.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, sent := f.recorded(t, tt.served...)
+			got, th, err := NewBranchStore(c, "").LoadWith(ctx, resume.ThreadRef{Kind: resume.AnyKind, Number: d.Number})
+			if err != nil || got.Kind != rec.Kind {
+				t.Fatalf("LoadWith = %+v, %v; want the record of kind %q", got, err, rec.Kind)
+			}
+			if len(sent.bodies) != tt.requests {
+				t.Errorf("LoadWith sent %d requests, want %d", len(sent.bodies), tt.requests)
+			}
+			if diff := cmp.Diff(tt.want, repositoryFields(t, sent.bodies[0])); diff != "" {
+				t.Errorf("fields of repository selected (-want +got):\n%s", diff)
+			}
+			if tt.kind == "" {
+				if th != nil {
+					t.Errorf("LoadWith of a deleted thread read %+v, want no thread", th)
+				}
+				return
+			}
+			if th == nil || th.Kind.OrDiscussion() != tt.kind || th.ID != d.ID || len(th.Comments) != tt.comments {
+				t.Fatalf("LoadWith thread = %+v, want the %s %s with its %d comments", th, tt.kind, d.ID, tt.comments)
 			}
 		})
 	}

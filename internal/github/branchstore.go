@@ -254,11 +254,13 @@ type branchReadQuery = repoQuery[struct {
 
 // branchThread is the first page of the thread a Load reads beside its
 // files: of the kind it names ($load a discussion, $issue an issue, $pull
-// a pull request), none for a save's read.
+// a pull request; of unknown kind, $load and $any: Client.anyFields),
+// none for a save's read.
 type branchThread struct {
 	Discussion  *discussionNode `graphql:"discussion(number: $number) @include(if: $load)"`
 	Issue       *flatNode       `graphql:"issue(number: $number) @include(if: $issue)"`
 	PullRequest *flatNode       `graphql:"pullRequest(number: $number) @include(if: $pull)"`
+	Flat        *anyFlat        `graphql:"issueOrPullRequest(number: $number) @include(if: $any)"`
 }
 
 // thread completes the read of the thread t holds the first page of (nil
@@ -273,6 +275,8 @@ func (t *branchThread) thread(ctx context.Context, c *Client, ref resume.ThreadR
 		th, _, err = c.readDiscussion(ctx, ref.Number, t.Discussion)
 	case flat != nil:
 		th, _, err = c.readFlat(ctx, ref, flat)
+	case t.Flat != nil:
+		th, _, err = t.Flat.read(ctx, c, ref.Number)
 	}
 	return th, err
 }
@@ -315,12 +319,18 @@ type branchRead struct {
 }
 
 // read reads the head, a discussion's record file and its shard, and the
-// thread of kind load ("": none): one request. What it saw is remembered.
+// thread of kind load ("": none; resume.AnyKind: of any kind served): one
+// request. What it saw is remembered.
 func (s *BranchStore) read(ctx context.Context, n int, load state.Kind) (*branchRead, *branchThread, error) {
 	file, shard, k := branchPaths(n)
 	vars := s.vars()
 	vars["file"], vars["shard"] = githubv4.String(file), githubv4.String(shard)
-	vars["number"], vars["load"] = githubv4.Int(n), githubv4.Boolean(load == state.KindDiscussion)
+	discussion, flat := load == state.KindDiscussion, false
+	if load == resume.AnyKind { // GitHub answers the kind it is not with null and a NOT_FOUND
+		discussion, flat = s.c.anyFields()
+		ctx = absentOK(ctx, "discussion", "issueOrPullRequest")
+	}
+	vars["number"], vars["load"], vars["any"] = githubv4.Int(n), githubv4.Boolean(discussion), githubv4.Boolean(flat)
 	vars["issue"], vars["pull"] = githubv4.Boolean(load == state.KindIssue), githubv4.Boolean(load == state.KindPullRequest)
 	var q branchReadQuery
 	if err := s.c.query(ctx, &q, vars); err != nil {
@@ -354,7 +364,8 @@ func (s *BranchStore) Load(ctx context.Context, discussion int) (*state.Record, 
 // deleted, or its read cannot be completed, the thread is nil and the error
 // is the record's alone: the engine reads the thread itself then (a deleted
 // one still has its recesses expired). A deleted thread costs a second
-// request for the record.
+// request for the record, unless its number was of unknown kind
+// (resume.AnyKind).
 //
 // GitHub docs: https://docs.github.com/graphql/reference/objects#repository
 func (s *BranchStore) LoadWith(ctx context.Context, ref resume.ThreadRef) (*state.Record, *resume.Thread, error) {

@@ -249,27 +249,39 @@ func (c *Client) readThread(ctx context.Context, ref resume.ThreadRef) (*resume.
 // name): merged says it; its other fields fill the issue's fragment too.
 type anyThreadQuery = repoQuery[struct {
 	Discussion *discussionNode `graphql:"discussion(number: $number) @include(if: $discussions)"`
-	Flat       *struct {
-		Typename    string   `graphql:"__typename"`
-		Issue       flatNode `graphql:"... on Issue"`
-		PullRequest struct {
-			threadFields
-			Merged   bool
-			Comments flatConn `graphql:"comments(first: 100)"`
-		} `graphql:"... on PullRequest"`
-	} `graphql:"issueOrPullRequest(number: $number)"`
+	Flat       *anyFlat        `graphql:"issueOrPullRequest(number: $number)"`
 }]
 
+// anyFlat is the first page of an issue or a pull request read as
+// issueOrPullRequest (see anyThreadQuery).
+type anyFlat struct {
+	Typename    string   `graphql:"__typename"`
+	Issue       flatNode `graphql:"... on Issue"`
+	PullRequest struct {
+		threadFields
+		Merged   bool
+		Comments flatConn `graphql:"comments(first: 100)"`
+	} `graphql:"... on PullRequest"`
+}
+
+// anyFields says which of discussion and issueOrPullRequest a read of a
+// number of unknown kind (resume.AnyKind) asks GitHub for: those of the
+// kinds the setup serves, since a token may not read the others.
+func (c *Client) anyFields() (discussion, flat bool) {
+	return c.serves(state.KindDiscussion), c.serves(state.KindIssue) || c.serves(state.KindPullRequest)
+}
+
 // readAny reads thread n of a kind the caller does not know, as one of the
-// kinds the setup serves (Config.Kinds): one request, then further pages
-// as the kind's own read does. Where discussions alone are served, it is a
+// kinds the setup serves (anyFields): one request, then further pages as
+// the kind's own read does. Where discussions alone are served, it is a
 // discussion's read.
 func (c *Client) readAny(ctx context.Context, n int) (*resume.Thread, []storedComment, error) {
-	if !c.serves(state.KindIssue) && !c.serves(state.KindPullRequest) {
+	discussion, flat := c.anyFields()
+	if !flat {
 		return c.readDiscussion(ctx, n, nil)
 	}
 	vars := c.repoVars()
-	vars["number"], vars["discussions"] = githubv4.Int(n), githubv4.Boolean(c.serves(state.KindDiscussion))
+	vars["number"], vars["discussions"] = githubv4.Int(n), githubv4.Boolean(discussion)
 	var q anyThreadQuery
 	if err := c.query(absentOK(ctx, "discussion", "issueOrPullRequest"), &q, vars); err != nil {
 		return nil, nil, fmt.Errorf("github: thread %d: %w", n, err)
@@ -278,17 +290,22 @@ func (c *Client) readAny(ctx context.Context, n int) (*resume.Thread, []storedCo
 	case r.Discussion != nil:
 		return c.readDiscussion(ctx, n, r.Discussion)
 	case r.Flat != nil:
-		kind := state.KindIssue
-		if r.Flat.Typename == "PullRequest" {
-			kind = state.KindPullRequest
-		}
-		t, all, err := c.readFlat(ctx, resume.ThreadRef{Kind: kind, Number: n}, &r.Flat.Issue)
-		if err == nil {
-			t.Merged = r.Flat.PullRequest.Merged
-		}
-		return t, all, err
+		return r.Flat.read(ctx, c, n)
 	}
 	return nil, nil, fmt.Errorf("github: thread %d: %w", n, resume.ErrNotFound)
+}
+
+// read completes the read of issue or pull request n from its first page.
+func (f *anyFlat) read(ctx context.Context, c *Client, n int) (*resume.Thread, []storedComment, error) {
+	kind := state.KindIssue
+	if f.Typename == "PullRequest" {
+		kind = state.KindPullRequest
+	}
+	t, all, err := c.readFlat(ctx, resume.ThreadRef{Kind: kind, Number: n}, &f.Issue)
+	if err == nil {
+		t.Merged = f.PullRequest.Merged
+	}
+	return t, all, err
 }
 
 // flatVars are the variables of a read of issue or pull request n
