@@ -24,17 +24,52 @@ import (
 var stores = []string{"comment", "branch"}
 
 // threadKinds are the kinds of thread every per-event and per-sweep budget
-// holds for, with the same figures: what a kind adds is said where it adds
-// it (listingCost).
+// holds for, with the same figures, each in a setup that serves it alone:
+// what a kind adds is said where it adds it (listingCost).
 var threadKinds = []state.Kind{state.KindDiscussion, state.KindIssue}
 
-// where names a budget's subtest: the store, and the kind unless it is
-// discussions ("comment", "branch/issue").
-func where(store string, kind state.Kind) string {
-	if kind == state.KindDiscussion {
+// eventSetups are the setups every per-event budget holds for, with the
+// same figures: each of threadKinds served alone, and a discussion where
+// discussions and issues are served, whose claim and verdict address its
+// number as of any kind served (resume.AnyKind), as the action does.
+var eventSetups = []Options{{Kind: state.KindDiscussion}, {Kind: state.KindIssue},
+	{Kind: state.KindDiscussion, Served: []state.Kind{state.KindDiscussion, state.KindIssue}}}
+
+// where names a budget's subtest: the store, the kind unless it is
+// discussions, and the kinds served unless the kind alone ("comment",
+// "branch/issue", "comment/served_discussion_issue").
+func where(store string, o Options) string {
+	if o.Served != nil {
+		return store + "/served_" + kindList(o.Served, "_")
+	}
+	if o.Kind == state.KindDiscussion {
 		return store
 	}
-	return store + "/" + string(kind)
+	return store + "/" + string(o.Kind)
+}
+
+// in is setup o on store.
+func in(store string, o Options) Options {
+	o.Store = store
+	return o
+}
+
+// what names setup o in a budget's log ("issue", "discussion (serving
+// discussion, issue)").
+func what(o Options) string {
+	if o.Served != nil {
+		return resume.Noun(o.Kind) + " (serving " + kindList(o.Served, ", ") + ")"
+	}
+	return resume.Noun(o.Kind)
+}
+
+// kindList joins kinds with sep.
+func kindList(kinds []state.Kind, sep string) string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = string(k.OrDiscussion())
+	}
+	return strings.Join(out, sep)
 }
 
 // Budgets per event and per sweep.
@@ -276,7 +311,7 @@ func sweep(t testing.TB, w *World) (*resume.Result, Count) {
 	var res *resume.Result
 	c := w.Measure(func() {
 		var err error
-		if res, err = w.Engine(nil).Engine.Sweep(context.Background()); err != nil {
+		if res, err = w.Dispatched(nil).Engine.Sweep(context.Background()); err != nil {
 			t.Fatalf("Sweep() = %v", err)
 		}
 	})
@@ -344,12 +379,12 @@ func TestBudgetComment(t *testing.T) {
 			maxReads: maxCommentReads + 1, maxWrites: maxCommentWrites, maxTotal: maxCommentReads + maxCommentWrites + 1},
 	}
 	for _, store := range stores {
-		for _, kind := range threadKinds {
+		for _, o := range eventSetups {
 			for _, tt := range tests {
-				t.Run(where(store, kind)+"/"+tt.name, func(t *testing.T) {
+				t.Run(where(store, o)+"/"+tt.name, func(t *testing.T) {
 					t.Parallel()
 					ctx := context.Background()
-					w := New(t, Options{Store: store, Kind: kind})
+					w := New(t, in(store, o))
 					var n int
 					var id string
 					if tt.trigger == "" {
@@ -380,7 +415,7 @@ func TestBudgetComment(t *testing.T) {
 					var res *resume.Result
 					w.GH.ResetLog()
 					c := w.Measure(func() { res = inbound() })
-					t.Logf("%s store, %s, %s: %v", store, resume.Noun(kind), tt.name, c)
+					t.Logf("%s store, %s, %s: %v", store, what(o), tt.name, c)
 					if got := len(permissionReads(w)); got != tt.permReads {
 						t.Errorf("permission reads = %d, want %d", got, tt.permReads)
 					}
@@ -410,11 +445,11 @@ func TestBudgetComment(t *testing.T) {
 func TestBudgetIntake(t *testing.T) {
 	t.Parallel()
 	for _, store := range stores {
-		for _, kind := range threadKinds {
-			t.Run(where(store, kind), func(t *testing.T) {
+		for _, o := range eventSetups {
+			t.Run(where(store, o), func(t *testing.T) {
 				t.Parallel()
 				ctx := context.Background()
-				w := New(t, Options{Store: store, Kind: kind})
+				w := New(t, in(store, o))
 				intake := func() {
 					n, _ := w.Open("alice")
 					if _, err := w.Engine(nil).Engine.Intake(ctx, n); err != nil {
@@ -425,7 +460,7 @@ func TestBudgetIntake(t *testing.T) {
 				// state branch, the waiting label).
 				intake()
 				c := w.Measure(intake)
-				t.Logf("%s store, %s, intake: %v", store, resume.Noun(kind), c)
+				t.Logf("%s store, %s, intake: %v", store, what(o), c)
 				if max, maxReads := intakeCost(store), 2+checkCost(store)*2; c.Total() > max || reads(c) > maxReads {
 					t.Errorf("Intake = %v; want at most %d requests, %d of them reads", c, max, maxReads)
 				}
@@ -452,12 +487,12 @@ func TestBudgetVerdict(t *testing.T) {
 			max: map[string]int{"comment": 7, "branch": 5}},
 	}
 	for _, store := range stores {
-		for _, kind := range threadKinds {
+		for _, o := range eventSetups {
 			for _, tt := range tests {
-				t.Run(where(store, kind)+"/"+tt.name, func(t *testing.T) {
+				t.Run(where(store, o)+"/"+tt.name, func(t *testing.T) {
 					t.Parallel()
 					ctx := context.Background()
-					w := New(t, Options{Store: store, Kind: kind})
+					w := New(t, in(store, o))
 					n, _ := w.Open("alice")
 					if _, err := w.Engine(nil).Engine.Intake(ctx, n); err != nil {
 						t.Fatalf("Intake(%d) = %v", n, err)
@@ -468,11 +503,11 @@ func TestBudgetVerdict(t *testing.T) {
 					}
 					r := runs[0]
 					cid := r.Inputs["correlation_id"]
-					if res, err := w.Engine(nil).Engine.Claim(ctx, n, cid, r.ID); err != nil || res.Stale {
+					if res, err := w.Dispatched(nil).Engine.Claim(ctx, n, cid, r.ID); err != nil || res.Stale {
 						t.Fatalf("Claim = %+v, %v; want the run recess expects", res, err)
 					}
 					w.Advance(time.Minute)
-					run := w.Engine(nil).Engine
+					run := w.Dispatched(nil).Engine
 					v, err := run.ParseVerdict([]byte(tt.doc(cid, n)))
 					if err != nil {
 						t.Fatalf("ParseVerdict = %v", err)
@@ -482,7 +517,7 @@ func TestBudgetVerdict(t *testing.T) {
 							t.Fatalf("Verdict = %v", err)
 						}
 					})
-					t.Logf("%s store, %s, verdict %s: %v", store, resume.Noun(kind), tt.name, c)
+					t.Logf("%s store, %s, verdict %s: %v", store, what(o), tt.name, c)
 					if c.Total() > tt.max[store] {
 						t.Errorf("Verdict = %v; want at most %d requests", c, tt.max[store])
 					}
@@ -501,7 +536,7 @@ func TestBudgetSweep(t *testing.T) {
 	const open, idle = 150, 250
 	for _, store := range stores {
 		for _, kind := range threadKinds {
-			t.Run(where(store, kind)+"/nothing_due", func(t *testing.T) {
+			t.Run(where(store, Options{Kind: kind})+"/nothing_due", func(t *testing.T) {
 				t.Parallel()
 				w := New(t, Options{Store: store, Kind: kind})
 				seed(t, w, seedOpts{idle: idle})
@@ -519,7 +554,7 @@ func TestBudgetSweep(t *testing.T) {
 					t.Errorf("sweep with nothing due = %v visiting %d; want at most %d reads (listing, probe), no write, no visit", c, len(res.Sweep), max)
 				}
 			})
-			t.Run(where(store, kind)+"/grows_with_due_not_with_discussions", func(t *testing.T) {
+			t.Run(where(store, Options{Kind: kind})+"/grows_with_due_not_with_discussions", func(t *testing.T) {
 				t.Parallel()
 				const due = 3
 				var counts []Count
@@ -541,7 +576,7 @@ func TestBudgetSweep(t *testing.T) {
 					t.Errorf("sweep cost %v with no idle discussion but %v with %d: it must not grow with the repository", counts[0], counts[1], idle)
 				}
 			})
-			t.Run(where(store, kind)+"/lost_event_caught_by_the_next_sweep", func(t *testing.T) {
+			t.Run(where(store, Options{Kind: kind})+"/lost_event_caught_by_the_next_sweep", func(t *testing.T) {
 				t.Parallel()
 				w := New(t, Options{Store: store, Kind: kind})
 				seed(t, w, seedOpts{open: 20})
@@ -558,7 +593,7 @@ func TestBudgetSweep(t *testing.T) {
 					t.Errorf("sweep = %v, want at most %d", c, max)
 				}
 			})
-			t.Run(where(store, kind)+"/lost_event_beyond_one_probe", func(t *testing.T) {
+			t.Run(where(store, Options{Kind: kind})+"/lost_event_beyond_one_probe", func(t *testing.T) {
 				t.Parallel()
 				const many = maxProbed + 100
 				w := New(t, Options{Store: store, Kind: kind})
@@ -581,7 +616,7 @@ func TestBudgetSweep(t *testing.T) {
 					t.Errorf("two sweeps over %d waiting did not catch the lost reply on discussion %d", many, n)
 				}
 			})
-			t.Run(where(store, kind)+"/looked_at_once", func(t *testing.T) {
+			t.Run(where(store, Options{Kind: kind})+"/looked_at_once", func(t *testing.T) {
 				t.Parallel()
 				ctx := context.Background()
 				w := New(t, Options{Store: store, Kind: kind})
@@ -612,7 +647,7 @@ func TestBudgetSweep(t *testing.T) {
 					}
 				}
 			})
-			t.Run(where(store, kind)+"/expiry_visited_when_due", func(t *testing.T) {
+			t.Run(where(store, Options{Kind: kind})+"/expiry_visited_when_due", func(t *testing.T) {
 				t.Parallel()
 				w := New(t, Options{Store: store, Kind: kind})
 				seed(t, w, seedOpts{open: 20})
@@ -635,7 +670,7 @@ func TestBudgetSweep(t *testing.T) {
 					t.Errorf("expired recess: closing note %v, %d agent runs; want the note and no resume", closed, len(w.Runs()))
 				}
 			})
-			t.Run(where(store, kind)+"/max_operations_soonest_first", func(t *testing.T) {
+			t.Run(where(store, Options{Kind: kind})+"/max_operations_soonest_first", func(t *testing.T) {
 				t.Parallel()
 				const due, limit = 5, 2
 				w := New(t, Options{Store: store, Kind: kind, Config: resume.Config{MaxOperations: limit}})

@@ -63,11 +63,14 @@ type Options struct {
 	// Workflow is the workflow input recess is given (default the
 	// installed agent workflow, Workflow).
 	Workflow string
-	// Kind is the kind of thread Open opens and the engine addresses by
-	// number (default discussions); the comment store lists it beside the
-	// discussions. For issues and pull requests, Config.MentionHandles
+	// Kind is the kind of thread Open opens and the engine of an event's
+	// run addresses by number (default discussions; see Engine and
+	// Dispatched). For issues and pull requests, Config.MentionHandles
 	// defaults to Lead.
 	Kind state.Kind
+	// Served are the kinds of thread the setup serves (input threads);
+	// default Kind alone.
+	Served []state.Kind
 }
 
 // World is one fake GitHub with recess installed on one repository.
@@ -119,9 +122,35 @@ type Run struct {
 	Client *gh.Client
 }
 
-// Engine returns a fresh run. wrap, when not nil, wraps the HTTP transport
-// (to count, delay, or kill the run after some requests).
+// Engine returns a fresh run that an event on a thread of the World's kind
+// starts: its engine addresses numbers as of that kind, as the action does
+// with the event's. wrap, when not nil, wraps the HTTP transport (to count,
+// delay, or kill the run after some requests).
 func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
+	w.T.Helper()
+	return w.run(wrap, w.opt.Kind)
+}
+
+// Dispatched returns a fresh run that no thread's event starts (a
+// workflow_dispatch's claim or verdict, a schedule's sweep): its engine
+// addresses a number as the action does then, as of the kind
+// resume.UnknownKind says of the kinds served (any of them, where more
+// than discussions are served).
+func (w *World) Dispatched(wrap func(http.RoundTripper) http.RoundTripper) *Run {
+	w.T.Helper()
+	return w.run(wrap, resume.UnknownKind(w.served()))
+}
+
+// served are the kinds the setup serves (Options.Served).
+func (w *World) served() []state.Kind {
+	if w.opt.Served != nil {
+		return w.opt.Served
+	}
+	return []state.Kind{w.opt.Kind.OrDiscussion()}
+}
+
+// run is a fresh run whose engine addresses numbers as of kind kind.
+func (w *World) run(wrap func(http.RoundTripper) http.RoundTripper, kind state.Kind) *Run {
 	w.T.Helper()
 	var rt http.RoundTripper = w.GH.Start().Client().Transport
 	if wrap != nil {
@@ -137,7 +166,7 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 		HTTPClient: &http.Client{Transport: rt, Timeout: 30 * time.Second},
 		Sleep:      func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 		MaxWait:    time.Hour,
-		Kinds:      []state.Kind{w.opt.Kind.OrDiscussion()}, // the setup serves the world's kind
+		Kinds:      w.served(),
 	})
 	if err != nil {
 		w.T.Fatalf("recesstest: client: %v", err)
@@ -157,7 +186,7 @@ func (w *World) Engine(wrap func(http.RoundTripper) http.RoundTripper) *Run {
 	if cfg.NewID == nil {
 		cfg.NewID = w.newID
 	}
-	e := &resume.Engine{Clock: w.clock, Store: store, Threads: c, Kind: w.opt.Kind, Dispatcher: c, Permissions: c, Config: cfg}
+	e := &resume.Engine{Clock: w.clock, Store: store, Threads: c, Kind: kind, Dispatcher: c, Permissions: c, Config: cfg}
 	return &Run{Engine: e, Client: c}
 }
 
@@ -250,7 +279,7 @@ func (w *World) Answer(ctx context.Context, r githubfake.Run, doc func(cid strin
 	if _, err := fmt.Sscan(r.Inputs["discussion_number"], &n); err != nil {
 		return false, fmt.Errorf("run %d: discussion_number %q: %w", r.ID, r.Inputs["discussion_number"], err)
 	}
-	run := w.Engine(nil)
+	run := w.Dispatched(nil)
 	res, err := run.Engine.Claim(ctx, n, cid, r.ID)
 	if err != nil {
 		return false, err
@@ -262,7 +291,7 @@ func (w *World) Answer(ctx context.Context, r githubfake.Run, doc func(cid strin
 	if err != nil {
 		return false, err
 	}
-	_, err = w.Engine(nil).Engine.Verdict(ctx, v, r.ID)
+	_, err = w.Dispatched(nil).Engine.Verdict(ctx, v, r.ID)
 	return false, err
 }
 
