@@ -245,7 +245,8 @@ func (c initChoices) render() ([]initFile, error) {
 		Watches, Noun string
 		// LeadThreads is recess mcp's --threads, where more than
 		// discussions are served: a first run's read_thread then reads
-		// its number as any kind served, and only as those.
+		// its number as the kind served (any of them, when more than
+		// one), and only as those.
 		LeadThreads string
 	}{initChoices: c, Grant: map[string]string{}}
 	served, _ := c.served()
@@ -263,7 +264,7 @@ func (c initChoices) render() ([]initFile, error) {
 		data.Noun = resume.Noun(workflows.KindOf(served[0]))
 	}
 	threads := strings.Join(served, ", ")
-	if kinds, _ := parseThreads("--"+inThreads, threads); resume.UnknownKind(kinds) == resume.AnyKind {
+	if kinds, _ := parseThreads("--"+inThreads, threads); resume.UnknownKind(kinds) != "" {
 		data.LeadThreads = strings.Join(served, ",")
 	}
 	// orUnset is v, or "" (left out) when it is action.yml's default.

@@ -210,6 +210,7 @@ func TestInit_lead_reads_the_threads_served(t *testing.T) {
 	}{
 		{name: "quick_start"},
 		{name: "discussions_named", threads: "discussions"},
+		{name: "issues_alone", threads: "issues", want: "issues"},
 		{name: "issues_and_pull_requests", threads: "issues, pull-requests", want: "issues,pull-requests"},
 		{name: "discussions_and_issues", threads: "discussions,issues", want: "discussions,issues"},
 	}
