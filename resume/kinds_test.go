@@ -262,3 +262,37 @@ func TestUnknownKind_is_the_one_kind_served(t *testing.T) {
 		})
 	}
 }
+
+// Scope "thread" is refused on a kind that holds no replies under
+// comments, naming the field, and passes where the kind is not known (the
+// verdict step, which reads the thread, decides then).
+func TestCheckScope_refuses_scope_thread_on_a_flat_thread(t *testing.T) {
+	t.Parallel()
+	nested := storetest.MustTrigger(`{"kind":"any","of":[{"kind":"elapsed","elapsed":"P1D"},{"kind":"missing_input","replies":1,"scope":"thread"}]}`)
+	plain := storetest.MustTrigger(`{"kind":"missing_input","replies":1}`)
+	tests := []struct {
+		name    string
+		trigger *wait.Trigger
+		kind    state.Kind
+		refused string // the field, "" when it passes
+	}{
+		{name: "issue", trigger: nested, kind: state.KindIssue, refused: "trigger.of[1].scope"},
+		{name: "pull_request", trigger: nested, kind: state.KindPullRequest, refused: "trigger.of[1].scope"},
+		{name: "discussion", trigger: nested, kind: state.KindDiscussion},
+		{name: "unknown_kind", trigger: nested, kind: AnyKind},
+		{name: "issue_without_scope", trigger: plain, kind: state.KindIssue},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := CheckScope(tt.trigger, tt.kind)
+			var fe *wait.FieldError
+			switch {
+			case tt.refused == "" && err != nil:
+				t.Errorf("CheckScope = %v, want it to pass", err)
+			case tt.refused != "" && (!errors.Is(err, ErrRefused) || !errors.As(err, &fe) || fe.Field != tt.refused):
+				t.Errorf("CheckScope = %v, want refused on %s", err, tt.refused)
+			}
+		})
+	}
+}
