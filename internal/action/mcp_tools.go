@@ -657,8 +657,7 @@ func (s *mcpServer) readThread(ctx context.Context, _ noInput) (*mcp.CallToolRes
 			out.Resumed.Asked = append(out.Resumed.Asked, questionOutput{ID: q.ID, Thread: q.Thread, Body: q.Body, URL: q.URL})
 		}
 	}
-	noun := resume.Noun(d.Kind)
-	sentence := fmt.Sprintf("%s #%d, %q: %s.", strings.ToUpper(noun[:1])+noun[1:], d.Number, text.Clip(d.Title, 120), text.Count(len(d.Comments), "comment or reply", "comments and replies"))
+	sentence := fmt.Sprintf("%s #%d, %q: %s.", text.Capital(resume.Noun(d.Kind)), d.Number, text.Clip(d.Title, 120), text.Count(len(d.Comments), "comment or reply", "comments and replies"))
 	return toolResult(sentence, out), out, nil
 }
 
