@@ -43,6 +43,8 @@
 //	verdict (applying it)                 resume/verdict.go
 //	where a verdict reply goes (for the   resume/verdict.go (PlaceReply)
 //	  verdict and the agent's tools)
+//	scope "thread" on a flat thread (for  resume/verdict.go (CheckScope)
+//	  the verdict and the recess tool)
 //	verdict document (reading it)         resume/verdict_parse.go
 //	claim                                 resume/claim.go
 //	a lost status comment: the copies of  resume/restore.go (keepCopy, restore,

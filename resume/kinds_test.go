@@ -235,3 +235,64 @@ func TestWords_name_the_kind_of_thread(t *testing.T) {
 		})
 	}
 }
+
+// A thread known by its number alone is of the one kind the setup serves
+// (a number of another kind is then not found); only a setup that serves
+// more than one kind reads it as whichever kind the number names.
+func TestUnknownKind_is_the_one_kind_served(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		served []state.Kind
+		want   ThreadRef
+	}{
+		{name: "discussions_by_default", want: ThreadRef{Kind: state.KindDiscussion, Number: 4}},
+		{name: "discussions_alone", served: []state.Kind{state.KindDiscussion}, want: ThreadRef{Kind: state.KindDiscussion, Number: 4}},
+		{name: "issues_alone", served: []state.Kind{state.KindIssue}, want: ThreadRef{Kind: state.KindIssue, Number: 4}},
+		{name: "pull_requests_alone", served: []state.Kind{state.KindPullRequest}, want: ThreadRef{Kind: state.KindPullRequest, Number: 4}},
+		{name: "issues_and_pull_requests", served: []state.Kind{state.KindIssue, state.KindPullRequest}, want: ThreadRef{Kind: AnyKind, Number: 4}},
+		{name: "discussions_and_issues", served: []state.Kind{state.KindDiscussion, state.KindIssue}, want: ThreadRef{Kind: AnyKind, Number: 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := (&Engine{Kind: UnknownKind(tt.served)}).Ref(4); got != tt.want {
+				t.Errorf("a number alone where %q are served is read as %+v, want %+v", tt.served, got, tt.want)
+			}
+		})
+	}
+}
+
+// Scope "thread" is refused on a kind that holds no replies under
+// comments, naming the field, and passes where the kind is not known (the
+// verdict step, which reads the thread, decides then).
+func TestCheckScope_refuses_scope_thread_on_a_flat_thread(t *testing.T) {
+	t.Parallel()
+	nested := storetest.MustTrigger(`{"kind":"any","of":[{"kind":"elapsed","elapsed":"P1D"},{"kind":"missing_input","replies":1,"scope":"thread"}]}`)
+	plain := storetest.MustTrigger(`{"kind":"missing_input","replies":1}`)
+	tests := []struct {
+		name    string
+		trigger *wait.Trigger
+		kind    state.Kind
+		refused string // the field, "" when it passes
+	}{
+		{name: "issue", trigger: nested, kind: state.KindIssue, refused: "trigger.of[1].scope"},
+		{name: "pull_request", trigger: nested, kind: state.KindPullRequest, refused: "trigger.of[1].scope"},
+		{name: "discussion", trigger: nested, kind: state.KindDiscussion},
+		{name: "unknown_kind", trigger: nested, kind: AnyKind},
+		{name: "issue_without_scope", trigger: plain, kind: state.KindIssue},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := CheckScope(tt.trigger, tt.kind)
+			var fe *wait.FieldError
+			switch {
+			case tt.refused == "" && err != nil:
+				t.Errorf("CheckScope = %v, want it to pass", err)
+			case tt.refused != "" && (!errors.Is(err, ErrRefused) || !errors.As(err, &fe) || fe.Field != tt.refused):
+				t.Errorf("CheckScope = %v, want refused on %s", err, tt.refused)
+			}
+		})
+	}
+}

@@ -213,13 +213,19 @@ const AnyKind state.Kind = "any"
 
 // UnknownKind is the kind of a thread known by its number alone (a
 // workflow_dispatch, a visit, a first run's read_thread) where the setup
-// serves kinds (none: discussions alone): a discussion ("") where
-// discussions alone are served, else AnyKind.
+// serves kinds (none: discussions alone): the one kind served (a
+// discussion is ""), else AnyKind. A number of a kind not served is then
+// not found.
 func UnknownKind(served []state.Kind) state.Kind {
-	if len(served) == 0 || slices.Equal(served, []state.Kind{state.KindDiscussion}) {
+	switch {
+	case len(served) == 0:
+		return ""
+	case len(served) > 1:
+		return AnyKind
+	case served[0] == state.KindDiscussion:
 		return ""
 	}
-	return AnyKind
+	return served[0]
 }
 
 // NumberRef addresses thread number n of kind k as the entry points do:

@@ -103,7 +103,7 @@ func (p *promptWriter) comments(rc Context, asked []Question) {
 		p.para("## Comments since\n\nNo one wrote since you last ran.")
 		return
 	}
-	p.paraf("## %s since you last ran, oldest first", capital(text.Count(n, "comment", "comments")))
+	p.paraf("## %s since you last ran, oldest first", text.Capital(text.Count(n, "comment", "comments")))
 	byID := make(map[string]int, n)
 	for i, e := range rc.HistorySince {
 		byID[e.ID] = i
@@ -162,13 +162,13 @@ func (p *promptWriter) truncation(rc Context) {
 	p.para("## Not everything fit")
 	p.line("GitHub limits what a workflow run is given, so recess shortened this context (the oldest comments first).")
 	if rc.Omitted > 0 {
-		p.linef("%s left out entirely: read the %s for everything before the first comment below.", capital(text.Count(rc.Omitted, "older comment was", "older comments were")), p.noun)
+		p.linef("%s left out entirely: read the %s for everything before the first comment below.", text.Capital(text.Count(rc.Omitted, "older comment was", "older comments were")), p.noun)
 	}
 	if rc.Truncated && len(rc.Trigger) == 0 && rc.FiredBy != FiredByIntake {
 		p.line("What you waited for (the trigger) was left out too.")
 	}
 	if len(cut) > 0 {
-		p.paraf("%s shortened; each ends in “%s”. Read the full text at the links:", capital(text.Count(len(cut), "comment was", "comments were")), TruncatedMarker)
+		p.paraf("%s shortened; each ends in “%s”. Read the full text at the links:", text.Capital(text.Count(len(cut), "comment was", "comments were")), TruncatedMarker)
 		for _, e := range cut {
 			link := safeURL(e.URL)
 			if link == "" {
@@ -215,13 +215,6 @@ func promptTime(t time.Time) string {
 		return "an unknown time"
 	}
 	return t.UTC().Format("Mon 2 Jan 2006 15:04 UTC")
-}
-
-func capital(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // withArticle is noun with its indefinite article ("an issue").

@@ -17,8 +17,8 @@ const (
 // Pure, like Prompt.
 func IntakePrompt(d *Thread) string {
 	p := &promptWriter{noun: Noun(d.Kind)}
-	p.para("# " + capital(withArticle(p.noun)) + " to answer")
-	p.linef("%s #%d, “%s”, opened by @%s on %s.", capital(p.noun), d.Number, text.ClipLine(d.Title, 200), text.ClipLine(d.Author, 64), promptTime(d.CreatedAt))
+	p.para("# " + text.Capital(withArticle(p.noun)) + " to answer")
+	p.linef("%s #%d, “%s”, opened by @%s on %s.", text.Capital(p.noun), d.Number, text.ClipLine(d.Title, 200), text.ClipLine(d.Author, 64), promptTime(d.CreatedAt))
 	meta := ""
 	if d.Category != "" {
 		meta = "Category: " + text.ClipLine(d.Category, 64) + ". "
@@ -42,10 +42,10 @@ func IntakePrompt(d *Thread) string {
 		p.para("No one has commented yet.")
 	} else {
 		if len(people) > intakeComments {
-			p.paraf("%s not shown here; read them in the %s (read_thread).", capital(text.Count(len(people)-intakeComments, "older comment is", "older comments are")), p.noun)
+			p.paraf("%s not shown here; read them in the %s (read_thread).", text.Capital(text.Count(len(people)-intakeComments, "older comment is", "older comments are")), p.noun)
 			people = people[len(people)-intakeComments:]
 		}
-		p.paraf("## %s, oldest first", capital(text.Count(len(people), "comment", "comments")))
+		p.paraf("## %s, oldest first", text.Capital(text.Count(len(people), "comment", "comments")))
 		for i, c := range people {
 			head := "Comment"
 			if c.Root != "" {
@@ -67,7 +67,7 @@ func intakeBody(body string) string { return text.ClipWith(body, intakeBodyRunes
 // it points to the thread and to read_thread.
 func UnreadPrompt(ref ThreadRef) string {
 	p := &promptWriter{noun: Noun(ref.Kind)}
-	p.para("# " + capital(withArticle(p.noun)) + " to answer")
-	p.linef("%s #%d: read it with the read_thread tool, then answer with `adjourn`, or ask with `reply` and wait with `recess`. Call the tool, then end your turn.", capital(p.noun), ref.Number)
+	p.para("# " + text.Capital(withArticle(p.noun)) + " to answer")
+	p.linef("%s #%d: read it with the read_thread tool, then answer with `adjourn`, or ask with `reply` and wait with `recess`. Call the tool, then end your turn.", text.Capital(p.noun), ref.Number)
 	return p.String()
 }

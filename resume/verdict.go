@@ -103,8 +103,8 @@ func (f *facts) verdict(rec *state.Record, v *Verdict, runID int64) (plan, error
 		if err := f.fits(rec, v, a); err != nil {
 			return plan{}, err
 		}
-		if at := threadScope(v.Trigger, "trigger"); at != "" && f.kind().kind.Flat() {
-			return plan{}, refuse(at, "scope %q counts replies under recess's question, and this %s holds no replies under comments: leave scope out (every reply counts)", wait.ScopeThread, f.kind().noun)
+		if err := CheckScope(v.Trigger, f.kind().kind); err != nil {
+			return plan{}, err
 		}
 	}
 
@@ -248,6 +248,19 @@ func (f *facts) fits(rec *state.Record, v *Verdict, a *state.Run) error {
 			return refuse("verdict", "the discussion's record would not fit in recess's status comment (%v): shorten the summary or the trigger", err)
 		}
 		return fmt.Errorf("record of discussion %d: %w", v.DiscussionNumber, err)
+	}
+	return nil
+}
+
+// CheckScope refuses trigger t on a thread of kind k when t counts replies
+// under recess's question (scope "thread", at any depth) and k holds no
+// replies under comments (state.Kind.Flat), naming the field
+// ("trigger.of[1].scope"). A kind not known (AnyKind) passes: the verdict
+// step, which reads the thread, decides. The verdict step and the recess
+// tool both ask it.
+func CheckScope(t *wait.Trigger, k state.Kind) error {
+	if at := threadScope(t, "trigger"); at != "" && k.Flat() {
+		return refuse(at, "scope %q counts only replies under recess's question, and this %s holds no replies under comments: leave it out (every reply counts)", wait.ScopeThread, Noun(k))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/recess-action/recess/internal/workflows"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 )
@@ -84,7 +85,7 @@ func parseRepoCommand(name string, args []string, env runEnv, getenv func(string
 	if err := set.applyFile(policyPath(*config, "")); err != nil {
 		return refuse("%v", err)
 	}
-	kinds, err := parseThreads("--"+inThreads, *threads)
+	kinds, err := workflows.ParseThreads("--"+inThreads, *threads)
 	if err != nil {
 		return refuse("%v", err)
 	}

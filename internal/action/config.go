@@ -271,7 +271,7 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	if err := checkStore(inputField(inStateStore), s.StateStore); err != nil {
 		return nil, err
 	}
-	threads, err := parseThreads(inputField(inThreads), input(inThreads))
+	threads, err := workflows.ParseThreads(inputField(inThreads), input(inThreads))
 	if err != nil {
 		return nil, err
 	}
@@ -294,36 +294,29 @@ func loadSettings(input func(string) string, workspace string) (*settings, error
 	if err := s.applyPolicy(pol, inputField); err != nil {
 		return nil, err
 	}
-	// A kind that wakes on mention needs a handle to listen for: wake-on
-	// says so, or, when it is not given, the kind's default does.
-	for _, k := range s.Threads {
-		if resume.WakeOnOf(s.Engine.WakeOn, k) != resume.WakeMention || len(s.Engine.MentionHandles) > 0 {
-			continue
-		}
-		why := "wake-on mention needs at least one handle (for example @lead)"
-		if s.Engine.WakeOn == "" {
-			why = fmt.Sprintf("%s wake on mention when wake-on is not given: name at least one handle (for example @lead), or set wake-on", workflows.ThreadsValue(k))
-		}
-		return nil, &wait.FieldError{Field: inputField(inMentionHandles), Reason: why}
+	if _, err := mentionHeard(s.Threads, s.Engine.WakeOn, len(s.Engine.MentionHandles) > 0, inputField(inMentionHandles)); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-// parseThreads reads input threads: kinds of thread by their names in
-// internal/workflows' table, comma separated; none listed: nil. field
-// names where v was given.
-func parseThreads(field, v string) ([]state.Kind, error) {
-	var kinds []state.Kind
-	for _, name := range text.Items(v) {
-		i := slices.IndexFunc(state.Kinds, func(k state.Kind) bool { return workflows.ThreadsValue(k) == strings.ToLower(name) })
-		if i < 0 {
-			return nil, &wait.FieldError{Field: field, Reason: fmt.Sprintf("%q is not one of %s", name, strings.Join(threadKinds, ", "))}
+// mentionHeard says whether a served kind wakes on mention: wake-on says
+// so (wakeOn), or, when it is not given (""), the kind's default does
+// (resume.WakeOnOf). Such a kind needs a handle to listen for: without one
+// (handles false) it is refused, naming field (the input or init's flag).
+func mentionHeard(kinds []state.Kind, wakeOn string, handles bool, field string) (listens bool, err error) {
+	for _, k := range kinds {
+		switch {
+		case resume.WakeOnOf(wakeOn, k) != resume.WakeMention:
+			continue
+		case handles:
+			return true, nil
+		case wakeOn == "":
+			return true, &wait.FieldError{Field: field, Reason: fmt.Sprintf("%s wake on mention when wake-on is not given: name at least one handle (for example @lead), or set wake-on", workflows.ThreadsValue(k))}
 		}
-		if !slices.Contains(kinds, state.Kinds[i]) {
-			kinds = append(kinds, state.Kinds[i])
-		}
+		return true, &wait.FieldError{Field: field, Reason: "wake-on mention needs at least one handle (for example @lead)"}
 	}
-	return kinds, nil
+	return false, nil
 }
 
 // inputPolicy is the policy the inputs give, in the policy file's form

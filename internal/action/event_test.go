@@ -255,6 +255,9 @@ func TestWire_gives_the_engine_the_kind_of_the_event(t *testing.T) {
 		{name: "schedule", event: "schedule", file: "", want: ""},
 		{name: "dispatch_with_discussions_alone", event: "workflow_dispatch", want: ""},
 		{name: "dispatch_with_issues_served", event: "workflow_dispatch", threads: "discussions, issues", want: resume.AnyKind},
+		{name: "dispatch_with_issues_alone", event: "workflow_dispatch", threads: "issues", want: state.KindIssue},
+		{name: "dispatch_with_pull_requests_alone", event: "workflow_dispatch", threads: "pull-requests", want: state.KindPullRequest},
+		{name: "schedule_with_issues_alone", event: "schedule", threads: "issues", want: state.KindIssue},
 		{name: "issue_with_issues_served", event: "issue_comment", file: "issue_comment.created", threads: "discussions, issues", want: state.KindIssue},
 	}
 	for _, tt := range tests {

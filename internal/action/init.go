@@ -77,9 +77,8 @@ func (c initChoices) check() error {
 	if err := workflows.CheckCron(c.Schedule); err != nil {
 		return fmt.Errorf("--schedule %q: %w", c.Schedule, err)
 	}
-	served, unknown := c.served()
-	if len(unknown) > 0 {
-		return fmt.Errorf("--%s %q is not one of %s", inThreads, unknown[0], strings.Join(threadKinds, ", "))
+	if _, err := workflows.ParseThreads("--"+inThreads, c.Threads); err != nil {
+		return err
 	}
 	wake, err := resume.ParseWakeOn(c.WakeOn)
 	if err != nil {
@@ -88,34 +87,21 @@ func (c initChoices) check() error {
 	if strings.TrimSpace(c.WakeOn) == "" {
 		wake = "" // each kind's own default
 	}
-	// A served kind that wakes on mention, by --wake-on or by its default,
-	// needs a handle to listen for; a handle nothing listens for is a slip.
-	for _, t := range served {
-		if resume.WakeOnOf(wake, workflows.KindOf(t)) != resume.WakeMention {
-			continue
-		}
-		switch {
-		case c.MentionHandles != "":
-			return nil
-		case wake == "":
-			return fmt.Errorf("--%s %s wake on mention when --%s is not given: name --%s (e.g. @lead), or set --%s", inThreads, t, inWakeOn, inMentionHandles, inWakeOn)
-		}
-		return fmt.Errorf("--%s mention needs --%s (e.g. @lead)", inWakeOn, inMentionHandles)
+	// A handle nothing listens for is a slip.
+	listens, err := mentionHeard(c.served(), wake, c.MentionHandles != "", "--"+inMentionHandles)
+	if err == nil && !listens && c.MentionHandles != "" {
+		err = fmt.Errorf("--%s is only for --%s mention", inMentionHandles, inWakeOn)
 	}
-	if c.MentionHandles != "" {
-		return fmt.Errorf("--%s is only for --%s mention", inMentionHandles, inWakeOn)
-	}
-	return nil
+	return err
 }
 
-// served are the kinds of thread the setup serves (discussions unless
-// --threads names others), and the names --threads gives that are none.
-func (c initChoices) served() (served, unknown []string) {
-	served, unknown = workflows.Served(c.Threads)
-	if len(served) == 0 {
-		served = []string{workflows.ThreadsValue(state.KindDiscussion)}
+// served are the kinds of thread the setup serves: discussions unless
+// --threads names others (check refused an item that names none).
+func (c initChoices) served() []state.Kind {
+	if kinds, _ := workflows.ParseThreads("--"+inThreads, c.Threads); len(kinds) > 0 {
+		return kinds
 	}
-	return served, unknown
+	return []state.Kind{state.KindDiscussion}
 }
 
 // frontDoorFile is the front door's file name; the sweep's, when it lives
@@ -245,10 +231,12 @@ func (c initChoices) render() ([]initFile, error) {
 		Watches, Noun string
 		// LeadThreads is recess mcp's --threads, where more than
 		// discussions are served: a first run's read_thread then reads
-		// its number as any kind served, and only as those.
+		// its number as the kind served (any of them, when more than
+		// one), and only as those.
 		LeadThreads string
 	}{initChoices: c, Grant: map[string]string{}}
-	served, _ := c.served()
+	kinds := c.served()
+	served := workflows.ThreadsValuesOf(kinds)
 	data.On = workflows.FrontDoorOn(served...)
 	for _, piece := range []string{"front-door", "claim", "verdict", "lead"} {
 		data.Grant[piece] = workflows.Grant(piece, served, c.Store == storeBranch)
@@ -259,11 +247,11 @@ func (c initChoices) render() ([]initFile, error) {
 	}
 	data.Watches = watches
 	data.Noun = "thread"
-	if len(served) == 1 {
-		data.Noun = resume.Noun(workflows.KindOf(served[0]))
+	if len(kinds) == 1 {
+		data.Noun = resume.Noun(kinds[0])
 	}
 	threads := strings.Join(served, ", ")
-	if kinds, _ := parseThreads("--"+inThreads, threads); resume.UnknownKind(kinds) == resume.AnyKind {
+	if resume.UnknownKind(kinds) != "" {
 		data.LeadThreads = strings.Join(served, ",")
 	}
 	// orUnset is v, or "" (left out) when it is action.yml's default.
@@ -348,7 +336,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, c.cost())
 	next := `add the repository secret ANTHROPIC_API_KEY, commit the files, and run "recess check"`
-	if served, _ := c.served(); slices.Contains(served, workflows.ThreadsValue(state.KindDiscussion)) {
+	if slices.Contains(c.served(), state.KindDiscussion) {
 		next = "Discussions must be enabled (Settings > General > Features > Discussions); " + next
 	}
 	fmt.Fprintln(stdout, "next: "+next)
@@ -369,7 +357,7 @@ func (c initChoices) cost() string {
 	const private = "in a private repository, where GitHub bills each job at least a minute"
 	const free = "(GitHub Free includes 2,000 a month)"
 	rest := "On top, one job per discussion event and three per agent run; a public repository pays for none of it."
-	if served, _ := c.served(); !slices.Equal(served, []string{workflows.ThreadsValue(state.KindDiscussion)}) {
+	if !slices.Equal(c.served(), []state.Kind{state.KindDiscussion}) {
 		rest = "On top, one job per thread event (per comment on an issue or a pull request only when it can matter: on a waiting thread, holding /recess or a mention handle, or any with --wake-on comment) and three per agent run; a public repository pays for none of it."
 	}
 	if c.SweepApart {

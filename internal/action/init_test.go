@@ -210,6 +210,7 @@ func TestInit_lead_reads_the_threads_served(t *testing.T) {
 	}{
 		{name: "quick_start"},
 		{name: "discussions_named", threads: "discussions"},
+		{name: "issues_alone", threads: "issues", want: "issues"},
 		{name: "issues_and_pull_requests", threads: "issues, pull-requests", want: "issues,pull-requests"},
 		{name: "discussions_and_issues", threads: "discussions,issues", want: "discussions,issues"},
 	}
@@ -274,6 +275,7 @@ func TestInit_refuses_without_writing(t *testing.T) {
 		name     string
 		existing map[string]string
 		args     []string
+		says     string // a part of the reason, "" when any
 	}{
 		{name: "agent_workflow_exists", existing: map[string]string{"agent.yml": "mine\n"}},
 		{name: "front_door_exists", existing: map[string]string{"recess.yml": "mine\n"}},
@@ -287,11 +289,16 @@ func TestInit_refuses_without_writing(t *testing.T) {
 		{name: "schedule_range_backwards", args: []string{"--schedule", "2-59/5 * * * 5-1"}},
 		{name: "schedule_day_field_unreadable", args: []string{"--schedule", "2-59/5 * * * FUNDAY"}},
 		{name: "sweep_file_exists", existing: map[string]string{"recess-sweep.yml": "mine\n"}},
-		{name: "mention_without_handles", args: []string{"--wake-on", "mention"}},
-		{name: "issues_without_handles", args: []string{"--threads", "discussions,issues"}},
-		{name: "pull_requests_on_mention_without_handles", args: []string{"--threads", "pull-requests", "--wake-on", "mention"}},
-		{name: "handles_nothing_listens_for", args: []string{"--threads", "issues", "--wake-on", "comment", "--mention-handles", "@lead"}},
-		{name: "unknown_thread", args: []string{"--threads", "discussions,isues", "--mention-handles", "@lead"}},
+		{name: "mention_without_handles", args: []string{"--wake-on", "mention"},
+			says: "--mention-handles: wake-on mention needs at least one handle"},
+		{name: "issues_without_handles", args: []string{"--threads", "discussions,issues"},
+			says: "--mention-handles: issues wake on mention when wake-on is not given"},
+		{name: "pull_requests_on_mention_without_handles", args: []string{"--threads", "pull-requests", "--wake-on", "mention"},
+			says: "--mention-handles: wake-on mention needs at least one handle"},
+		{name: "handles_nothing_listens_for", args: []string{"--threads", "issues", "--wake-on", "comment", "--mention-handles", "@lead"},
+			says: "--mention-handles is only for --wake-on mention"},
+		{name: "unknown_thread", args: []string{"--threads", "discussions,isues", "--mention-handles", "@lead"},
+			says: `--threads: "isues" is not one of discussions, issues, pull-requests`},
 		{name: "unknown_wake_on", args: []string{"--wake-on", "always"}},
 		{name: "stray_argument", args: []string{"now"}},
 	}
@@ -308,8 +315,8 @@ func TestInit_refuses_without_writing(t *testing.T) {
 				}
 			}
 			code, stdout, stderr := runCLI(t, nil, append([]string{"init", "--dir", dir}, tt.args...)...)
-			if code != ExitRefused || stderr == "" {
-				t.Errorf("exit %d, stderr %q; want %d and a reason", code, stderr, ExitRefused)
+			if code != ExitRefused || stderr == "" || !strings.Contains(stderr, tt.says) {
+				t.Errorf("exit %d, stderr %q; want %d and a reason saying %q", code, stderr, ExitRefused, tt.says)
 			}
 			if stdout != "" {
 				t.Errorf("stdout %q, want nothing", stdout)

@@ -20,6 +20,7 @@ import (
 
 	gh "github.com/recess-action/recess/internal/github"
 	"github.com/recess-action/recess/internal/text"
+	"github.com/recess-action/recess/internal/workflows"
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
@@ -216,7 +217,7 @@ func newMCPServer(o mcpOptions, getenv func(string) string) (*mcpServer, error) 
 			return nil, &wait.FieldError{Field: "--resume-context", Reason: err.Error()}
 		}
 	}
-	threads, err := parseThreads("--"+inThreads, o.Threads)
+	threads, err := workflows.ParseThreads("--"+inThreads, o.Threads)
 	if err != nil {
 		return nil, err
 	}

@@ -256,6 +256,55 @@ func TestMCPRefusesBadCallsAndWritesNothing(t *testing.T) {
 	}
 }
 
+// thread_only is refused by the recess tool itself, naming it and saying
+// what to change, where the run's thread holds no replies under comments
+// (an issue or a pull request, known from the resume_context or as the one
+// kind --threads serves): the agent learns it in its turn, not from the
+// verdict step after it. Where the kind is not known, the tool writes the
+// verdict and the verdict step decides.
+func TestMCPRecess_thread_only_where_the_thread_holds_replies(t *testing.T) {
+	t.Parallel()
+	rc := func(kind string) []string {
+		return []string{"--resume-context", `{"fired_by":"elapsed","kind":"` + kind + `"}`}
+	}
+	nested := map[string]any{"summary": "s", "replies_needed": 1, "thread_only": true, "elapsed": "P1D"}
+	tests := []struct {
+		name    string
+		args    []string
+		refused bool
+	}{
+		{name: "resumed_on_an_issue", args: rc("issue"), refused: true},
+		{name: "resumed_on_a_pull_request", args: rc("pull_request"), refused: true},
+		{name: "first_run_with_issues_alone_served", args: []string{"--threads", "issues"}, refused: true},
+		{name: "resumed_on_a_discussion", args: rc("discussion")},
+		{name: "first_run_with_discussions_alone", args: nil},
+		{name: "first_run_of_unknown_kind", args: []string{"--threads", "discussions,issues"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "verdict.json")
+			s := mcpSession(t, nil, flags(path, tt.args...)...)
+			res := call(t, s, "recess", nested)
+			if !tt.refused {
+				var out verdictOutput
+				structured(t, res, &out)
+				if !strings.Contains(out.Trigger, `"scope":"thread"`) {
+					t.Errorf("trigger %s lost scope thread", out.Trigger)
+				}
+				return
+			}
+			if got := refusedField(t, res); got != "thread_only" {
+				t.Errorf("refused field %q, want thread_only", got)
+			}
+			if got := advice(t, resultText(res)); got != adviceFix {
+				t.Errorf("refused with %q: it says %s, want what to change", resultText(res), got)
+			}
+			mustNotExist(t, path)
+		})
+	}
+}
+
 // What a refusal tells the model to do next: change its call, or stop.
 const (
 	adviceFix  = "what to change"

@@ -49,7 +49,7 @@ type recessInput struct {
 	Replies       []replyArg `json:"replies,omitempty" jsonschema:"replies to post besides the ones queued with reply, in order"`
 	RepliesNeeded int        `json:"replies_needed,omitempty" jsonschema:"wake when this many people have replied since you recessed (1 or more); 0 or left out: do not wait for replies"`
 	From          []string   `json:"from,omitempty" jsonschema:"count only replies by these GitHub logins; empty: anyone"`
-	ThreadOnly    bool       `json:"thread_only,omitempty" jsonschema:"count only replies under your own replies of this verdict"`
+	ThreadOnly    bool       `json:"thread_only,omitempty" jsonschema:"count only replies under your own replies of this verdict. Discussions only: an issue or a pull request holds no replies under comments, so it is refused there (by the verdict step, after your turn, when this run does not know the thread's kind)"`
 	Elapsed       string     `json:"elapsed,omitempty" jsonschema:"wake after this much time, an ISO-8601 duration: \"P1D\", \"PT12H\", \"P1DT6H\", \"P2W\", \"PT90M\"; \"\" or left out: no time limit"`
 	Signal        string     `json:"signal,omitempty" jsonschema:"wake when a maintainer writes \"/recess signal NAME\" with this name (or \"/recess resume\"); \"\" or left out: no signal"`
 	Combine       string     `json:"combine,omitempty" jsonschema:"with two or more of replies_needed, elapsed and signal: wake on the first (\"any\", the default) or only when all have happened (\"all\")"`
@@ -147,7 +147,7 @@ func toolSchema[T any](enums map[string][]any) *jsonschema.Schema {
 }
 
 // replyDescription says the verdict's own reply limit.
-var replyDescription = `Queue a reply to post in the thread. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + strconv.Itoa(resume.MaxReplies) + ` replies in all). Use reply_to (a comment id from read_thread) to answer a comment (under it in a discussion; quoting it in an issue or a pull request); without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it.`
+var replyDescription = `Queue a reply to post in the thread. Nothing is posted yet: queued replies are posted, in order, when you call recess or adjourn (at most ` + strconv.Itoa(resume.MaxReplies) + ` replies in all). Use reply_to (a comment id from read_thread) to answer a comment (under it in a discussion; quoting it in an issue or a pull request); without it the reply is a new top-level comment. Put a question you want answered in a reply before you recess: people answer under it in a discussion, and in a later comment (often quoting it) in an issue or a pull request.`
 
 // Tool descriptions teach the model the convention and the trigger; the
 // model reads nothing else about recess.
@@ -528,6 +528,9 @@ func (s *mcpServer) verdict(ctx context.Context, kind, summary string, items []r
 		return nil, verdictOutput{}, err
 	}
 	v, err := resume.ParseVerdict(doc, s.limits())
+	if err == nil && v.Trigger != nil {
+		err = resume.CheckScope(v.Trigger, s.ref().Kind) // an unknown kind: the verdict step's
+	}
 	if err != nil {
 		fe := s.toolField(err, "replies")
 		if f, ok := strings.CutPrefix(fe.Field, "trigger."); ok && rename != nil {
@@ -654,8 +657,7 @@ func (s *mcpServer) readThread(ctx context.Context, _ noInput) (*mcp.CallToolRes
 			out.Resumed.Asked = append(out.Resumed.Asked, questionOutput{ID: q.ID, Thread: q.Thread, Body: q.Body, URL: q.URL})
 		}
 	}
-	noun := resume.Noun(d.Kind)
-	sentence := fmt.Sprintf("%s #%d, %q: %s.", strings.ToUpper(noun[:1])+noun[1:], d.Number, text.Clip(d.Title, 120), text.Count(len(d.Comments), "comment or reply", "comments and replies"))
+	sentence := fmt.Sprintf("%s #%d, %q: %s.", text.Capital(resume.Noun(d.Kind)), d.Number, text.Clip(d.Title, 120), text.Count(len(d.Comments), "comment or reply", "comments and replies"))
 	return toolResult(sentence, out), out, nil
 }
 

@@ -113,6 +113,15 @@ func Count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// Capital is s with its first letter upper case ("Pull request #7"), for
+// a sentence that opens with a word recess chose (ASCII).
+func Capital(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
 // Items are the names in a comma- or newline-separated list, each trimmed,
 // blanks dropped (names may hold spaces: "Show and tell"): how recess
 // reads a list input, and how `recess check` reads one.

@@ -176,6 +176,17 @@ func TestCount(t *testing.T) {
 	}
 }
 
+// A sentence opens with a capital, whatever word recess chose; what is
+// not a lower-case ASCII letter stays as it is.
+func TestCapital(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"pull request": "Pull request", "Issue": "Issue", "": "", "2 comments": "2 comments", "été": "été"} {
+		if got := Capital(in); got != want {
+			t.Errorf("Capital(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // No shortening lets a text grow past its bound plus the mark.
 func FuzzClip(f *testing.F) {
 	for _, s := range []string{"", "abc", "ééé", "👍x", "a\xffb"} {

@@ -1,10 +1,14 @@
 package workflows
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // Read says, of every job's and step's uses, whether it is recess's and
@@ -109,6 +113,45 @@ func TestReadRefusesWhatIsNoWorkflow(t *testing.T) {
 			t.Parallel()
 			if _, err := Read(name+".yml", []byte(y)); err == nil {
 				t.Error("Read() accepted it")
+			}
+		})
+	}
+}
+
+// Input threads is read one way by the action, recess mcp, init and check:
+// without case, in its order, once each; an item that names no kind is
+// refused naming the field given, and the kinds the others name are still
+// read (check reports the item by its own rule).
+func TestParseThreads_reads_input_threads_as_recess_does(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, v string
+		want    []state.Kind
+		values  []string // ThreadsValuesOf(want)
+		refused string   // the refusal, "" when accepted
+	}{
+		{name: "empty", v: " ", want: nil, values: []string{}},
+		{name: "in_order_once_each_without_case", v: "Pull-Requests, issues,\nISSUES",
+			want: []state.Kind{state.KindPullRequest, state.KindIssue}, values: []string{"pull-requests", "issues"}},
+		{name: "unknown_item", v: "discussions, Bogus, nope", want: []state.Kind{state.KindDiscussion}, values: []string{"discussions"},
+			refused: `input threads: "Bogus" is not one of discussions, issues, pull-requests`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseThreads("input threads", tt.v)
+			var fe *wait.FieldError
+			switch {
+			case tt.refused == "" && err != nil:
+				t.Errorf("ParseThreads(%q) = %v", tt.v, err)
+			case tt.refused != "" && (!errors.As(err, &fe) || err.Error() != tt.refused):
+				t.Errorf("ParseThreads(%q) = %v, want the field error %q", tt.v, err, tt.refused)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("kinds (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.values, ThreadsValuesOf(got)); diff != "" {
+				t.Errorf("values (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/recess-action/recess/internal/text"
+	"github.com/recess-action/recess/resume/wait"
 	"github.com/recess-action/recess/state"
 )
 
@@ -124,23 +125,35 @@ func FrontDoorOn(threads ...string) []string {
 	return on
 }
 
-// Served reads a value of input threads as recess does (comma separated,
-// without case): the kinds it names, in its order, once each, and the
-// items that name none.
-func Served(v string) (served, unknown []string) {
-	for _, t := range text.Items(strings.ToLower(v)) {
-		switch _, ok := threadKinds[t]; {
-		case !ok:
-			unknown = append(unknown, t)
-		case !slices.Contains(served, t):
-			served = append(served, t)
+// ParseThreads reads a value of input threads as recess does (comma
+// separated, without case): the kinds it names, in its order, once each
+// (none listed: nil). An item that names no kind is refused with a field
+// error naming field; the kinds the other items name are still returned,
+// for recess check, which reports the item by its own rule.
+func ParseThreads(field, v string) ([]state.Kind, error) {
+	var kinds []state.Kind
+	var err error
+	for _, name := range text.Items(v) {
+		tk, ok := threadKinds[strings.ToLower(name)]
+		switch {
+		case !ok && err == nil:
+			err = &wait.FieldError{Field: field, Reason: fmt.Sprintf("%q is not one of %s", name, strings.Join(ThreadsValues(), ", "))}
+		case ok && !slices.Contains(kinds, tk.kind):
+			kinds = append(kinds, tk.kind)
 		}
 	}
-	return served, unknown
+	return kinds, err
 }
 
-// KindOf is the kind of thread a value of input threads names.
-func KindOf(thread string) state.Kind { return threadKinds[thread].kind }
+// ThreadsValuesOf are the values of input threads that name kinds, in
+// their order.
+func ThreadsValuesOf(kinds []state.Kind) []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = ThreadsValue(k)
+	}
+	return out
+}
 
 // Grant is the token a piece of a setup that serves threads needs, as a
 // YAML flow mapping, the threads' scopes first: a reusable workflow's
@@ -207,8 +220,8 @@ func (c *checker) survey() {
 	if len(c.doors) > 0 {
 		c.door = c.doors[max(slices.IndexFunc(c.doors, func(d *piece) bool { return path.Base(d.f.name) == "recess.yml" }), 0)]
 		if v, ok := c.door.given("threads"); ok && !isExpression(v) {
-			if served, _ := Served(v); len(served) > 0 {
-				c.threads = served
+			if kinds, _ := ParseThreads("threads", v); len(kinds) > 0 {
+				c.threads = ThreadsValuesOf(kinds)
 			}
 		}
 		store, _ := c.door.given("state-store")
