@@ -163,7 +163,7 @@ func execute(ctx context.Context, inv *invocation, log io.Writer) (*execution, e
 			// A run for one discussion says so when GitHub does not know
 			// it (the engine does nothing); after a deletion or a transfer
 			// that is expected: a note, not a warning.
-			msg := missingMessage(inv.Repo, inv.Discussion, res.Missing)
+			msg := missingMessage(inv.Repo, resume.Noun(cmp.Or(res.Kind, e.Ref(inv.Discussion).Kind)), inv.Discussion, res.Missing)
 			if inv.Event.Action == "deleted" || inv.Event.Action == "transferred" {
 				res.Notes = append(res.Notes, msg)
 			} else {
@@ -490,7 +490,7 @@ func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resu
 	d, err := e.Threads.Thread(ctx, ref)
 	switch {
 	case rc != nil && err != nil:
-		logf("prompt: could not read discussion %d for the questions asked (%v); answers are listed without them", discussion, err)
+		logf("prompt: could not read %s %d for the questions asked (%v); answers are listed without them", resume.Noun(ref.Kind), discussion, err)
 		return resume.Prompt(*rc, nil)
 	case rc != nil:
 		return resume.Prompt(*rc, resume.Questions(d, rc.CorrelationID))
@@ -502,14 +502,14 @@ func claimPrompt(ctx context.Context, e *resume.Engine, discussion int, rc *resu
 }
 
 // missingMessage says what to check when GitHub does not know the run's
-// discussion (resume.Result.Missing): a wrong GITHUB_REPOSITORY, as act sets
-// by default, or a discussion deleted meanwhile.
-func missingMessage(repo string, number int, err error) string {
-	msg := fmt.Sprintf("discussion #%d was not found in %s (GITHUB_REPOSITORY), so this run did nothing (%v).", number, repo, err)
+// thread, a noun (resume.Result.Missing): a wrong GITHUB_REPOSITORY, as act
+// sets by default, or a thread deleted meanwhile.
+func missingMessage(repo, noun string, number int, err error) string {
+	msg := fmt.Sprintf("%s #%d was not found in %s (GITHUB_REPOSITORY), so this run did nothing (%v).", noun, number, repo, err)
 	if repo == "nektos/act" {
 		msg += " act sets GITHUB_REPOSITORY=nektos/act: pass --env GITHUB_REPOSITORY=OWNER/REPO."
 	} else {
-		msg += " Check that the discussion exists and that the token can read it."
+		msg += " Check that the " + noun + " exists and that the token can read it."
 	}
 	return msg
 }

@@ -3,6 +3,7 @@ package action
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,6 +110,27 @@ func TestThreads_a_discussion_and_an_issue_waiting_at_once_never_mix(t *testing.
 			}
 			if rc.Kind != "" || !slices.Equal(ids, []string{reply}) {
 				t.Errorf("the discussion's resume: kind %q, history %v; want no kind and only %s", rc.Kind, ids, reply)
+			}
+		})
+	}
+}
+
+// A run for a thread GitHub does not know names the kind the setup
+// serves, not "discussion".
+func TestThreads_a_missing_thread_is_named_by_its_kind(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ threads, want string }{
+		{"issues", "issue #99 was not found"},
+		{"pull-requests", "pull request #99 was not found"},
+		{"discussions", "discussion #99 was not found"},
+	} {
+		t.Run(tt.threads, func(t *testing.T) {
+			t.Parallel()
+			r := newRepo(t, storeComment)
+			ru := githubfake.Run{ID: 9000000001, Inputs: map[string]string{"discussion_number": "99", "correlation_id": "c-0123456789abcdef0123"}}
+			o := r.agentWith(ru, "claim", nil, map[string]string{"INPUT_THREADS": tt.threads, "INPUT_MENTION-HANDLES": "@lead"})
+			if !strings.Contains(o.stdout, tt.want) {
+				t.Errorf("claim of a number GitHub does not know: output lacks %q\n%s", tt.want, o.stdout)
 			}
 		})
 	}
