@@ -100,6 +100,70 @@ func TestThreadOfAnyKindMissingIsNotFound(t *testing.T) {
 	}
 }
 
+// A number of a kind the setup does not serve is not found, by Thread and
+// by the branch store's load alike, in the one request a read of a served
+// kind costs: a pull request is no thread of a setup for discussions and
+// issues (its token may not even read pull requests), an issue none of one
+// for discussions and pull requests. The branch store still returns the
+// record, without a thread, as for a deleted one.
+func TestThreadOfAnyKindNotServedIsNotFound(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		served []state.Kind
+		kind   state.Kind
+		found  bool
+	}{
+		{name: "pull_request_where_discussions_and_issues", served: []state.Kind{state.KindDiscussion, state.KindIssue}, kind: state.KindPullRequest},
+		{name: "issue_where_discussions_and_pull_requests", served: []state.Kind{state.KindDiscussion, state.KindPullRequest}, kind: state.KindIssue},
+		{name: "pull_request_where_issues", served: []state.Kind{state.KindIssue}, kind: state.KindPullRequest},
+		{name: "issue_where_pull_requests", served: []state.Kind{state.KindPullRequest}, kind: state.KindIssue},
+		{name: "issue_where_discussions_and_issues", served: []state.Kind{state.KindDiscussion, state.KindIssue}, kind: state.KindIssue, found: true},
+		{name: "discussion_where_discussions_and_issues", served: []state.Kind{state.KindDiscussion, state.KindIssue}, kind: state.KindDiscussion, found: true},
+		{name: "pull_request_where_discussions_and_pull_requests", served: []state.Kind{state.KindDiscussion, state.KindPullRequest}, kind: state.KindPullRequest, found: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFlatRepo(t)
+			d := f.open(t, tt.kind, "alice", "bob: hello")
+			rec := pendingRecord(d.Number)
+			if tt.kind != state.KindDiscussion {
+				rec.Kind = tt.kind
+			}
+			if err := NewBranchStore(f.client(t, state.Kinds...), "").Save(ctx, rec); err != nil {
+				t.Fatalf("Save = %v", err)
+			}
+			ref := resume.ThreadRef{Kind: resume.AnyKind, Number: d.Number}
+
+			c := f.client(t, tt.served...)
+			th, err := c.Thread(ctx, ref)
+			if tt.found && (err != nil || th.Kind.OrDiscussion() != tt.kind) {
+				t.Errorf("Thread = %+v, %v; want the %s", th, err, tt.kind)
+			}
+			if !tt.found && !errors.Is(err, resume.ErrNotFound) {
+				t.Errorf("Thread = %+v, %v; want resume.ErrNotFound", th, err)
+			}
+			if n := c.Requests(); n != 1 {
+				t.Errorf("Thread sent %d requests, want 1", n)
+			}
+
+			c = f.client(t, tt.served...)
+			got, th, err := NewBranchStore(c, "").LoadWith(ctx, ref)
+			if err != nil || got.Kind != rec.Kind {
+				t.Fatalf("LoadWith = %+v, %v; want the record of kind %q", got, err, rec.Kind)
+			}
+			if tt.found != (th != nil) || th != nil && th.Kind.OrDiscussion() != tt.kind {
+				t.Errorf("LoadWith thread = %+v, want a thread %v", th, tt.found)
+			}
+			if n := c.Requests(); n != 1 {
+				t.Errorf("LoadWith sent %d requests, want 1", n)
+			}
+		})
+	}
+}
+
 // A thread addressed by its number alone is asked of GitHub only as the
 // kinds the setup serves: a token that may not read a kind (recess init
 // grants no discussions permission to a setup for issues) is never asked
@@ -114,7 +178,8 @@ func TestThreadOfAnyKindAsksOnlyForTheKindsServed(t *testing.T) {
 		want   []string // the fields of repository the request selects
 	}{
 		{name: "issues_and_pull_requests", served: []state.Kind{state.KindIssue, state.KindPullRequest}, kind: state.KindIssue, want: []string{"issueOrPullRequest"}},
-		{name: "issues", served: []state.Kind{state.KindIssue}, kind: state.KindIssue, want: []string{"issueOrPullRequest"}},
+		{name: "issues", served: []state.Kind{state.KindIssue}, kind: state.KindIssue, want: []string{"issue"}},
+		{name: "discussions_and_pull_requests", served: []state.Kind{state.KindDiscussion, state.KindPullRequest}, kind: state.KindPullRequest, want: []string{"discussion", "pullRequest"}},
 		{name: "discussions_alone", kind: state.KindDiscussion, want: []string{"discussion"}},
 		{name: "every_kind", served: state.Kinds, kind: state.KindPullRequest, want: []string{"discussion", "issueOrPullRequest"}},
 	}
@@ -255,7 +320,7 @@ func TestBranchStoreLoadReadsAThreadOfAnyKindInItsOneRequest(t *testing.T) {
 	}{
 		{name: "discussion_among_every_kind", kind: state.KindDiscussion, served: state.Kinds, comments: 2, want: []string{"ref", "discussion", "issueOrPullRequest"}, requests: 1},
 		{name: "issue_among_every_kind", kind: state.KindIssue, served: state.Kinds, comments: 2, want: []string{"ref", "discussion", "issueOrPullRequest"}, requests: 1},
-		{name: "issue_alone", kind: state.KindIssue, served: []state.Kind{state.KindIssue}, comments: 2, want: []string{"ref", "issueOrPullRequest"}, requests: 1},
+		{name: "issue_alone", kind: state.KindIssue, served: []state.Kind{state.KindIssue}, comments: 2, want: []string{"ref", "issue"}, requests: 1},
 		{name: "pull_request_among_issues_and_pull_requests", kind: state.KindPullRequest, served: []state.Kind{state.KindIssue, state.KindPullRequest}, comments: 2, want: []string{"ref", "issueOrPullRequest"}, requests: 1},
 		{name: "discussions_alone", kind: state.KindDiscussion, comments: 2, want: []string{"ref", "discussion"}, requests: 1},
 		// Further pages only where GitHub says there are more.

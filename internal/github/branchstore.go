@@ -253,8 +253,8 @@ type branchReadQuery = repoQuery[struct {
 }]
 
 // branchThread is the first page of the thread a Load reads beside its
-// files: of the kind it names ($load a discussion, $issue an issue, $pull
-// a pull request; of unknown kind, $load and $any: Client.anyFields),
+// files (and readAny alone): of the kind it names ($load a discussion,
+// $issue an issue, $pull a pull request; of unknown kind: Client.anyVars),
 // none for a save's read.
 type branchThread struct {
 	Discussion  *discussionNode `graphql:"discussion(number: $number) @include(if: $load)"`
@@ -263,22 +263,20 @@ type branchThread struct {
 	Flat        *anyFlat        `graphql:"issueOrPullRequest(number: $number) @include(if: $any)"`
 }
 
-// thread completes the read of the thread t holds the first page of (nil
-// when it holds none).
-func (t *branchThread) thread(ctx context.Context, c *Client, ref resume.ThreadRef) (*resume.Thread, error) {
-	var (
-		th  *resume.Thread
-		err error
-	)
-	switch flat := cmp.Or(t.Issue, t.PullRequest); {
+// thread completes the read of thread n, which t holds the first page of
+// (nil when it holds none).
+func (t *branchThread) thread(ctx context.Context, c *Client, n int) (*resume.Thread, []storedComment, error) {
+	switch {
 	case t.Discussion != nil:
-		th, _, err = c.readDiscussion(ctx, ref.Number, t.Discussion)
-	case flat != nil:
-		th, _, err = c.readFlat(ctx, ref, flat)
+		return c.readDiscussion(ctx, n, t.Discussion)
+	case t.Issue != nil:
+		return c.readFlat(ctx, resume.ThreadRef{Kind: state.KindIssue, Number: n}, t.Issue)
+	case t.PullRequest != nil:
+		return c.readFlat(ctx, resume.ThreadRef{Kind: state.KindPullRequest, Number: n}, t.PullRequest)
 	case t.Flat != nil:
-		th, _, err = t.Flat.read(ctx, c, ref.Number)
+		return t.Flat.read(ctx, c, n)
 	}
-	return th, err
+	return nil, nil, nil
 }
 
 // branchPendingQuery reads every index shard of the head at once.
@@ -325,13 +323,11 @@ func (s *BranchStore) read(ctx context.Context, n int, load state.Kind) (*branch
 	file, shard, k := branchPaths(n)
 	vars := s.vars()
 	vars["file"], vars["shard"] = githubv4.String(file), githubv4.String(shard)
-	discussion, flat := load == state.KindDiscussion, false
-	if load == resume.AnyKind { // GitHub answers the kind it is not with null and a NOT_FOUND
-		discussion, flat = s.c.anyFields()
-		ctx = absentOK(ctx, "discussion", "issueOrPullRequest")
-	}
-	vars["number"], vars["load"], vars["any"] = githubv4.Int(n), githubv4.Boolean(discussion), githubv4.Boolean(flat)
+	vars["number"], vars["load"], vars["any"] = githubv4.Int(n), githubv4.Boolean(load == state.KindDiscussion), githubv4.Boolean(false)
 	vars["issue"], vars["pull"] = githubv4.Boolean(load == state.KindIssue), githubv4.Boolean(load == state.KindPullRequest)
+	if load == resume.AnyKind {
+		ctx = s.c.anyVars(ctx, vars, n)
+	}
 	var q branchReadQuery
 	if err := s.c.query(ctx, &q, vars); err != nil {
 		return nil, nil, err
@@ -386,7 +382,7 @@ func (s *BranchStore) LoadWith(ctx context.Context, ref resume.ThreadRef) (*stat
 	if err != nil {
 		return nil, nil, s.fail(n, err)
 	}
-	disc, err := t.thread(ctx, s.c, ref)
+	disc, _, err := t.thread(ctx, s.c, n)
 	if err != nil {
 		// The record is read; the engine reads the thread.
 		s.c.logf("github: branch store: discussion %d: completing the %s read: %v", n, ref.Kind, err)

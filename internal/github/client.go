@@ -88,7 +88,8 @@ type Config struct {
 	// Kinds are the kinds of thread the repository's setup serves (input
 	// threads); nil: discussions alone. A thread of unknown kind
 	// (resume.AnyKind) is asked of GitHub as these kinds only (a token may
-	// not read the others, and GitHub refuses the field then), and the
+	// not read the others, and GitHub refuses the field then; a number of
+	// another kind is not found), and the
 	// comment store's sweep lists the issues and pull requests among them.
 	Kinds []state.Kind
 }

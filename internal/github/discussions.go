@@ -238,22 +238,11 @@ func (c *Client) readThread(ctx context.Context, ref resume.ThreadRef) (*resume.
 	return c.readFlat(ctx, ref, nil)
 }
 
-// anyThreadQuery reads thread number $number whatever its kind, in one
-// request: as a discussion when the setup serves discussions ($discussions:
-// a token may not read a kind it does not serve, and GitHub refuses the
-// field then) and as an issue or a pull request (issueOrPullRequest:
-// __typename says which). Numbers never collide, so GitHub answers the
-// other with null and a NOT_FOUND error naming it, which the query
-// tolerates (absentOK). The pull request's fragment leaves out state,
-// whose type differs from an issue's (GraphQL refuses two types under one
-// name): merged says it; its other fields fill the issue's fragment too.
-type anyThreadQuery = repoQuery[struct {
-	Discussion *discussionNode `graphql:"discussion(number: $number) @include(if: $discussions)"`
-	Flat       *anyFlat        `graphql:"issueOrPullRequest(number: $number)"`
-}]
-
 // anyFlat is the first page of an issue or a pull request read as
-// issueOrPullRequest (see anyThreadQuery).
+// issueOrPullRequest (see anyVars). The pull request's fragment leaves out
+// state, whose type differs from an issue's (GraphQL refuses two types
+// under one name): merged says it; its other fields fill the issue's
+// fragment too.
 type anyFlat struct {
 	Typename    string   `graphql:"__typename"`
 	Issue       flatNode `graphql:"... on Issue"`
@@ -264,35 +253,40 @@ type anyFlat struct {
 	} `graphql:"... on PullRequest"`
 }
 
-// anyFields says which of discussion and issueOrPullRequest a read of a
-// number of unknown kind (resume.AnyKind) asks GitHub for: those of the
-// kinds the setup serves, since a token may not read the others.
-func (c *Client) anyFields() (discussion, flat bool) {
-	return c.serves(state.KindDiscussion), c.serves(state.KindIssue) || c.serves(state.KindPullRequest)
+// anyVars sets the variables of a branchThread that reads number n of
+// unknown kind (resume.AnyKind) in one request, as the kinds the setup
+// serves only: a token may not read the others (GitHub refuses the field
+// then), and a number of a kind not served is not found. Issues or pull
+// requests alone are asked by their own field, since issueOrPullRequest
+// answers either. Numbers never collide, so GitHub answers the kinds n is
+// not with null and a NOT_FOUND error naming them, which the returned ctx
+// tolerates (absentOK).
+func (c *Client) anyVars(ctx context.Context, vars map[string]any, n int) context.Context {
+	issue, pull := c.serves(state.KindIssue), c.serves(state.KindPullRequest)
+	vars["number"], vars["load"] = githubv4.Int(n), githubv4.Boolean(c.serves(state.KindDiscussion))
+	vars["any"] = githubv4.Boolean(issue && pull)
+	vars["issue"], vars["pull"] = githubv4.Boolean(issue && !pull), githubv4.Boolean(pull && !issue)
+	return absentOK(ctx, "discussion", "issue", "pullRequest", "issueOrPullRequest")
 }
 
 // readAny reads thread n of a kind the caller does not know, as one of the
-// kinds the setup serves (anyFields): one request, then further pages as
+// kinds the setup serves (anyVars): one request, then further pages as
 // the kind's own read does. Where discussions alone are served, it is a
 // discussion's read.
 func (c *Client) readAny(ctx context.Context, n int) (*resume.Thread, []storedComment, error) {
-	discussion, flat := c.anyFields()
-	if !flat {
+	if !c.serves(state.KindIssue) && !c.serves(state.KindPullRequest) {
 		return c.readDiscussion(ctx, n, nil)
 	}
 	vars := c.repoVars()
-	vars["number"], vars["discussions"] = githubv4.Int(n), githubv4.Boolean(discussion)
-	var q anyThreadQuery
-	if err := c.query(absentOK(ctx, "discussion", "issueOrPullRequest"), &q, vars); err != nil {
+	var q repoQuery[branchThread]
+	if err := c.query(c.anyVars(ctx, vars, n), &q, vars); err != nil {
 		return nil, nil, fmt.Errorf("github: thread %d: %w", n, err)
 	}
-	switch r := q.Repository; {
-	case r.Discussion != nil:
-		return c.readDiscussion(ctx, n, r.Discussion)
-	case r.Flat != nil:
-		return r.Flat.read(ctx, c, n)
+	t, all, err := q.Repository.thread(ctx, c, n)
+	if t == nil && err == nil {
+		err = fmt.Errorf("github: thread %d: %w", n, resume.ErrNotFound)
 	}
-	return nil, nil, fmt.Errorf("github: thread %d: %w", n, resume.ErrNotFound)
+	return t, all, err
 }
 
 // read completes the read of issue or pull request n from its first page.
