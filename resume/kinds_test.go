@@ -198,6 +198,41 @@ func TestDecide_verdict_by_kind_of_thread(t *testing.T) {
 	}
 }
 
+// A refused verdict names the thread by its kind ("issue 1"), as the
+// verdict step's log and the agent read it.
+func TestVerdict_refusal_names_the_kind_of_thread(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	rec := state.New(1)
+	rec.Active = &state.Run{CorrelationID: "c-1", State: state.RunDispatched, Attempt: 1, DispatchedAt: now.Add(-time.Hour)}
+	tests := []struct {
+		name  string
+		kind  state.Kind
+		isNew bool
+		want  string
+	}{
+		{name: "stale_on_an_issue", kind: state.KindIssue, want: `"c-9" is not the active run of issue 1 (expected c-1): stale or duplicate`},
+		{name: "stale_on_a_pull_request", kind: state.KindPullRequest, want: `"c-9" is not the active run of pull request 1 (expected c-1): stale or duplicate`},
+		{name: "stale_on_a_discussion", kind: state.KindDiscussion, want: `"c-9" is not the active run of discussion 1 (expected c-1): stale or duplicate`},
+		{name: "no_record_of_an_issue", kind: state.KindIssue, isNew: true, want: "recess has no record of issue 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := rec.Clone()
+			r.Kind = tt.kind
+			d := &Thread{Kind: tt.kind, ID: "D_1", Number: 1, Author: "alice", CreatedAt: now.Add(-4 * time.Hour)}
+			v := &Verdict{DiscussionNumber: 1, CorrelationID: "c-9", Verdict: VerdictAdjourned}
+			in := input{command: "verdict", discussion: true, rule: func(f *facts, rec *state.Record) (plan, error) { return f.verdict(rec, v, 0) }}
+			_, err := decide(snapshot{rec: r, isNew: tt.isNew, d: d}, in, Defaults().withDefaults(), now)
+			var fe *wait.FieldError
+			if !errors.Is(err, ErrRefused) || !errors.As(err, &fe) || fe.Reason != tt.want {
+				t.Errorf("decide = %v, want refused with %q", err, tt.want)
+			}
+		})
+	}
+}
+
 // The words people read name the thread's kind; a discussion's are the
 // words golden file's.
 func TestWords_name_the_kind_of_thread(t *testing.T) {

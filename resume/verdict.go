@@ -39,9 +39,10 @@ func (e *Engine) ParseVerdict(data []byte) (*Verdict, error) {
 // sweep would come back for it. Any inbound run that starts after the write
 // sees the run over, so this second look closes the gap.
 func (e *Engine) Verdict(ctx context.Context, v *Verdict, runID int64) (*Result, error) {
-	idle := false
+	idle, noun := false, ""
 	res, err := e.run(ctx, v.DiscussionNumber, input{command: "verdict", discussion: true, rule: func(f *facts, rec *state.Record) (plan, error) {
 		p, err := f.verdict(rec, v, runID)
+		noun = f.kind().noun
 		idle = err == nil && !f.s.isNew && !rec.Pending()
 		return p, err
 	}})
@@ -60,7 +61,7 @@ func (e *Engine) Verdict(ctx context.Context, v *Verdict, runID int64) (*Result,
 		res.Dispatched, res.CorrelationID = true, again.CorrelationID
 	}
 	if err != nil {
-		return res, fmt.Errorf("look again at discussion %d after the verdict: %w", v.DiscussionNumber, err)
+		return res, fmt.Errorf("look again at %s %d after the verdict: %w", noun, v.DiscussionNumber, err)
 	}
 	return res, nil
 }
@@ -79,7 +80,7 @@ func (f *facts) verdict(rec *state.Record, v *Verdict, runID int64) (plan, error
 	}
 	a := rec.Active
 	if f.s.isNew {
-		return plan{}, refuse("verdict.discussion_number", "recess has no record of discussion %d", v.DiscussionNumber)
+		return plan{}, refuse("verdict.discussion_number", "recess has no record of %s %d", f.kind().noun, v.DiscussionNumber)
 	}
 	switch expects(a, v.CorrelationID, runID) {
 	case notActive:
@@ -87,17 +88,17 @@ func (f *facts) verdict(rec *state.Record, v *Verdict, runID int64) (plan, error
 		if a != nil {
 			expected = a.CorrelationID
 		}
-		return plan{}, refuse("verdict.correlation_id", "%q is not the active run of discussion %d (expected %s): stale or duplicate", v.CorrelationID, v.DiscussionNumber, expected)
+		return plan{}, refuse("verdict.correlation_id", "%q is not the active run of %s %d (expected %s): stale or duplicate", v.CorrelationID, f.kind().noun, v.DiscussionNumber, expected)
 	case escalatedRun:
 		return plan{}, refuse("verdict.correlation_id", "%q was escalated after its run ended without a verdict", v.CorrelationID)
 	case otherRun:
 		return plan{}, refuse("verdict.correlation_id", "%q belongs to run %d; this verdict comes from run %d", v.CorrelationID, a.RunID, runID)
 	}
 	if v.Verdict == VerdictRecessed && len(rec.OpenRFCs) >= state.MaxOpenRFCs {
-		return plan{}, refuse("verdict.verdict", "discussion %d already has %d open recesses", v.DiscussionNumber, len(rec.OpenRFCs))
+		return plan{}, refuse("verdict.verdict", "%s %d already has %d open recesses", f.kind().noun, v.DiscussionNumber, len(rec.OpenRFCs))
 	}
 	if f.d == nil {
-		return plan{}, fmt.Errorf("read discussion %d: %w", v.DiscussionNumber, f.s.dErr)
+		return plan{}, fmt.Errorf("read %s %d: %w", f.kind().noun, v.DiscussionNumber, f.s.dErr)
 	}
 	if v.Verdict == VerdictRecessed {
 		if err := f.fits(rec, v, a); err != nil {
@@ -245,9 +246,9 @@ func (f *facts) fits(rec *state.Record, v *Verdict, a *state.Run) error {
 	r.Status = f.status(r, f.observeAll(r))
 	if _, err := state.EncodeComment(r.Status, r); err != nil {
 		if errors.Is(err, state.ErrTooLarge) {
-			return refuse("verdict", "the discussion's record would not fit in recess's status comment (%v): shorten the summary or the trigger", err)
+			return refuse("verdict", "the %s's record would not fit in recess's status comment (%v): shorten the summary or the trigger", f.kind().noun, err)
 		}
-		return fmt.Errorf("record of discussion %d: %w", v.DiscussionNumber, err)
+		return fmt.Errorf("record of %s %d: %w", f.kind().noun, v.DiscussionNumber, err)
 	}
 	return nil
 }

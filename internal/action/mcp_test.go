@@ -1703,3 +1703,57 @@ func TestMCPReadThread_reads_the_kind_the_run_is_about(t *testing.T) {
 		})
 	}
 }
+
+// On an issue or a pull request a reply answers its reply_to as a new
+// comment that opens with a quote line linking it (no reply goes under a
+// comment there): the reply tool and the verdict's tools say so, checked
+// or not; a discussion's words are as ever.
+func TestMCPReply_says_where_it_goes_by_kind_of_thread(t *testing.T) {
+	t.Parallel()
+	const quoted = "as a new comment that opens with a quote line linking comment IC_1"
+	tests := []struct {
+		name   string
+		kind   state.Kind // the resume_context's; "": a first run where several kinds are served
+		reader discussionReader
+		says   string // what reply's answer holds
+		note   string // what its note holds ("" for none)
+	}{
+		{name: "issue", kind: state.KindIssue, reader: &threadStub{}, says: quoted},
+		{name: "pull_request", kind: state.KindPullRequest, reader: &threadStub{}, says: quoted},
+		{name: "issue_unchecked", kind: state.KindIssue, says: "not checked", note: "as a new comment that opens with a quote line linking that comment;"},
+		{name: "discussion", kind: state.KindDiscussion, reader: &threadStub{}, says: "under comment IC_1"},
+		{name: "discussion_unchecked", kind: state.KindDiscussion, says: "not checked", note: "by the same rule: in that comment's thread;"},
+		{name: "first_run_of_unknown_kind_unchecked", says: "not checked",
+			note: "in that comment's thread in a discussion, as a new comment that opens with a quote line linking that comment in an issue or pull request;"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := &mcpServer{verdictFile: filepath.Join(t.TempDir(), "v.json"), correlationID: "c-1", discussion: 7,
+				rc: &resume.Context{Kind: tt.kind, FiredBy: "elapsed"}, reader: tt.reader, numberKind: resume.AnyKind, limits: func() wait.TriggerLimits { return wait.TriggerLimits{} }}
+			ct, st := mcp.NewInMemoryTransports()
+			ctx := context.Background()
+			ss, err := srv.server().Connect(ctx, st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ss.Close()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res := call(t, cs, "reply", map[string]any{"body": "Which runner image?", "reply_to": "IC_1"})
+			var got replyOutput
+			structured(t, res, &got)
+			text := resultText(res)
+			if !strings.Contains(text, tt.says) || strings.Contains(text, "under comment ,") || (tt.note == "") != (got.Note == "") || !strings.Contains(got.Note, tt.note) {
+				t.Errorf("reply said %q, note %q; want %q, note holding %q", text, got.Note, tt.says, tt.note)
+			}
+			res = call(t, cs, "adjourn", map[string]any{"summary": "asked", "replies": []any{map[string]any{"body": "And the OS?", "reply_to": "IC_1"}}})
+			if text := resultText(res); res.IsError || !strings.Contains(text, tt.says) {
+				t.Errorf("adjourn said %q, want it to hold %q", text, tt.says)
+			}
+		})
+	}
+}

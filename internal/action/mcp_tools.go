@@ -332,6 +332,9 @@ type landing struct {
 	// unchecked says why the discussion could not be read ("" when it
 	// was, or when there was nothing to check).
 	unchecked string
+	// kind is the thread's kind as the server addresses it (resume.AnyKind
+	// when not known): the unchecked note's words follow it.
+	kind state.Kind
 }
 
 // where places each reply by the verdict's rule, reading the discussion
@@ -342,7 +345,7 @@ func (s *mcpServer) where(ctx context.Context, items []replyArg) []landing {
 	var d *resume.Thread
 	unchecked := ""
 	for i, r := range items {
-		out[i].replyTo = r.ReplyTo
+		out[i].replyTo, out[i].kind = r.ReplyTo, s.ref().Kind
 		if r.ReplyTo == "" {
 			continue
 		}
@@ -401,6 +404,8 @@ func (l landing) words() string {
 		return "for comment " + l.replyTo + ", not checked: " + l.note()
 	case l.Moved != "":
 		return "as a new top-level comment that opens with a line saying what it answered, because " + l.Moved
+	case l.Under == "": // a flat thread (resume.Placement)
+		return "as a new comment that opens with a quote line linking comment " + l.To
 	case l.Under != l.replyTo:
 		return "under comment " + l.Under + ", as comment " + l.replyTo + " is a reply in its thread (GitHub threads replies only under a top-level comment)"
 	}
@@ -412,11 +417,24 @@ func (l landing) words() string {
 func (l landing) note() string {
 	switch {
 	case l.unchecked != "":
-		return l.unchecked + ". The verdict step places the reply by the same rule: in that comment's thread; or, when the thread does not show the comment or shows it deleted or hidden, at the top level with a line saying what it answered"
+		return l.unchecked + ". The verdict step places the reply by the same rule: " + inPlace(l.kind) + "; or, when the thread does not show the comment or shows it deleted or hidden, at the top level with a line saying what it answered"
 	case l.Moved != "":
 		return l.Moved + ": the verdict step posts the reply at the top level, opening with a line that says what it answered"
 	}
 	return ""
+}
+
+// inPlace is where a reply goes in place of its reply_to on a thread of
+// kind k (resume.PlaceReply).
+func inPlace(k state.Kind) string {
+	const quoted = "as a new comment that opens with a quote line linking that comment"
+	switch {
+	case k.Flat():
+		return quoted
+	case k == resume.AnyKind:
+		return "in that comment's thread in a discussion, " + quoted + " in an issue or pull request"
+	}
+	return "in that comment's thread"
 }
 
 func (s *mcpServer) recess(ctx context.Context, in recessInput) (*mcp.CallToolResult, verdictOutput, error) {

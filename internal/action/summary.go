@@ -96,7 +96,7 @@ func (r *actionReport) summary(out *execution) {
 		bullets(res.Warnings, "⚠️ ")
 	}
 	if len(res.RFCs) > 0 {
-		b.WriteString("**Open recesses**\n\n| discussion | correlation id | waiting for | predicted fire (time alone) | recess # |\n|---|---|---|---|---|\n")
+		b.WriteString("**Open recesses**\n\n| thread | correlation id | waiting for | predicted fire (time alone) | recess # |\n|---|---|---|---|---|\n")
 		for _, v := range res.RFCs {
 			due := "— (waits for people)"
 			if v.DueAt != nil {
