@@ -24,12 +24,11 @@ const (
 // WakeOns are the values wake-on accepts.
 var WakeOns = []string{WakeComment, WakeMention, WakeCommand}
 
-// ParseWakeOn checks a wake-on value; "" is the default, comment.
+// ParseWakeOn checks a wake-on value; "" (not given) stays "": each kind
+// of thread then wakes on its own default (WakeOnOf).
 func ParseWakeOn(s string) (string, error) {
 	switch v := strings.ToLower(strings.TrimSpace(s)); {
-	case v == "":
-		return WakeComment, nil
-	case slices.Contains(WakeOns, v):
+	case v == "" || slices.Contains(WakeOns, v):
 		return v, nil
 	default:
 		return "", &wait.FieldError{Field: "wake-on", Reason: fmt.Sprintf("%q is not one of %s", s, strings.Join(WakeOns, ", "))}

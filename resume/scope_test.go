@@ -10,6 +10,7 @@ import (
 
 	"github.com/recess-action/recess/resume"
 	"github.com/recess-action/recess/resume/wait"
+	"github.com/recess-action/recess/state"
 )
 
 // placed opens a discussion in a category, with labels.
@@ -168,9 +169,16 @@ func TestWakeOn(t *testing.T) {
 
 func TestParseWakeOn(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]string{"": "comment", "Mention": "mention", " command ": "command"} {
+	for in, want := range map[string]string{"": "", " ": "", "Mention": "mention", " command ": "command"} {
 		if got, err := resume.ParseWakeOn(in); err != nil || got != want {
 			t.Errorf("ParseWakeOn(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	// Not given, each kind wakes on its own default.
+	none, _ := resume.ParseWakeOn("")
+	for k, want := range map[state.Kind]string{state.KindDiscussion: "comment", state.KindIssue: "mention", state.KindPullRequest: "mention"} {
+		if got := resume.WakeOnOf(none, k); got != want {
+			t.Errorf("wake-on not given on a %s: %q, want %q", k, got, want)
 		}
 	}
 	_, err := resume.ParseWakeOn("reaction")

@@ -80,12 +80,9 @@ func (c initChoices) check() error {
 	if _, err := workflows.ParseThreads("--"+inThreads, c.Threads); err != nil {
 		return err
 	}
-	wake, err := resume.ParseWakeOn(c.WakeOn)
+	wake, err := resume.ParseWakeOn(c.WakeOn) // "": each kind's own default
 	if err != nil {
 		return fmt.Errorf("--%w", err) // the flag is the input's name
-	}
-	if strings.TrimSpace(c.WakeOn) == "" {
-		wake = "" // each kind's own default
 	}
 	// A handle nothing listens for is a slip.
 	listens, err := mentionHeard(c.served(), wake, c.MentionHandles != "", "--"+inMentionHandles)
